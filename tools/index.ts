@@ -1,0 +1,7 @@
+// The pure surface of tools/: schemas, toolsets, JSON schemas for models. Safe to import
+// from workflow code (no I/O, no clocks, no randomness).
+export * from './tool';
+export * from './registry';
+export * from './toolsets';
+export { BASH_TIMEOUT_DEFAULT_MS, BASH_TIMEOUT_MAX_MS } from './bash';
+export { FINDING_SEVERITIES, FindingSchema, type Finding, type FindingSeverity } from './submit-review';

@@ -1,0 +1,68 @@
+import { attachFileTool } from './attach-file';
+import { bashTool } from './bash';
+import { findFilesTool } from './find-files';
+import { fleetStatusTool } from './fleet-status';
+import { githubFileTool } from './github-file';
+import { githubIssueCommentTool } from './github-issue-comment';
+import { githubIssueCreateTool } from './github-issue-create';
+import { githubIssueGetTool } from './github-issue-get';
+import { githubIssueListTool } from './github-issue-list';
+import { githubIssueUpdateTool } from './github-issue-update';
+import { githubPullGetTool } from './github-pull-get';
+import { githubReposTool } from './github-repos';
+import { githubSearchCodeTool } from './github-search-code';
+import { githubTreeTool } from './github-tree';
+import { grepTool } from './grep';
+import { listDirectoryTool } from './list-directory';
+import { listSkillsTool } from './list-skills';
+import { readFileTool } from './read-file';
+import { submitDescriptionTool } from './submit-description';
+import { submitReviewTool } from './submit-review';
+import { taskTool } from './task';
+import { type ModelToolSchema, type ToolSpec, toolJsonSchema } from './tool';
+import { unitInspectTool } from './unit-inspect';
+import { unitStartTool } from './unit-start';
+import { unitSteerTool } from './unit-steer';
+import { unitStopTool } from './unit-stop';
+import { updateStatusTool } from './update-status';
+import { useSkillTool } from './use-skill';
+import { waitForJobTool } from './wait-for-job';
+import { webFetchTool } from './web-fetch';
+import { webSearchTool } from './web-search';
+import { writeFileTool } from './write-file';
+
+const ALL_TOOLS = [
+  bashTool, readFileTool, writeFileTool, grepTool, findFilesTool, listDirectoryTool, updateStatusTool,
+  webFetchTool, webSearchTool, listSkillsTool, useSkillTool,
+  githubReposTool, githubTreeTool, githubFileTool, githubSearchCodeTool, githubIssueListTool, githubIssueGetTool,
+  githubPullGetTool, githubIssueCreateTool, githubIssueCommentTool, githubIssueUpdateTool,
+  submitReviewTool, submitDescriptionTool, attachFileTool, taskTool, waitForJobTool,
+  unitStartTool, unitInspectTool, unitSteerTool, unitStopTool, fleetStatusTool,
+] as const satisfies readonly ToolSpec[];
+
+/** Every tool name Switchboard knows. */
+export type ToolName = (typeof ALL_TOOLS)[number]['name'];
+
+/** Every tool by name, in a stable order (the order tool lists are shown in). */
+export const TOOLS: Readonly<Record<ToolName, ToolSpec>> = Object.fromEntries(
+  ALL_TOOLS.map((tool) => [tool.name, tool]),
+) as Record<ToolName, ToolSpec>;
+
+export const TOOL_NAMES: readonly ToolName[] = ALL_TOOLS.map((tool) => tool.name);
+
+export function isToolName(name: string): name is ToolName {
+  return Object.prototype.hasOwnProperty.call(TOOLS, name);
+}
+
+/** The tool called `name`, or undefined for a name Switchboard does not know. */
+export function getTool(name: string): ToolSpec | undefined {
+  return isToolName(name) ? TOOLS[name] : undefined;
+}
+
+/** The model-facing schemas for a list of tool names, in the list's order (unknown names are skipped). */
+export function modelToolSchemas(names: readonly string[]): ModelToolSchema[] {
+  return names.flatMap((name) => {
+    const tool = getTool(name);
+    return tool ? [toolJsonSchema(tool)] : [];
+  });
+}

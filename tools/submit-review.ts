@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { defineTool } from './tool';
+
+/** Severity belongs to each finding; the unit's gate (`review.addressSeverity`) compares against this order. */
+export const FINDING_SEVERITIES = ['blocking', 'major', 'minor', 'nit'] as const;
+export type FindingSeverity = (typeof FINDING_SEVERITIES)[number];
+
+export const FindingSchema = z
+  .object({
+    severity: z.enum(FINDING_SEVERITIES).describe('blocking: must not merge; major: a real defect with wide impact; minor: a real, bounded defect worth fixing; nit: optional.'),
+    path: z.string().min(1).describe('File the finding is about, relative to the repository root.'),
+    line: z.number().int().positive().describe('Line in the PR head version of the file.'),
+    title: z.string().min(1).max(200).describe('The defect in one line.'),
+    scenario: z.string().min(1).describe('The failure scenario (the input or state that breaks it) or the explicit rule the change violates.'),
+    impact: z.string().min(1).describe('What goes wrong in practice when it happens.'),
+  })
+  .strict()
+  .describe('One verified defect introduced by the pull request, or one broken rule that applies to the changed code.');
+
+export type Finding = z.infer<typeof FindingSchema>;
+
+export const submitReviewTool = defineTool({
+  name: 'submit_review',
+  description:
+    'Submit the review verdict and findings for the pull request under review. Code validates the structure, applies ' +
+    'the severity gate and posts it to the exact commit reviewed. Call it once, at the end.',
+  input: z
+    .object({
+      verdict: z.enum(['approve', 'request_changes', 'comment']).describe('approve: no finding at or above the gate; request_changes: findings must be addressed; comment: neither.'),
+      summary: z.string().min(1).describe('Two or three sentences: what the PR does and the overall judgement.'),
+      findings: z.array(FindingSchema).describe('Every finding, most severe first; empty for a clean approval.'),
+    })
+    .strict(),
+  sideEffect: 'write',
+  publishes: true,
+  concurrencySafe: false,
+  executor: 'workflow',
+});
