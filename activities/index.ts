@@ -1,0 +1,16 @@
+import { type Logger } from '../infra/logger';
+
+/** What the activities need from the outside world; each front end or test builds its own. */
+export interface ActivityDeps {
+  logger: Logger;
+}
+
+/**
+ * Builds every activity implementation from its dependencies. The worker registers the
+ * result; workflows call them by name through `proxyActivities` with their types only.
+ */
+export function createActivities(_deps: ActivityDeps) {
+  return {};
+}
+
+export type Activities = ReturnType<typeof createActivities>;

@@ -1,0 +1,11 @@
+#!/usr/bin/env node
+'use strict';
+// The operator command. It runs the compiled CLI; `npm start` (or `npm run build`) builds it.
+const path = require('node:path');
+const fs = require('node:fs');
+const entry = path.join(__dirname, '..', 'dist', 'cli', 'index.js');
+if (!fs.existsSync(entry)) {
+  console.error('switchboard: the CLI is not built yet. Run `npm run build` (npm start does it too).');
+  process.exit(1);
+}
+require(entry).runCli(process.argv);

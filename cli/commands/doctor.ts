@@ -1,0 +1,97 @@
+import { type Command } from 'commander';
+import { loadConfig, type LoadedConfig } from '../../infra/config';
+import { describeError } from '../../infra/errors';
+import { binaryVersion, findTemporalBinary, resolveTemporalBinary, type BinaryKind } from '../../infra/temporal-binaries';
+import { connectTemporal, missingSearchAttributes, pingTemporal } from '../../infra/temporal';
+
+export interface DoctorOptions {
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  write?: (line: string) => void;
+}
+
+/**
+ * Checks what Switchboard needs to run and prints one line per check. Returns the exit
+ * code: 0 when all is well, 1 with the fix for each problem otherwise.
+ */
+export async function runDoctor(options: DoctorOptions = {}): Promise<number> {
+  const env = options.env ?? process.env;
+  const write = options.write ?? ((line: string) => console.log(line));
+  const problems: string[] = [];
+
+  let loaded: LoadedConfig | undefined;
+  try {
+    loaded = loadConfig({ env, cwd: options.cwd });
+    const { source } = loaded;
+    const file = source.file ? `${source.file} (${source.fileReason})` : 'no file (defaults)';
+    const overrides = source.environment.length ? `; environment overrides: ${source.environment.join(', ')}` : '';
+    write(`ok    config: ${file}${overrides}`);
+  } catch (error) {
+    write(`FAIL  config: ${describeError(error)}`);
+    problems.push('fix the configuration values named above');
+  }
+
+  for (const kind of ['cli', 'test-server'] as BinaryKind[]) {
+    const label = kind === 'cli' ? 'temporal CLI' : 'temporal test server';
+    const found = findTemporalBinary(kind, { env });
+    if (found) {
+      write(`ok    ${label}: ${found.path} (${found.via}; ${binaryVersion(kind, found.path)})`);
+    } else {
+      const message = tryResolve(kind, env);
+      write(`FAIL  ${label}: ${message}`);
+      problems.push(message);
+    }
+  }
+
+  if (loaded) {
+    const { temporal } = loaded.config;
+    const address = temporal.address ?? `${temporal.embedded.ip}:${temporal.embedded.port}`;
+    try {
+      const connection = await connectTemporal({ address, timeoutMs: 3_000 });
+      try {
+        await pingTemporal(connection, temporal.namespace, 3_000);
+        write(`ok    temporal server: ${address}, namespace ${temporal.namespace}`);
+        const missing = await missingSearchAttributes(connection, temporal.namespace);
+        if (missing.length === 0) {
+          write('ok    search attributes: all registered');
+        } else {
+          write(`FAIL  search attributes: missing ${missing.join(', ')}`);
+          problems.push('start Switchboard once (`npm start` registers them) or add them with `temporal operator search-attribute create`');
+        }
+      } finally {
+        await connection.close();
+      }
+    } catch (error) {
+      const embedded = !temporal.address;
+      write(`${embedded ? 'info ' : 'FAIL '} temporal server: not reachable at ${address} (${describeError(error)})`);
+      if (!embedded) problems.push(`start Temporal at ${address} or correct TEMPORAL_ADDRESS`);
+      else write('      `npm start` starts the embedded server there');
+    }
+  }
+
+  if (problems.length === 0) {
+    write('Switchboard looks ready.');
+    return 0;
+  }
+  write(`\n${problems.length} problem${problems.length > 1 ? 's' : ''}:`);
+  for (const problem of problems) write(`  - ${problem}`);
+  return 1;
+}
+
+function tryResolve(kind: BinaryKind, env: NodeJS.ProcessEnv): string {
+  try {
+    resolveTemporalBinary(kind, { env });
+    return 'found';
+  } catch (error) {
+    return describeError(error);
+  }
+}
+
+export function registerDoctorCommand(program: Command): void {
+  program
+    .command('doctor')
+    .description('check the config, the Temporal binaries, the server and the search attributes')
+    .action(async () => {
+      process.exitCode = await runDoctor();
+    });
+}

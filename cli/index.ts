@@ -1,0 +1,24 @@
+import { Command } from 'commander';
+import { registerDoctorCommand } from './commands/doctor';
+
+/** Builds the `switchboard` operator command; each command lives in cli/commands/. */
+export function createProgram(): Command {
+  const program = new Command();
+  program
+    .name('switchboard')
+    .description('Operate Switchboard: check the setup, list agents, ask, inspect and steer runs and units.')
+    .showHelpAfterError();
+  registerDoctorCommand(program);
+  return program;
+}
+
+export async function runCli(argv: string[] = process.argv): Promise<void> {
+  try {
+    await createProgram().parseAsync(argv);
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exitCode = 1;
+  }
+}
+
+if (require.main === module) void runCli();

@@ -1,0 +1,57 @@
+// Lint rules that hold the architecture: workflow code stays deterministic, promises are
+// awaited, and type-only imports say so (so workflows can import activity *types*).
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+const nodeBuiltins = [
+  'assert', 'buffer', 'child_process', 'cluster', 'crypto', 'dgram', 'dns', 'events', 'fs', 'fs/promises',
+  'http', 'http2', 'https', 'net', 'os', 'path', 'perf_hooks', 'process', 'readline', 'stream', 'timers',
+  'tls', 'url', 'util', 'v8', 'vm', 'worker_threads', 'zlib',
+];
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', '.temporal/**', '.data/**', 'coverage/**', 'scripts/**', 'bin/**', '*.config.*'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/require-await': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+      '@typescript-eslint/restrict-template-expressions': 'off',
+    },
+  },
+  {
+    // The workflow sandbox: deterministic code only. Activities are imported as types.
+    files: ['workflows/**/*.ts'],
+    ignores: ['workflows/**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: nodeBuiltins.flatMap((name) => [
+          { name, message: 'Workflow code is deterministic: no Node built-ins. Move the effect to an activity.' },
+          { name: `node:${name}`, message: 'Workflow code is deterministic: no Node built-ins. Move the effect to an activity.' },
+        ]),
+        patterns: [
+          { group: ['@temporalio/activity', '@temporalio/client', '@temporalio/worker', '@temporalio/testing'], message: 'Only @temporalio/workflow and @temporalio/common belong in workflow code.' },
+          { group: ['@octokit/*', '@slack/*', '@anthropic-ai/*', 'openai', 'express', 'pino', 'yaml'], message: 'No SDKs or I/O libraries in workflow code: call an activity.' },
+          { group: ['../activities/*', '../activities/**', '../infra/*', '../server/*', '../cli/*'], allowTypeImports: true, message: 'Workflows import activities as types only, through proxyActivities.' },
+        ],
+      }],
+      'no-restricted-globals': ['error',
+        { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' },
+        { name: 'setInterval', message: 'Use workflow timers.' },
+        { name: 'process', message: 'No process access in workflow code.' },
+      ],
+      'no-restricted-properties': ['error',
+        { object: 'Math', property: 'random', message: 'Use a value from an activity or uuid4() from @temporalio/workflow.' },
+      ],
+    },
+  },
+);

@@ -1,0 +1,38 @@
+/**
+ * Environment variables that override the config file. Precedence, lowest first:
+ * schema defaults -> YAML file -> these variables. Each maps to one key path.
+ */
+export interface EnvironmentBinding {
+  variable: string;
+  path: string[];
+  kind: 'string' | 'number' | 'boolean';
+}
+
+export const ENVIRONMENT_BINDINGS: readonly EnvironmentBinding[] = [
+  { variable: 'TEMPORAL_ADDRESS', path: ['temporal', 'address'], kind: 'string' },
+  { variable: 'TEMPORAL_NAMESPACE', path: ['temporal', 'namespace'], kind: 'string' },
+  { variable: 'SWITCHBOARD_TASK_QUEUE', path: ['temporal', 'taskQueue'], kind: 'string' },
+  { variable: 'TEMPORAL_UI_URL', path: ['temporal', 'uiUrl'], kind: 'string' },
+  { variable: 'SWITCHBOARD_TEMPORAL_PORT', path: ['temporal', 'embedded', 'port'], kind: 'number' },
+  { variable: 'SWITCHBOARD_TEMPORAL_UI_PORT', path: ['temporal', 'embedded', 'uiPort'], kind: 'number' },
+  { variable: 'SWITCHBOARD_DATA_DIR', path: ['dataDir'], kind: 'string' },
+  { variable: 'SWITCHBOARD_HTTP_HOST', path: ['http', 'host'], kind: 'string' },
+  { variable: 'PORT', path: ['http', 'port'], kind: 'number' },
+  { variable: 'SWITCHBOARD_PUBLIC_URL', path: ['http', 'publicUrl'], kind: 'string' },
+  { variable: 'LOG_LEVEL', path: ['log', 'level'], kind: 'string' },
+  { variable: 'SWITCHBOARD_LOG_FORMAT', path: ['log', 'format'], kind: 'string' },
+];
+
+/** Converts one variable's text; a value that cannot convert is passed on as text so the schema names it. */
+export function convertEnvironmentValue(binding: EnvironmentBinding, raw: string): unknown {
+  if (binding.kind === 'number') {
+    const value = Number(raw);
+    return raw.trim() !== '' && Number.isFinite(value) ? value : raw;
+  }
+  if (binding.kind === 'boolean') {
+    if (/^(1|true|yes|on)$/i.test(raw)) return true;
+    if (/^(0|false|no|off)$/i.test(raw)) return false;
+    return raw;
+  }
+  return raw;
+}

@@ -1,0 +1,4 @@
+export * from './schema';
+export * from './load';
+export * from './secrets';
+export { ENVIRONMENT_BINDINGS } from './environment';

@@ -1,0 +1,63 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError } from '../errors';
+import { loadConfig } from './load';
+
+function dirWith(yaml?: string, name = 'switchboard.yaml'): string {
+  const dir = mkdtempSync(join(tmpdir(), 'switchboard-config-'));
+  if (yaml !== undefined) writeFileSync(join(dir, name), yaml);
+  return dir;
+}
+
+function errorOf(run: () => unknown): ConfigError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('gives a working local setup with no file and no variables', () => {
+    const { config, source } = loadConfig({ env: {}, cwd: dirWith() });
+    expect(source.fileReason).toBe('no file');
+    expect(config.temporal).toMatchObject({ namespace: 'default', taskQueue: 'switchboard', embedded: { port: 7233, uiPort: 8233 } });
+    expect(config.temporal.address).toBeUndefined();
+    expect(config.http.port).toBe(3000);
+    expect(config.dataDir).toBe('.data');
+  });
+
+  it('reads switchboard.yaml by default and lets environment variables win', () => {
+    const cwd = dirWith('temporal:\n  taskQueue: from-file\n  namespace: file-ns\nhttp:\n  port: 4000\n');
+    const { config, source } = loadConfig({ env: { SWITCHBOARD_TASK_QUEUE: 'from-env', PORT: '5000' }, cwd });
+    expect(source).toMatchObject({ fileReason: 'default file', environment: ['SWITCHBOARD_TASK_QUEUE', 'PORT'] });
+    expect(config.temporal.taskQueue).toBe('from-env');
+    expect(config.temporal.namespace).toBe('file-ns');
+    expect(config.http.port).toBe(5000);
+  });
+
+  it('reads the file SWITCHBOARD_CONFIG names, and says when it is missing', () => {
+    const cwd = dirWith('log:\n  level: debug\n', 'custom.yaml');
+    expect(loadConfig({ env: { SWITCHBOARD_CONFIG: 'custom.yaml' }, cwd }).config.log.level).toBe('debug');
+    expect(errorOf(() => loadConfig({ env: { SWITCHBOARD_CONFIG: 'nope.yaml' }, cwd })).message).toMatch(/SWITCHBOARD_CONFIG: file .*nope\.yaml does not exist/);
+  });
+
+  it.each([
+    ['a wrong type in the file', 'http:\n  port: "eighty"\n', {}, /switchboard\.yaml: http\.port: .*expected number/i],
+    ['an out-of-range number', 'temporal:\n  embedded:\n    port: 70000\n', {}, /temporal\.embedded\.port: .*65535/],
+    ['an unknown key', 'temporal:\n  adress: x\n', {}, /unknown key temporal\.adress/],
+    ['a bad enum', 'log:\n  format: xml\n', {}, /log\.format: .*"auto"|log\.format: .*auto/],
+    ['a bad environment value', '', { PORT: 'abc' }, /PORT \(http\.port\): .*expected number/i],
+    ['invalid YAML', 'temporal: [\n', {}, /not valid YAML/],
+    ['a list at the top', '- a\n', {}, /expected a mapping/],
+    ['a secret in the file', 'github:\n  writeToken: ghp_x\n', {}, /github\.writeToken: secrets are read from the environment only/],
+  ])('names the key for %s', (_label, yaml, env, expected) => {
+    const error = errorOf(() => loadConfig({ env, cwd: dirWith(yaml) }));
+    expect(error.code).toBe('config_invalid');
+    expect(error.message).toMatch(expected);
+    expect(error.message).not.toMatch(/\n\s+at /); // never a stack trace
+  });
+});

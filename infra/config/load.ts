@@ -1,0 +1,121 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+import { parse as parseYaml, YAMLParseError } from 'yaml';
+import { type z } from 'zod';
+import { ConfigError } from '../errors';
+import { ConfigSchema, type SwitchboardConfig } from './schema';
+import { convertEnvironmentValue, ENVIRONMENT_BINDINGS } from './environment';
+import { findSecretKeys, SECRET_VARIABLES } from './secrets';
+
+export const DEFAULT_CONFIG_FILE = 'switchboard.yaml';
+
+export interface ConfigSource {
+  /** The YAML file read, if any. */
+  file?: string;
+  /** Why that file (or none) was chosen. */
+  fileReason: 'SWITCHBOARD_CONFIG' | 'default file' | 'no file';
+  /** Environment variables that overrode a value. */
+  environment: string[];
+}
+
+export interface LoadedConfig {
+  config: SwitchboardConfig;
+  source: ConfigSource;
+  /** Directory relative paths in the config are resolved against. */
+  baseDir: string;
+}
+
+export interface LoadConfigOptions {
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+}
+
+/**
+ * Loads the configuration: defaults, then the YAML file (`SWITCHBOARD_CONFIG`, else
+ * `switchboard.yaml` in the working directory when present), then environment variables.
+ * Throws `ConfigError` naming each bad key path and what was expected.
+ */
+export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const { file, fileReason } = chooseFile(env, cwd);
+  const raw = file ? readYaml(file) : {};
+  const label = file ?? 'config';
+
+  const secrets = findSecretKeys(raw);
+  if (secrets.length > 0) {
+    const variables = Object.values(SECRET_VARIABLES).join(', ');
+    throw new ConfigError(
+      secrets.map((key) => `${label}: ${key}: secrets are read from the environment only (${variables}); remove it from the file`),
+    );
+  }
+
+  const merged = structuredClone(raw);
+  const overridden: string[] = [];
+  for (const binding of ENVIRONMENT_BINDINGS) {
+    const value = env[binding.variable];
+    if (value === undefined || value === '') continue;
+    setPath(merged, binding.path, convertEnvironmentValue(binding, value));
+    overridden.push(binding.variable);
+  }
+
+  const parsed = ConfigSchema.safeParse(merged);
+  if (!parsed.success) throw new ConfigError(describeIssues(parsed.error, label, overridden));
+  return { config: parsed.data, source: { file, fileReason, environment: overridden }, baseDir: cwd };
+}
+
+/** Resolves a path from the config against the base directory (absolute paths stay). */
+export function resolveConfigPath(loaded: Pick<LoadedConfig, 'baseDir'>, path: string): string {
+  return isAbsolute(path) ? path : resolve(loaded.baseDir, path);
+}
+
+function chooseFile(env: NodeJS.ProcessEnv, cwd: string): Pick<ConfigSource, 'file' | 'fileReason'> {
+  const named = env.SWITCHBOARD_CONFIG;
+  if (named) {
+    const file = resolve(cwd, named);
+    if (!existsSync(file)) throw new ConfigError([`SWITCHBOARD_CONFIG: file ${file} does not exist`]);
+    return { file, fileReason: 'SWITCHBOARD_CONFIG' };
+  }
+  const fallback = resolve(cwd, DEFAULT_CONFIG_FILE);
+  return existsSync(fallback) ? { file: fallback, fileReason: 'default file' } : { fileReason: 'no file' };
+}
+
+function readYaml(file: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = parseYaml(readFileSync(file, 'utf8'));
+  } catch (error) {
+    const detail = error instanceof YAMLParseError ? error.message.split('\n')[0] : String(error);
+    throw new ConfigError([`${file}: not valid YAML: ${detail}`]);
+  }
+  if (value === null || value === undefined) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw new ConfigError([`${file}: expected a mapping of settings at the top level`]);
+  }
+  return value as Record<string, unknown>;
+}
+
+function setPath(target: Record<string, unknown>, path: string[], value: unknown): void {
+  let node = target;
+  for (const key of path.slice(0, -1)) {
+    const next = node[key];
+    if (next === null || typeof next !== 'object' || Array.isArray(next)) node[key] = {};
+    node = node[key] as Record<string, unknown>;
+  }
+  node[path[path.length - 1]] = value;
+}
+
+function describeIssues(error: z.ZodError, label: string, overridden: string[]): string[] {
+  return error.issues.map((issue) => {
+    const keyPath = issue.path.map(String).join('.');
+    const binding = ENVIRONMENT_BINDINGS.find(
+      (b) => overridden.includes(b.variable) && b.path.join('.') === keyPath,
+    );
+    const where = binding ? `${binding.variable} (${keyPath})` : `${label}: ${keyPath || '(top level)'}`;
+    if (issue.code === 'unrecognized_keys') {
+      const keys = issue.keys.map((k) => (keyPath ? `${keyPath}.${k}` : k));
+      return `${label}: unknown key${keys.length > 1 ? 's' : ''} ${keys.join(', ')}`;
+    }
+    return `${where}: ${issue.message}`;
+  });
+}

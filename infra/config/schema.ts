@@ -1,0 +1,59 @@
+import { z } from 'zod';
+
+/**
+ * One schema for all of Switchboard's settings. Every field has a default, so an empty
+ * file (or none) is a valid local setup. Secrets are not here: they come from the
+ * environment only (see `secrets.ts`).
+ */
+export const TemporalConfigSchema = z
+  .object({
+    /** host:port of an existing Temporal; when unset, an embedded dev server is started. */
+    address: z.string().min(1).optional(),
+    namespace: z.string().min(1).default('default'),
+    taskQueue: z.string().min(1).default('switchboard'),
+    /** Base URL of the Web UI, used in links (defaults to the embedded UI). */
+    uiUrl: z.url().optional(),
+    embedded: z
+      .object({
+        ip: z.string().default('127.0.0.1'),
+        port: z.number().int().min(1).max(65535).default(7233),
+        uiPort: z.number().int().min(1).max(65535).default(8233),
+        ui: z.boolean().default(true),
+        /** SQLite file; relative paths are under `dataDir`. */
+        dbFile: z.string().default('temporal.sqlite'),
+        readyTimeoutMs: z.number().int().positive().default(60_000),
+        logLevel: z.enum(['debug', 'info', 'warn', 'error']).default('warn'),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict();
+
+export const HttpConfigSchema = z
+  .object({
+    host: z.string().default('127.0.0.1'),
+    port: z.number().int().min(0).max(65535).default(3000),
+    /** Public base URL of this server, used in links and in the Slack manifest. */
+    publicUrl: z.url().optional(),
+  })
+  .strict();
+
+export const LogConfigSchema = z
+  .object({
+    level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+    /** `auto`: readable in a terminal, JSON lines otherwise. */
+    format: z.enum(['auto', 'json', 'pretty']).default('auto'),
+  })
+  .strict();
+
+export const ConfigSchema = z
+  .object({
+    dataDir: z.string().min(1).default('.data'),
+    temporal: TemporalConfigSchema.prefault({}),
+    http: HttpConfigSchema.prefault({}),
+    log: LogConfigSchema.prefault({}),
+  })
+  .strict();
+
+export type SwitchboardConfig = z.infer<typeof ConfigSchema>;
+export type ConfigInput = z.input<typeof ConfigSchema>;

@@ -1,0 +1,126 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { Connection } from '@temporalio/client';
+import { SEARCH_ATTRIBUTE_KEYS } from '../workflows/search-attributes';
+import { SwitchboardError } from './errors';
+import { type Logger } from './logger';
+import { cliTypeName, missingSearchAttributes } from './temporal';
+
+export interface DevServerOptions {
+  /** Path of the `temporal` CLI binary. */
+  binary: string;
+  ip?: string;
+  port: number;
+  /** Web UI port; omit or set `ui: false` for a headless server. */
+  uiPort?: number;
+  ui?: boolean;
+  /** SQLite file for persistence; omitted means in-memory. */
+  dbFile?: string;
+  namespace?: string;
+  /** Our own readiness budget (the SDK's spawned servers get only 5 s). */
+  readyTimeoutMs?: number;
+  logLevel?: 'debug' | 'info' | 'warn' | 'error';
+  logger?: Logger;
+}
+
+/** A running `temporal server start-dev` that this process started and will stop. */
+export interface DevServer {
+  address: string;
+  uiUrl?: string;
+  pid: number;
+  /** Stops the server (SIGTERM, then SIGKILL after a grace period) and waits for it to exit. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `temporal server start-dev` with our search attributes registered, and waits until
+ * the namespace answers and the attributes are visible.
+ */
+export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
+  const ip = options.ip ?? '127.0.0.1';
+  const namespace = options.namespace ?? 'default';
+  const address = `${ip}:${options.port}`;
+  const ui = options.ui ?? options.uiPort !== undefined;
+  const args = ['server', 'start-dev', '--ip', ip, '--port', String(options.port), '--namespace', namespace];
+  args.push('--log-level', options.logLevel ?? 'warn');
+  if (ui) args.push('--ui-port', String(options.uiPort ?? options.port + 1000), '--ui-disable-news-fetch');
+  else args.push('--headless');
+  if (options.dbFile) {
+    mkdirSync(dirname(options.dbFile), { recursive: true });
+    args.push('--db-filename', options.dbFile);
+  }
+  for (const key of SEARCH_ATTRIBUTE_KEYS) args.push('--search-attribute', `${key.name}=${cliTypeName(key)}`);
+
+  options.logger?.debug({ binary: options.binary, args }, 'starting Temporal dev server');
+  const child = spawn(options.binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const output = captureTail(child);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const spawnFailed = new Promise<Error>((resolve) => child.once('error', resolve));
+  const removeExitHook = killOnExit(child);
+
+  const stop = async (): Promise<void> => {
+    removeExitHook();
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const done = await Promise.race([exited.then(() => true), delay(10_000).then(() => false)]);
+    if (!done) {
+      child.kill('SIGKILL');
+      await exited;
+    }
+  };
+
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 60_000);
+  const failure = Promise.race([
+    exited.then((code) => `exited with code ${code}`),
+    spawnFailed.then((error) => `could not be spawned: ${error.message}`),
+  ]);
+  const ready = waitUntilReady(address, namespace, deadline);
+  const outcome = await Promise.race([ready.then(() => undefined), failure]);
+  if (outcome !== undefined || !(await ready.then(() => true, () => false))) {
+    await stop();
+    const why = outcome ?? `did not become ready within ${options.readyTimeoutMs ?? 60_000} ms`;
+    throw new SwitchboardError('server_start_failed', `Temporal dev server at ${address} ${why}.\n${output()}`.trim());
+  }
+  const uiUrl = ui ? `http://${ip}:${options.uiPort ?? options.port + 1000}` : undefined;
+  options.logger?.info({ address, uiUrl, dbFile: options.dbFile }, 'Temporal dev server ready');
+  return { address, uiUrl, pid: child.pid ?? -1, stop };
+}
+
+async function waitUntilReady(address: string, namespace: string, deadline: number): Promise<void> {
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    let connection: Connection | undefined;
+    try {
+      connection = await Connection.connect({ address, connectTimeout: 1_000 });
+      await connection.workflowService.describeNamespace({ namespace });
+      if ((await missingSearchAttributes(connection, namespace)).length === 0) return;
+    } catch (error) {
+      lastError = error;
+    } finally {
+      await connection?.close().catch(() => undefined);
+    }
+    await delay(250);
+  }
+  throw lastError instanceof Error ? lastError : new Error('not ready');
+}
+
+function captureTail(child: ChildProcess): () => string {
+  let tail = '';
+  const keep = (chunk: Buffer) => {
+    tail = (tail + chunk.toString('utf8')).slice(-4_000);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  return () => tail;
+}
+
+/** A crash of this process must not leave an orphaned server holding the port and the SQLite file. */
+function killOnExit(child: ChildProcess): () => void {
+  const kill = () => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  };
+  process.once('exit', kill);
+  return () => process.removeListener('exit', kill);
+}

@@ -1,0 +1,54 @@
+import pino from 'pino';
+import pretty from 'pino-pretty';
+import { type LogLevel, type LogMetadata, type Logger as TemporalLogger } from '@temporalio/common';
+import { Runtime } from '@temporalio/worker';
+
+export type Logger = pino.Logger;
+
+export interface LoggerOptions {
+  level?: string;
+  /** `auto` is readable in a terminal and JSON lines otherwise (production, CI). */
+  format?: 'auto' | 'json' | 'pretty';
+  /** Where lines go; stdout by default. */
+  destination?: NodeJS.WritableStream;
+}
+
+/** The one logger shared by the server, the worker and the Temporal runtime. */
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const destination = options.destination ?? process.stdout;
+  const format = options.format ?? 'auto';
+  const readable = format === 'pretty' || (format === 'auto' && Boolean((destination as NodeJS.WriteStream).isTTY));
+  const base = { level: options.level ?? 'info', base: { service: 'switchboard' } };
+  if (readable) {
+    return pino(base, pretty({ destination, sync: true, colorize: (destination as NodeJS.WriteStream).isTTY, ignore: 'pid,hostname,service' }));
+  }
+  return pino(base, destination);
+}
+
+/** Adapts our logger to the interface the Temporal SDK logs through. */
+export function temporalLogger(logger: Logger): TemporalLogger {
+  const write = (level: LogLevel, message: string, meta?: LogMetadata) => {
+    const method = level.toLowerCase() as 'trace' | 'debug' | 'info' | 'warn' | 'error';
+    logger[method]({ ...meta, component: 'temporal' }, message);
+  };
+  return {
+    log: write,
+    trace: (message, meta) => write('TRACE', message, meta),
+    debug: (message, meta) => write('DEBUG', message, meta),
+    info: (message, meta) => write('INFO', message, meta),
+    warn: (message, meta) => write('WARN', message, meta),
+    error: (message, meta) => write('ERROR', message, meta),
+  };
+}
+
+let installed = false;
+
+/**
+ * Routes the Temporal runtime's logs (SDK, workflow and activity context loggers) through
+ * our logger. The runtime can be installed once per process; later calls are no-ops.
+ */
+export function installTemporalRuntime(logger: Logger): void {
+  if (installed) return;
+  Runtime.install({ logger: temporalLogger(logger) });
+  installed = true;
+}

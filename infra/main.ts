@@ -1,0 +1,109 @@
+import { type Server } from 'node:http';
+import { Client, Connection } from '@temporalio/client';
+import { createActivities } from '../activities';
+import { createServerApp } from '../server/app';
+import { loadConfig } from './config';
+import { describeError, SwitchboardError } from './errors';
+import { createLogger, installTemporalRuntime, type Logger } from './logger';
+import { pingTemporal } from './temporal';
+import { ensureTemporal } from './temporal-endpoint';
+import { connectWorker, createSwitchboardWorker } from './worker';
+
+/**
+ * `npm start`: the embedded Temporal (unless `TEMPORAL_ADDRESS` is set), the worker and
+ * the HTTP server in one process. Ctrl-C stops all three, in reverse order.
+ */
+export async function main(): Promise<void> {
+  let loaded;
+  try {
+    loaded = loadConfig();
+  } catch (error) {
+    console.error(describeError(error));
+    process.exitCode = 1;
+    return;
+  }
+  const { config, baseDir } = loaded;
+  const logger = createLogger({ level: config.log.level, format: config.log.format });
+  installTemporalRuntime(logger);
+
+  const stops: Array<() => Promise<void>> = [];
+  const shutdown = onceShutdown(logger, stops);
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+
+  try {
+    const endpoint = await ensureTemporal(config, baseDir, logger);
+    stops.unshift(() => endpoint.stop());
+
+    const nativeConnection = await connectWorker(endpoint.address);
+    stops.unshift(() => nativeConnection.close());
+    const worker = await createSwitchboardWorker({
+      connection: nativeConnection,
+      namespace: config.temporal.namespace,
+      taskQueue: config.temporal.taskQueue,
+      activities: createActivities({ logger }),
+      logger,
+    });
+    const workerDone = worker.run();
+    stops.unshift(async () => {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await workerDone.catch(() => undefined);
+    });
+    workerDone.catch((error: unknown) => logger.error({ err: error }, 'worker failed'));
+
+    const connection = await Connection.connect({ address: endpoint.address });
+    stops.unshift(() => connection.close());
+    const client = new Client({ connection, namespace: config.temporal.namespace });
+    const app = createServerApp({
+      client,
+      logger,
+      health: {
+        namespace: config.temporal.namespace,
+        taskQueue: config.temporal.taskQueue,
+        pingTemporal: () => pingTemporal(connection, config.temporal.namespace),
+        workerState: () => worker.getState(),
+      },
+    });
+    const server = await listen(app, config.http.port, config.http.host);
+    stops.unshift(() => closeServer(server));
+
+    const apiUrl = config.http.publicUrl ?? `http://${config.http.host}:${config.http.port}`;
+    logger.info({ temporal: endpoint.address, mode: endpoint.mode }, 'Temporal connected');
+    logger.info(`Switchboard is up. API ${apiUrl} (health: ${apiUrl}/healthz)` + (endpoint.uiUrl ? `, Temporal Web UI ${endpoint.uiUrl}` : ''));
+  } catch (error) {
+    logger.error(error instanceof SwitchboardError ? { code: error.code } : { err: error }, describeError(error));
+    await shutdown('startup failure');
+    process.exitCode = 1;
+  }
+}
+
+function onceShutdown(logger: Logger, stops: Array<() => Promise<void>>) {
+  let started = false;
+  return async (why: string) => {
+    if (started) return;
+    started = true;
+    logger.info({ why }, 'shutting down');
+    for (const stop of stops) {
+      try {
+        await stop();
+      } catch (error) {
+        logger.warn({ err: error }, 'error during shutdown');
+      }
+    }
+  };
+}
+
+function listen(app: ReturnType<typeof createServerApp>, port: number, host: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, host, (error?: Error) => (error ? reject(error) : resolve(server)));
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+if (require.main === module) void main();

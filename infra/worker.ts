@@ -1,0 +1,39 @@
+import { existsSync } from 'node:fs';
+import { type Duration } from '@temporalio/common';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { SwitchboardError } from './errors';
+import { type Logger } from './logger';
+import { workflowBundlePath } from './paths';
+
+export interface SwitchboardWorkerOptions {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  /** The activity implementations, from `createActivities(deps)`. */
+  activities: object;
+  /** Prebuilt bundle; defaults to dist/workflow-bundle.js. */
+  bundlePath?: string;
+  logger?: Logger;
+  /** Bounds how long a graceful shutdown waits for in-flight activities. */
+  shutdownGraceTime?: Duration;
+}
+
+/** Creates a worker that loads the prebuilt workflow bundle (never bundles at start). */
+export async function createSwitchboardWorker(options: SwitchboardWorkerOptions): Promise<Worker> {
+  const codePath = options.bundlePath ?? workflowBundlePath();
+  if (!existsSync(codePath)) {
+    throw new SwitchboardError('bundle_missing', `workflow bundle ${codePath} is missing: run \`npm run build\` first`);
+  }
+  return Worker.create({
+    connection: options.connection,
+    namespace: options.namespace,
+    taskQueue: options.taskQueue,
+    workflowBundle: { codePath },
+    activities: options.activities,
+    shutdownGraceTime: options.shutdownGraceTime ?? '10s',
+  });
+}
+
+export async function connectWorker(address: string): Promise<NativeConnection> {
+  return NativeConnection.connect({ address });
+}

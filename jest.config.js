@@ -1,0 +1,35 @@
+// Jest runs TypeScript through SWC. The Octokit packages are ESM-only, so they are
+// transformed to CommonJS here; at run time Node 20.19+ loads them with require(esm).
+const esmPackages = [
+  '@octokit', 'universal-user-agent', 'before-after-hook', 'universal-github-app-jwt', 'fast-content-type-parse',
+  'toad-cache', 'json-with-bigint',
+].join('|');
+
+const swc = ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }];
+const swcJs = ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'ecmascript' } }, module: { type: 'commonjs' } }];
+
+const common = {
+  testEnvironment: 'node',
+  transform: { '^.+\\.ts$': swc, '^.+\\.m?js$': swcJs },
+  transformIgnorePatterns: [`/node_modules/(?!(${esmPackages})/)`],
+  moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
+  testTimeout: 60_000,
+  globalSetup: '<rootDir>/test/global-setup.ts',
+  globalTeardown: '<rootDir>/test/global-teardown.ts',
+  projects: [
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/{agents,tools,workflows,activities,server,infra,cli}/**/*.test.ts'],
+    },
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/**/*.test.ts'],
+    },
+  ],
+};

@@ -1,0 +1,34 @@
+import { type Client } from '@temporalio/client';
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import { type Logger } from '../infra/logger';
+import { checkHealth, type HealthSources } from './health';
+
+export interface ServerDeps {
+  /** The Temporal client front ends signal workflows through. */
+  client: Client;
+  logger: Logger;
+  health: HealthSources;
+}
+
+/**
+ * The Express app every front end mounts on. Front ends stay thin: verify, normalise,
+ * signal a workflow. Errors never reach a caller as a stack trace.
+ */
+export function createServerApp(deps: ServerDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+
+  app.get('/healthz', async (_req, res) => {
+    const report = await checkHealth(deps.health);
+    res.status(report.ok ? 200 : 503).json(report);
+  });
+
+  app.use((_req, res) => {
+    res.status(404).json({ error: 'not_found' });
+  });
+  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    deps.logger.error({ err: error }, 'unhandled error in HTTP handler');
+    if (!res.headersSent) res.status(500).json({ error: 'internal_error' });
+  });
+  return app;
+}

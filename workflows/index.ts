@@ -1,0 +1,5 @@
+/**
+ * Every workflow Switchboard runs, re-exported for the bundle. One workflow per file;
+ * its signals, updates and queries are defined at the top of that file.
+ */
+export {};
