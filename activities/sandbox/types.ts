@@ -1,0 +1,50 @@
+/**
+ * The contract of the sandbox activities (`bash`, `readFile`, `writeFile`, `jobStatus`,
+ * workspace lifecycle). Workflows import these types only.
+ */
+
+/** Identifies a workspace: one per thread, under `<dataDir>/workspaces/`. */
+export interface WorkspaceRef {
+  /** A stable key (the thread id); mapped to a safe folder name by the activity. */
+  key: string;
+  /** May commands reach the network (from the profile's machine class)? */
+  network: boolean;
+}
+
+export interface BashInput {
+  workspace: WorkspaceRef;
+  command: string;
+  /** Per-call timeout; default 120 000, capped at 1 200 000 (20 minutes). */
+  timeoutMs?: number;
+  /** The run's identity for git (read or write scope); offered via a git credential helper only. */
+  identity?: 'none' | 'read' | 'write';
+}
+
+export interface BashResult {
+  exitCode: number;
+  /** Combined, capped output; `truncated` says when bytes were dropped. */
+  output: string;
+  truncated: boolean;
+  timedOut: boolean;
+  durationMs: number;
+  /** Guidance for the model, e.g. the detach recipe after a timeout. */
+  hint?: string;
+}
+
+export type FileResult =
+  | { ok: true; path: string; content?: string; bytes: number; truncated?: boolean }
+  | { ok: false; path: string; error: string; code: 'path_outside_workspace' | 'not_found' | 'too_large' | 'io_error' };
+
+export interface JobStatusInput {
+  workspace: WorkspaceRef;
+  /** Files the detach recipe writes, as the sandboxed command sees them (e.g. /tmp/job.exit). */
+  exitFile: string;
+  logFile?: string;
+}
+
+export interface JobStatus {
+  done: boolean;
+  exitCode?: number;
+  /** The last lines of the log, when there is one. */
+  logTail?: string;
+}
