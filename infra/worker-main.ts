@@ -1,0 +1,49 @@
+import { loadConfig } from './config';
+import { createActivities } from '../activities';
+import { describeError } from './errors';
+import { createLogger, installTemporalRuntime } from './logger';
+import { connectWorker, createSwitchboardWorker } from './worker';
+
+/**
+ * A worker-only process (`node dist/infra/worker-main.js`): for scaling out, and for the
+ * fault tests that SIGKILL a worker mid-run. It needs a reachable Temporal
+ * (`TEMPORAL_ADDRESS`). `SWITCHBOARD_WORKFLOW_BUNDLE` overrides the bundle path (tests).
+ */
+export async function workerMain(): Promise<void> {
+  let loaded;
+  try {
+    loaded = loadConfig();
+  } catch (error) {
+    console.error(describeError(error));
+    process.exitCode = 1;
+    return;
+  }
+  const { config } = loaded;
+  const logger = createLogger({ level: config.log.level, format: config.log.format });
+  installTemporalRuntime(logger);
+  const address = config.temporal.address ?? `${config.temporal.embedded.ip}:${config.temporal.embedded.port}`;
+  const connection = await connectWorker(address);
+  const worker = await createSwitchboardWorker({
+    connection,
+    namespace: config.temporal.namespace,
+    taskQueue: config.temporal.taskQueue,
+    activities: createActivities({ logger }),
+    bundlePath: process.env.SWITCHBOARD_WORKFLOW_BUNDLE || undefined,
+    logger,
+  });
+  const stop = () => worker.shutdown();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  logger.info({ address, taskQueue: config.temporal.taskQueue }, 'worker running');
+  // Tests wait for this line before they start work.
+  process.stdout.write('SWITCHBOARD_WORKER_READY\n');
+  await worker.run();
+  await connection.close();
+}
+
+if (require.main === module) {
+  workerMain().catch((error: unknown) => {
+    console.error(describeError(error));
+    process.exitCode = 1;
+  });
+}
