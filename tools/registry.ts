@@ -46,7 +46,7 @@ export type ToolName = (typeof ALL_TOOLS)[number]['name'];
 /** Every tool by name, in a stable order (the order tool lists are shown in). */
 export const TOOLS: Readonly<Record<ToolName, ToolSpec>> = Object.fromEntries(
   ALL_TOOLS.map((tool) => [tool.name, tool]),
-) as Record<ToolName, ToolSpec>;
+);
 
 export const TOOL_NAMES: readonly ToolName[] = ALL_TOOLS.map((tool) => tool.name);
 

@@ -1,0 +1,96 @@
+import { type Catalog, getAgent } from './catalog';
+import { type AgentDefinition } from './definition';
+import { type Profile } from './profile';
+import { publishes, toolsetTools } from '../tools/toolsets';
+
+/**
+ * The tools a role holds inside a parent session. `inherit` takes the parent's tools
+ * (without `task`: a child does not delegate again, which bounds the tree at one level);
+ * an exact list is intersected with the parent's, so a listed tool the parent lacks is
+ * simply absent.
+ */
+export function roleTools(role: AgentDefinition, parentTools: readonly string[]): string[] {
+  if (role.toolset === 'inherit') return parentTools.filter((tool) => tool !== 'task');
+  return toolsetTools(role.toolset).filter((tool) => parentTools.includes(tool));
+}
+
+export interface RoleProfileInput {
+  role: AgentDefinition;
+  parent: Profile;
+  /** Minutes the parent run has left; the child's budget never outlives it. */
+  parentRemainingMinutes?: number;
+  /** The task call's `model`, if it named one. */
+  model?: string;
+}
+
+/**
+ * A child run's profile for a specialist role: the parent's machine, identity and
+ * repository (the child runs in the parent's session), the role's own tool boundary and
+ * budget ceiling, bounded by what the parent has left.
+ */
+export function resolveRoleProfile(input: RoleProfileInput): Profile {
+  const { role, parent } = input;
+  const remaining = input.parentRemainingMinutes ?? parent.budget.minutes;
+  const minutes = Math.min(role.budgetMinutes, remaining);
+  const tools = roleTools(role, parent.tools);
+  return {
+    ...parent,
+    agent: role.id,
+    displayName: role.displayName,
+    kind: 'role',
+    toolset: role.toolset,
+    tools,
+    model: input.model !== undefined ? { value: input.model, chosenBy: 'directive' } : parent.model,
+    budget: {
+      minutes,
+      boundedBy: minutes < role.budgetMinutes ? 'parent' : 'preset',
+      presetMinutes: role.budgetMinutes,
+      limits: {},
+      directiveNarrowedNothing: false,
+    },
+    turnGuard: role.turnGuard ?? minutes * 6,
+    tokenCap: role.tokenCap,
+    cacheTtl: role.cacheTtl,
+    ignoredDirectives: [],
+  };
+}
+
+/**
+ * Whether an agent may be a `task` child: it must not write outside its sandbox (no write
+ * identity, no publishing tool), must not be a pipeline, and must not delegate again.
+ */
+export function isDelegableAgent(agent: AgentDefinition): boolean {
+  const tools = toolsetTools(agent.toolset);
+  return agent.identity !== 'write' && agent.pipeline === undefined && !publishes(tools) && !tools.includes('task');
+}
+
+export type TaskTarget =
+  | { ok: true; kind: 'role'; definition: AgentDefinition }
+  | { ok: true; kind: 'agent'; definition: AgentDefinition }
+  | { ok: false; code: 'task_target_unknown' | 'task_target_writes'; message: string; choices: string[] };
+
+/**
+ * Resolves the task tool's `agent_type`. Roles run inside the parent's workspace, so they
+ * exist only for a parent that has one, and there they come first: `explore` from a coding
+ * run is the fast search role. A parent without a workspace (conductor) has no roles, so
+ * `explore` there is the long explore agent with its own cold sandbox. Any agent target
+ * must be read-only; the caller still authorises the requester for it.
+ */
+export function resolveTaskTarget(catalog: Catalog, agentType: string, parent: Pick<Profile, 'machine'>): TaskTarget {
+  const rolesHere = parent.machine === 'none' ? [] : catalog.roles;
+  const role = rolesHere.find((candidate) => candidate.id === agentType);
+  if (role) return { ok: true, kind: 'role', definition: role };
+  const choices = [...rolesHere.map((r) => r.id), ...catalog.agents.filter(isDelegableAgent).map((a) => a.id)];
+  const agent = getAgent(catalog, agentType);
+  if (!agent) {
+    return { ok: false, code: 'task_target_unknown', message: `No role or agent called "${agentType}". You can delegate to: ${unique(choices).join(', ')}.`, choices: unique(choices) };
+  }
+  if (!isDelegableAgent(agent)) {
+    return { ok: false, code: 'task_target_writes', message: `"${agentType}" writes outside its sandbox, so it cannot be a child run. You can delegate to: ${unique(choices).join(', ')}.`, choices: unique(choices) };
+  }
+  return { ok: true, kind: 'agent', definition: agent };
+}
+
+function unique(names: string[]): string[] {
+  return names.filter((name, index) => names.indexOf(name) === index);
+}

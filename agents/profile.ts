@@ -1,0 +1,154 @@
+import { type AgentsConfig } from './config';
+import { type AgentDefinition, type CacheTtl, type Effort, type Identity, type Machine, turnGuardFor } from './definition';
+import { type Directives, type IgnoredDirective } from './directives';
+import { toolsetTools } from '../tools/toolsets';
+
+/** The layer that set the budget's final bound (`parent`: a child run's parent had less left). */
+export type BoundedBy = 'preset' | 'channel' | 'person' | 'directive' | 'parent';
+/** The layer whose choice a free-choice field (model, effort, repository) took. */
+export type ChosenBy = 'default' | 'preset' | 'channel' | 'person' | 'directive';
+
+export interface Chosen<T> {
+  value: T;
+  chosenBy: ChosenBy;
+}
+
+export interface BudgetResolution {
+  minutes: number;
+  boundedBy: BoundedBy;
+  /** The agent's own budget. */
+  presetMinutes: number;
+  /** The channel's or person's bound when it was tighter than the preset. */
+  limits: { channel?: number; person?: number };
+  /** What `budget:<n>` asked for, when the message had one. */
+  requestedMinutes?: number;
+  /** True when a budget directive was given and the run's budget did not move. */
+  directiveNarrowedNothing: boolean;
+}
+
+/**
+ * Everything a run needs to know about how it runs. Plain data: the thread workflow
+ * resolves it once and passes it to the run, the card, the prompt and the record.
+ */
+export interface Profile {
+  agent: string;
+  displayName: string;
+  kind: 'agent' | 'role';
+  toolset: string;
+  tools: string[];
+  machine: Machine;
+  identity: Identity;
+  model: Chosen<string>;
+  effort: Chosen<Effort>;
+  budget: BudgetResolution;
+  turnGuard: number;
+  tokenCap: number;
+  cacheTtl: CacheTtl;
+  repo?: Chosen<string>;
+  pipeline?: 'ship';
+  /** Directive-shaped words the message kept as text, with why. */
+  ignoredDirectives: IgnoredDirective[];
+}
+
+export interface ProfileInput {
+  agent: AgentDefinition;
+  config: AgentsConfig;
+  channelId?: string;
+  userId?: string;
+  directives: Directives;
+  ignoredDirectives?: IgnoredDirective[];
+}
+
+/**
+ * Resolves a run's profile through the layers defaults -> agent -> channel -> person ->
+ * directive. The budget only narrows: each layer may lower it, never raise it, and the
+ * profile records which layer bounded it. Model and effort are choices, not limits: the
+ * latest layer that names one wins. Machine, identity and tools come from the agent alone;
+ * no layer can change what kind of work a run does.
+ */
+export function resolveProfile(input: ProfileInput): Profile {
+  const { agent, config, directives } = input;
+  const channel = input.channelId === undefined ? undefined : config.channels[input.channelId];
+  const person = input.userId === undefined ? undefined : config.grants.people[input.userId];
+
+  const budget = resolveBudget(agent.budgetMinutes, channel?.budgetMinutes, person?.budgetMinutes, directives.budgetMinutes);
+  const model = choose<string>(config.defaults.model, agent.model, channel?.model, person?.model, directives.model);
+  const effort = choose<Effort>(config.defaults.effort, agent.effort, channel?.effort, person?.effort, directives.effort);
+  const repo: Chosen<string> | undefined =
+    directives.repo !== undefined ? { value: directives.repo, chosenBy: 'directive' }
+      : channel?.defaultRepo !== undefined ? { value: channel.defaultRepo, chosenBy: 'channel' }
+        : undefined;
+
+  return {
+    agent: agent.id,
+    displayName: agent.displayName,
+    kind: agent.kind,
+    toolset: agent.toolset,
+    tools: [...toolsetTools(agent.toolset)],
+    machine: agent.machine,
+    identity: agent.identity,
+    model,
+    effort,
+    budget,
+    // An explicit guard stays; a derived one follows the budget the run actually has.
+    turnGuard: turnGuardFor(agent, budget.minutes),
+    tokenCap: agent.tokenCap,
+    cacheTtl: agent.cacheTtl,
+    ...(repo ? { repo } : {}),
+    ...(agent.pipeline ? { pipeline: agent.pipeline } : {}),
+    ignoredDirectives: input.ignoredDirectives ?? [],
+  };
+}
+
+/** Applies the budget layers in order; each may only lower the bound. */
+export function resolveBudget(preset: number, channel?: number, person?: number, directive?: number): BudgetResolution {
+  const budget: BudgetResolution = { minutes: preset, boundedBy: 'preset', presetMinutes: preset, limits: {}, directiveNarrowedNothing: false };
+  if (channel !== undefined && channel < budget.minutes) {
+    budget.minutes = channel;
+    budget.boundedBy = 'channel';
+    budget.limits.channel = channel;
+  }
+  if (person !== undefined && person < budget.minutes) {
+    budget.minutes = person;
+    budget.boundedBy = 'person';
+    budget.limits.person = person;
+  }
+  if (directive !== undefined) {
+    budget.requestedMinutes = directive;
+    if (directive < budget.minutes) {
+      budget.minutes = directive;
+      budget.boundedBy = 'directive';
+    } else {
+      budget.directiveNarrowedNothing = true;
+    }
+  }
+  return budget;
+}
+
+function choose<T>(fallback: T, preset?: T, channel?: T, person?: T, directive?: T): Chosen<T> {
+  if (directive !== undefined) return { value: directive, chosenBy: 'directive' };
+  if (person !== undefined) return { value: person, chosenBy: 'person' };
+  if (channel !== undefined) return { value: channel, chosenBy: 'channel' };
+  if (preset !== undefined) return { value: preset, chosenBy: 'preset' };
+  return { value: fallback, chosenBy: 'default' };
+}
+
+const LIMIT_WORDS: Record<'channel' | 'person' | 'parent', string> = { channel: 'channel limit', person: 'personal limit', parent: 'parent run\'s remaining time' };
+
+/**
+ * The budget in words, as the card, the config block and the CLI show it, e.g.
+ * "30 min (budget directive; preset asks 120)" or "120 min (preset; budget:200 narrowed nothing)".
+ */
+export function describeBudget(budget: BudgetResolution): string {
+  const parts: string[] = [];
+  if (budget.boundedBy === 'directive') parts.push('budget directive');
+  else if (budget.boundedBy === 'preset') parts.push('preset');
+  else parts.push(LIMIT_WORDS[budget.boundedBy]);
+  if (budget.boundedBy === 'directive') {
+    if (budget.limits.person !== undefined) parts.push(`personal limit ${budget.limits.person}`);
+    else if (budget.limits.channel !== undefined) parts.push(`channel allows ${budget.limits.channel}`);
+  }
+  if (budget.boundedBy !== 'preset') parts.push(`preset asks ${budget.presetMinutes}`);
+  if (budget.directiveNarrowedNothing) parts.push(`budget:${budget.requestedMinutes} narrowed nothing`);
+  return `${budget.minutes} min (${parts.join('; ')})`;
+}

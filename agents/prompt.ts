@@ -1,0 +1,79 @@
+import { type AgentDefinition } from './definition';
+import { AgentsError } from './errors';
+import { describeBudget, type Profile } from './profile';
+import { getTool } from '../tools/registry';
+
+const CHOSEN_WORDS = {
+  default: 'config default',
+  preset: 'this agent\'s preset',
+  channel: 'this channel\'s setting',
+  person: 'your requester\'s setting',
+  directive: 'a directive in the message',
+} as const;
+
+/** The configuration block every prompt carries: the resolved settings and what set or clipped each. */
+export function renderConfigBlock(profile: Profile): string {
+  const lines = [
+    '## Your configuration',
+    `- agent: ${profile.agent} (${profile.displayName})`,
+    `- model: ${profile.model.value} (from ${CHOSEN_WORDS[profile.model.chosenBy]})`,
+    `- effort: ${profile.effort.value} (from ${CHOSEN_WORDS[profile.effort.chosenBy]})`,
+    `- budget: ${describeBudget(profile.budget)}`,
+    `- turn guard: ${profile.turnGuard} model turns; token cap: ${profile.tokenCap} output tokens per call; prompt cache: ${profile.cacheTtl}`,
+    `- machine: ${machineWords(profile)}; credential: ${identityWords(profile)}`,
+  ];
+  if (profile.repo) lines.push(`- repository: ${profile.repo.value} (from ${CHOSEN_WORDS[profile.repo.chosenBy]})`);
+  for (const ignored of profile.ignoredDirectives) {
+    lines.push(`- note: "${ignored.token}" in the message was read as text (${ignored.reason})`);
+  }
+  return lines.join('\n');
+}
+
+/** The About block every prompt carries: what Switchboard is and how this run sits in it. */
+export function renderAboutBlock(definition: AgentDefinition, profile: Profile): string {
+  const lines = [
+    '## About Switchboard and this run',
+    `Switchboard runs agents for a software team from Slack, GitHub, HTTP, MCP and the command line. You are ${definition.displayName}: ${definition.description}`,
+    'A run is one use of an agent for one request. Your tool list below is exactly what you can do; a tool not listed does not exist for you. ' +
+      `Your credential is ${identityWords(profile)}; it is the wall, whatever a tool or command attempts.`,
+    'The person sees your status card and your final answer. They can steer you with a message in the thread, which joins the conversation before your next turn, or stop you. ' +
+      'The run ends when the budget, the turn guard or the token cap is reached, so leave time to write the answer.',
+  ];
+  if (profile.kind === 'agent') {
+    lines.push('A follow-up in the same thread continues with this agent when it was chosen by name, and sees the saved context of earlier runs.');
+  } else {
+    lines.push('You are a child run: your answer goes back to the run that started you, not to the person.');
+  }
+  return lines.join('\n');
+}
+
+/** The tool section: each held tool with its one-line purpose, and the rule that nothing else exists. */
+export function renderToolsBlock(tools: readonly string[]): string {
+  if (tools.length === 0) return '## Your tools\nYou hold no tools: answer from the conversation.';
+  const lines = tools.map((name) => `- ${name}: ${getTool(name)?.description ?? 'unknown tool'}`);
+  return ['## Your tools', `You hold exactly ${tools.length} tools; nothing else exists for this run.`, ...lines].join('\n');
+}
+
+/**
+ * The final system prompt of a model-backed run: the agent's instructions, its tools, the
+ * configuration block and the About block. A pipeline (ship) sends no prompt to a model;
+ * asking for one is a programming error.
+ */
+export function buildSystemPrompt(definition: AgentDefinition, profile: Profile): string {
+  if (definition.prompt === undefined) {
+    throw new AgentsError('pipeline_has_no_prompt', `${definition.id} is a pipeline: it starts child runs and has no prompt of its own`);
+  }
+  return [definition.prompt, renderToolsBlock(profile.tools), renderConfigBlock(profile), renderAboutBlock(definition, profile)].join('\n\n');
+}
+
+function machineWords(profile: Profile): string {
+  if (profile.machine === 'none') return 'none (no workspace, no shell)';
+  if (profile.machine === 'repo-cold') return 'repo-cold (a fresh sandbox for this thread; clone the repository yourself)';
+  return 'repo-resident (the repository\'s warm sandbox)';
+}
+
+function identityWords(profile: Profile): string {
+  if (profile.identity === 'none') return 'none (no GitHub token)';
+  if (profile.identity === 'read') return 'read-scoped (clone and read; never push or write)';
+  return 'write-scoped';
+}
