@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { AgentsConfigSchema } from '../../agents/config';
+import { GitHubConfigSchema } from './github-section';
 
 /**
  * One schema for all of Switchboard's settings. Every field has a default, so an empty
@@ -52,6 +54,8 @@ export const ConfigSchema = z
     temporal: TemporalConfigSchema.prefault({}),
     http: HttpConfigSchema.prefault({}),
     log: LogConfigSchema.prefault({}),
+    agents: AgentsConfigSchema.prefault({}),
+    github: GitHubConfigSchema.prefault({}),
   })
   .strict();
 
