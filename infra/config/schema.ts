@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { AgentsConfigSchema } from '../../agents/config';
-import { GitHubConfigSchema } from './github-section';
 
 /**
  * One schema for all of Switchboard's settings. Every field has a default, so an empty
@@ -55,7 +54,6 @@ export const ConfigSchema = z
     http: HttpConfigSchema.prefault({}),
     log: LogConfigSchema.prefault({}),
     agents: AgentsConfigSchema.prefault({}),
-    github: GitHubConfigSchema.prefault({}),
   })
   .strict();
 
