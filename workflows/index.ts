@@ -2,4 +2,5 @@
  * Every workflow Switchboard runs, re-exported for the bundle. One workflow per file;
  * its signals, updates and queries are defined at the top of that file.
  */
-export {};
+export { agentRunWorkflow } from './agent-run';
+export { threadWorkflow } from './thread';

@@ -1,0 +1,42 @@
+import { type AgentsConfig, type Catalog, type CatalogProblem } from '../../agents';
+import { loadCatalog } from '../../agents/custom-agents';
+import { type Logger } from '../../infra/logger';
+
+export interface AgentSetup {
+  catalog: Catalog;
+  config: AgentsConfig;
+}
+
+export interface AgentSetupDeps {
+  /** The `agents` config section. */
+  config: AgentsConfig;
+  /** The custom agents folder, resolved to an absolute path (none: built-ins only). */
+  customAgentsDir?: string;
+  logger?: Logger;
+}
+
+/**
+ * Reads the agent catalog (built-ins plus the custom folder) and the agents config, for
+ * workflow code to resolve profiles and access with the pure agents layer. A bad custom
+ * file is logged and skipped, never failing the request.
+ */
+export function createAgentSetupActivities(deps: AgentSetupDeps) {
+  let reported = new Set<string>();
+  return {
+    async loadAgentSetup(): Promise<AgentSetup> {
+      const { catalog, problems } = loadCatalog(deps.customAgentsDir);
+      reported = reportOnce(problems, reported, deps.logger);
+      return { catalog, config: deps.config };
+    },
+  };
+}
+
+function reportOnce(problems: CatalogProblem[], seen: Set<string>, logger?: Logger): Set<string> {
+  const next = new Set<string>();
+  for (const problem of problems) {
+    const key = `${problem.source}:${problem.field}:${problem.message}`;
+    next.add(key);
+    if (!seen.has(key)) logger?.warn({ source: problem.source, field: problem.field }, `custom agent skipped: ${problem.message}`);
+  }
+  return next;
+}

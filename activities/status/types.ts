@@ -1,0 +1,26 @@
+import type { ReplyTarget, RunStatus } from '../../workflows/run-types';
+
+/** One state of a run's status card; `final` marks the last update, with the answer. */
+export interface StatusCardInput {
+  /** The run's workflow id: one card per run. */
+  runId: string;
+  /** Effect key of the card's first post (at-most-once); updates are repeatable. */
+  effectKey: string;
+  replyTarget: ReplyTarget;
+  status: RunStatus;
+  final: boolean;
+  answer?: string;
+  /** Link to the run in the Temporal Web UI. */
+  webUiUrl?: string;
+}
+
+export interface ReplyInput {
+  effectKey: string;
+  replyTarget: ReplyTarget;
+  text: string;
+}
+
+export interface EffectResult {
+  status: 'confirmed' | 'unconfirmed' | 'refused';
+  reason?: string;
+}

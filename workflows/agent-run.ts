@@ -1,0 +1,283 @@
+import {
+  ApplicationFailure, CancellationScope, ChildWorkflowCancellationType, condition, continueAsNew, defineQuery, defineSignal,
+  defineUpdate, isCancellation, ParentClosePolicy, proxyActivities, setHandler, sleep, startChild, upsertSearchAttributes,
+  workflowInfo, type ChildWorkflowHandle,
+} from '@temporalio/workflow';
+import type { ToolCall, ToolResult } from '../activities/models/types';
+import type { AgentSetup } from '../activities/agents/agent-setup';
+import { buildSystemPrompt, resolveRoleProfile, resolveTaskTarget, authorize } from '../agents';
+import { modelToolSchemas } from '../tools';
+import type { RunInput, RunRecord, RunStatus, SteerInput, StopInput } from './run-types';
+import { models, status as statusActivities } from './run/activities';
+import { RunState } from './run/run-state';
+import { executeToolCalls } from './run/tool-dispatch';
+import { Agent, Outcome, Phase, Repo, Requester, SwitchboardKind, Thread } from './search-attributes';
+
+export const steerSignal = defineSignal<[SteerInput]>('steer');
+export const steerUpdate = defineUpdate<{ accepted: true; pending: number }, [SteerInput]>('steer');
+export const stopSignal = defineSignal<[StopInput]>('stop');
+export const statusQuery = defineQuery<RunStatus>('status');
+
+/** The card is updated at most this often; changes in between are coalesced. */
+export const CARD_MIN_INTERVAL_MS = 3_000;
+/** A run may delegate this many levels deep (a child of a child is the limit). */
+export const MAX_TASK_DEPTH = 2;
+/** Time kept back from the deadline for the closing summary turn. */
+export const SUMMARY_RESERVE_MS = 60_000;
+
+const setup = proxyActivities<{ loadAgentSetup(): Promise<AgentSetup> }>({
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumAttempts: 5 },
+});
+
+/**
+ * One use of one agent for one request: model turns, tool calls checked against the
+ * toolset, budgets (deadline timer, turn guard, token cap), steer and stop, the status card,
+ * child runs, and the record as its result.
+ */
+export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
+  const info = workflowInfo();
+  const runId = info.workflowId;
+  const state = new RunState(input, Date.now());
+  const { profile } = input;
+  let stopRequest: StopInput | undefined;
+  let budgetOver = false;
+  let inFlight: CancellationScope | undefined;
+  let cardDirty = true;
+  const background = new Map<string, { handle: ChildWorkflowHandle<typeof agentRunWorkflow>; call: string; result?: RunRecord; done: boolean }>();
+
+  setHandler(statusQuery, () => state.status(runId, Date.now()));
+  const acceptSteer = (steer: SteerInput) => {
+    state.pendingSteers.push({ text: steer.text.trim(), ...(steer.by ? { by: steer.by } : {}) });
+    cardDirty = true;
+  };
+  setHandler(steerSignal, (steer) => {
+    if (!state.finished && typeof steer?.text === 'string' && steer.text.trim()) acceptSteer(steer);
+  });
+  setHandler(steerUpdate, (steer) => {
+    acceptSteer(steer);
+    return { accepted: true, pending: state.pendingSteers.length };
+  }, {
+    validator: (steer) => {
+      if (typeof steer?.text !== 'string' || !steer.text.trim()) throw ApplicationFailure.nonRetryable('steer needs non-empty text', 'steer_rejected');
+      if (state.finished) throw ApplicationFailure.nonRetryable(`the run has finished (${state.outcome})`, 'steer_rejected');
+    },
+  });
+  setHandler(stopSignal, (stop) => {
+    if (state.finished || stopRequest) return;
+    stopRequest = stop ?? {};
+    inFlight?.cancel();
+  });
+
+  upsertSearchAttributes([
+    { key: SwitchboardKind, value: 'run' }, { key: Agent, value: profile.agent }, { key: Thread, value: input.threadId },
+    { key: Requester, value: input.requester.id }, { key: Phase, value: 'running' },
+    ...(profile.repo ? [{ key: Repo, value: profile.repo.value }] : []),
+  ]);
+
+  const deadlineScope = new CancellationScope();
+  deadlineScope.run(async () => {
+    await sleep(state.remainingMs(Date.now()));
+    budgetOver = true;
+    inFlight?.cancel();
+  }).catch(() => undefined);
+
+  /** Runs `work` so that a stop or the deadline can cancel it; undefined when cancelled. */
+  const cancellable = async <T>(work: () => Promise<T>): Promise<T | undefined> => {
+    if (stopRequest || budgetOver) return undefined;
+    const scope = new CancellationScope();
+    inFlight = scope;
+    try {
+      return await scope.run(work);
+    } catch (error) {
+      if (isCancellation(error)) return undefined;
+      throw error;
+    } finally {
+      inFlight = undefined;
+    }
+  };
+
+  const pushCard = async (final: boolean) => {
+    await statusActivities.statusCard({
+      runId, effectKey: `${runId}/card/0`, replyTarget: input.replyTarget, status: state.status(runId, Date.now()), final,
+      ...(final ? { answer: state.finalText } : {}),
+    });
+  };
+  // The card is throttled here, in workflow time: at most one update per interval, the
+  // latest state wins, and the final state is always sent.
+  const cardLoop = (async () => {
+    for (;;) {
+      await condition(() => cardDirty || state.finished);
+      if (state.finished) return;
+      cardDirty = false;
+      await pushCard(false);
+      await condition(() => state.finished, CARD_MIN_INTERVAL_MS);
+    }
+  })();
+
+  const tools = modelToolSchemas(profile.tools);
+  const turn = (withTools: boolean) => models.modelTurn({
+    model: profile.model.value, system: input.system, messages: state.messages, tools: withTools ? tools : [],
+    maxTokens: profile.tokenCap, cacheTtl: profile.cacheTtl, runId, turn: state.turns + 1,
+    ...(profile.effort.value ? { effort: profile.effort.value } : {}),
+  });
+
+  const dispatch = {
+    state,
+    workspace: { key: input.parent && profile.kind === 'role' ? input.threadId : profile.kind === 'agent' && input.parent ? runId : input.threadId, network: profile.machine !== 'none' },
+    touchCard: () => { cardDirty = true; },
+    remainingMs: () => state.remainingMs(Date.now()),
+    runTask: (call: ToolCall, args: Record<string, unknown>) => startTask(call, args),
+    waitForTask: (call: ToolCall, jobId: string) => waitForTask(call, jobId),
+  };
+
+  async function startTask(call: ToolCall, args: Record<string, unknown>): Promise<ToolResult> {
+    const depth = (input.parent?.depth ?? 0) + 1;
+    if (depth > MAX_TASK_DEPTH) return toolError(call, `Delegation is limited to ${MAX_TASK_DEPTH} levels; do this part yourself.`);
+    const { catalog, config } = await setup.loadAgentSetup();
+    const target = resolveTaskTarget(catalog, args.agent_type as string, profile);
+    if (!target.ok) return toolError(call, target.message);
+    if (target.kind === 'agent') {
+      const allowed = authorize(catalog, config, { surface: input.requester.surface, userId: input.requester.id }, target.definition.id);
+      if (!allowed.ok) return toolError(call, allowed.message);
+    }
+    const childProfile = resolveRoleProfile({
+      role: target.definition, parent: profile, parentRemainingMinutes: Math.floor(state.remainingMs(Date.now()) / 60_000),
+      ...(typeof args.model === 'string' ? { model: args.model } : {}),
+    });
+    state.taskCounter += 1;
+    const name = args.name as string;
+    const workflowId = `${runId}/task-${state.taskCounter}-${name}`;
+    const mode = (args.mode as 'sync' | 'background' | undefined) ?? 'background';
+    const inherits = target.definition.conversation === 'inherited';
+    const handle = await startChild(agentRunWorkflow, {
+      workflowId,
+      args: [{
+        threadId: input.threadId, profile: childProfile, system: buildSystemPrompt(target.definition, childProfile),
+        request: args.prompt as string, requester: input.requester, context: inherits ? conversationForChild() : [],
+        replyTarget: { kind: 'api' }, parent: { workflowId: runId, depth },
+      }],
+      parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+      cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
+      staticSummary: `${childProfile.agent} task "${name}" for ${runId}`,
+    });
+    const record = { workflowId, agent: childProfile.agent, name, mode, startedAt: Date.now() };
+    state.children.push(record);
+    if (mode === 'background') {
+      const entry = { handle, call: call.id, done: false } as { handle: typeof handle; call: string; result?: RunRecord; done: boolean };
+      background.set(workflowId, entry);
+      handle.result().then((result) => { entry.result = result; }, () => undefined).finally(() => {
+        entry.done = true;
+        Object.assign(record, { outcome: entry.result?.outcome ?? 'failed', endedAt: Date.now() });
+      });
+      return { callId: call.id, name: call.name, content: `Started ${childProfile.agent} task "${name}" in the background (job id ${workflowId}). Its answer arrives in this conversation when it finishes, or call wait_for_job with that job id.` };
+    }
+    const result = await handle.result();
+    Object.assign(record, { outcome: result.outcome, endedAt: Date.now() });
+    return { callId: call.id, name: call.name, content: describeChild(name, result), isError: result.outcome !== 'completed' };
+  }
+
+  async function waitForTask(call: ToolCall, jobId: string): Promise<ToolResult> {
+    const entry = background.get(jobId);
+    if (!entry) return toolError(call, `No background task with job id ${jobId} in this run.`);
+    state.phase = 'waiting';
+    await condition(() => entry.done || budgetOver || stopRequest !== undefined);
+    if (!entry.done) return toolError(call, `Stopped waiting for ${jobId}: the run is ending.`);
+    background.delete(jobId);
+    return { callId: call.id, name: call.name, content: describeChild(jobId, entry.result) };
+  }
+
+  function conversationForChild() {
+    return state.messages.filter((message) => message.role !== 'tool' && !(message.role === 'assistant' && message.toolCalls.length > 0));
+  }
+
+  /** Background results that finished join the conversation before the next turn. */
+  function collectBackground(): void {
+    for (const [id, entry] of background) {
+      if (!entry.done) continue;
+      background.delete(id);
+      state.note(`(background task ${id} finished) ${describeChild(id, entry.result)}`);
+    }
+  }
+
+  try {
+    while (!state.finished) {
+      if (stopRequest) { state.finish('stopped', stopWords(stopRequest)); break; }
+      if (budgetOver) { state.finish('budget', `the ${profile.budget.minutes}-minute budget (${profile.budget.boundedBy})`); break; }
+      if (state.turns >= profile.turnGuard) {
+        await closingSummary(`the turn guard of ${profile.turnGuard} turns`);
+        state.finish('turns', `the turn guard (${profile.turnGuard} turns)`);
+        break;
+      }
+      collectBackground();
+      state.drainSteers();
+      state.phase = 'thinking';
+      cardDirty = true;
+      const result = await cancellable(() => turn(true));
+      if (!result) continue;
+      state.recordTurn(result);
+      cardDirty = true;
+      if (result.stopReason === 'max_tokens' && result.toolCalls.length === 0) {
+        state.finish('tokens', `the token cap of ${profile.tokenCap} per call`);
+        break;
+      }
+      if (result.toolCalls.length === 0) {
+        const pending = [...background.values()].some((entry) => !entry.done);
+        if (state.pendingSteers.length > 0) continue;
+        if (!pending) { state.finish('completed'); break; }
+        state.phase = 'waiting';
+        await condition(() => [...background.values()].some((entry) => entry.done) || budgetOver || stopRequest !== undefined || state.pendingSteers.length > 0);
+        continue;
+      }
+      state.phase = 'tools';
+      const results = await cancellable(() => executeToolCalls(dispatch, result.toolCalls));
+      state.recordToolResults(results ?? result.toolCalls.map((call) => ({ callId: call.id, name: call.name, content: 'Cancelled: the run is ending.', isError: true })));
+      if (workflowInfo().continueAsNewSuggested && background.size === 0) {
+        await settleCard(false);
+        await continueAsNew<typeof agentRunWorkflow>({ ...input, carry: state.carry() });
+      }
+    }
+  } catch (error) {
+    if (isContinueAsNew(error)) throw error;
+    state.finish('failed', error instanceof Error ? error.message : String(error));
+  }
+
+  deadlineScope.cancel();
+  await settleCard(true);
+  upsertSearchAttributes([{ key: Phase, value: 'finished' }, { key: Outcome, value: state.outcome ?? 'failed' }]);
+  return state.record(runId, Date.now());
+
+  async function closingSummary(bound: string): Promise<void> {
+    if (state.remainingMs(Date.now()) < SUMMARY_RESERVE_MS) return;
+    state.phase = 'summarising';
+    state.note(`(system) The run has reached ${bound}. Tools are no longer available: answer now with what you found, what is done and what is left.`);
+    const result = await cancellable(() => turn(false));
+    if (result) state.recordTurn(result);
+  }
+
+  async function settleCard(final: boolean): Promise<void> {
+    await CancellationScope.nonCancellable(async () => {
+      state.phase = final ? 'finished' : state.phase;
+      if (final) await cardLoop;
+      await pushCard(final);
+    });
+  }
+}
+
+function toolError(call: ToolCall, content: string): ToolResult {
+  return { callId: call.id, name: call.name, content, isError: true };
+}
+
+function describeChild(name: string, record: RunRecord | undefined): string {
+  if (!record) return `Task ${name} failed before it produced a record.`;
+  return `Task ${name} (${record.profile.agent}) ended ${record.outcome}${record.endedBy ? ` by ${record.endedBy}` : ''} after ${record.turns} turns.\n${record.finalText}`;
+}
+
+function stopWords(stop: StopInput): string {
+  return [stop.by ? `stopped by ${stop.by}` : 'stopped', stop.reason].filter(Boolean).join(': ');
+}
+
+function isContinueAsNew(error: unknown): boolean {
+  return (error as { name?: string })?.name === 'ContinueAsNew';
+}
+

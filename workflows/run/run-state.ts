@@ -1,0 +1,127 @@
+import type { ChatMessage, ModelTurnResult, ToolResult } from '../../activities/models/types';
+import { describeBudget } from '../../agents/profile';
+import type {
+  ChildRecord, RunCarry, RunInput, RunOutcome, RunPhase, RunRecord, RunStatus, SteerInput, ToolCallRecord,
+} from '../run-types';
+
+/**
+ * The run's bookkeeping as a plain class: the conversation, counters and record. The
+ * workflow holds one and feeds it events; unit tests drive it directly.
+ */
+export class RunState {
+  readonly startedAt: number;
+  readonly deadline: number;
+  messages: ChatMessage[];
+  turns: number;
+  tokens: { input: number; output: number };
+  toolCalls: ToolCallRecord[];
+  children: ChildRecord[];
+  pendingSteers: SteerInput[];
+  jobWaits: { polls: number; waitedMs: number };
+  taskCounter: number;
+  statusText?: string;
+  submissions: Record<string, unknown>;
+  phase: RunPhase = 'starting';
+  lastTool?: string;
+  outcome?: RunOutcome;
+  endedBy?: string;
+  finalText = '';
+
+  constructor(readonly input: RunInput, now: number) {
+    const carry = input.carry;
+    this.startedAt = carry?.startedAt ?? now;
+    this.deadline = carry?.deadline ?? now + input.profile.budget.minutes * 60_000;
+    this.messages = carry?.messages ?? [...input.context, { role: 'user', text: input.request }];
+    this.turns = carry?.turns ?? 0;
+    this.tokens = carry?.tokens ?? { input: 0, output: 0 };
+    this.toolCalls = carry?.toolCalls ?? [];
+    this.children = carry?.children ?? [];
+    this.pendingSteers = carry?.pendingSteers ?? [];
+    this.jobWaits = carry?.jobWaits ?? { polls: 0, waitedMs: 0 };
+    this.taskCounter = carry?.taskCounter ?? 0;
+    this.statusText = carry?.statusText;
+    this.submissions = carry?.submissions ?? {};
+  }
+
+  get finished(): boolean {
+    return this.outcome !== undefined;
+  }
+
+  /** Steers received since the last turn join the conversation as the person's words. */
+  drainSteers(): number {
+    const steers = this.pendingSteers.splice(0);
+    for (const steer of steers) {
+      this.messages.push({ role: 'user', text: steer.by ? `(steer from ${steer.by}) ${steer.text}` : `(steer) ${steer.text}` });
+    }
+    return steers.length;
+  }
+
+  recordTurn(result: ModelTurnResult): void {
+    this.turns += 1;
+    this.tokens.input += result.usage.inputTokens;
+    this.tokens.output += result.usage.outputTokens;
+    this.messages.push({ role: 'assistant', text: result.text, toolCalls: result.toolCalls });
+    if (result.text.trim()) this.finalText = result.text;
+  }
+
+  recordToolResults(results: ToolResult[]): void {
+    for (const result of results) {
+      this.toolCalls.push({ turn: this.turns, name: result.name, ok: !result.isError, ...(result.isError ? { error: result.content.slice(0, 300) } : {}) });
+      this.lastTool = result.name;
+    }
+    this.messages.push({ role: 'tool', results });
+  }
+
+  /** Adds a note in the person's voice (a background child's result, a bound reached). */
+  note(text: string): void {
+    this.messages.push({ role: 'user', text });
+  }
+
+  finish(outcome: RunOutcome, endedBy?: string): void {
+    if (this.outcome) return;
+    this.outcome = outcome;
+    this.endedBy = endedBy;
+    this.phase = 'finished';
+  }
+
+  remainingMs(now: number): number {
+    return Math.max(0, this.deadline - now);
+  }
+
+  status(runId: string, now: number): RunStatus {
+    const { profile } = this.input;
+    return {
+      runId,
+      agent: profile.agent,
+      model: profile.model.value,
+      phase: this.phase,
+      turns: this.turns,
+      turnGuard: profile.turnGuard,
+      tokens: { ...this.tokens },
+      elapsedMs: now - this.startedAt,
+      budget: { minutes: profile.budget.minutes, boundedBy: profile.budget.boundedBy, description: describeBudget(profile.budget) },
+      ...(this.lastTool ? { lastTool: this.lastTool } : {}),
+      ...(this.statusText ? { statusText: this.statusText } : {}),
+      ...(this.outcome ? { outcome: this.outcome } : {}),
+    };
+  }
+
+  carry(): RunCarry {
+    return {
+      startedAt: this.startedAt, deadline: this.deadline, messages: this.messages, turns: this.turns, tokens: this.tokens,
+      toolCalls: this.toolCalls, children: this.children, pendingSteers: this.pendingSteers, jobWaits: this.jobWaits,
+      taskCounter: this.taskCounter, statusText: this.statusText, submissions: this.submissions,
+    };
+  }
+
+  record(runId: string, now: number): RunRecord {
+    const { input } = this;
+    return {
+      runId, threadId: input.threadId, profile: input.profile, request: input.request, requester: input.requester,
+      outcome: this.outcome ?? 'failed', ...(this.endedBy ? { endedBy: this.endedBy } : {}),
+      turns: this.turns, tokens: this.tokens, toolCalls: this.toolCalls, children: this.children, jobWaits: this.jobWaits,
+      finalText: this.finalText, submissions: this.submissions, startedAt: this.startedAt, endedAt: now,
+      messageCount: this.messages.length,
+    };
+  }
+}

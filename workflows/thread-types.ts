@@ -1,0 +1,65 @@
+/**
+ * Inputs and state of `threadWorkflow`, the entity that owns one conversation. Front ends
+ * signal-with-start it with `message`; these are their dependency-free contracts.
+ */
+import type { ReplyTarget, Requester, RunOutcome } from './run-types';
+
+/** One incoming message, normalised by a front end. */
+export interface ThreadMessage {
+  /** Dedupe key: Slack event id, GitHub delivery id, API request id. A repeat does nothing. */
+  messageId: string;
+  text: string;
+  requester: Requester;
+  /** The channel it came from (Slack channel id), for channel bounds and grants. */
+  channelId?: string;
+  /** True when the person addressed the running run (a thread reply during a run): it steers it. */
+  addressedToRun?: boolean;
+  /** A self-serve MCP caller. */
+  selfServe?: boolean;
+  /** Where this message's run reports, when it differs from the thread's. */
+  replyTarget?: ReplyTarget;
+}
+
+export interface ThreadInput {
+  threadId: string;
+  replyTarget: ReplyTarget;
+  carry?: ThreadCarry;
+}
+
+/** One finished exchange a follow-up sees. */
+export interface SavedExchange {
+  request: string;
+  answer: string;
+  agent: string;
+  outcome: RunOutcome;
+}
+
+/** What happened to one message, for the CLI and API to follow. */
+export interface MessageOutcome {
+  messageId: string;
+  kind: 'run' | 'refused' | 'steered' | 'duplicate' | 'queued';
+  runId?: string;
+  agent?: string;
+  /** The plain answer given instead of a run. */
+  reply?: string;
+}
+
+export interface ThreadCarry {
+  stickyAgent?: string;
+  runCount: number;
+  saved: SavedExchange[];
+  queue: ThreadMessage[];
+  seen: string[];
+  outcomes: MessageOutcome[];
+}
+
+/** The `state` query's answer. */
+export interface ThreadState {
+  threadId: string;
+  stickyAgent?: string;
+  currentRunId?: string;
+  queued: number;
+  runCount: number;
+  saved: number;
+  outcomes: MessageOutcome[];
+}

@@ -1,0 +1,126 @@
+import {
+  condition, continueAsNew, defineQuery, defineSignal, getExternalWorkflowHandle, ParentClosePolicy, proxyActivities, setHandler,
+  startChild, upsertSearchAttributes, workflowInfo,
+} from '@temporalio/workflow';
+import type { ChatMessage } from '../activities/models/types';
+import type { AgentSetup } from '../activities/agents/agent-setup';
+import { agentRunWorkflow, steerSignal, stopSignal } from './agent-run';
+import type { RunRecord, StopInput } from './run-types';
+import { status as statusActivities } from './run/activities';
+import { SwitchboardKind, Thread } from './search-attributes';
+import { decide } from './thread/decide';
+import type { MessageOutcome, SavedExchange, ThreadInput, ThreadMessage, ThreadState } from './thread-types';
+
+export const messageSignal = defineSignal<[ThreadMessage]>('message');
+/** Stops the thread's running run (the Slack stop reaction and button land here). */
+export const stopRunSignal = defineSignal<[StopInput]>('stop');
+export const threadStateQuery = defineQuery<ThreadState>('state');
+
+/** Exchanges a follow-up sees; older ones drop off. */
+export const SAVED_EXCHANGES = 10;
+/** Message ids remembered for dedupe (Slack retries, webhook redeliveries). */
+export const SEEN_MESSAGE_IDS = 500;
+export const OUTCOMES_KEPT = 50;
+/** Continue-as-new between runs once history passes this many events (or Temporal suggests it). */
+export const THREAD_HISTORY_LIMIT = 5_000;
+
+const setup = proxyActivities<{ loadAgentSetup(): Promise<AgentSetup> }>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 5 } });
+
+/**
+ * One conversation. Receives each message by signal-with-start, decides the agent and
+ * access, runs one run at a time as a child, keeps the sticky agent and the saved context a
+ * follow-up sees, and answers refusals in plain words. It outlives its runs.
+ */
+export async function threadWorkflow(input: ThreadInput): Promise<void> {
+  const { threadId } = input;
+  const carry = input.carry;
+  let stickyAgent = carry?.stickyAgent;
+  let runCount = carry?.runCount ?? 0;
+  const saved: SavedExchange[] = carry?.saved ?? [];
+  const queue: ThreadMessage[] = carry?.queue ?? [];
+  const seen: string[] = carry?.seen ?? [];
+  const outcomes: MessageOutcome[] = carry?.outcomes ?? [];
+  let currentRunId: string | undefined;
+
+  const remember = (outcome: MessageOutcome) => {
+    outcomes.push(outcome);
+    outcomes.splice(0, Math.max(0, outcomes.length - OUTCOMES_KEPT));
+  };
+
+  setHandler(threadStateQuery, () => ({
+    threadId, ...(stickyAgent ? { stickyAgent } : {}), ...(currentRunId ? { currentRunId } : {}),
+    queued: queue.length, runCount, saved: saved.length, outcomes,
+  }));
+  setHandler(messageSignal, (message) => {
+    if (!message?.messageId || typeof message.text !== 'string') return;
+    if (seen.includes(message.messageId)) return;
+    seen.push(message.messageId);
+    seen.splice(0, Math.max(0, seen.length - SEEN_MESSAGE_IDS));
+    const runId = currentRunId;
+    if (runId && message.addressedToRun) {
+      remember({ messageId: message.messageId, kind: 'steered', runId });
+      getExternalWorkflowHandle(runId).signal(steerSignal, { text: message.text, by: message.requester.id })
+        .catch(() => queue.push(message)); // the run ended meanwhile: treat it as a new request
+      return;
+    }
+    queue.push(message);
+  });
+  setHandler(stopRunSignal, (stop) => {
+    if (currentRunId) getExternalWorkflowHandle(currentRunId).signal(stopSignal, stop ?? {}).catch(() => undefined);
+  });
+
+  upsertSearchAttributes([{ key: SwitchboardKind, value: 'thread' }, { key: Thread, value: threadId }]);
+
+  for (;;) {
+    await condition(() => queue.length > 0);
+    const message = queue.shift()!;
+    const replyTarget = message.replyTarget ?? input.replyTarget;
+    const decision = decide(await setup.loadAgentSetup(), message, stickyAgent);
+    stickyAgent = decision.stickyAgent;
+    if (decision.kind === 'refused') {
+      remember({ messageId: message.messageId, kind: 'refused', reply: decision.reply });
+      await statusActivities.deliverReply({ effectKey: `${threadId}/reply/${message.messageId}`, replyTarget, text: decision.reply });
+    } else if (decision.kind === 'ship') {
+      const reply = 'That is a code change, which goes to a ship unit (coding, review, checks). Ship units are not enabled in this deployment yet, so nothing was started.';
+      remember({ messageId: message.messageId, kind: 'refused', agent: 'ship', reply });
+      await statusActivities.deliverReply({ effectKey: `${threadId}/reply/${message.messageId}`, replyTarget, text: reply });
+    } else {
+      runCount += 1;
+      const runId = `run:${threadId}:${runCount}`;
+      remember({ messageId: message.messageId, kind: 'run', runId, agent: decision.agent });
+      currentRunId = runId;
+      const handle = await startChild(agentRunWorkflow, {
+        workflowId: runId,
+        args: [{
+          threadId, profile: decision.profile, system: decision.system, request: decision.request, requester: message.requester,
+          context: savedContext(saved), replyTarget,
+        }],
+        // A run outlives a thread that continues-as-new; a terminated thread stops its run.
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        staticSummary: `${decision.agent}: ${decision.request.slice(0, 120)}`,
+      });
+      let record: RunRecord | undefined;
+      try {
+        record = await handle.result();
+      } catch {
+        record = undefined;
+      }
+      currentRunId = undefined;
+      const answer = record?.finalText || (record ? `The run ended ${record.outcome}${record.endedBy ? ` (${record.endedBy})` : ''}.` : 'The run failed before it produced an answer.');
+      saved.push({ request: decision.request, answer, agent: decision.agent, outcome: record?.outcome ?? 'failed' });
+      saved.splice(0, Math.max(0, saved.length - SAVED_EXCHANGES));
+      await statusActivities.deliverReply({ effectKey: `${runId}/answer`, replyTarget, text: answer });
+    }
+    const info = workflowInfo();
+    if (info.continueAsNewSuggested || info.historyLength > THREAD_HISTORY_LIMIT) {
+      await continueAsNew<typeof threadWorkflow>({ ...input, carry: { ...(stickyAgent ? { stickyAgent } : {}), runCount, saved, queue, seen, outcomes } });
+    }
+  }
+}
+
+function savedContext(saved: SavedExchange[]): ChatMessage[] {
+  return saved.flatMap((exchange): ChatMessage[] => [
+    { role: 'user', text: exchange.request },
+    { role: 'assistant', text: `(${exchange.agent}, ${exchange.outcome}) ${exchange.answer}`, toolCalls: [] },
+  ]);
+}

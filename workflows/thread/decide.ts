@@ -1,0 +1,40 @@
+import type { AgentSetup } from '../../activities/agents/agent-setup';
+import { authorize, buildSystemPrompt, parseDirectives, resolveProfile, route, usableAgents, type Profile } from '../../agents';
+import type { ThreadMessage } from '../thread-types';
+
+export type Decision =
+  | { kind: 'run'; agent: string; profile: Profile; system: string; request: string; stickyAgent?: string }
+  | { kind: 'ship'; profile: Profile; request: string; stickyAgent?: string }
+  | { kind: 'refused'; reply: string; stickyAgent?: string };
+
+/**
+ * What a message asks for, decided with the pure agents layer: directives, routing (with
+ * the thread's sticky agent), access, and the resolved profile and prompt. A refusal is a
+ * plain answer that names the rule and what the person may use instead.
+ */
+export function decide(setup: AgentSetup, message: ThreadMessage, stickyAgent: string | undefined): Decision {
+  const { catalog, config } = setup;
+  const parsed = parseDirectives(message.text);
+  const requester = {
+    surface: message.requester.surface, userId: message.requester.id,
+    ...(message.channelId ? { channelId: message.channelId } : {}), ...(message.selfServe ? { selfServe: true } : {}),
+  };
+  const available = usableAgents(catalog, config, requester);
+  const routed = route({ directives: parsed.directives, text: parsed.text, ...(stickyAgent ? { stickyAgent } : {}), available });
+  const allowed = authorize(catalog, config, requester, routed.agent);
+  if (!allowed.ok) {
+    // A refused explicit choice does not stick; the thread keeps what it had.
+    return { kind: 'refused', reply: allowed.message, ...(stickyAgent ? { stickyAgent } : {}) };
+  }
+  if (!parsed.text) {
+    const sticky = routed.stickyAgent ?? stickyAgent;
+    return { kind: 'refused', reply: `Noted: this thread now uses ${allowed.agent.displayName}. What should it do?`, ...(sticky ? { stickyAgent: sticky } : {}) };
+  }
+  const profile = resolveProfile({
+    agent: allowed.agent, config, directives: parsed.directives, ignoredDirectives: parsed.ignored,
+    ...(message.channelId ? { channelId: message.channelId } : {}), userId: message.requester.id,
+  });
+  const sticky = routed.stickyAgent ? { stickyAgent: routed.stickyAgent } : {};
+  if (profile.pipeline === 'ship') return { kind: 'ship', profile, request: parsed.text, ...sticky };
+  return { kind: 'run', agent: allowed.agent.id, profile, system: buildSystemPrompt(allowed.agent, profile), request: parsed.text, ...sticky };
+}
