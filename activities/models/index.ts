@@ -1,0 +1,75 @@
+import { type Logger } from '../../infra/logger';
+import { currentCallContext, withHeartbeat } from './activity-context';
+import { anthropicTurn } from './anthropic-provider';
+import { parseModelId } from './model-id';
+import { openaiTurn } from './openai-provider';
+import { scriptedTurn } from './scripted-provider';
+import { type ModelTurnInput, type ModelTurnResult } from './types';
+
+export * from './types';
+export { parseModelId, type ModelId, type ProviderName } from './model-id';
+
+/** What the model activities need; everything has a default except where scripts live. */
+export interface ModelActivityDeps {
+  /** Where relative `scripted:<path>` files are found (the project root or the config's directory). */
+  baseDir: string;
+  /** Where API keys are read from, lazily, per call (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
+  /** Anthropic API base URL (default https://api.anthropic.com). */
+  anthropicBaseUrl?: string;
+  /** OpenAI-compatible base URL including `/v1` (default https://api.openai.com/v1). */
+  openaiBaseUrl?: string;
+  /** Used when a turn's `model` is empty. */
+  defaultModel?: string;
+  /** `max_completion_tokens` (default) or `max_tokens` for servers that only know the old name. */
+  openaiMaxTokensField?: 'max_completion_tokens' | 'max_tokens';
+  /** Send `reasoning_effort` to OpenAI-compatible servers (default false: non-reasoning models reject it). */
+  openaiReasoningEffort?: boolean;
+  /** Per-request timeout of the API providers (default 10 minutes). */
+  requestTimeoutMs?: number;
+  /** How often a long call heartbeats (default 5 s); keep it under the activity's heartbeat timeout. */
+  heartbeatIntervalMs?: number;
+  logger?: Logger;
+}
+
+export const DEFAULT_MODEL = 'scripted:examples/hello.yaml';
+
+/**
+ * The `modelTurn` activity: one model call, provider chosen by the `<provider>:` prefix.
+ * Failures follow Temporal's rules: transient ones are thrown retryable (with the server's
+ * `retry-after` as `nextRetryDelay`), ones a retry cannot fix are non-retryable and say what
+ * to fix. Long calls heartbeat; a cancelled activity aborts its HTTP request.
+ */
+export function createModelActivities(deps: ModelActivityDeps) {
+  const heartbeatIntervalMs = deps.heartbeatIntervalMs ?? 5_000;
+  const timeoutMs = deps.requestTimeoutMs ?? 600_000;
+  const env = () => deps.env ?? process.env;
+
+  async function modelTurn(input: ModelTurnInput): Promise<ModelTurnResult> {
+    const { provider, id } = parseModelId(input.model || deps.defaultModel || DEFAULT_MODEL);
+    const call = currentCallContext();
+    const started = Date.now();
+    const result = await withHeartbeat(call, heartbeatIntervalMs, () => {
+      if (provider === 'anthropic') return anthropicTurn(id, input, call, { env: env(), baseUrl: deps.anthropicBaseUrl, timeoutMs });
+      if (provider === 'openai') {
+        return openaiTurn(id, input, call, {
+          env: env(),
+          baseUrl: deps.openaiBaseUrl,
+          timeoutMs,
+          maxTokensField: deps.openaiMaxTokensField ?? 'max_completion_tokens',
+          reasoningEffort: deps.openaiReasoningEffort ?? false,
+        });
+      }
+      return scriptedTurn(id, input, call, { baseDir: deps.baseDir });
+    });
+    deps.logger?.debug(
+      { runId: input.runId, turn: input.turn, model: result.model, usage: result.usage, toolCalls: result.toolCalls.length, ms: Date.now() - started },
+      'model turn',
+    );
+    return result;
+  }
+
+  return { modelTurn };
+}
+
+export type ModelActivities = ReturnType<typeof createModelActivities>;

@@ -1,0 +1,30 @@
+import { ApplicationFailure } from '@temporalio/common';
+
+export const PROVIDERS = ['anthropic', 'openai', 'scripted'] as const;
+export type ProviderName = (typeof PROVIDERS)[number];
+
+/** A parsed `<provider>:<model id>` string. */
+export interface ModelId {
+  provider: ProviderName;
+  /** What follows the first colon: the API's model id, or the scripted file's path. */
+  id: string;
+}
+
+/**
+ * Splits `anthropic:claude-sonnet-4-5` into provider and id. A malformed string or an
+ * unknown provider is non-retryable: the profile or the request named a model that no
+ * retry will make exist.
+ */
+export function parseModelId(model: string): ModelId {
+  const colon = model.indexOf(':');
+  const provider = colon > 0 ? model.slice(0, colon) : '';
+  const id = colon > 0 ? model.slice(colon + 1).trim() : '';
+  if (!(PROVIDERS as readonly string[]).includes(provider) || id === '') {
+    throw ApplicationFailure.nonRetryable(
+      `Model '${model}' is not '<provider>:<model id>' with a provider of ${PROVIDERS.join(', ')} ` +
+        `(for example anthropic:claude-sonnet-4-5, openai:gpt-4.1, scripted:examples/hello.yaml)`,
+      'model_unknown',
+    );
+  }
+  return { provider: provider as ProviderName, id };
+}

@@ -1,0 +1,40 @@
+import OpenAI from 'openai';
+import { ApplicationFailure } from '@temporalio/common';
+import { readSecret } from '../../infra/config/secrets';
+import { type CallContext } from './activity-context';
+import { fromOpenAICompletion, toOpenAIRequest, type OpenAIRequestOptions } from './openai-mapping';
+import { missingKeyFailure, toActivityFailure, type ProviderLabel } from './provider-errors';
+import { type ModelTurnInput, type ModelTurnResult } from './types';
+
+export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
+
+export interface OpenAIProviderOptions extends OpenAIRequestOptions {
+  env: NodeJS.ProcessEnv;
+  /** Any OpenAI-compatible server or router, including its `/v1` path. */
+  baseUrl?: string;
+  timeoutMs: number;
+}
+
+/** One chat-completions call with the SDK's retries off (Temporal retries). */
+export async function openaiTurn(
+  modelId: string,
+  input: ModelTurnInput,
+  call: CallContext,
+  options: OpenAIProviderOptions,
+): Promise<ModelTurnResult> {
+  const baseUrl = options.baseUrl ?? DEFAULT_OPENAI_BASE_URL;
+  const label: ProviderLabel = { name: 'OpenAI-compatible API', keyVariable: 'OPENAI_API_KEY', baseUrl, model: `openai:${modelId}` };
+  const apiKey = readSecret('openaiApiKey', options.env);
+  if (!apiKey) throw missingKeyFailure(label, ' (a local server that needs no key accepts any value)');
+  const client = new OpenAI({ apiKey, baseURL: baseUrl, maxRetries: 0, timeout: options.timeoutMs });
+  let completion: OpenAI.Chat.ChatCompletion;
+  try {
+    completion = await client.chat.completions.create(toOpenAIRequest(modelId, input, options), { signal: call.signal });
+  } catch (error) {
+    throw toActivityFailure(error, label, call);
+  }
+  const result = fromOpenAICompletion(completion);
+  // An answer without choices is a server hiccup (some routers do this under load): retry.
+  if (!result) throw ApplicationFailure.retryable(`${label.name} at ${baseUrl} answered with no choices for ${label.model}`, 'model_unavailable');
+  return result;
+}

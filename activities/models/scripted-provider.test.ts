@@ -1,0 +1,155 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { CancelledFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { createModelActivities } from './index';
+import { failureOf } from './test-support';
+import { type ChatMessage, type ModelTurnInput, type ModelTurnResult } from './types';
+
+const repoRoot = resolve(__dirname, '../..');
+
+function turnInput(model: string, messages: ChatMessage[]): ModelTurnInput {
+  return { model, system: 'system prompt', messages, tools: [], maxTokens: 1000, runId: 'run:t:1', turn: 0 };
+}
+
+describe('scripted provider', () => {
+  let dir: string;
+  const activities = () => createModelActivities({ baseDir: dir, heartbeatIntervalMs: 20 });
+  const script = async (name: string, content: string) => {
+    await writeFile(join(dir, name), content);
+    return `scripted:${name}`;
+  };
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'scripted-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('plays the examples/hello.yaml demo: tool calls first, then the bash output echoed', async () => {
+    const models = createModelActivities({ baseDir: repoRoot });
+    const first = await models.modelTurn(turnInput('scripted:examples/hello.yaml', [{ role: 'user', text: 'say hello' }]));
+    expect(first.toolCalls).toEqual([
+      { id: 'call_0_0', name: 'update_status', input: { summary: 'Saying hello from the sandbox' } },
+      { id: 'call_0_1', name: 'bash', input: { command: 'echo hello from the sandbox && uname -s' } },
+    ]);
+    expect(first.stopReason).toBe('tool_use');
+    const second = await models.modelTurn(
+      turnInput('scripted:examples/hello.yaml', [
+        { role: 'user', text: 'say hello' },
+        { role: 'assistant', text: first.text, toolCalls: first.toolCalls },
+        {
+          role: 'tool',
+          results: [
+            { callId: 'call_0_0', name: 'update_status', content: 'updated' },
+            { callId: 'call_0_1', name: 'bash', content: 'exit 0\nhello from the sandbox\nLinux' },
+          ],
+        },
+      ]),
+    );
+    expect(second).toMatchObject({ text: 'The sandbox answered:\nexit 0\nhello from the sandbox\nLinux', toolCalls: [], stopReason: 'end_turn' });
+  });
+
+  it('chooses the turn by the number of assistant messages, so a retry plays the same turn', async () => {
+    const model = await script('two.json', JSON.stringify([{ text: 'one' }, { text: 'two', toolCalls: [{ name: 'bash', input: { command: 'ls' }, id: 'mine' }] }]));
+    const history: ChatMessage[] = [{ role: 'user', text: 'go' }, { role: 'assistant', text: 'one', toolCalls: [] }, { role: 'user', text: 'more' }];
+    const once = await activities().modelTurn(turnInput(model, history));
+    const again = await activities().modelTurn(turnInput(model, history));
+    expect(once).toEqual(again);
+    expect(once.text).toBe('two');
+    expect(once.toolCalls).toEqual([{ id: 'mine', name: 'bash', input: { command: 'ls' } }]);
+  });
+
+  it('plays the steer example: a steer naming v2 changes the next turn', async () => {
+    const models = createModelActivities({ baseDir: repoRoot });
+    const before: ChatMessage[] = [
+      { role: 'user', text: 'update the client' },
+      { role: 'assistant', text: 'Working', toolCalls: [{ id: 'call_0_0', name: 'bash', input: { command: 'sleep 2' } }] },
+      { role: 'tool', results: [{ callId: 'call_0_0', name: 'bash', content: 'exit 0' }] },
+    ];
+    const unsteered = await models.modelTurn(turnInput('scripted:examples/steer.yaml', before));
+    expect(unsteered.text).toBe('Staying on v1.');
+    const steered = await models.modelTurn(turnInput('scripted:examples/steer.yaml', [...before, { role: 'user', text: 'Use the V2 API' }]));
+    expect(steered.text).toBe('Switching to the v2 API as asked.');
+  });
+
+  it('fills templates in text and tool inputs', async () => {
+    const model = await script(
+      'echo.yaml',
+      'turns:\n  - text: "turn {{turn}} of {{runId}}: you said {{lastUser}}"\n    toolCalls:\n      - name: write_file\n        input: { path: notes.txt, content: "{{ lastUser }}" }\n',
+    );
+    const result = await activities().modelTurn(turnInput(model, [{ role: 'user', text: 'hi there' }]));
+    expect(result.text).toBe('turn 0 of run:t:1: you said hi there');
+    expect(result.toolCalls[0]?.input).toEqual({ path: 'notes.txt', content: 'hi there' });
+  });
+
+  it('reports its usage override, else a deterministic estimate', async () => {
+    const model = await script('usage.yaml', '- text: big\n  usage: { inputTokens: 90000, outputTokens: 5000 }\n- text: small\n');
+    const big = await activities().modelTurn(turnInput(model, [{ role: 'user', text: 'go' }]));
+    expect(big.usage).toEqual({ inputTokens: 90000, outputTokens: 5000 });
+    const history: ChatMessage[] = [{ role: 'user', text: 'go' }, { role: 'assistant', text: 'big', toolCalls: [] }];
+    const small = await activities().modelTurn(turnInput(model, history));
+    expect(small.usage.inputTokens).toBeGreaterThan(0);
+    expect(small.usage).toEqual((await activities().modelTurn(turnInput(model, history))).usage);
+  });
+
+  it('ends with a final text when the script runs out of turns', async () => {
+    const model = await script('short.yaml', '- text: only\n');
+    const result = await activities().modelTurn(
+      turnInput(model, [{ role: 'user', text: 'go' }, { role: 'assistant', text: 'only', toolCalls: [] }, { role: 'user', text: 'and?' }]),
+    );
+    expect(result).toMatchObject({ toolCalls: [], stopReason: 'end_turn' });
+    expect(result.text).toContain('has no turn 2 (it has 1)');
+  });
+
+  it.each([
+    ['missing.yaml', null, 'not found'],
+    ['broken.yaml', 'turns: [text: "unclosed', 'is not valid YAML'],
+    ['wrong.yaml', '- toolCalls: [{ input: {} }]\n', '0.toolCalls.0.name'],
+    ['nofallback.yaml', '- alternatives:\n    - when: { lastUserIncludes: v2 }\n      text: v2\n', 'needs a fallback'],
+    ['placeholder.yaml', '- text: "{{nope}}"\n', 'unknown placeholder'],
+  ])('refuses a bad script (%s) as non-retryable, naming the file and the problem', async (name, content, problem) => {
+    const model = content === null ? `scripted:${name}` : await script(name, content);
+    const failure = await failureOf(activities().modelTurn(turnInput(model, [{ role: 'user', text: 'go' }])));
+    expect([failure.nonRetryable, failure.type]).toEqual([true, 'model_script_invalid']);
+    expect(failure.message).toContain(join(dir, name));
+    expect(failure.message).toContain(problem);
+  });
+
+  it('refuses a model string without a known provider as non-retryable', async () => {
+    const failure = await failureOf(activities().modelTurn(turnInput('gpt-4.1', [])));
+    expect([failure.nonRetryable, failure.type]).toEqual([true, 'model_unknown']);
+    expect(failure.message).toContain("'<provider>:<model id>'");
+  });
+
+  it('uses the default model when the input names none', async () => {
+    const model = await script('default.yaml', '- text: from the default\n');
+    const models = createModelActivities({ baseDir: dir, defaultModel: model });
+    expect((await models.modelTurn(turnInput('', [{ role: 'user', text: 'go' }]))).text).toBe('from the default');
+  });
+
+  it('heartbeats while a slow turn waits, inside a Temporal activity context', async () => {
+    const model = await script('slow.yaml', '- text: slow answer\n  delayMs: 200\n');
+    const environment = new MockActivityEnvironment();
+    let heartbeats = 0;
+    environment.on('heartbeat', () => (heartbeats += 1));
+    const result = await environment.run<[ModelTurnInput], ModelTurnResult, (input: ModelTurnInput) => Promise<ModelTurnResult>>(
+      activities().modelTurn,
+      turnInput(model, [{ role: 'user', text: 'go' }]),
+    );
+    expect(result.text).toBe('slow answer');
+    expect(heartbeats).toBeGreaterThanOrEqual(3);
+  });
+
+  it('stops a slow turn promptly when the activity is cancelled', async () => {
+    const model = await script('slower.yaml', '- text: never\n  delayMs: 30000\n');
+    const environment = new MockActivityEnvironment();
+    const started = Date.now();
+    const pending = environment.run(activities().modelTurn, turnInput(model, [{ role: 'user', text: 'go' }]));
+    setTimeout(() => environment.cancel(), 100);
+    await expect(pending).rejects.toBeInstanceOf(CancelledFailure);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+});

@@ -1,0 +1,91 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { throwIfCancelled, type CallContext } from './activity-context';
+import { loadScript, resolveScriptPath, type ScriptAlternative, type ScriptCondition, type ScriptTurn } from './scripted-script';
+import { lastToolResult, renderTemplate, renderValue, viewConversation, type ScriptView } from './scripted-template';
+import { type ChatMessage, type ModelTurnInput, type ModelTurnResult, type TokenUsage } from './types';
+
+export interface ScriptedProviderOptions {
+  baseDir: string;
+}
+
+/**
+ * Plays one turn of a scripted model. The turn is chosen by how many assistant messages the
+ * conversation already holds, never by a counter of our own, so a retried or replayed
+ * activity plays the same turn. Past the end of the script it answers with a final text.
+ */
+export async function scriptedTurn(
+  path: string,
+  input: ModelTurnInput,
+  call: CallContext,
+  options: ScriptedProviderOptions,
+): Promise<ModelTurnResult> {
+  const file = resolveScriptPath(path, options.baseDir);
+  const turns = await loadScript(file);
+  const index = input.messages.filter((message) => message.role === 'assistant').length;
+  const view = viewConversation(input.messages, index, input.runId);
+  const model = `scripted:${path}`;
+  const turn = turns[index];
+  if (!turn) {
+    const text = `The script ${path} has no turn ${index + 1} (it has ${turns.length}), so this run ends here.`;
+    return { text, toolCalls: [], stopReason: 'end_turn', usage: estimateUsage(input, text), model };
+  }
+  const chosen = chooseAlternative(turn, view);
+  if (chosen.delayMs) await waitCancellably(chosen.delayMs, call);
+  throwIfCancelled(call);
+  const text = renderTemplate(chosen.text, view);
+  const toolCalls = chosen.toolCalls.map((toolCall, k) => ({
+    id: toolCall.id ?? `call_${index}_${k}`,
+    name: toolCall.name,
+    input: renderValue(toolCall.input, view),
+  }));
+  return {
+    text,
+    toolCalls,
+    stopReason: toolCalls.length > 0 ? 'tool_use' : 'end_turn',
+    usage: chosen.usage ?? estimateUsage(input, text, toolCalls),
+    model,
+  };
+}
+
+/** The first alternative whose condition holds, else the fallback; a plain turn is its own. */
+export function chooseAlternative(turn: ScriptTurn, view: ScriptView) {
+  const alternatives = turn.alternatives;
+  const chosen: ScriptAlternative = alternatives
+    ? // The schema guarantees a fallback exists, so the last `??` never applies.
+      (alternatives.find((alternative) => alternative.when && holds(alternative.when, view)) ??
+      alternatives.find((alternative) => !alternative.when) ??
+      alternatives[0])
+    : turn;
+  return { text: chosen.text ?? '', toolCalls: chosen.toolCalls ?? [], usage: chosen.usage, delayMs: chosen.delayMs };
+}
+
+/** Case-insensitive substring tests; every field given must hold. */
+function holds(condition: ScriptCondition, view: ScriptView): boolean {
+  const includes = (haystack: string, needle: string) => haystack.toLowerCase().includes(needle.toLowerCase());
+  if (condition.lastUserIncludes !== undefined && !includes(view.lastUser, condition.lastUserIncludes)) return false;
+  if (condition.lastToolResultIncludes !== undefined && !includes(lastToolResult(view), condition.lastToolResultIncludes)) return false;
+  return true;
+}
+
+/** The caller heartbeats meanwhile (`withHeartbeat`), which is what lets a cancellation arrive. */
+async function waitCancellably(delayMs: number, call: CallContext): Promise<void> {
+  try {
+    await sleep(delayMs, undefined, call.signal ? { signal: call.signal } : undefined);
+  } catch (error) {
+    throwIfCancelled(call);
+    throw error;
+  }
+}
+
+/** A deterministic stand-in for token counts: about four characters a token. */
+function estimateUsage(input: ModelTurnInput, text: string, toolCalls: { input: unknown }[] = []): TokenUsage {
+  const inputChars = input.system.length + input.messages.reduce((sum, message) => sum + messageLength(message), 0);
+  const outputChars = text.length + toolCalls.reduce((sum, toolCall) => sum + JSON.stringify(toolCall.input ?? null).length, 0);
+  return { inputTokens: Math.ceil(inputChars / 4), outputTokens: Math.ceil(outputChars / 4) };
+}
+
+function messageLength(message: ChatMessage): number {
+  if (message.role === 'tool') return message.results.reduce((sum, result) => sum + result.content.length, 0);
+  if (message.role === 'user') return message.text.length;
+  return message.text.length + JSON.stringify(message.toolCalls).length;
+}
