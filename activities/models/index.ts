@@ -73,3 +73,4 @@ export function createModelActivities(deps: ModelActivityDeps) {
 }
 
 export type ModelActivities = ReturnType<typeof createModelActivities>;
+export { modelDepsFromConfig } from './from-config';

@@ -10,12 +10,20 @@ export interface ModelId {
   id: string;
 }
 
+/** Bare ids whose family is unambiguous, as agent defaults often write them (`claude-sonnet-4-5`). */
+const BARE_FAMILIES: { pattern: RegExp; provider: ProviderName }[] = [
+  { pattern: /^claude-/, provider: 'anthropic' },
+  { pattern: /^(gpt-|o\d)/, provider: 'openai' },
+];
+
 /**
- * Splits `anthropic:claude-sonnet-4-5` into provider and id. A malformed string or an
- * unknown provider is non-retryable: the profile or the request named a model that no
- * retry will make exist.
+ * Splits `anthropic:claude-sonnet-4-5` into provider and id; a bare `claude-*`, `gpt-*` or
+ * `o<digit>*` id gets its family's provider. A malformed string or an unknown provider is
+ * non-retryable: the profile or the request named a model that no retry will make exist.
  */
 export function parseModelId(model: string): ModelId {
+  const bare = BARE_FAMILIES.find((family) => !model.includes(':') && family.pattern.test(model));
+  if (bare) return { provider: bare.provider, id: model };
   const colon = model.indexOf(':');
   const provider = colon > 0 ? model.slice(0, colon) : '';
   const id = colon > 0 ? model.slice(colon + 1).trim() : '';

@@ -119,7 +119,7 @@ describe('scripted provider', () => {
   });
 
   it('refuses a model string without a known provider as non-retryable', async () => {
-    const failure = await failureOf(activities().modelTurn(turnInput('gpt-4.1', [])));
+    const failure = await failureOf(activities().modelTurn(turnInput('llama3', [])));
     expect([failure.nonRetryable, failure.type]).toEqual([true, 'model_unknown']);
     expect(failure.message).toContain("'<provider>:<model id>'");
   });

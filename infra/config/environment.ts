@@ -21,6 +21,9 @@ export const ENVIRONMENT_BINDINGS: readonly EnvironmentBinding[] = [
   { variable: 'SWITCHBOARD_PUBLIC_URL', path: ['http', 'publicUrl'], kind: 'string' },
   { variable: 'LOG_LEVEL', path: ['log', 'level'], kind: 'string' },
   { variable: 'SWITCHBOARD_LOG_FORMAT', path: ['log', 'format'], kind: 'string' },
+  { variable: 'SWITCHBOARD_MODEL', path: ['models', 'defaultModel'], kind: 'string' },
+  { variable: 'ANTHROPIC_BASE_URL', path: ['models', 'anthropic', 'baseUrl'], kind: 'string' },
+  { variable: 'OPENAI_BASE_URL', path: ['models', 'openai', 'baseUrl'], kind: 'string' },
 ];
 
 /** Converts one variable's text; a value that cannot convert is passed on as text so the schema names it. */

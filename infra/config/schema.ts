@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AgentsConfigSchema } from '../../agents/config';
+import { ModelsConfigSchema } from './models-section';
 
 /**
  * One schema for all of Switchboard's settings. Every field has a default, so an empty
@@ -54,6 +55,7 @@ export const ConfigSchema = z
     http: HttpConfigSchema.prefault({}),
     log: LogConfigSchema.prefault({}),
     agents: AgentsConfigSchema.prefault({}),
+    models: ModelsConfigSchema.prefault({}),
   })
   .strict();
 

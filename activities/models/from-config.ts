@@ -1,0 +1,18 @@
+import { type ModelsConfig } from '../../infra/config/models-section';
+import { type ModelActivityDeps } from './index';
+
+/** The model activities' deps from the `models` config section (keys stay in the environment). */
+export function modelDepsFromConfig(
+  models: ModelsConfig,
+  rest: Pick<ModelActivityDeps, 'baseDir'> & Partial<ModelActivityDeps>,
+): ModelActivityDeps {
+  return {
+    defaultModel: models.defaultModel,
+    requestTimeoutMs: models.requestTimeoutMs,
+    anthropicBaseUrl: models.anthropic.baseUrl,
+    openaiBaseUrl: models.openai.baseUrl,
+    openaiMaxTokensField: models.openai.maxTokensField,
+    openaiReasoningEffort: models.openai.reasoningEffort,
+    ...rest,
+  };
+}

@@ -1,0 +1,34 @@
+import { z } from 'zod';
+
+/**
+ * Where the model providers are. API keys are secrets and come from the environment only
+ * (`ANTHROPIC_API_KEY`, `OPENAI_API_KEY`, see `secrets.ts`).
+ */
+export const ModelsConfigSchema = z
+  .object({
+    /** `<provider>:<model id>` used when a turn names no model; the default runs offline. */
+    defaultModel: z.string().min(1).default('scripted:examples/hello.yaml'),
+    /** Per-request timeout of the API providers; a timeout is retried by Temporal. */
+    requestTimeoutMs: z.number().int().positive().default(600_000),
+    anthropic: z
+      .object({
+        /** Messages API base URL (a proxy or a local emulator); default https://api.anthropic.com. */
+        baseUrl: z.url({ protocol: /^https?$/ }).optional(),
+      })
+      .strict()
+      .prefault({}),
+    openai: z
+      .object({
+        /** Any OpenAI-compatible server or router, including `/v1`; default https://api.openai.com/v1. */
+        baseUrl: z.url({ protocol: /^https?$/ }).optional(),
+        /** `max_tokens` for servers that do not know `max_completion_tokens`. */
+        maxTokensField: z.enum(['max_completion_tokens', 'max_tokens']).default('max_completion_tokens'),
+        /** Send the run's effort as `reasoning_effort` (only reasoning models accept it). */
+        reasoningEffort: z.boolean().default(false),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict();
+
+export type ModelsConfig = z.infer<typeof ModelsConfigSchema>;
