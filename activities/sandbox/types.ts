@@ -29,10 +29,12 @@ export interface BashResult {
   durationMs: number;
   /** Guidance for the model, e.g. the detach recipe after a timeout. */
   hint?: string;
+  /** How the command was confined: `bwrap` (namespaces) or `none` (no bubblewrap on this worker). */
+  isolation?: 'bwrap' | 'none';
 }
 
 export type FileResult =
-  | { ok: true; path: string; content?: string; bytes: number; truncated?: boolean }
+  | { ok: true; path: string; content?: string; bytes: number; truncated?: boolean; totalLines?: number }
   | { ok: false; path: string; error: string; code: 'path_outside_workspace' | 'not_found' | 'too_large' | 'io_error' };
 
 export interface JobStatusInput {
@@ -47,4 +49,34 @@ export interface JobStatus {
   exitCode?: number;
   /** The last lines of the log, when there is one. */
   logTail?: string;
+  /** Set when the files cannot be read as named (e.g. outside the workspace); polling on will not help. */
+  error?: string;
+}
+
+export interface ReadFileInput {
+  workspace: WorkspaceRef;
+  /** Relative to the workspace, or `/workspace/…`, or `/tmp/…` (the workspace's private tmp). */
+  path: string;
+  /** First line, counting from 1. */
+  offset?: number;
+  /** Lines to return (default 2000). */
+  limit?: number;
+}
+
+export interface WriteFileInput {
+  workspace: WorkspaceRef;
+  path: string;
+  content: string;
+}
+
+export interface WorkspaceInput {
+  workspace: WorkspaceRef;
+}
+
+export interface WorkspaceState {
+  /** The workspace folder on the worker's disk. */
+  root: string;
+  isolation: 'bwrap' | 'none';
+  /** Host pid of the bubblewrap holder's init, when isolated. */
+  holderPid?: number;
 }

@@ -1,0 +1,30 @@
+import { BASH_TIMEOUT_MAX_MS } from '../../tools/bash';
+
+/**
+ * How to run a job longer than one call: detached into its own session so the call's
+ * process-group reaping spares it, with the wrapper's own stdio closed so the call does
+ * not wait on its output.
+ */
+export const DETACH_RECIPE =
+  "setsid -f sh -c '<command> > /tmp/job.log 2>&1; echo $? > /tmp/job.exit' </dev/null >/dev/null 2>&1";
+
+/** What the model reads after exit 124. */
+export function timeoutHint(timeoutMs: number): string {
+  return [
+    `The command was stopped after ${Math.round(timeoutMs / 1000)} s (exit 124). Each call's process group is reaped when it`,
+    'returns or times out, so a plain background job (cmd &) dies with the call. Run a longer job detached:',
+    `  ${DETACH_RECIPE}`,
+    'then wait for it with the wait_for_job tool (exitFile /tmp/job.exit, logFile /tmp/job.log), or tail /tmp/job.log',
+    `on later calls. A single call may also ask for timeoutMs up to ${BASH_TIMEOUT_MAX_MS} (20 minutes).`,
+  ].join('\n');
+}
+
+/** Said when the requested timeout was outside what a call may have. */
+export function clampedTimeoutNote(requested: number, used: number): string {
+  return `timeoutMs ${requested} is outside 1000..${BASH_TIMEOUT_MAX_MS}; the call ran with ${used}.`;
+}
+
+/** Said on results of unisolated commands, so nobody mistakes them for sandboxed ones. */
+export function unisolatedNote(reason: string): string {
+  return `This command ran without bubblewrap isolation (${reason}); /tmp is the machine's, so use $TMPDIR for job files.`;
+}

@@ -1,0 +1,82 @@
+import { execFile } from 'node:child_process';
+import { readdirSync, lstatSync, readlinkSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { sep } from 'node:path';
+import { promisify } from 'node:util';
+import { SANDBOX_VIEW, type WorkspaceLayout } from './workspace-layout';
+
+const run = promisify(execFile);
+
+/** How commands are confined: `bwrap` (namespaces) or `none` (process group and scrubbed env only). */
+export type IsolationMode = 'bwrap' | 'none';
+
+export interface IsolationCheck {
+  mode: IsolationMode;
+  /** Why isolation is off, when it is. */
+  reason?: string;
+}
+
+/**
+ * Whether bubblewrap can isolate commands here. The holder design needs root (nsenter joins
+ * the holder's namespaces; an unprivileged worker would need user namespaces on top), bwrap,
+ * nsenter and setpriv, and a trial sandbox that really starts.
+ */
+export async function detectIsolation(): Promise<IsolationCheck> {
+  if (process.getuid?.() !== 0) return { mode: 'none', reason: 'the worker is not root, and the bubblewrap holder needs root to enter its namespaces' };
+  for (const tool of ['bwrap', 'nsenter', 'setpriv']) {
+    try {
+      await run('sh', ['-c', `command -v ${tool}`]);
+    } catch {
+      return { mode: 'none', reason: `${tool} is not installed (Debian: apt-get install bubblewrap util-linux)` };
+    }
+  }
+  try {
+    await run('bwrap', ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--unshare-net', '--', 'true'], { timeout: 10_000 });
+  } catch (error) {
+    const detail = (error as { stderr?: string }).stderr?.trim() || (error as Error).message;
+    return { mode: 'none', reason: `bwrap is installed but cannot start a sandbox here: ${detail}` };
+  }
+  return { mode: 'bwrap' };
+}
+
+// Top-level host folders the sandbox never sees: its own /proc, /dev and /tmp replace the
+// host's; people's homes hold credentials (~/.git-credentials, ~/.npmrc, ~/.config/gh).
+const HIDDEN_TOP_LEVEL = new Set(['proc', 'dev', 'tmp', 'home', 'root', 'workspace', '.switchboard']);
+
+const SYSTEM_TOP_LEVEL = new Set(['usr', 'etc', 'bin', 'sbin', 'lib', 'lib64', 'lib32', 'opt', 'var', 'run', 'sys', 'srv']);
+
+/**
+ * The bubblewrap arguments of a workspace's holder: a fresh root built from the host's
+ * top-level folders bound read-only (so `/workspace` can be created beside them), the
+ * workspace parts bound at their fixed view paths, and the data dir hidden.
+ */
+export function holderArguments(layout: WorkspaceLayout, dataDir: string): string[] {
+  const args: string[] = [];
+  for (const entry of readdirSync('/')) {
+    if (HIDDEN_TOP_LEVEL.has(entry)) continue;
+    const hostPath = `/${entry}`;
+    const stat = lstatSync(hostPath, { throwIfNoEntry: false });
+    if (!stat) continue;
+    if (stat.isSymbolicLink()) args.push('--symlink', readlinkSync(hostPath), hostPath);
+    else if (stat.isDirectory()) args.push('--ro-bind', hostPath, hostPath);
+  }
+  args.push('--dev', '/dev', '--proc', '/proc');
+  // The worker's data (other workspaces, the Temporal database), its home and its own folder
+  // (where a .env may sit) stay out of view; system folders are never hidden.
+  for (const hidden of new Set([dataDir, homedir(), process.cwd()])) {
+    const parts = hidden.split(sep).filter(Boolean);
+    if (parts.length === 0 || HIDDEN_TOP_LEVEL.has(parts[0]) || SYSTEM_TOP_LEVEL.has(parts[0])) continue;
+    args.push('--tmpfs', hidden);
+  }
+  args.push(
+    '--bind', layout.work, SANDBOX_VIEW.work,
+    '--bind', layout.tmp, SANDBOX_VIEW.tmp,
+    '--bind', layout.home, SANDBOX_VIEW.home,
+    '--ro-bind', layout.credentials, SANDBOX_VIEW.credentials,
+    '--chdir', SANDBOX_VIEW.work,
+    // Network is unshared for the holder; a call allowed the network simply does not join it.
+    '--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts',
+    '--hostname', 'sandbox',
+  );
+  return args;
+}

@@ -1,0 +1,49 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { setTimeout as delay } from 'node:timers/promises';
+
+/** Whether any live (non-zombie) process is still in the process group. */
+export function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+  } catch {
+    return false;
+  }
+  // kill(0) also succeeds for a group of zombies awaiting their reaper; look closer.
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) === pgid && fields[0] !== 'Z') return true;
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return false;
+}
+
+function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // ESRCH: the group is already empty.
+  }
+}
+
+/**
+ * Ends every process of a group: SIGTERM first so tools can clean up, SIGKILL for what
+ * is still there after the grace period.
+ */
+export async function terminateGroup(pgid: number, graceMs = 2_000): Promise<void> {
+  signalGroup(pgid, 'SIGTERM');
+  const deadline = Date.now() + graceMs;
+  while (groupAlive(pgid)) {
+    if (Date.now() >= deadline) {
+      signalGroup(pgid, 'SIGKILL');
+      break;
+    }
+    await delay(25);
+  }
+  const killDeadline = Date.now() + 1_000;
+  while (groupAlive(pgid) && Date.now() < killDeadline) await delay(25);
+}
