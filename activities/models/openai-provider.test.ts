@@ -1,4 +1,6 @@
 import { chatCompletion, dropConnection, openaiError, startOpenAIServer, type WireServer } from '../../test/emulators/openai-server';
+import { CancelledFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { createModelActivities, type ModelActivityDeps } from './index';
 import { failureOf, sampleInput } from './test-support';
 
@@ -135,5 +137,13 @@ describe('openai provider against a local chat-completions server', () => {
     expect([failure.nonRetryable, failure.type]).toEqual([true, 'model_key_missing']);
     expect(failure.message).toMatch(/^OPENAI_API_KEY is not set/);
     expect(server.requests).toHaveLength(0);
+  });
+
+  it('aborts the HTTP request when the activity is cancelled', async () => {
+    server.enqueue(chatCompletion({ text: 'never read', delayMs: 20_000 }));
+    const environment = new MockActivityEnvironment();
+    const pending = environment.run(activities().modelTurn, sampleInput('openai:gpt-4.1'));
+    setTimeout(() => environment.cancel(), 150);
+    await expect(pending).rejects.toBeInstanceOf(CancelledFailure);
   });
 });
