@@ -24,6 +24,11 @@ export const ENVIRONMENT_BINDINGS: readonly EnvironmentBinding[] = [
   { variable: 'SWITCHBOARD_MODEL', path: ['models', 'defaultModel'], kind: 'string' },
   { variable: 'ANTHROPIC_BASE_URL', path: ['models', 'anthropic', 'baseUrl'], kind: 'string' },
   { variable: 'OPENAI_BASE_URL', path: ['models', 'openai', 'baseUrl'], kind: 'string' },
+  { variable: 'GITHUB_API_URL', path: ['github', 'apiUrl'], kind: 'string' },
+  { variable: 'GITHUB_GIT_URL', path: ['github', 'gitUrl'], kind: 'string' },
+  { variable: 'GITHUB_APP_ID', path: ['github', 'appId'], kind: 'string' },
+  { variable: 'GITHUB_APP_INSTALLATION_ID', path: ['github', 'installationId'], kind: 'number' },
+  { variable: 'GITHUB_BOT_LOGIN', path: ['github', 'botLogin'], kind: 'string' },
 ];
 
 /** Converts one variable's text; a value that cannot convert is passed on as text so the schema names it. */

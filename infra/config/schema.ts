@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AgentsConfigSchema } from '../../agents/config';
 import { ModelsConfigSchema } from './models-section';
+import { GitHubConfigSchema } from './github-section';
 
 /**
  * One schema for all of Switchboard's settings. Every field has a default, so an empty
@@ -56,6 +57,7 @@ export const ConfigSchema = z
     log: LogConfigSchema.prefault({}),
     agents: AgentsConfigSchema.prefault({}),
     models: ModelsConfigSchema.prefault({}),
+    github: GitHubConfigSchema.prefault({}),
   })
   .strict();
 

@@ -1,0 +1,82 @@
+import { guarded, hasMarker, isRetry, refusalOrThrow, unconfirmed, withMarker } from './effects';
+import { type GitHubIdentities } from './identity';
+import { headMoved } from './pull-request-writes';
+import { splitRepo } from './repo-name';
+import type * as T from './types';
+
+/** Reviews, comments and labels on a pull request or issue. */
+export function createConversationWrites(identities: GitHubIdentities) {
+  return {
+    /**
+     * Posts a review to the exact PR and commit that was reviewed (at-most-once). A retry
+     * looks for its marker before anything else, because the head may legitimately have
+     * moved after the first attempt posted.
+     */
+    async postReview(input: T.PostReviewInput): Promise<T.EffectResult> {
+      const identity = input.identity ?? 'write';
+      const where = { ...splitRepo(input.repo), pull_number: input.number };
+      const gh = await identities.octokitFor(identity);
+      const key = input.effectKey;
+      return guarded(key, `post a review on #${input.number}`, identity, async () => {
+        if (isRetry(input.attempt)) {
+          const reviews = await gh.paginate(gh.rest.pulls.listReviews, { ...where, per_page: 100 });
+          const mine = reviews.find((r) => hasMarker(r.body, key));
+          if (mine) return { status: 'confirmed', effectKey: key, id: mine.id, number: input.number, sha: mine.commit_id ?? undefined, url: mine.html_url };
+          return unconfirmed(key, `post the review of #${input.number}`);
+        }
+        const { data: pr } = await gh.rest.pulls.get(where);
+        if (pr.head.sha !== input.commitSha) return headMoved(key, input.number, input.commitSha, pr.head.sha);
+        const { data } = await gh.rest.pulls.createReview({
+          ...where,
+          commit_id: input.commitSha,
+          event: input.event,
+          body: withMarker(input.body, key),
+          comments: input.comments?.map((c) => ({ path: c.path, line: c.line, body: c.body })),
+        });
+        return { status: 'confirmed', effectKey: key, id: data.id, number: input.number, sha: data.commit_id ?? undefined, url: data.html_url };
+      });
+    },
+
+    /** Posts a comment on an issue or PR (at-most-once). */
+    async postComment(input: T.PostCommentInput): Promise<T.EffectResult> {
+      const identity = input.identity ?? 'write';
+      const where = { ...splitRepo(input.repo), issue_number: input.number };
+      const gh = await identities.octokitFor(identity);
+      const key = input.effectKey;
+      return guarded(key, `comment on #${input.number}`, identity, async () => {
+        if (isRetry(input.attempt)) {
+          const comments = await gh.paginate(gh.rest.issues.listComments, { ...where, per_page: 100 });
+          const mine = comments.find((c) => hasMarker(c.body, key));
+          if (mine) return { status: 'confirmed', effectKey: key, id: mine.id, number: input.number, url: mine.html_url };
+          return unconfirmed(key, `comment on #${input.number}`);
+        }
+        const { data } = await gh.rest.issues.createComment({ ...where, body: withMarker(input.body, key) });
+        return { status: 'confirmed', effectKey: key, id: data.id, number: input.number, url: data.html_url };
+      });
+    },
+
+    /** Replaces a comment's body (repeatable: the same body twice is the same comment). */
+    async updateComment(input: T.UpdateCommentInput): Promise<T.EffectResult> {
+      const identity = input.identity ?? 'write';
+      const gh = await identities.octokitFor(identity);
+      try {
+        const { data } = await gh.rest.issues.updateComment({ ...splitRepo(input.repo), comment_id: input.commentId, body: withMarker(input.body, input.effectKey) });
+        return { status: 'confirmed', effectKey: input.effectKey, id: data.id, url: data.html_url };
+      } catch (error) {
+        return refusalOrThrow(error, input.effectKey, `update comment ${input.commentId}`, identity);
+      }
+    },
+
+    /** Sets the labels to exactly this list (repeatable). */
+    async setLabels(input: T.SetLabelsInput): Promise<T.EffectResult> {
+      const identity = input.identity ?? 'write';
+      const gh = await identities.octokitFor(identity);
+      try {
+        await gh.rest.issues.setLabels({ ...splitRepo(input.repo), issue_number: input.number, labels: input.labels });
+        return { status: 'confirmed', effectKey: input.effectKey, number: input.number };
+      } catch (error) {
+        return refusalOrThrow(error, input.effectKey, `set labels on #${input.number}`, identity);
+      }
+    },
+  };
+}

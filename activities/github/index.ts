@@ -1,0 +1,33 @@
+import { createConversationWrites } from './conversation-writes';
+import { type GitHubIdentities } from './identity';
+import { createPullRequestWrites } from './pull-request-writes';
+import { createPushBranch } from './push-branch';
+import { createGitHubReadActivities } from './reads';
+import { createRepositoryVetting } from './vetting';
+
+export interface GitHubActivityDeps {
+  identities: GitHubIdentities;
+}
+
+/**
+ * Every GitHub activity: reads, vetting, and the effect-keyed writes. Register the result
+ * with the worker; workflows call them through `proxyActivities<GitHubActivities>()`.
+ */
+export function createGitHubActivities(deps: GitHubActivityDeps) {
+  return {
+    ...createGitHubReadActivities(deps.identities),
+    ...createRepositoryVetting(deps.identities),
+    ...createPushBranch(deps.identities),
+    ...createPullRequestWrites(deps.identities),
+    ...createConversationWrites(deps.identities),
+  };
+}
+
+export type GitHubActivities = ReturnType<typeof createGitHubActivities>;
+
+export { createGitHubIdentities, githubIdentitiesFromEnvironment, createOctokit, APP_PERMISSIONS } from './identity';
+export type { GitHubIdentities, GitHubIdentityOptions, IdentityScope, GitHubAppCredential } from './identity';
+export { gitCredentialArgs, GIT_TOKEN_VARIABLE } from './git-credentials';
+export { unitBranchName } from './push-branch';
+export { effectMarker } from './effects';
+export type * from './types';

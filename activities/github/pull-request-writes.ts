@@ -1,0 +1,89 @@
+import { effectMarker, guarded, hasMarker, isRetry, unconfirmed, withMarker } from './effects';
+import { httpStatusOf } from './failures';
+import { type GitHubIdentities } from './identity';
+import { splitRepo } from './repo-name';
+import { type EffectResult, type MergePullRequestInput, type OpenPullRequestInput } from './types';
+
+/** Opening/updating and merging a pull request: both at-most-once. */
+export function createPullRequestWrites(identities: GitHubIdentities) {
+  return {
+    /**
+     * Opens the PR for `head`, or updates the open one. GitHub keeps one open PR per head and
+     * base, so the lookup by head is also the marker lookup: a retry that finds no open PR
+     * for its head reports `unconfirmed` rather than opening a second one.
+     */
+    async openOrUpdatePullRequest(input: OpenPullRequestInput): Promise<EffectResult> {
+      const identity = input.identity ?? 'write';
+      const key = input.effectKey;
+      const where = splitRepo(input.repo);
+      const gh = await identities.octokitFor(identity);
+      const what = `open a pull request for ${input.head}`;
+      return guarded(key, what, identity, async () => {
+        const body = withMarker(input.body, key);
+        const open = await gh.paginate(gh.rest.pulls.list, { ...where, state: 'open', head: `${where.owner}:${input.head}`, per_page: 100 });
+        const existing = open.find((pr) => pr.head.ref === input.head && pr.base.ref === input.base) ?? open.find((pr) => pr.head.ref === input.head);
+        if (existing && hasMarker(existing.body, key)) {
+          return { status: 'confirmed', effectKey: key, number: existing.number, url: existing.html_url, sha: existing.head.sha };
+        }
+        if (existing) {
+          // Updating title and body is repeatable, so it is safe on any attempt.
+          const { data } = await gh.rest.pulls.update({ ...where, pull_number: existing.number, title: input.title, body });
+          return { status: 'confirmed', effectKey: key, number: data.number, url: data.html_url, sha: data.head.sha };
+        }
+        if (isRetry(input.attempt)) return unconfirmed(key, what);
+        const { data } = await gh.rest.pulls.create({ ...where, head: input.head, base: input.base, title: input.title, body, draft: input.draft });
+        return { status: 'confirmed', effectKey: key, number: data.number, url: data.html_url, sha: data.head.sha };
+      });
+    },
+
+    /**
+     * Merges only the head that was approved (`expectedHeadSha`). A retry confirms when the PR
+     * is merged at that head; an unmerged PR after a lost result is `unconfirmed`.
+     */
+    async mergePullRequest(input: MergePullRequestInput): Promise<EffectResult> {
+      const identity = input.identity ?? 'write';
+      const where = { ...splitRepo(input.repo), pull_number: input.number };
+      const gh = await identities.octokitFor(identity);
+      const key = input.effectKey;
+      const what = `merge pull request #${input.number}`;
+      return guarded(key, what, identity, async () => {
+        const { data: pr } = await gh.rest.pulls.get(where);
+        if (pr.merged) {
+          if (pr.head.sha === input.expectedHeadSha && isRetry(input.attempt)) {
+            return { status: 'confirmed', effectKey: key, number: pr.number, url: pr.html_url, sha: pr.merge_commit_sha ?? undefined };
+          }
+          return { status: 'refused', effectKey: key, code: 'already_merged', reason: `pull request #${pr.number} is already merged`, number: pr.number };
+        }
+        if (isRetry(input.attempt)) return unconfirmed(key, what);
+        if (pr.head.sha !== input.expectedHeadSha) return headMoved(key, input.number, input.expectedHeadSha, pr.head.sha);
+        try {
+          const { data } = await gh.rest.pulls.merge({
+            ...where,
+            sha: input.expectedHeadSha,
+            merge_method: input.method ?? 'squash',
+            commit_title: input.title,
+            commit_message: effectMarker(key),
+          });
+          return { status: 'confirmed', effectKey: key, number: input.number, sha: data.sha, url: pr.html_url };
+        } catch (error) {
+          const status = httpStatusOf(error);
+          if (status === 409) return headMoved(key, input.number, input.expectedHeadSha, 'a newer commit');
+          if (status === 405) {
+            return { status: 'refused', effectKey: key, code: 'not_mergeable', reason: `GitHub says #${input.number} cannot be merged: ${(error as Error).message}` };
+          }
+          throw error;
+        }
+      });
+    },
+  };
+}
+
+export function headMoved(effectKey: string, number: number, expected: string, actual: string): EffectResult {
+  return {
+    status: 'refused',
+    effectKey,
+    code: 'head_moved',
+    number,
+    reason: `pull request #${number} moved from ${expected.slice(0, 12)} to ${actual.slice(0, 12)}; nothing was written`,
+  };
+}

@@ -1,0 +1,136 @@
+/**
+ * The contract of the GitHub activities. Workflows import these types only.
+ * Every input names the identity whose credential the call uses.
+ */
+import { type IdentityScope } from './identity';
+
+export type { IdentityScope };
+
+/** `owner/name`. */
+export type RepoName = string;
+
+interface OnRepo {
+  repo: RepoName;
+  /** The run's identity; reads default to `read`. */
+  identity?: Exclude<IdentityScope, 'none'>;
+}
+
+export interface ReposInput { identity?: Exclude<IdentityScope, 'none'>; owner?: string; query?: string }
+export interface RepoSummary { fullName: string; defaultBranch: string; private: boolean; pushedAt?: string }
+
+export interface TreeInput extends OnRepo { ref?: string; path?: string; recursive?: boolean }
+export interface TreeEntry { path: string; type: 'blob' | 'tree' | 'commit'; size?: number }
+export interface TreeResult { sha: string; entries: TreeEntry[]; truncated: boolean }
+
+export interface FileInput extends OnRepo { path: string; ref?: string }
+export interface FileResult { path: string; sha: string; size: number; content: string; encoding: 'utf8' | 'base64' }
+
+export interface SearchCodeInput { identity?: Exclude<IdentityScope, 'none'>; query: string; repo?: RepoName; maxResults?: number }
+export interface SearchCodeHit { repo: RepoName; path: string; fragments: string[] }
+
+export interface IssueListInput extends OnRepo { state?: 'open' | 'closed' | 'all'; labels?: string[]; maxResults?: number }
+export interface IssueSummary { number: number; title: string; state: string; labels: string[]; author?: string; updatedAt: string }
+export interface IssueGetInput extends OnRepo { number: number }
+export interface IssueDetail extends IssueSummary { body: string; comments: number; isPullRequest: boolean }
+
+export interface PullGetInput extends OnRepo { number: number; includeDiff?: boolean }
+export interface PullDetail {
+  number: number;
+  title: string;
+  body: string;
+  state: string;
+  merged: boolean;
+  draft: boolean;
+  headRef: string;
+  headSha: string;
+  baseRef: string;
+  url: string;
+  files: Array<{ path: string; status: string; additions: number; deletions: number; patch?: string }>;
+}
+
+export interface CommitChecksInput extends OnRepo { ref: string }
+export interface CommitChecks {
+  sha: string;
+  /** `success`, `failure` or `pending`, combining check runs and commit statuses. */
+  overall: 'success' | 'failure' | 'pending';
+  checkRuns: Array<{ name: string; status: string; conclusion: string | null }>;
+  statuses: Array<{ context: string; state: string }>;
+}
+
+export interface PullActivityInput extends OnRepo { number: number }
+export interface PullActivity {
+  reviews: Array<{ id: number; author?: string; state: string; body: string; commitId: string }>;
+  reviewComments: Array<{ id: number; author?: string; path: string; line?: number; body: string }>;
+  comments: Array<{ id: number; author?: string; body: string }>;
+}
+
+export interface VetRepositoryInput { repo: RepoName; identity?: Exclude<IdentityScope, 'none'> }
+export type VetRepositoryResult =
+  | { ok: true; repo: RepoName; defaultBranch: string; private: boolean }
+  | { ok: false; repo: RepoName; code: 'repo_not_visible' | 'repo_unverified'; reason: string };
+
+/** Every write carries its effect key (`<workflowId>/<effect>/<seq>`), derived in the workflow. */
+interface Effect extends OnRepo {
+  effectKey: string;
+  /**
+   * The attempt; inside an activity Temporal's own attempt number is used, this is for a
+   * caller outside one. Above 1 an at-most-once write looks for its marker before anything else.
+   */
+  attempt?: number;
+}
+
+/** Why a write was not made. */
+export type RefusalCode =
+  | 'forbidden'
+  | 'not_found'
+  | 'head_moved'
+  | 'stale_lease'
+  | 'already_merged'
+  | 'not_mergeable'
+  | 'rate_limited'
+  | 'invalid';
+
+/**
+ * The outcome of a write. `confirmed`: it exists on GitHub. `unconfirmed`: an earlier attempt's
+ * result was lost and its marker cannot be found; it was not sent again. `refused`: not made.
+ */
+export interface EffectResult {
+  status: 'confirmed' | 'unconfirmed' | 'refused';
+  effectKey: string;
+  code?: RefusalCode;
+  reason?: string;
+  /** Milliseconds to wait before asking again, when refused as `rate_limited`. */
+  retryAfterMs?: number;
+  id?: number;
+  number?: number;
+  url?: string;
+  sha?: string;
+}
+
+export interface PushBranchInput extends Effect {
+  /** The local git checkout whose HEAD (or `sourceRef`) is pushed. */
+  workingDirectory: string;
+  branch: string;
+  sourceRef?: string;
+  /** The SHA the remote branch is expected to be at (omit for "whatever we last fetched"). */
+  expectedRemoteSha?: string;
+}
+
+export interface OpenPullRequestInput extends Effect { head: string; base: string; title: string; body: string; draft?: boolean }
+export interface PostReviewInput extends Effect {
+  number: number;
+  /** The commit that was reviewed; the review is refused if the PR head moved past it. */
+  commitSha: string;
+  event: 'COMMENT' | 'APPROVE' | 'REQUEST_CHANGES';
+  body: string;
+  comments?: Array<{ path: string; line: number; body: string }>;
+}
+export interface PostCommentInput extends Effect { number: number; body: string }
+export interface UpdateCommentInput extends Effect { commentId: number; body: string }
+export interface SetLabelsInput extends Effect { number: number; labels: string[] }
+export interface MergePullRequestInput extends Effect {
+  number: number;
+  expectedHeadSha: string;
+  method?: 'merge' | 'squash' | 'rebase';
+  title?: string;
+}

@@ -1,0 +1,170 @@
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type LocalGitHub } from '../../infra/local-github';
+import { runGit } from './git-credentials';
+import { type GitHubIdentities } from './identity';
+import { createGitHubActivities } from './index';
+import { cloneLocal, localGitHubWithIdentities } from './test-support';
+
+let github: LocalGitHub;
+let identities: GitHubIdentities;
+let activities: ReturnType<typeof createGitHubActivities>;
+let counter = 0;
+
+beforeAll(async () => {
+  ({ github, identities } = await localGitHubWithIdentities());
+  activities = createGitHubActivities({ identities });
+});
+afterAll(async () => {
+  await github.close();
+});
+
+/** A fresh repository with an open PR from `feature` (someone else's commit on it). */
+async function repoWithPullRequest() {
+  const name = `repo-${++counter}`;
+  github.createRepo('acme', name, { 'README.md': '# hello\n' });
+  const repo = `acme/${name}`;
+  const head = github.commit(repo, 'feature', { 'src/a.ts': 'export const a = 1;\n' });
+  const opened = await activities.openOrUpdatePullRequest({ repo, effectKey: `wf-${name}/open/1`, head: 'feature', base: 'main', title: 'Add a', body: 'Adds a.' });
+  expect(opened.status).toBe('confirmed');
+  return { repo, number: opened.number!, head };
+}
+
+describe('at-most-once writes under a dropped response', () => {
+  test('opening a pull request: one PR, the retry confirms it', async () => {
+    github.createRepo('acme', 'open-drop', { 'README.md': 'x\n' });
+    github.commit('acme/open-drop', 'topic', { 'b.txt': 'b\n' });
+    github.faults.dropResponse({ method: 'POST', path: '/pulls' });
+    const input = { repo: 'acme/open-drop', effectKey: 'unit:acme/open-drop#x/open-pr/1', head: 'topic', base: 'main', title: 'T', body: 'B' };
+    await expect(activities.openOrUpdatePullRequest(input)).rejects.toThrow();
+    const retry = await activities.openOrUpdatePullRequest({ ...input, attempt: 2 });
+    expect(retry).toMatchObject({ status: 'confirmed', number: 1 });
+    expect(github.state.countWrites('pull_request.create', 'acme/open-drop')).toBe(1);
+  });
+
+  test('a comment: one comment, the retry finds its marker', async () => {
+    const { repo, number } = await repoWithPullRequest();
+    github.faults.dropResponse({ method: 'POST', path: /\/comments$/ });
+    const input = { repo, number, effectKey: 'run:t/comment/1', body: 'Working on it.' };
+    await expect(activities.postComment(input)).rejects.toThrow();
+    const retry = await activities.postComment({ ...input, attempt: 2 });
+    expect(retry.status).toBe('confirmed');
+    expect(retry.id).toBe(github.state.writes.find((w) => w.kind === 'comment.create' && w.repo === repo)?.id);
+    expect(github.state.countWrites('comment.create', repo)).toBe(1);
+  });
+
+  test('a review: one review, the retry confirms it even though the head moved since', async () => {
+    const { repo, number, head } = await repoWithPullRequest();
+    github.faults.dropResponse({ method: 'POST', path: /\/reviews$/ });
+    const input = { repo, number, commitSha: head, event: 'COMMENT' as const, effectKey: 'unit:x/review/1', body: 'Looks fine.' };
+    await expect(activities.postReview(input)).rejects.toThrow();
+    github.commit(repo, 'feature', { 'src/b.ts': 'export const b = 2;\n' });
+    const retry = await activities.postReview({ ...input, attempt: 2 });
+    expect(retry).toMatchObject({ status: 'confirmed', sha: head });
+    expect(github.state.countWrites('review.create', repo)).toBe(1);
+  });
+
+  test('a merge: one merge, the retry confirms it at the expected head', async () => {
+    const { repo, number, head } = await repoWithPullRequest();
+    github.faults.dropResponse({ method: 'PUT', path: /\/merge$/ });
+    const input = { repo, number, expectedHeadSha: head, effectKey: 'unit:x/merge/1' };
+    await expect(activities.mergePullRequest(input)).rejects.toThrow();
+    expect(await activities.mergePullRequest({ ...input, attempt: 2 })).toMatchObject({ status: 'confirmed' });
+    expect(github.state.countWrites('pull_request.merge', repo)).toBe(1);
+  });
+
+  test('a comment whose first attempt left no trace is unconfirmed and not sent again', async () => {
+    const { repo, number } = await repoWithPullRequest();
+    github.faults.serverErrors({ method: 'POST', path: /\/comments$/ }, 1, 502);
+    const input = { repo, number, effectKey: 'run:t/comment/lost', body: 'Hello' };
+    await expect(activities.postComment(input)).rejects.toThrow();
+    const retry = await activities.postComment({ ...input, attempt: 2 });
+    expect(retry.status).toBe('unconfirmed');
+    expect(retry.reason).toMatch(/not sent again/);
+    expect(github.state.countWrites('comment.create', repo)).toBe(0);
+  });
+});
+
+describe('repeatable writes', () => {
+  test('setting labels twice under a dropped response leaves exactly those labels', async () => {
+    const { repo, number } = await repoWithPullRequest();
+    github.faults.dropResponse({ method: 'PUT', path: /\/labels$/ });
+    const input = { repo, number, labels: ['switchboard', 'ready'], effectKey: 'unit:x/labels/1' };
+    await expect(activities.setLabels(input)).rejects.toThrow();
+    expect(await activities.setLabels({ ...input, attempt: 2 })).toMatchObject({ status: 'confirmed' });
+    const issue = await activities.githubIssueGet({ repo, number });
+    expect(issue.labels).toEqual(['switchboard', 'ready']);
+  });
+
+  test('updating a comment keeps one comment with the new body', async () => {
+    const { repo, number } = await repoWithPullRequest();
+    const posted = await activities.postComment({ repo, number, effectKey: 'run:t/card/1', body: 'Step 1' });
+    const updated = await activities.updateComment({ repo, commentId: posted.id!, effectKey: 'run:t/card/1', body: 'Step 2' });
+    expect(updated).toMatchObject({ status: 'confirmed', id: posted.id });
+    const { comments } = await activities.githubPullActivity({ repo, number });
+    expect(comments).toHaveLength(1);
+    expect(comments[0].body).toContain('Step 2');
+  });
+
+  test('pushing a branch goes through git, and a repeated push confirms without a second write', async () => {
+    github.createRepo('acme', 'push-me', { 'README.md': 'x\n' });
+    const dir = await cloneLocal(identities, 'acme/push-me');
+    try {
+      writeFileSync(join(dir, 'new.txt'), 'new\n');
+      await runGit(['add', '-A'], { cwd: dir });
+      await runGit(['commit', '-q', '-m', 'new'], { cwd: dir });
+      const input = { repo: 'acme/push-me', workingDirectory: dir, branch: 'switchboard/push-me', effectKey: 'unit:acme/push-me:s/push/1', expectedRemoteSha: '' };
+      const first = await activities.pushBranch(input);
+      expect(first.status).toBe('confirmed');
+      const again = await activities.pushBranch(input);
+      expect(again).toMatchObject({ status: 'confirmed', sha: first.sha });
+      expect(github.state.countWrites('push', 'acme/push-me')).toBe(1);
+      // Someone else moves the branch: the lease protects their commit.
+      github.commit('acme/push-me', 'switchboard/push-me', { 'theirs.txt': 'theirs\n' });
+      const stale = await activities.pushBranch({ ...input, expectedRemoteSha: first.sha });
+      expect(stale).toMatchObject({ status: 'refused', code: 'stale_lease' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('refusals', () => {
+  test('a review for a head that moved is refused and nothing is posted', async () => {
+    const { repo, number, head } = await repoWithPullRequest();
+    github.commit(repo, 'feature', { 'src/c.ts': 'export const c = 3;\n' });
+    const result = await activities.postReview({ repo, number, commitSha: head, event: 'APPROVE', effectKey: 'unit:x/review/2', body: 'ok' });
+    expect(result).toMatchObject({ status: 'refused', code: 'head_moved' });
+    expect(github.state.countWrites('review.create', repo)).toBe(0);
+  });
+
+  test('a read-scoped identity cannot comment: a clear refusal, no write', async () => {
+    const { repo, number } = await repoWithPullRequest();
+    const result = await activities.postComment({ repo, number, identity: 'read', effectKey: 'run:r/comment/1', body: 'hi' });
+    expect(result).toMatchObject({ status: 'refused', code: 'forbidden' });
+    expect(result.reason).toMatch(/'read' identity.*403/);
+    expect(github.state.countWrites('comment.create', repo)).toBe(0);
+  });
+
+  test('a read-scoped identity cannot push through smart HTTP', async () => {
+    github.createRepo('acme', 'no-push', { 'README.md': 'x\n' });
+    const dir = await cloneLocal(identities, 'acme/no-push');
+    try {
+      await runGit(['commit', '-q', '--allow-empty', '-m', 'e'], { cwd: dir });
+      const result = await activities.pushBranch({ repo: 'acme/no-push', identity: 'read', workingDirectory: dir, branch: 'x', effectKey: 'k/push/1' });
+      expect(result).toMatchObject({ status: 'refused', code: 'forbidden' });
+      expect(result.reason).toMatch(/'read' identity/);
+      expect(github.state.countWrites('push', 'acme/no-push')).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a rate-limited write is refused with the wait, nothing written', async () => {
+    const { repo, number } = await repoWithPullRequest();
+    github.faults.rateLimit({ method: 'POST', path: /\/comments$/ }, 1, 30);
+    const result = await activities.postComment({ repo, number, effectKey: 'run:t/comment/rl', body: 'hi' });
+    expect(result).toMatchObject({ status: 'refused', code: 'rate_limited' });
+    expect(result.retryAfterMs).toBeGreaterThan(20_000);
+  });
+});

@@ -1,0 +1,177 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import express from 'express';
+import { branchHeads, commitFiles, createBareRepository } from './git-store';
+import { Faults } from './faults';
+import { pull as pullJson, repository, user } from './payloads';
+import { type RestContext } from './rest-context';
+import { issueRoutes } from './rest-issues';
+import { pullRoutes } from './rest-pulls';
+import { repoRoutes } from './rest-repos';
+import { basicPassword, parseGitPath, serveGit } from './smart-http';
+import { LocalGitHubState, type CheckRunState, type RepoState, type Scope, type StatusState } from './state';
+import { WebhookSender } from './webhook-sender';
+import { appRoutes, type LocalGitHubApp } from './app-tokens';
+
+export interface LocalGitHubOptions {
+  /** Accepted tokens by scope. */
+  tokens: { read: string[]; write: string[] };
+  /** The login each token acts as (default `switchboard[bot]`). */
+  logins?: Record<string, string>;
+  /** Where events are delivered (signed when `webhookSecret` is set). */
+  webhookUrl?: string;
+  webhookSecret?: string;
+  /** Accept GitHub App JWTs and mint installation tokens narrowed by the requested permissions. */
+  app?: LocalGitHubApp;
+  port?: number;
+}
+
+export interface LocalGitHub {
+  /** REST base for Octokit (`…/api/v3`, as on GitHub Enterprise). */
+  apiUrl: string;
+  /** Base for git remotes: `<gitUrl>/<owner>/<repo>.git`. */
+  gitUrl: string;
+  state: LocalGitHubState;
+  faults: Faults;
+  webhooks: WebhookSender;
+  createRepo(owner: string, name: string, files: Record<string, string>, options?: { defaultBranch?: string; private?: boolean }): RepoState;
+  /** Commits files on a branch as someone else's push would (no webhook). Returns the commit. */
+  commit(repo: string, branch: string, files: Record<string, string>, message?: string): string;
+  setCheckRun(repo: string, sha: string, run: Omit<CheckRunState, 'id'>): void;
+  setStatus(repo: string, sha: string, status: StatusState): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a stand-in for GitHub on loopback: the REST subset Switchboard calls, real bare git
+ * repositories behind git's smart HTTP, token scopes, signed webhooks and fault injection.
+ */
+export async function startLocalGitHub(options: LocalGitHubOptions): Promise<LocalGitHub> {
+  const root = mkdtempSync(join(tmpdir(), 'local-github-'));
+  const state = new LocalGitHubState();
+  const faults = new Faults();
+  const webhooks = new WebhookSender(options.webhookUrl, options.webhookSecret);
+  const scopes = new Map<string, Scope>([
+    ...options.tokens.read.map((t) => [t, 'read'] as const),
+    ...options.tokens.write.map((t) => [t, 'write'] as const),
+  ]);
+  const loginOf = (token: string) => options.logins?.[token] ?? 'switchboard[bot]';
+  let webUrl = '';
+  const ctx: RestContext = { state, webhooks, get webUrl() { return webUrl; } };
+
+  const api = express.Router();
+  api.use(express.json({ limit: '10mb' }));
+  api.use(faults.middleware());
+  if (options.app) api.use(appRoutes(options.app, (token, scope) => scopes.set(token, scope)));
+  api.use((req, res, next) => {
+    const match = /^(?:token|bearer)\s+(.+)$/i.exec(req.get('authorization') ?? '');
+    const scope = match ? scopes.get(match[1]) : undefined;
+    if (!match || !scope) return void res.status(401).json({ message: 'Bad credentials' });
+    res.locals.scope = scope;
+    res.locals.login = loginOf(match[1]);
+    // GitHub answers a write by a token without the permission with 403.
+    if (req.method !== 'GET' && req.method !== 'HEAD' && scope !== 'write') {
+      return void res.status(403).json({ message: 'Resource not accessible by integration' });
+    }
+    next();
+  });
+  api.use(repoRoutes(ctx), issueRoutes(ctx), pullRoutes(ctx));
+  api.use((_req, res) => void res.status(404).json({ message: 'Not Found' }));
+
+  const app = express();
+  app.use('/api/v3', api);
+
+  async function handleGit(req: IncomingMessage, res: ServerResponse, target: NonNullable<ReturnType<typeof parseGitPath>>) {
+    const repo = state.repo(target.owner, target.repo);
+    const token = basicPassword(req);
+    const scope = token ? scopes.get(token) : undefined;
+    if (!scope) {
+      res.writeHead(401, { 'www-authenticate': 'Basic realm="GitHub"' }).end('Authentication required\n');
+      return;
+    }
+    if (!repo) return void res.writeHead(404).end('Repository not found\n');
+    if (target.isPush && scope !== 'write') return void res.writeHead(403).end('Permission denied: this token may not push\n');
+    const before = target.isPush && req.method === 'POST' ? branchHeads(repo.dir) : undefined;
+    await serveGit(req, res, root, `/${relativeDir(repo)}${target.rest}`, loginOf(token!));
+    if (before) afterPush(repo, before, loginOf(token!));
+  }
+
+  function afterPush(repo: RepoState, before: Map<string, string>, pusher: string) {
+    const after = branchHeads(repo.dir);
+    const moved = [...after].filter(([branch, sha]) => before.get(branch) !== sha).map(([branch]) => branch);
+    if (moved.length === 0) return;
+    state.writes.push({ kind: 'push', repo: `${repo.owner}/${repo.name}`, user: pusher, at: new Date().toISOString() });
+    for (const item of repo.issues.values()) {
+      if (item.pull && item.state === 'open' && moved.includes(item.pull.head)) {
+        webhooks.emit('pull_request', { action: 'synchronize', number: item.number, pull_request: pullJson(webUrl, repo, item), repository: repository(webUrl, repo), sender: user(pusher) });
+      }
+    }
+  }
+
+  const server = createServer((req, res) => {
+    const target = parseGitPath(req.url ?? '/');
+    if (target) {
+      handleGit(req, res, target).catch(() => {
+        if (!res.headersSent) res.writeHead(500);
+        res.end();
+      });
+      return;
+    }
+    app(req as express.Request, res as express.Response, () => undefined);
+  });
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  webUrl = `http://127.0.0.1:${port}`;
+
+  const repoNamed = (fullName: string) => {
+    const [owner, name] = fullName.split('/');
+    const repo = state.repo(owner, name);
+    if (!repo) throw new Error(`local GitHub has no repository ${fullName}`);
+    return repo;
+  };
+  const relativeDir = (repo: RepoState) => `${repo.owner}/${repo.name}.git`;
+
+  return {
+    apiUrl: `${webUrl}/api/v3`,
+    gitUrl: webUrl,
+    state,
+    faults,
+    webhooks,
+    createRepo(owner, name, files, repoOptions = {}) {
+      const defaultBranch = repoOptions.defaultBranch ?? 'main';
+      const dir = join(root, owner, `${name}.git`);
+      createBareRepository(dir, defaultBranch, files);
+      const repo: RepoState = { owner, name, dir, defaultBranch, private: repoOptions.private ?? true, issues: new Map(), nextNumber: 1, checkRuns: new Map(), statuses: new Map() };
+      state.repos.set(`${owner}/${name}`.toLowerCase(), repo);
+      return repo;
+    },
+    commit(fullName, branch, files, message = `Change ${randomUUID().slice(0, 8)}`) {
+      const repo = repoNamed(fullName);
+      return commitFiles(repo.dir, branch, files, message, `refs/heads/${repo.defaultBranch}`);
+    },
+    setCheckRun(fullName, sha, run) {
+      const repo = repoNamed(fullName);
+      const runs = (repo.checkRuns.get(sha) ?? []).filter((r) => r.name !== run.name);
+      repo.checkRuns.set(sha, [...runs, { ...run, id: state.id() }]);
+    },
+    setStatus(fullName, sha, status) {
+      const repo = repoNamed(fullName);
+      repo.statuses.set(sha, [...(repo.statuses.get(sha) ?? []).filter((s) => s.context !== status.context), status]);
+    },
+    async close() {
+      await webhooks.settle();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+export { LocalGitHubState } from './state';
+export type { WriteRecord, Scope } from './state';
+export type { FaultMatch, Faults } from './faults';
+export type { Delivery, WebhookSender } from './webhook-sender';

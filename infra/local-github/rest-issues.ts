@@ -1,0 +1,93 @@
+import { Router } from 'express';
+import { issue as issueJson, repository, user } from './payloads';
+import { login, now, page, record, repoOf, type RestContext } from './rest-context';
+import { type Comment } from './state';
+
+/** Issues, their comments and labels (pull requests are issues too). */
+export function issueRoutes(ctx: RestContext): Router {
+  const router = Router();
+  const commentJson = (repoPath: string, issueNumber: number, c: Comment) => ({
+    id: c.id,
+    body: c.body,
+    user: user(c.user),
+    created_at: c.createdAt,
+    updated_at: c.updatedAt,
+    html_url: `${ctx.webUrl}/${repoPath}/issues/${issueNumber}#issuecomment-${c.id}`,
+  });
+
+  router.get('/repos/:owner/:repo/issues', (req, res) => {
+    const repo = repoOf(ctx, req, res);
+    if (!repo) return;
+    const state = typeof req.query.state === 'string' ? req.query.state : 'open';
+    const labels = typeof req.query.labels === 'string' && req.query.labels ? req.query.labels.split(',') : [];
+    const items = [...repo.issues.values()]
+      .filter((i) => state === 'all' || i.state === state)
+      .filter((i) => labels.every((l) => i.labels.includes(l)))
+      .sort((a, b) => b.number - a.number)
+      .map((i) => issueJson(ctx.webUrl, repo, i));
+    page(req, res, items);
+  });
+
+  router.get('/repos/:owner/:repo/issues/:number', (req, res) => {
+    const repo = repoOf(ctx, req, res);
+    const item = repo?.issues.get(Number(req.params.number));
+    if (!repo) return;
+    if (!item) return void res.status(404).json({ message: 'Not Found' });
+    res.json(issueJson(ctx.webUrl, repo, item));
+  });
+
+  router.get('/repos/:owner/:repo/issues/:number/comments', (req, res) => {
+    const repo = repoOf(ctx, req, res);
+    const item = repo?.issues.get(Number(req.params.number));
+    if (!repo) return;
+    if (!item) return void res.status(404).json({ message: 'Not Found' });
+    page(req, res, item.comments.map((c) => commentJson(`${repo.owner}/${repo.name}`, item.number, c)));
+  });
+
+  router.post('/repos/:owner/:repo/issues/:number/comments', (req, res) => {
+    const repo = repoOf(ctx, req, res);
+    const item = repo?.issues.get(Number(req.params.number));
+    if (!repo) return;
+    if (!item) return void res.status(404).json({ message: 'Not Found' });
+    if (typeof req.body?.body !== 'string') return void res.status(422).json({ message: 'Validation Failed' });
+    const comment: Comment = { id: ctx.state.id(), body: req.body.body, user: login(res), createdAt: now(), updatedAt: now() };
+    item.comments.push(comment);
+    const repoPath = `${repo.owner}/${repo.name}`;
+    record(ctx, res, { kind: 'comment.create', repo: repoPath, number: item.number, id: comment.id });
+    ctx.webhooks.emit('issue_comment', {
+      action: 'created',
+      issue: issueJson(ctx.webUrl, repo, item),
+      comment: commentJson(repoPath, item.number, comment),
+      repository: repository(ctx.webUrl, repo),
+      sender: user(comment.user),
+    });
+    res.status(201).json(commentJson(repoPath, item.number, comment));
+  });
+
+  router.patch('/repos/:owner/:repo/issues/comments/:id', (req, res) => {
+    const repo = repoOf(ctx, req, res);
+    if (!repo) return;
+    const found = ctx.state.findComment(repo, Number(req.params.id));
+    if (!found) return void res.status(404).json({ message: 'Not Found' });
+    if (typeof req.body?.body !== 'string') return void res.status(422).json({ message: 'Validation Failed' });
+    found.comment.body = req.body.body;
+    found.comment.updatedAt = now();
+    record(ctx, res, { kind: 'comment.update', repo: `${repo.owner}/${repo.name}`, number: found.issue.number, id: found.comment.id });
+    res.json(commentJson(`${repo.owner}/${repo.name}`, found.issue.number, found.comment));
+  });
+
+  router.put('/repos/:owner/:repo/issues/:number/labels', (req, res) => {
+    const repo = repoOf(ctx, req, res);
+    const item = repo?.issues.get(Number(req.params.number));
+    if (!repo) return;
+    if (!item) return void res.status(404).json({ message: 'Not Found' });
+    const labels: unknown = Array.isArray(req.body) ? req.body : req.body?.labels;
+    if (!Array.isArray(labels) || !labels.every((l) => typeof l === 'string')) return void res.status(422).json({ message: 'Validation Failed' });
+    item.labels = [...new Set(labels)];
+    item.updatedAt = now();
+    record(ctx, res, { kind: 'labels.set', repo: `${repo.owner}/${repo.name}`, number: item.number });
+    res.json(item.labels.map((name) => ({ name })));
+  });
+
+  return router;
+}

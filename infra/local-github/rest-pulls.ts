@@ -1,0 +1,156 @@
+import { Router } from 'express';
+import { changedFiles, git, revParse } from './git-store';
+import { headSha, pull as pullJson, repository, user } from './payloads';
+import { login, now, page, record, repoOf, type RestContext } from './rest-context';
+import { type IssueState, type RepoState, type Review } from './state';
+
+/** Pull requests, their files, reviews, review comments, and merging. */
+export function pullRoutes(ctx: RestContext): Router {
+  const router = Router();
+  const pullOf = (repo: RepoState | undefined, number: unknown): IssueState | undefined => {
+    const item = repo?.issues.get(Number(number));
+    return item?.pull ? item : undefined;
+  };
+  const event = (action: string, repo: RepoState, item: IssueState, sender: string) =>
+    ctx.webhooks.emit('pull_request', { action, number: item.number, pull_request: pullJson(ctx.webUrl, repo, item), repository: repository(ctx.webUrl, repo), sender: user(sender) });
+  const reviewJson = (repo: RepoState, item: IssueState, r: Review) => ({
+    id: r.id,
+    body: r.body,
+    state: r.state,
+    commit_id: r.commitId,
+    user: user(r.user),
+    submitted_at: r.submittedAt,
+    html_url: `${ctx.webUrl}/${repo.owner}/${repo.name}/pull/${item.number}#pullrequestreview-${r.id}`,
+  });
+
+  router.get('/repos/:owner/:repo/pulls', (req, res) => {
+    const repo = repoOf(ctx, req, res);
+    if (!repo) return;
+    const state = typeof req.query.state === 'string' ? req.query.state : 'open';
+    const head = typeof req.query.head === 'string' ? req.query.head : undefined;
+    const items = [...repo.issues.values()]
+      .filter((i) => i.pull && (state === 'all' || i.state === state))
+      .filter((i) => !head || `${repo.owner}:${i.pull!.head}` === head || i.pull!.head === head)
+      .sort((a, b) => b.number - a.number)
+      .map((i) => pullJson(ctx.webUrl, repo, i));
+    page(req, res, items);
+  });
+
+  router.post('/repos/:owner/:repo/pulls', (req, res) => {
+    const repo = repoOf(ctx, req, res);
+    if (!repo) return;
+    const { head, base, title, body, draft } = req.body ?? {};
+    const headRef = typeof head === 'string' ? head.replace(/^[^:]+:/, '') : '';
+    if (!headRef || typeof base !== 'string' || typeof title !== 'string') return void res.status(422).json({ message: 'Validation Failed' });
+    if (!revParse(repo.dir, `refs/heads/${headRef}`) || !revParse(repo.dir, `refs/heads/${base}`)) {
+      return void res.status(422).json({ message: 'Validation Failed', errors: [{ field: 'head', code: 'invalid' }] });
+    }
+    const open = [...repo.issues.values()].find((i) => i.pull && i.state === 'open' && i.pull.head === headRef && i.pull.base === base);
+    if (open) return void res.status(422).json({ message: `A pull request already exists for ${repo.owner}:${headRef}.` });
+    const item: IssueState = {
+      number: repo.nextNumber++,
+      title,
+      body: typeof body === 'string' ? body : '',
+      state: 'open',
+      labels: [],
+      user: login(res),
+      createdAt: now(),
+      updatedAt: now(),
+      comments: [],
+      reviews: [],
+      reviewComments: [],
+      pull: { head: headRef, base, draft: Boolean(draft), merged: false },
+    };
+    repo.issues.set(item.number, item);
+    record(ctx, res, { kind: 'pull_request.create', repo: `${repo.owner}/${repo.name}`, number: item.number });
+    event('opened', repo, item, item.user);
+    res.status(201).json(pullJson(ctx.webUrl, repo, item));
+  });
+
+  router.get('/repos/:owner/:repo/pulls/:number', (req, res) => {
+    const repo = repoOf(ctx, req, res);
+    const item = pullOf(repo, req.params.number);
+    if (!repo) return;
+    if (!item) return void res.status(404).json({ message: 'Not Found' });
+    res.json(pullJson(ctx.webUrl, repo, item));
+  });
+
+  router.patch('/repos/:owner/:repo/pulls/:number', (req, res) => {
+    const repo = repoOf(ctx, req, res);
+    const item = pullOf(repo, req.params.number);
+    if (!repo) return;
+    if (!item) return void res.status(404).json({ message: 'Not Found' });
+    if (typeof req.body?.title === 'string') item.title = req.body.title;
+    if (typeof req.body?.body === 'string') item.body = req.body.body;
+    if (req.body?.state === 'closed' || req.body?.state === 'open') item.state = req.body.state;
+    item.updatedAt = now();
+    record(ctx, res, { kind: 'pull_request.update', repo: `${repo.owner}/${repo.name}`, number: item.number });
+    res.json(pullJson(ctx.webUrl, repo, item));
+  });
+
+  router.get('/repos/:owner/:repo/pulls/:number/files', (req, res) => {
+    const repo = repoOf(ctx, req, res);
+    const item = pullOf(repo, req.params.number);
+    if (!repo) return;
+    if (!item) return void res.status(404).json({ message: 'Not Found' });
+    page(req, res, changedFiles(repo.dir, `refs/heads/${item.pull!.base}`, headSha(repo, item)));
+  });
+
+  router.get('/repos/:owner/:repo/pulls/:number/reviews', (req, res) => {
+    const repo = repoOf(ctx, req, res);
+    const item = pullOf(repo, req.params.number);
+    if (!repo) return;
+    if (!item) return void res.status(404).json({ message: 'Not Found' });
+    page(req, res, item.reviews.map((r) => reviewJson(repo, item, r)));
+  });
+
+  router.post('/repos/:owner/:repo/pulls/:number/reviews', (req, res) => {
+    const repo = repoOf(ctx, req, res);
+    const item = pullOf(repo, req.params.number);
+    if (!repo) return;
+    if (!item) return void res.status(404).json({ message: 'Not Found' });
+    const commitId = typeof req.body?.commit_id === 'string' ? req.body.commit_id : headSha(repo, item);
+    if (!revParse(repo.dir, commitId)) return void res.status(422).json({ message: 'Validation Failed: commit_id is not part of the pull request' });
+    const states: Record<string, string> = { APPROVE: 'APPROVED', REQUEST_CHANGES: 'CHANGES_REQUESTED', COMMENT: 'COMMENTED' };
+    const review: Review = { id: ctx.state.id(), body: String(req.body?.body ?? ''), user: login(res), event: String(req.body?.event ?? 'COMMENT'), state: states[String(req.body?.event ?? 'COMMENT')] ?? 'PENDING', commitId, submittedAt: now() };
+    item.reviews.push(review);
+    for (const c of Array.isArray(req.body?.comments) ? req.body.comments : []) {
+      item.reviewComments.push({ id: ctx.state.id(), body: String(c.body), path: String(c.path), line: Number(c.line), user: review.user, commitId, reviewId: review.id });
+    }
+    record(ctx, res, { kind: 'review.create', repo: `${repo.owner}/${repo.name}`, number: item.number, id: review.id });
+    ctx.webhooks.emit('pull_request_review', { action: 'submitted', review: reviewJson(repo, item, review), pull_request: pullJson(ctx.webUrl, repo, item), repository: repository(ctx.webUrl, repo), sender: user(review.user) });
+    res.json(reviewJson(repo, item, review));
+  });
+
+  router.get('/repos/:owner/:repo/pulls/:number/comments', (req, res) => {
+    const repo = repoOf(ctx, req, res);
+    const item = pullOf(repo, req.params.number);
+    if (!repo) return;
+    if (!item) return void res.status(404).json({ message: 'Not Found' });
+    page(req, res, item.reviewComments.map((c) => ({ id: c.id, body: c.body, path: c.path, line: c.line, commit_id: c.commitId, user: user(c.user), pull_request_review_id: c.reviewId })));
+  });
+
+  router.put('/repos/:owner/:repo/pulls/:number/merge', (req, res) => {
+    const repo = repoOf(ctx, req, res);
+    const item = pullOf(repo, req.params.number);
+    if (!repo) return;
+    if (!item) return void res.status(404).json({ message: 'Not Found' });
+    const pr = item.pull!;
+    if (pr.merged || item.state !== 'open') return void res.status(405).json({ message: 'Pull Request is not mergeable' });
+    const head = headSha(repo, item);
+    if (typeof req.body?.sha === 'string' && req.body.sha !== head) return void res.status(409).json({ message: 'Head branch was modified. Review and try the merge again.' });
+    const base = revParse(repo.dir, `refs/heads/${pr.base}`)!;
+    const message = [req.body?.commit_title ?? `${item.title} (#${item.number})`, req.body?.commit_message ?? ''].join('\n\n');
+    // A squash: the head's tree as one commit on the base.
+    const merged = git(repo.dir, ['commit-tree', `${head}^{tree}`, '-p', base, '-m', message]).trim();
+    git(repo.dir, ['update-ref', `refs/heads/${pr.base}`, merged, base]);
+    Object.assign(pr, { merged: true, mergedHeadSha: head, mergeCommitSha: merged });
+    item.state = 'closed';
+    item.updatedAt = now();
+    record(ctx, res, { kind: 'pull_request.merge', repo: `${repo.owner}/${repo.name}`, number: item.number });
+    event('closed', repo, item, login(res));
+    res.json({ sha: merged, merged: true, message: 'Pull Request successfully merged' });
+  });
+
+  return router;
+}

@@ -1,0 +1,87 @@
+/** The in-memory side of the local GitHub: everything that is not in a git repository. */
+
+export type Scope = 'read' | 'write';
+
+export interface Comment { id: number; body: string; user: string; createdAt: string; updatedAt: string }
+export interface Review { id: number; body: string; user: string; event: string; state: string; commitId: string; submittedAt: string }
+export interface ReviewComment { id: number; body: string; user: string; path: string; line: number; commitId: string; reviewId: number }
+
+export interface PullState {
+  head: string;
+  base: string;
+  draft: boolean;
+  merged: boolean;
+  /** The head commit when merged (the branch may move on afterwards). */
+  mergedHeadSha?: string;
+  mergeCommitSha?: string;
+}
+
+export interface IssueState {
+  number: number;
+  title: string;
+  body: string;
+  state: 'open' | 'closed';
+  labels: string[];
+  user: string;
+  createdAt: string;
+  updatedAt: string;
+  comments: Comment[];
+  reviews: Review[];
+  reviewComments: ReviewComment[];
+  pull?: PullState;
+}
+
+export interface CheckRunState { id: number; name: string; status: 'queued' | 'in_progress' | 'completed'; conclusion: string | null }
+export interface StatusState { context: string; state: 'pending' | 'success' | 'failure' | 'error' }
+
+export interface RepoState {
+  owner: string;
+  name: string;
+  /** The bare repository on disk. */
+  dir: string;
+  defaultBranch: string;
+  private: boolean;
+  issues: Map<number, IssueState>;
+  nextNumber: number;
+  checkRuns: Map<string, CheckRunState[]>;
+  statuses: Map<string, StatusState[]>;
+}
+
+/** One write the local GitHub applied, so tests can count effects. */
+export interface WriteRecord {
+  kind: 'pull_request.create' | 'pull_request.update' | 'pull_request.merge' | 'review.create' | 'comment.create' | 'comment.update' | 'labels.set' | 'push';
+  repo: string;
+  number?: number;
+  id?: number;
+  user: string;
+  at: string;
+  /** Whether the response to it was dropped by a fault. */
+  responseDropped?: boolean;
+}
+
+export class LocalGitHubState {
+  readonly repos = new Map<string, RepoState>();
+  readonly writes: WriteRecord[] = [];
+  private nextId = 1000;
+
+  id(): number {
+    return this.nextId++;
+  }
+
+  repo(owner: string, name: string): RepoState | undefined {
+    return this.repos.get(`${owner}/${name}`.toLowerCase());
+  }
+
+  /** How many writes of a kind were applied (optionally on one repo). */
+  countWrites(kind: WriteRecord['kind'], repo?: string): number {
+    return this.writes.filter((w) => w.kind === kind && (!repo || w.repo === repo)).length;
+  }
+
+  findComment(repo: RepoState, id: number): { issue: IssueState; comment: Comment } | undefined {
+    for (const issue of repo.issues.values()) {
+      const comment = issue.comments.find((c) => c.id === id);
+      if (comment) return { issue, comment };
+    }
+    return undefined;
+  }
+}
