@@ -1,0 +1,63 @@
+import { builtinCatalog, getAgent, getRole } from './catalog';
+import { defaultAgentsConfig } from './config';
+import { isDelegableAgent, resolveRoleProfile, resolveTaskTarget, roleTools } from './delegation';
+import { resolveProfile } from './profile';
+
+const catalog = builtinCatalog();
+const config = defaultAgentsConfig();
+const parentOf = (id: string) => resolveProfile({ agent: getAgent(catalog, id)!, config, directives: {} });
+
+describe('task targets: roles and agents share names, resolved by the parent', () => {
+  it.each([
+    ['coding', 'explore', 'role', 'Explore (role)'],
+    ['coding', 'worker', 'role', 'Worker'],
+    ['coding', 'research', 'agent', 'Research'],
+    ['conductor', 'explore', 'agent', 'Explore'],
+    ['conductor', 'research', 'agent', 'Research'],
+  ])('from %s, %s is the %s %s', (parent, agentType, kind, displayName) => {
+    expect(resolveTaskTarget(catalog, agentType, parentOf(parent))).toMatchObject({ ok: true, kind, definition: { displayName } });
+  });
+
+  it.each([
+    ['conductor', 'worker', 'task_target_unknown', /You can delegate to: research, explore\./],
+    ['conductor', 'general', 'task_target_writes', /writes outside its sandbox/],
+    ['coding', 'ship', 'task_target_writes', /You can delegate to: explore, worker, reviewer, debug, researcher, research\./],
+    ['coding', 'nope', 'task_target_unknown', /No role or agent called "nope"/],
+  ])('from %s, %s is refused as %s', (parent, agentType, code, message) => {
+    const target = resolveTaskTarget(catalog, agentType, parentOf(parent));
+    expect(target).toMatchObject({ ok: false, code });
+    if (!target.ok) expect(target.message).toMatch(message);
+  });
+
+  it('only read-only, non-delegating, non-pipeline agents are delegable', () => {
+    expect(catalog.agents.filter(isDelegableAgent).map((a) => a.id)).toEqual(['research', 'explore']);
+  });
+});
+
+describe('role tools and profiles', () => {
+  it.each([
+    ['explore', 'coding', ['read_file', 'grep', 'find_files', 'list_directory']],
+    ['researcher', 'coding', ['read_file', 'grep', 'find_files', 'list_directory']],
+    ['reviewer', 'review', ['read_file', 'grep', 'find_files']],
+    ['explore', 'explore', ['read_file']],
+    ['debug', 'review', ['bash', 'read_file', 'grep', 'find_files', 'list_directory', 'update_status', 'list_skills', 'use_skill', 'github_repos', 'github_tree', 'github_file', 'github_search_code', 'github_issue_list', 'github_issue_get', 'github_pull_get', 'submit_review']],
+  ])('%s under %s holds %j (a listed tool the parent lacks is absent)', (role, parent, tools) => {
+    expect(roleTools(getRole(catalog, role)!, parentOf(parent).tools)).toEqual(tools);
+  });
+
+  it('worker inherits the parent tools except task', () => {
+    const tools = roleTools(getRole(catalog, 'worker')!, parentOf('coding').tools);
+    expect(tools).toContain('write_file');
+    expect(tools).not.toContain('task');
+  });
+
+  it('a role runs in the parent session, bounded by what the parent has left', () => {
+    const parent = parentOf('coding');
+    const child = resolveRoleProfile({ role: getRole(catalog, 'worker')!, parent, parentRemainingMinutes: 12, model: 'm-small' });
+    expect(child).toMatchObject({ agent: 'worker', kind: 'role', machine: 'repo-resident', identity: 'write', turnGuard: 72, model: { value: 'm-small', chosenBy: 'directive' } });
+    expect(child.budget).toMatchObject({ minutes: 12, boundedBy: 'parent', presetMinutes: 30 });
+    const roomy = resolveRoleProfile({ role: getRole(catalog, 'debug')!, parent });
+    expect(roomy.budget).toMatchObject({ minutes: 20, boundedBy: 'preset' });
+    expect(getRole(catalog, 'debug')!.conversation).toBe('inherited');
+  });
+});
