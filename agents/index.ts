@@ -1,5 +1,5 @@
 // The pure surface of agents/: safe for workflow code (no I/O, no clocks, no randomness).
-// The custom-agents loader reads files and is imported by path from './custom-agents'.
+// The custom-agents loader reads files: import it by path (agents/custom-agents), never from here.
 export * from './definition';
 export * from './config';
 export * from './catalog';
