@@ -1,0 +1,77 @@
+import { type Catalog, builtinCatalog } from './catalog';
+import { type AgentDefinition, turnGuardFor } from './definition';
+import { MAX_DIRECTIVE_BUDGET_MINUTES, MIN_DIRECTIVE_BUDGET_MINUTES } from './directives';
+import { TOOLS } from '../tools/registry';
+import { TOOLSET_NAMES, TOOLSET_PURPOSES, TOOLSETS } from '../tools/toolsets';
+
+/** The command that rewrites docs/agents.md from the definitions. */
+export const REGENERATE_AGENTS_DOC = 'UPDATE_DOCS=1 npx jest --selectProjects unit agents/docs';
+
+/** docs/agents.md, generated from the built-in definitions, toolsets and tools. */
+export function renderAgentsDoc(catalog: Catalog = builtinCatalog()): string {
+  return [
+    '# Agents',
+    '',
+    `<!-- Generated from agents/ and tools/ by agents/docs.ts. Do not edit; run: ${REGENERATE_AGENTS_DOC} -->`,
+    '',
+    'An agent is a named kind of work, declared as data (`agents/builtins/`): its instructions, its exact tool list, the machine it runs on, the scope of its GitHub credential and its budgets. The tool list is the enforcement, the prompt explains it, and the credential is the wall.',
+    '',
+    '## The agents',
+    '',
+    '| agent | toolset | machine | identity | budget | turn guard | tokens/call | cache | effort | router | self-serve MCP | surfaces | flag |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...catalog.agents.map(agentRow),
+    '',
+    ...catalog.agents.flatMap((agent) => [`### ${agent.id} (${agent.displayName})`, '', agent.description, '']),
+    '## Specialist roles',
+    '',
+    'A run holding the `task` tool may delegate to these roles. A role runs inside the parent\'s session (its machine, identity and repository); its budget is a ceiling under what the parent has left. `inherit` takes the parent\'s tools (without `task`: children do not delegate again); an exact list is intersected with the parent\'s tools, so a listed tool the parent lacks is simply absent.',
+    '',
+    '| role | tools | conversation | budget |',
+    '| --- | --- | --- | --- |',
+    ...catalog.roles.map((role) => `| ${role.id} (${role.displayName}) | ${role.toolset === 'inherit' ? 'inherits the parent\'s' : `\`${role.toolset}\``} | ${role.conversation} | ${role.budgetMinutes} min |`),
+    '',
+    '### Two namespaces',
+    '',
+    '`agent:<name>` in a message and the router choose among **agents**. The `task` tool\'s `agent_type` resolves **roles first, but only for a parent with a workspace** (roles run in it); otherwise, and for any name that is not a role, it names a read-only agent (identity not `write`, no publishing tool, no `task`, not a pipeline). So `explore` from a coding run is the fast workspace-search role, `explore` from conductor (no workspace) is the long explore agent in its own cold sandbox, and `agent:explore` in a message is always the agent. Custom definitions may not reuse any existing id.',
+    '',
+    '## Directives',
+    '',
+    `At the start of a message, in any order: \`agent:<name>\`, \`budget:<minutes>\`, \`model:<id>\`, \`effort:<low|medium|high>\`, \`in <owner/name>:\`. A malformed or repeated directive is text, never a refusal, and the config block notes it. A budget below ${MIN_DIRECTIVE_BUDGET_MINUTES} minutes (no run can clone, install and answer in less) or above ${MAX_DIRECTIVE_BUDGET_MINUTES} is malformed: \`budget:1\` is text and the run keeps its preset budget. An unknown agent gets a plain answer listing the agents the requester may use.`,
+    '',
+    '## Profiles',
+    '',
+    'Layers: defaults -> agent -> channel -> person -> directive. The budget only narrows: each layer may lower it, and the profile records which bounded it (`preset`, `channel`, `person`, `directive`, or `parent` for a child run) and whether a budget directive narrowed nothing. `agent:explore budget:30` runs 30 minutes bounded by directive; `budget:200` runs 120 and says the directive narrowed nothing; in a channel bounded to 45 the run is 45 bounded by channel, `budget:60` there narrows nothing, `budget:30` there is the directive\'s clip. Model and effort are choices, not limits: the latest layer naming one wins, and the profile records which. Machine, identity and tools come from the agent alone. A derived turn guard (six turns a minute) follows the resolved budget.',
+    '',
+    '## Routing',
+    '',
+    'An explicit `agent:` directive wins and sticks in its thread; a thread with a sticky agent keeps it. Otherwise a plain code-change request (an imperative change verb about code, a file, a PR, or in a named repository, and not issue work) goes to `ship`; two or more independent read-only asks (a list, or several questions) go to `conductor`; everything else to `general`. `coding` is never picked without a directive. A model classifier may later be consulted only when no rule matched; its answer must be a routable, available agent other than `coding`.',
+    '',
+    '## Access',
+    '',
+    'In order: the catalog (unknown agent), the active set (`featureFlags`, the agent\'s surfaces), `agents.restrict.agents.<agent>` (the people who may run it), the channel\'s grant (`agents.channels.<id>.allowedAgents`), the person\'s grant (`agents.grants.people.<id>.agents`), and the self-serve MCP exclusion: a self-serve MCP caller never reaches an agent with a shell or a workspace, nor one with `selfServe: false`. A refusal names the rule and the agents the person may use instead.',
+    '',
+    '## Toolsets',
+    '',
+    ...TOOLSET_NAMES.flatMap((name) => [`- \`${name}\`: ${TOOLSET_PURPOSES[name]} ${(TOOLSETS[name] as readonly string[]).length ? (TOOLSETS[name] as readonly string[]).map((tool) => `\`${tool}\``).join(', ') : '(no tools)'}`]),
+    '',
+    '## Tools',
+    '',
+    '| tool | class | publishes | concurrency-safe | executor | purpose |',
+    '| --- | --- | --- | --- | --- | --- |',
+    ...Object.values(TOOLS).map((tool) => `| \`${tool.name}\` | ${tool.sideEffect} | ${yes(tool.publishes)} | ${yes(tool.concurrencySafe)} | ${tool.executor} | ${tool.description.replace(/\|/g, '\\|')} |`),
+    '',
+    '## Custom agents',
+    '',
+    'Every `<id>.agent.yaml` in `agents.customAgentsDir` (relative to the config file\'s folder) joins the catalog with the same fields as a built-in (`kind: role` makes a role). A bad file is reported with its path and the failing field and skipped; the rest load. `switchboard agents list` shows the active catalog and any problems.',
+    '',
+  ].join('\n');
+}
+
+function agentRow(agent: AgentDefinition): string {
+  return `| ${agent.id} | \`${agent.toolset}\` | ${agent.machine} | ${agent.identity} | ${agent.budgetMinutes} min | ${turnGuardFor(agent)} | ${agent.tokenCap} | ${agent.cacheTtl} | ${agent.effort ?? '(config)'} | ${yes(agent.routable)} | ${yes(agent.selfServe)} | ${agent.surfaces.join(', ')} | ${agent.featureFlag ?? ''} |`;
+}
+
+function yes(value: boolean): string {
+  return value ? 'yes' : 'no';
+}
