@@ -32,7 +32,7 @@ describe('tool schemas', () => {
     const { inputSchema } = toolJsonSchema(tool);
     expect(inputSchema.type).toBe('object');
     expect(inputSchema).not.toHaveProperty('$schema');
-    for (const [path, property] of properties(inputSchema as JsonSchema)) {
+    for (const [path, property] of properties(inputSchema)) {
       expect([path, typeof property.description]).toEqual([path, 'string']);
     }
   });
@@ -82,7 +82,7 @@ describe('tool input validation returns data', () => {
     ['unit_stop', { unitId: 'run:acme', reason: 'asked' }, false, /unitId/],
   ];
   it.each(cases)('%s %j -> ok %s', (name, input, ok, message) => {
-    const result = parseToolInput(TOOLS[name as keyof typeof TOOLS], input);
+    const result = parseToolInput(TOOLS[name], input);
     expect(result.ok).toBe(ok);
     if (!result.ok) {
       expect(result.code).toBe('tool_input_invalid');
