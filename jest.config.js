@@ -13,6 +13,8 @@ const common = {
   transform: { '^.+\\.ts$': swc, '^.+\\.m?js$': swcJs },
   transformIgnorePatterns: [`/node_modules/(?!(${esmPackages})/)`],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
+  // Exports only an `import` condition, which Jest's CommonJS resolver does not follow.
+  moduleNameMapper: { '^@octokit/webhooks-methods$': '<rootDir>/node_modules/@octokit/webhooks-methods/dist-node/index.js' },
 };
 
 /** @type {import('jest').Config} */

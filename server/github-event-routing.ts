@@ -1,0 +1,137 @@
+import { type ThreadInput, type ThreadMessage } from '../workflows/thread-types';
+
+/** Where one GitHub event goes: a signal to one workflow, optionally starting it. */
+export interface RoutedGitHubEvent {
+  workflowId: string;
+  workflowType: 'threadWorkflow' | 'shipUnitWorkflow';
+  signal: 'message' | 'prEvent' | 'checks';
+  args: unknown[];
+  /**
+   * Arguments to start the workflow with when it is not running (signal-with-start). Absent
+   * for unit events: a PR with no running unit is not Switchboard's, so the signal is dropped.
+   */
+  startArgs?: unknown[];
+}
+
+/** The `prEvent` signal's argument. */
+export interface PullRequestEvent {
+  deliveryId?: string;
+  repo: string;
+  number: number;
+  kind: 'opened' | 'synchronize' | 'closed' | 'merged' | 'review';
+  headSha?: string;
+  /** Review state (`approved`, `changes_requested`, `commented`) for `review`. */
+  reviewState?: string;
+  reviewId?: number;
+  actor?: string;
+}
+
+/** The `checks` signal's argument. */
+export interface ChecksEvent {
+  deliveryId?: string;
+  repo: string;
+  number: number;
+  headSha: string;
+  /** `check_suite` or `check_run`, and its name for a run. */
+  source: 'check_suite' | 'check_run';
+  name?: string;
+  conclusion: string | null;
+}
+
+export interface RouteOptions {
+  /** The App's login; comments must mention `@<botLogin>` to reach a thread. */
+  botLogin: string;
+  deliveryId?: string;
+}
+
+// Webhook payloads are external JSON, read defensively field by field.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Payload = Record<string, any>;
+
+/**
+ * The one mapping from GitHub events to workflows. Pure: the webhook route verifies, parses,
+ * calls this, and signals what it returns. Undefined means "not ours; acknowledge and drop".
+ */
+export function routeGitHubEvent(name: string, payload: Payload, options: RouteOptions): RoutedGitHubEvent | undefined {
+  const repo: string | undefined = payload?.repository?.full_name;
+  if (!repo) return undefined;
+  switch (name) {
+    case 'issue_comment':
+      return payload.action === 'created' ? mention(repo, payload.issue?.number, payload.comment, options) : undefined;
+    case 'pull_request_review_comment':
+      return payload.action === 'created' ? mention(repo, payload.pull_request?.number, payload.comment, options) : undefined;
+    case 'pull_request': {
+      const kind = pullKind(payload);
+      const number = payload.pull_request?.number ?? payload.number;
+      if (!kind || typeof number !== 'number') return undefined;
+      return unit(repo, number, 'prEvent', { deliveryId: options.deliveryId, repo, number, kind, headSha: payload.pull_request?.head?.sha, actor: payload.sender?.login } satisfies PullRequestEvent);
+    }
+    case 'pull_request_review': {
+      const number = payload.pull_request?.number;
+      if (payload.action !== 'submitted' || typeof number !== 'number') return undefined;
+      return unit(repo, number, 'prEvent', {
+        deliveryId: options.deliveryId,
+        repo,
+        number,
+        kind: 'review',
+        headSha: payload.review?.commit_id ?? payload.pull_request?.head?.sha,
+        reviewState: String(payload.review?.state ?? '').toLowerCase(),
+        reviewId: payload.review?.id,
+        actor: payload.review?.user?.login ?? payload.sender?.login,
+      } satisfies PullRequestEvent);
+    }
+    case 'check_suite':
+    case 'check_run': {
+      const check = payload[name];
+      if (payload.action !== 'completed' || !check) return undefined;
+      // A check belongs to a commit; GitHub lists the PRs whose head it is.
+      const number = check.pull_requests?.[0]?.number ?? check.check_suite?.pull_requests?.[0]?.number;
+      if (typeof number !== 'number') return undefined;
+      return unit(repo, number, 'checks', {
+        deliveryId: options.deliveryId,
+        repo,
+        number,
+        headSha: check.head_sha,
+        source: name,
+        name: name === 'check_run' ? check.name : undefined,
+        conclusion: check.conclusion ?? null,
+      } satisfies ChecksEvent);
+    }
+    default:
+      return undefined;
+  }
+}
+
+function pullKind(payload: Payload): PullRequestEvent['kind'] | undefined {
+  if (payload.action === 'opened' || payload.action === 'synchronize') return payload.action;
+  if (payload.action === 'closed') return payload.pull_request?.merged ? 'merged' : 'closed';
+  return undefined;
+}
+
+function unit(repo: string, number: number, signal: 'prEvent' | 'checks', event: PullRequestEvent | ChecksEvent): RoutedGitHubEvent {
+  return { workflowId: `unit:${repo}#${number}`, workflowType: 'shipUnitWorkflow', signal, args: [event] };
+}
+
+function mention(repo: string, number: unknown, comment: Payload | undefined, options: RouteOptions): RoutedGitHubEvent | undefined {
+  const body: string = comment?.body ?? '';
+  const author: string = comment?.user?.login ?? '';
+  const bot = options.botLogin.replace(/\[bot\]$/, '');
+  // Never answer ourselves; only a mention of the App addresses it.
+  if (typeof number !== 'number' || author.replace(/\[bot\]$/, '').toLowerCase() === bot.toLowerCase()) return undefined;
+  const pattern = new RegExp(`(^|[^\\w@/])@${escape(bot)}(\\[bot\\])?(?![\\w-])`, 'i');
+  if (!pattern.test(body)) return undefined;
+  const threadId = `thread:gh:${repo}#${number}`;
+  const replyTarget = { kind: 'github' as const, repo, pullRequest: number };
+  const message: ThreadMessage = {
+    messageId: `github:${options.deliveryId ?? `comment-${comment?.id}`}`,
+    text: body.replace(pattern, '$1').trim(),
+    requester: { id: `github:${author}`, surface: 'github', displayName: author },
+    replyTarget,
+  };
+  const start: ThreadInput = { threadId, replyTarget };
+  return { workflowId: threadId, workflowType: 'threadWorkflow', signal: 'message', args: [message], startArgs: [start] };
+}
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -1,0 +1,102 @@
+import { Webhooks } from '@octokit/webhooks';
+import { type Client, WorkflowNotFoundError } from '@temporalio/client';
+import express, { type NextFunction, type Request, type Response, Router } from 'express';
+import { type Logger } from '../infra/logger';
+import { type RoutedGitHubEvent, routeGitHubEvent } from './github-event-routing';
+
+export interface GitHubWebhookOptions {
+  client: Client;
+  taskQueue: string;
+  secret: string;
+  botLogin: string;
+  logger: Logger;
+  /** Bodies above this are refused with 413 (default 5 MiB). */
+  maxBodyBytes?: number;
+  /** How many delivery ids to remember for dedupe in this process (default 10 000). */
+  rememberDeliveries?: number;
+}
+
+/**
+ * `POST /` for GitHub's webhooks: size limit (413), signature over the exact bytes (401,
+ * nothing signalled), JSON (400), then one signal (or signal-with-start) chosen by
+ * `routeGitHubEvent`. A delivery id seen before is acknowledged and does nothing again;
+ * messages also carry it so the workflow can drop a repeat that reaches another process.
+ */
+export function createGitHubWebhookRouter(options: GitHubWebhookOptions): Router {
+  const webhooks = new Webhooks({ secret: options.secret });
+  const seen = new Set<string>();
+  const limit = options.rememberDeliveries ?? 10_000;
+  const router = Router();
+
+  router.post('/', express.raw({ type: () => true, limit: options.maxBodyBytes ?? 5 * 1024 * 1024 }), async (req: Request, res: Response) => {
+    const signature = req.get('x-hub-signature-256');
+    const body = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
+    if (!signature || !(await verifies(webhooks, body, signature))) {
+      return void res.status(401).json({ error: 'bad_signature' });
+    }
+    const event = req.get('x-github-event');
+    const deliveryId = req.get('x-github-delivery');
+    if (!event || !deliveryId) return void res.status(400).json({ error: 'missing_event_headers' });
+    let payload: unknown;
+    try {
+      payload = JSON.parse(body);
+    } catch {
+      return void res.status(400).json({ error: 'malformed_json' });
+    }
+    if (seen.has(deliveryId)) return void res.status(202).json({ ok: true, duplicate: true });
+    const routed = routeGitHubEvent(event, payload as Record<string, unknown>, { botLogin: options.botLogin, deliveryId });
+    if (!routed) return void res.status(202).json({ ok: true, ignored: true });
+    remember(seen, deliveryId, limit);
+    try {
+      const delivered = await signal(options, routed);
+      res.status(202).json({ ok: true, workflowId: routed.workflowId, delivered });
+    } catch (error) {
+      // Forget it so GitHub's redelivery can try again.
+      seen.delete(deliveryId);
+      options.logger.error({ err: error, deliveryId, workflowId: routed.workflowId }, 'could not signal the workflow for a GitHub event');
+      res.status(503).json({ error: 'signal_failed' });
+    }
+  });
+
+  router.use((error: { type?: string; status?: number }, _req: Request, res: Response, next: NextFunction) => {
+    if (error?.type === 'entity.too.large') return void res.status(413).json({ error: 'payload_too_large' });
+    if (error?.status === 400) return void res.status(400).json({ error: 'bad_request' });
+    next(error);
+  });
+  return router;
+}
+
+async function verifies(webhooks: Webhooks, body: string, signature: string): Promise<boolean> {
+  try {
+    return await webhooks.verify(body, signature);
+  } catch {
+    return false;
+  }
+}
+
+/** Signals the routed workflow; unit events for a PR with no running unit are dropped (false). */
+async function signal(options: GitHubWebhookOptions, routed: RoutedGitHubEvent): Promise<boolean> {
+  if (routed.startArgs) {
+    await options.client.workflow.signalWithStart(routed.workflowType, {
+      workflowId: routed.workflowId,
+      taskQueue: options.taskQueue,
+      args: routed.startArgs,
+      signal: routed.signal,
+      signalArgs: routed.args,
+    });
+    return true;
+  }
+  try {
+    await options.client.workflow.getHandle(routed.workflowId).signal(routed.signal, ...routed.args);
+    return true;
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return false;
+    throw error;
+  }
+}
+
+function remember(seen: Set<string>, id: string, limit: number): void {
+  seen.add(id);
+  // A Set iterates in insertion order, so the first entry is the oldest.
+  if (seen.size > limit) seen.delete(seen.values().next().value!);
+}

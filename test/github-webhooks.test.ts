@@ -1,0 +1,137 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import { type Server } from 'node:http';
+import { type Client, WorkflowNotFoundError } from '@temporalio/client';
+import { type TestWorkflowEnvironment } from '@temporalio/testing';
+import express from 'express';
+import { createGitHubActivities, createGitHubIdentities } from '../activities/github';
+import { createLogger } from '../infra/logger';
+import { startLocalGitHub, type LocalGitHub } from '../infra/local-github';
+import { createGitHubWebhookRouter } from '../server/github-webhooks';
+import { freePort } from './helpers/ports';
+import { sharedEnvironment, uniqueTaskQueue } from './helpers/temporal';
+
+const SECRET = 'webhook-secret-for-tests';
+const ALICE = 'ghp_alice';
+const BOT = 'ghp_bot';
+
+let env: TestWorkflowEnvironment;
+let client: Client;
+let http: Server;
+let url: string;
+let github: LocalGitHub;
+const taskQueue = uniqueTaskQueue('github-webhooks');
+const started: string[] = [];
+
+beforeAll(async () => {
+  env = await sharedEnvironment();
+  client = env.client;
+  const app = express();
+  app.use('/webhooks/github', createGitHubWebhookRouter({ client, taskQueue, secret: SECRET, botLogin: 'switchboard', logger: createLogger({ level: 'silent' }), maxBodyBytes: 64 * 1024 }));
+  const port = await freePort();
+  http = app.listen(port, '127.0.0.1');
+  url = `http://127.0.0.1:${port}/webhooks/github`;
+  github = await startLocalGitHub({ tokens: { read: [], write: [ALICE, BOT] }, logins: { [ALICE]: 'alice' }, webhookUrl: url, webhookSecret: SECRET });
+});
+
+afterAll(async () => {
+  for (const id of started) await client.workflow.getHandle(id).terminate('test over').catch(() => undefined);
+  await github?.close();
+  http?.close();
+  await env?.teardown();
+});
+
+function repoName(): string {
+  return `hooks-${randomUUID().slice(0, 8)}`;
+}
+
+async function exists(workflowId: string): Promise<boolean> {
+  try {
+    await client.workflow.getHandle(workflowId).describe();
+    return true;
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return false;
+    throw error;
+  }
+}
+
+async function signalsOf(workflowId: string): Promise<Array<{ name: string }>> {
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  return (history.events ?? [])
+    .filter((e) => e.workflowExecutionSignaledEventAttributes)
+    .map((e) => ({ name: e.workflowExecutionSignaledEventAttributes!.signalName ?? '' }));
+}
+
+function mentionPayload(repo: string, number: number) {
+  return {
+    action: 'created',
+    issue: { number, pull_request: { url: 'x' } },
+    comment: { id: 1, body: '@switchboard please look', user: { login: 'alice' } },
+    repository: { full_name: repo },
+    sender: { login: 'alice' },
+  };
+}
+
+function post(body: string, headers: Record<string, string>) {
+  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-github-event': 'issue_comment', 'x-github-delivery': randomUUID(), ...headers }, body });
+}
+
+const sign = (body: string, secret = SECRET) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+
+test('a bad or missing signature is 401 and no workflow is started', async () => {
+  const repo = `acme/${repoName()}`;
+  const body = JSON.stringify(mentionPayload(repo, 7));
+  expect((await post(body, { 'x-hub-signature-256': sign(body, 'wrong-secret') })).status).toBe(401);
+  expect((await post(body, {})).status).toBe(401);
+  expect(await exists(`thread:gh:${repo}#7`)).toBe(false);
+});
+
+test('malformed JSON with a valid signature is 400; an oversized body is 413', async () => {
+  const broken = '{"action": "created",';
+  expect((await post(broken, { 'x-hub-signature-256': sign(broken) })).status).toBe(400);
+  const huge = JSON.stringify({ ...mentionPayload('acme/huge', 1), padding: 'x'.repeat(70 * 1024) });
+  expect((await post(huge, { 'x-hub-signature-256': sign(huge) })).status).toBe(413);
+  expect(await exists('thread:gh:acme/huge#1')).toBe(false);
+});
+
+test('a mention in a PR comment signal-with-starts its thread once, even when redelivered', async () => {
+  const name = repoName();
+  const repo = `acme/${name}`;
+  github.createRepo('acme', name, { 'README.md': 'x\n' });
+  github.commit(repo, 'feature', { 'a.txt': 'a\n' });
+  const identities = createGitHubIdentities({ apiUrl: github.apiUrl, gitUrl: github.gitUrl, tokens: { write: ALICE } });
+  const activities = createGitHubActivities({ identities });
+  const pr = await activities.openOrUpdatePullRequest({ repo, head: 'feature', base: 'main', title: 't', body: 'b', effectKey: `${name}/open/1` });
+  await activities.postComment({ repo, number: pr.number!, body: 'Hey @switchboard, review this please', effectKey: `${name}/comment/1` });
+  await github.webhooks.settle();
+  const threadId = `thread:gh:${repo}#${pr.number}`;
+  started.push(threadId);
+  const delivery = github.webhooks.deliveries.find((d) => d.event === 'issue_comment')!;
+  expect(delivery.status).toBe(202);
+  expect(await signalsOf(threadId)).toEqual([{ name: 'message' }]);
+
+  const again = await github.webhooks.redeliver(delivery.id);
+  expect(again.status).toBe(202);
+  expect(await signalsOf(threadId)).toEqual([{ name: 'message' }]);
+});
+
+test('PR and check events reach the running unit; a PR without a unit signals nothing', async () => {
+  const name = repoName();
+  const repo = `acme/${name}`;
+  github.createRepo('acme', name, { 'README.md': 'x\n' });
+  const head = github.commit(repo, 'feature', { 'a.txt': 'a\n' });
+  const unitId = `unit:${repo}#1`;
+  await client.workflow.start('shipUnitWorkflow', { workflowId: unitId, taskQueue, args: [] });
+  started.push(unitId);
+  const identities = createGitHubIdentities({ apiUrl: github.apiUrl, gitUrl: github.gitUrl, tokens: { write: BOT } });
+  const activities = createGitHubActivities({ identities });
+  await activities.openOrUpdatePullRequest({ repo, head: 'feature', base: 'main', title: 't', body: 'b', effectKey: `${name}/open/1` });
+  await github.webhooks.settle();
+  const checkRun = { action: 'completed', check_run: { name: 'ci', head_sha: head, conclusion: 'success', pull_requests: [{ number: 1 }] }, repository: { full_name: repo } };
+  expect((await github.webhooks.deliver('check_run', checkRun)).status).toBe(202);
+  expect(await signalsOf(unitId)).toEqual([{ name: 'prEvent' }, { name: 'checks' }]);
+
+  const other = repoName();
+  const orphan = await github.webhooks.deliver('pull_request', { action: 'opened', number: 3, pull_request: { number: 3, head: { sha: head } }, repository: { full_name: `acme/${other}` } });
+  expect(orphan.status).toBe(202);
+  expect(await exists(`unit:acme/${other}#3`)).toBe(false);
+});
