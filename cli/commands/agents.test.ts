@@ -1,0 +1,57 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { registerAgentsCommand } from './agents';
+
+const TRIAGE = 'displayName: Triage\ndescription: Sorts new issues.\ntoolset: general\nbudgetMinutes: 10\ntokenCap: 8000\nprompt: Triage.\nsurfaces: [slack]\n';
+
+/** A temp directory with a switchboard.yaml and a custom-agents folder. */
+function setupDirectory(config: string, agents: Record<string, string> = {}): string {
+  const dir = mkdtempSync(join(tmpdir(), 'switchboard-cli-agents-'));
+  writeFileSync(join(dir, 'switchboard.yaml'), config);
+  mkdirSync(join(dir, 'agents.d'));
+  for (const [name, text] of Object.entries(agents)) writeFileSync(join(dir, 'agents.d', name), text);
+  return dir;
+}
+
+async function run(cwd: string, args: string[]): Promise<{ output: string; code: number }> {
+  const lines: string[] = [];
+  let code = 0;
+  const program = new Command().exitOverride();
+  registerAgentsCommand(program, { cwd, env: {}, write: (text) => lines.push(text), setExitCode: (value) => (code = value) });
+  await program.parseAsync(args, { from: 'user' });
+  return { output: lines.join('\n'), code };
+}
+
+describe('switchboard agents list', () => {
+  it('prints the active catalog with toolset, machine, identity and budget', async () => {
+    const cwd = setupDirectory('agents:\n  customAgentsDir: agents.d\n', { 'triage.agent.yaml': TRIAGE });
+    const { output, code } = await run(cwd, ['agents', 'list']);
+    expect(code).toBe(0);
+    expect(output).toMatch(/^AGENT\s+TOOLSET\s+MACHINE\s+IDENTITY\s+BUDGET\s+TURNS\s+SURFACES/);
+    expect(output).toMatch(/\nexplore\s+explore\s+repo-cold\s+read\s+120 min\s+720\s+slack,github,http,mcp,cli/);
+    expect(output).toMatch(/\ntriage\s+general\s+none\s+none\s+10 min\s+60\s+slack/);
+    expect(output).not.toMatch(/\norchestrator/);
+  });
+
+  it('--json with feature flags and a surface; problems are reported and exit 1', async () => {
+    const cwd = setupDirectory('agents:\n  customAgentsDir: agents.d\n  featureFlags:\n    orchestrator: true\n', {
+      'triage.agent.yaml': TRIAGE,
+      'bad.agent.yaml': TRIAGE.replace('budgetMinutes: 10', 'budgetMinutes: ten'),
+    });
+    const { output, code } = await run(cwd, ['agents', 'list', '--json', '--surface', 'github']);
+    const parsed = JSON.parse(output) as { agents: Array<{ id: string; budgetMinutes: number }>; roles: unknown[]; problems: Array<{ source: string; field: string }> };
+    expect(parsed.agents.map((a) => a.id)).toEqual(['general', 'coding', 'review', 'ship', 'research', 'explore', 'conductor']);
+    expect(parsed.roles).toHaveLength(5);
+    expect(parsed.problems).toEqual([expect.objectContaining({ source: join(cwd, 'agents.d', 'bad.agent.yaml'), field: 'budgetMinutes' })]);
+    expect(code).toBe(1);
+  });
+
+  it('a bad config is a readable message and exit 1', async () => {
+    const cwd = setupDirectory('agents:\n  defaults:\n    effort: extreme\n');
+    const { output, code } = await run(cwd, ['agents', 'list']);
+    expect(output).toMatch(/Invalid configuration:[\s\S]*agents\.defaults\.effort/);
+    expect(code).toBe(1);
+  });
+});
