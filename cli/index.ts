@@ -1,5 +1,7 @@
 import { Command } from 'commander';
+import { registerAgentsCommand } from './commands/agents';
 import { registerDoctorCommand } from './commands/doctor';
+import { registerProfileCommand } from './commands/profile';
 
 /** Builds the `switchboard` operator command; each command lives in cli/commands/. */
 export function createProgram(): Command {
@@ -9,6 +11,8 @@ export function createProgram(): Command {
     .description('Operate Switchboard: check the setup, list agents, ask, inspect and steer runs and units.')
     .showHelpAfterError();
   registerDoctorCommand(program);
+  registerAgentsCommand(program);
+  registerProfileCommand(program);
   return program;
 }
 
