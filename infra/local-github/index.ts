@@ -64,6 +64,10 @@ export async function startLocalGitHub(options: LocalGitHubOptions): Promise<Loc
 
   const api = express.Router();
   api.use(express.json({ limit: '10mb' }));
+  api.use((req, _res, next) => {
+    state.requests.push({ method: req.method, path: req.path });
+    next();
+  });
   api.use(faults.middleware());
   if (options.app) api.use(appRoutes(options.app, (token, scope) => scopes.set(token, scope)));
   api.use((req, res, next) => {

@@ -22,7 +22,10 @@ export function repoRoutes(ctx: RestContext): Router {
     const repo = repoOf(ctx, req, res);
     if (!repo) return;
     const treeish = (req.params.tree).join('/');
-    const sha = tryGit(repo.dir, ['rev-parse', '--verify', '--quiet', `${treeish}^{tree}`])?.trim();
+    // `ref:path` names a tree directly; a bare ref or commit needs peeling to its tree.
+    const named = treeish.includes(':') ? treeish : `${treeish}^{tree}`;
+    const found = tryGit(repo.dir, ['rev-parse', '--verify', '--quiet', named])?.trim();
+    const sha = found && tryGit(repo.dir, ['cat-file', '-t', found])?.trim() === 'tree' ? found : undefined;
     const items = sha ? listTree(repo.dir, sha, req.query.recursive !== undefined) : undefined;
     if (!sha || !items) return void res.status(404).json({ message: 'Not Found' });
     res.json({ sha, truncated: false, tree: items.map((i) => ({ path: i.path, mode: i.mode, type: i.type, sha: i.sha, size: i.size })) });

@@ -62,6 +62,8 @@ export interface WriteRecord {
 export class LocalGitHubState {
   readonly repos = new Map<string, RepoState>();
   readonly writes: WriteRecord[] = [];
+  /** Every API request as method and path, so a test can count reads too. */
+  readonly requests: Array<{ method: string; path: string }> = [];
   private nextId = 1000;
 
   id(): number {
