@@ -1,6 +1,28 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 
+interface Member {
+  pid: number;
+  command: string;
+}
+
+/** The live (non-zombie) processes of a group, read from /proc. */
+function liveMembers(pgid: number): Member[] {
+  const members: Member[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) !== pgid || fields[0] === 'Z') continue;
+      members.push({ pid: Number(entry), command: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) });
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return members;
+}
+
 /** Whether any live (non-zombie) process is still in the process group. */
 export function groupAlive(pgid: number): boolean {
   try {
@@ -9,17 +31,17 @@ export function groupAlive(pgid: number): boolean {
     return false;
   }
   // kill(0) also succeeds for a group of zombies awaiting their reaper; look closer.
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[2]) === pgid && fields[0] !== 'Z') return true;
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return false;
+  return liveMembers(pgid).length > 0;
+}
+
+/**
+ * `setsid -f` forks and its child leaves the group a moment later; a command that ends
+ * right after starting a job would otherwise have that child reaped in between. Waits
+ * (briefly) until no member is still a `setsid` on its way out of the group.
+ */
+export async function letDetachersLeave(pgid: number, maxMs = 2_000): Promise<void> {
+  const deadline = Date.now() + maxMs;
+  while (Date.now() < deadline && liveMembers(pgid).some((member) => member.command === 'setsid')) await delay(10);
 }
 
 function signalGroup(pgid: number, signal: NodeJS.Signals): void {

@@ -6,7 +6,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { CancelledFailure } from '@temporalio/common';
 import { currentActivityContext } from './activity-context';
 import { OutputBuffer } from './output-buffer';
-import { terminateGroup } from './process-group';
+import { letDetachersLeave, terminateGroup } from './process-group';
 
 export interface CommandSpec {
   argv: string[];
@@ -66,6 +66,7 @@ export async function runCommand(spec: CommandSpec): Promise<CommandOutcome> {
   try {
     const [code, killedBy] = await exited;
     // The command returned: whatever it left running in its group goes with it.
+    if (!stopping) await letDetachersLeave(pgid);
     await (stopping ?? stop());
     await drain(child.stdout, child.stderr);
     if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new CancelledFailure('the command was cancelled');

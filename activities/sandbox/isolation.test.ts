@@ -1,0 +1,117 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { createSandboxActivities } from './index';
+import { bubblewrapHere, markedPids, sandboxFixture, waitUntil } from './test-support';
+import { workspaceLayout } from './workspace-layout';
+
+const WORKER_SECRET = 'ghs_worker_secret_must_not_leak_41';
+const RUN_TOKEN = 'ghs_run_identity_token_7';
+
+// Both paths on every machine: `auto` is bubblewrap wherever it works, `none` the fallback.
+describe.each(['auto', 'none'] as const)('sandbox isolation (isolation: %s)', (isolation) => {
+  let fixture: Awaited<ReturnType<typeof sandboxFixture>>;
+  let isolated: boolean;
+  let server: Server;
+  let port: number;
+  const scopes: string[] = [];
+  beforeAll(async () => {
+    process.env.GITHUB_WRITE_TOKEN = WORKER_SECRET;
+    process.env.ANTHROPIC_API_KEY = WORKER_SECRET;
+    isolated = isolation === 'auto' && (await bubblewrapHere());
+    fixture = await sandboxFixture({
+      isolation,
+      identityToken: async (scope) => {
+        scopes.push(scope);
+        return `${RUN_TOKEN}-${scope}`;
+      },
+    });
+    server = createServer((socket) => socket.end('hello from the host\n'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as { port: number }).port;
+  });
+  afterAll(async () => {
+    delete process.env.GITHUB_WRITE_TOKEN;
+    delete process.env.ANTHROPIC_API_KEY;
+    server.close();
+    await fixture.cleanup();
+  });
+
+  test('the worker\'s secrets are not in the command\'s environment', async () => {
+    const command = isolated ? 'env; cat /proc/*/environ 2>/dev/null | tr "\\0" "\\n"' : 'env';
+    const result = await fixture.activities.bash({ workspace: fixture.workspace(), command });
+    expect(result.exitCode).toBe(0);
+    expect(result.output).toMatch(/^PATH=/m);
+    expect(result.output).toMatch(/^TERM=dumb$/m);
+    expect(result.output).not.toContain(WORKER_SECRET);
+    expect(result.output).not.toMatch(/^(GITHUB|SLACK|ANTHROPIC|OPENAI)_/m);
+  });
+
+  test('the run\'s identity reaches git credential fill for the git host only, never env', async () => {
+    const workspace = fixture.workspace();
+    const ask = (host: string) => `printf 'protocol=https\\nhost=${host}\\n\\n' | git credential fill 2>&1`;
+    const command = `${ask('github.com')}; echo ---; ${ask('elsewhere.example')}; echo ---; env; printenv`;
+    const result = await fixture.activities.bash({ workspace, command, identity: 'read' });
+    expect(scopes).toContain('read');
+    const [forGithub, forElsewhere, environment] = result.output.split('---\n');
+    expect(forGithub).toContain(`password=${RUN_TOKEN}-read`);
+    expect(forGithub).toContain('username=x-access-token');
+    expect(forElsewhere).not.toContain(RUN_TOKEN);
+    expect(environment).not.toContain(RUN_TOKEN);
+    // The helper exists for that call only.
+    expect(readdirSync(workspaceLayout(fixture.dataDir, workspace).credentials)).toEqual([]);
+    const without = await fixture.activities.bash({ workspace, command: ask('github.com') });
+    expect(without.output).not.toContain(RUN_TOKEN);
+  });
+
+  test('network: false cuts the command off the network when isolated; network: true reaches it', async () => {
+    const connect = `exec 3<>/dev/tcp/127.0.0.1/${port} && head -1 <&3 || echo no-connection`;
+    const offline = await fixture.activities.bash({ workspace: fixture.workspace(false), command: connect, timeoutMs: 5_000 });
+    const online = await fixture.activities.bash({ workspace: fixture.workspace(true), command: connect, timeoutMs: 5_000 });
+    expect(online.output).toContain('hello from the host');
+    if (isolated) {
+      expect(offline.output).toContain('no-connection');
+      expect(offline.output).not.toContain('hello from the host');
+    } else {
+      // Without bubblewrap there is no network namespace; the result says the call was unisolated.
+      expect(offline.isolation).toBe('none');
+      expect(offline.output).toContain('hello from the host');
+    }
+  });
+
+  test('the system is read-only and the worker\'s data dir is out of view', async () => {
+    const workspace = fixture.workspace();
+    if (!isolated) {
+      // Unisolated commands run with the worker's own rights: nothing to prove but that it is said.
+      const result = await fixture.activities.bash({ workspace, command: 'true' });
+      expect(result.isolation).toBe('none');
+      expect(result.hint).toMatch(/without bubblewrap isolation/);
+      return;
+    }
+    const result = await fixture.activities.bash({
+      workspace,
+      command: `touch /usr/sandbox-probe && echo wrote-system; ls ${fixture.dataDir}/workspaces >/dev/null 2>&1 && echo sees-data; echo ok > mine.txt && cat mine.txt`,
+    });
+    expect(result.output).toContain('Read-only file system');
+    expect(result.output).not.toContain('wrote-system');
+    expect(result.output).not.toContain('sees-data');
+    expect(result.output).toContain('ok');
+    expect(existsSync('/usr/sandbox-probe')).toBe(false);
+  });
+
+  test('a restarted worker finds the holder and its job; release stops them and removes the folder', async () => {
+    const workspace = fixture.workspace();
+    const first = await fixture.activities.prepareWorkspace({ workspace });
+    expect(first.isolation).toBe(isolated ? 'bwrap' : 'none');
+    await fixture.activities.bash({ workspace, command: 'setsid -f sleep 60 </dev/null >/dev/null 2>&1' });
+    await waitUntil(() => markedPids(workspace.key).length === 1);
+    const [job] = markedPids(workspace.key);
+    const restarted = createSandboxActivities({ dataDir: fixture.dataDir, isolation });
+    const again = await restarted.prepareWorkspace({ workspace });
+    expect(again.holderPid).toBe(first.holderPid);
+    expect(markedPids(workspace.key)).toEqual([job]);
+    await restarted.releaseWorkspace({ workspace });
+    await waitUntil(() => markedPids(workspace.key).length === 0);
+    if (first.holderPid) await waitUntil(() => !existsSync(`/proc/${first.holderPid}`));
+    expect(existsSync(workspaceLayout(fixture.dataDir, workspace).root)).toBe(false);
+  });
+});
