@@ -1,9 +1,15 @@
 import { type Logger } from '../infra/logger';
+import { createAgentSetupActivities, type AgentSetupDeps } from './agents/agent-setup';
+import { createModelActivities, type ModelActivityDeps } from './models';
+import { createSandboxActivities, type SandboxDeps } from './sandbox';
 import { createConsoleStatusActivities } from './status/console-status';
 
-/** What the activities need from the outside world; each front end or test builds its own. */
+/** What the activities need from the outside world; `infra/activity-deps.ts` builds it from config, tests build their own. */
 export interface ActivityDeps {
   logger: Logger;
+  models: ModelActivityDeps;
+  sandbox: SandboxDeps;
+  agents: AgentSetupDeps;
 }
 
 /**
@@ -12,6 +18,9 @@ export interface ActivityDeps {
  */
 export function createActivities(deps: ActivityDeps) {
   return {
+    ...createAgentSetupActivities(deps.agents),
+    ...createModelActivities(deps.models),
+    ...createSandboxActivities(deps.sandbox),
     ...createConsoleStatusActivities({ logger: deps.logger }),
   };
 }

@@ -1,7 +1,9 @@
 import { Command } from 'commander';
+import { registerAskCommand } from './commands/ask';
 import { registerAgentsCommand } from './commands/agents';
 import { registerDoctorCommand } from './commands/doctor';
 import { registerProfileCommand } from './commands/profile';
+import { registerRunsCommand, registerSteerCommand, registerStopCommand } from './commands/runs';
 
 /** Builds the `switchboard` operator command; each command lives in cli/commands/. */
 export function createProgram(): Command {
@@ -13,6 +15,10 @@ export function createProgram(): Command {
   registerDoctorCommand(program);
   registerAgentsCommand(program);
   registerProfileCommand(program);
+  registerAskCommand(program);
+  registerRunsCommand(program);
+  registerSteerCommand(program);
+  registerStopCommand(program);
   return program;
 }
 

@@ -1,6 +1,7 @@
 import { type Server } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
 import { createActivities } from '../activities';
+import { activityDepsFromConfig } from './activity-deps';
 import { createServerApp } from '../server/app';
 import { loadConfig } from './config';
 import { describeError, SwitchboardError } from './errors';
@@ -41,7 +42,7 @@ export async function main(): Promise<void> {
       connection: nativeConnection,
       namespace: config.temporal.namespace,
       taskQueue: config.temporal.taskQueue,
-      activities: createActivities({ logger }),
+      activities: createActivities(activityDepsFromConfig(loaded, logger)),
       logger,
     });
     const workerDone = worker.run();

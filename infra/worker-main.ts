@@ -1,5 +1,6 @@
 import { loadConfig } from './config';
 import { createActivities } from '../activities';
+import { activityDepsFromConfig } from './activity-deps';
 import { describeError } from './errors';
 import { createLogger, installTemporalRuntime } from './logger';
 import { connectWorker, createSwitchboardWorker } from './worker';
@@ -27,7 +28,7 @@ export async function workerMain(): Promise<void> {
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    activities: createActivities({ logger }),
+    activities: createActivities(activityDepsFromConfig(loaded, logger)),
     bundlePath: process.env.SWITCHBOARD_WORKFLOW_BUNDLE || undefined,
     logger,
   });

@@ -31,6 +31,9 @@ export async function createSwitchboardWorker(options: SwitchboardWorkerOptions)
     workflowBundle: { codePath },
     activities: options.activities,
     shutdownGraceTime: options.shutdownGraceTime ?? '10s',
+    // A stop reaches a running command through its next heartbeat; keep that wait short.
+    maxHeartbeatThrottleInterval: '2 seconds',
+    defaultHeartbeatThrottleInterval: '2 seconds',
   });
 }
 

@@ -7,7 +7,7 @@ import type { ToolCall, ToolResult } from '../activities/models/types';
 import type { AgentSetup } from '../activities/agents/agent-setup';
 import { buildSystemPrompt, resolveRoleProfile, resolveTaskTarget, authorize } from '../agents';
 import { modelToolSchemas } from '../tools';
-import type { RunInput, RunRecord, RunStatus, SteerInput, StopInput } from './run-types';
+import type { ChildRecord, RunInput, RunRecord, RunStatus, SteerInput, StopInput } from './run-types';
 import { models, status as statusActivities } from './run/activities';
 import { RunState } from './run/run-state';
 import { executeToolCalls } from './run/tool-dispatch';
@@ -150,19 +150,26 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
     const workflowId = `${runId}/task-${state.taskCounter}-${name}`;
     const mode = (args.mode as 'sync' | 'background' | undefined) ?? 'background';
     const inherits = target.definition.conversation === 'inherited';
-    const handle = await startChild(agentRunWorkflow, {
-      workflowId,
-      args: [{
-        threadId: input.threadId, profile: childProfile, system: buildSystemPrompt(target.definition, childProfile),
-        request: args.prompt as string, requester: input.requester, context: inherits ? conversationForChild() : [],
-        replyTarget: { kind: 'api' }, parent: { workflowId: runId, depth },
-      }],
-      parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-      cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
-      staticSummary: `${childProfile.agent} task "${name}" for ${runId}`,
-    });
-    const record = { workflowId, agent: childProfile.agent, name, mode, startedAt: Date.now() };
+    // Recorded before the start resolves, so the record lists children in call order.
+    const record: ChildRecord = { workflowId, agent: childProfile.agent, name, mode, startedAt: Date.now() };
     state.children.push(record);
+    let handle: ChildWorkflowHandle<typeof agentRunWorkflow>;
+    try {
+      handle = await startChild(agentRunWorkflow, {
+        workflowId,
+        args: [{
+          threadId: input.threadId, profile: childProfile, system: buildSystemPrompt(target.definition, childProfile),
+          request: args.prompt as string, requester: input.requester, context: inherits ? conversationForChild() : [],
+          replyTarget: { kind: 'api' }, parent: { workflowId: runId, depth },
+        }],
+        parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+        cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
+        staticSummary: `${childProfile.agent} task "${name}" for ${runId}`,
+      });
+    } catch (error) {
+      Object.assign(record, { outcome: 'failed', endedAt: Date.now() });
+      throw error;
+    }
     if (mode === 'background') {
       const entry = { handle, call: call.id, done: false } as { handle: typeof handle; call: string; result?: RunRecord; done: boolean };
       background.set(workflowId, entry);

@@ -12,7 +12,6 @@ describe('the models config section', () => {
     const { config } = loadConfig({ env: {}, cwd });
     expect(modelDepsFromConfig(config.models, { baseDir: cwd })).toEqual({
       baseDir: cwd,
-      defaultModel: 'scripted:examples/hello.yaml',
       requestTimeoutMs: 600_000,
       anthropicBaseUrl: undefined,
       openaiBaseUrl: undefined,
@@ -24,8 +23,8 @@ describe('the models config section', () => {
   it('takes SWITCHBOARD_MODEL, ANTHROPIC_BASE_URL and OPENAI_BASE_URL from the environment', () => {
     const env = { SWITCHBOARD_MODEL: 'anthropic:claude-haiku-4-5', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9001', OPENAI_BASE_URL: 'http://127.0.0.1:9002/v1' };
     const { config } = loadConfig({ env, cwd });
+    expect(config.agents.defaults.model).toBe('anthropic:claude-haiku-4-5');
     expect(config.models).toMatchObject({
-      defaultModel: 'anthropic:claude-haiku-4-5',
       anthropic: { baseUrl: 'http://127.0.0.1:9001' },
       openai: { baseUrl: 'http://127.0.0.1:9002/v1' },
     });

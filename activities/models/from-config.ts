@@ -7,7 +7,6 @@ export function modelDepsFromConfig(
   rest: Pick<ModelActivityDeps, 'baseDir'> & Partial<ModelActivityDeps>,
 ): ModelActivityDeps {
   return {
-    defaultModel: models.defaultModel,
     requestTimeoutMs: models.requestTimeoutMs,
     anthropicBaseUrl: models.anthropic.baseUrl,
     openaiBaseUrl: models.openai.baseUrl,

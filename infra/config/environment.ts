@@ -21,7 +21,8 @@ export const ENVIRONMENT_BINDINGS: readonly EnvironmentBinding[] = [
   { variable: 'SWITCHBOARD_PUBLIC_URL', path: ['http', 'publicUrl'], kind: 'string' },
   { variable: 'LOG_LEVEL', path: ['log', 'level'], kind: 'string' },
   { variable: 'SWITCHBOARD_LOG_FORMAT', path: ['log', 'format'], kind: 'string' },
-  { variable: 'SWITCHBOARD_MODEL', path: ['models', 'defaultModel'], kind: 'string' },
+  // The model every run uses unless an agent, channel, person or directive chooses one.
+  { variable: 'SWITCHBOARD_MODEL', path: ['agents', 'defaults', 'model'], kind: 'string' },
   { variable: 'ANTHROPIC_BASE_URL', path: ['models', 'anthropic', 'baseUrl'], kind: 'string' },
   { variable: 'OPENAI_BASE_URL', path: ['models', 'openai', 'baseUrl'], kind: 'string' },
   { variable: 'GITHUB_API_URL', path: ['github', 'apiUrl'], kind: 'string' },

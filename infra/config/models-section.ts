@@ -6,8 +6,6 @@ import { z } from 'zod';
  */
 export const ModelsConfigSchema = z
   .object({
-    /** `<provider>:<model id>` used when a turn names no model; the default runs offline. */
-    defaultModel: z.string().min(1).default('scripted:examples/hello.yaml'),
     /** Per-request timeout of the API providers; a timeout is retried by Temporal. */
     requestTimeoutMs: z.number().int().positive().default(600_000),
     anthropic: z

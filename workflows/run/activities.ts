@@ -22,7 +22,7 @@ export interface StatusActivities {
 
 /** Model calls: long, heartbeating, retried with backoff on 429/5xx (non-retryable failures say why). */
 export const MODEL_TURN_TIMEOUT = '10 minutes';
-export const MODEL_HEARTBEAT_TIMEOUT = '2 minutes';
+export const MODEL_HEARTBEAT_TIMEOUT = '30 seconds';
 /**
  * A shell command is never re-run by a retry: a worker lost mid-command leaves its result
  * unknown, and the model is told so rather than having the command repeat behind its back.

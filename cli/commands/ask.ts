@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto';
+import { userInfo } from 'node:os';
+import { setTimeout as delay } from 'node:timers/promises';
+import { type Client } from '@temporalio/client';
+import { type Command } from 'commander';
+import type { RunRecord, RunStatus } from '../../workflows/run-types';
+import type { MessageOutcome, ThreadInput, ThreadMessage, ThreadState } from '../../workflows/thread-types';
+import { withCliClient } from '../temporal-client';
+import { formatRecord, formatStatusLine } from './run-format';
+
+export interface AskOptions {
+  agent?: string;
+  thread?: string;
+  model?: string;
+  json?: boolean;
+}
+
+/** The message text with the options as directives, so the thread decides as for any other surface. */
+export function composeMessage(message: string, options: AskOptions): string {
+  const directives = [options.agent ? `agent:${options.agent}` : '', options.model ? `model:${options.model}` : ''].filter(Boolean);
+  return [...directives, message].join(' ');
+}
+
+export interface SentMessage {
+  threadId: string;
+  messageId: string;
+  /** What the thread did with the message: a run (with its id), a refusal, a steer. */
+  outcome: MessageOutcome;
+}
+
+/** Signal-with-starts the thread with one message and waits until the thread has decided on it. */
+export async function sendMessage(client: Client, taskQueue: string, message: string, options: AskOptions & { requester?: string; addressedToRun?: boolean }): Promise<SentMessage> {
+  const threadId = options.thread ?? `thread:cli:${randomUUID()}`;
+  const threadMessage: ThreadMessage = {
+    messageId: `cli:${randomUUID()}`,
+    text: composeMessage(message, options),
+    requester: { id: options.requester ?? safeUser(), surface: 'cli' },
+    ...(options.addressedToRun ? { addressedToRun: true } : {}),
+  };
+  const input: ThreadInput = { threadId, replyTarget: { kind: 'cli' } };
+  const thread = await client.workflow.signalWithStart('threadWorkflow', {
+    workflowId: threadId, taskQueue, args: [input], signal: 'message', signalArgs: [threadMessage],
+    staticSummary: `CLI thread of ${threadMessage.requester.id}`,
+  });
+  for (;;) {
+    const state = await thread.query<ThreadState>('state');
+    const outcome = state.outcomes.find((entry) => entry.messageId === threadMessage.messageId);
+    if (outcome) return { threadId, messageId: threadMessage.messageId, outcome };
+    await delay(200);
+  }
+}
+
+/** Follows a run to its end, writing a status line whenever its status changes. */
+export async function followRun(client: Client, runId: string, write: (line: string) => void): Promise<RunRecord> {
+  const run = client.workflow.getHandle(runId);
+  const result = run.result() as Promise<RunRecord>;
+  let done = false;
+  void result.finally(() => { done = true; }).catch(() => undefined);
+  let last = '';
+  while (!done) {
+    const status = await run.query<RunStatus>('status').catch(() => undefined);
+    const line = status ? formatStatusLine(status) : '';
+    if (line && line !== last) write(line);
+    last = line || last;
+    await Promise.race([delay(1_000), result.catch(() => undefined)]);
+  }
+  return result;
+}
+
+/** Starts or continues a thread with one message and returns what became of it. */
+export async function ask(client: Client, taskQueue: string, message: string, options: AskOptions, write: (line: string) => void): Promise<{ outcome: MessageOutcome; record?: RunRecord }> {
+  const sent = await sendMessage(client, taskQueue, message, options);
+  write(`thread ${sent.threadId}`);
+  const { outcome } = sent;
+  if (outcome.kind !== 'run' || !outcome.runId) {
+    write(outcome.reply ?? `message ${outcome.kind}`);
+    return { outcome };
+  }
+  write(`run ${outcome.runId} (${outcome.agent})`);
+  return { outcome, record: await followRun(client, outcome.runId, write) };
+}
+
+function safeUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'cli';
+  }
+}
+
+export function registerAskCommand(program: Command): void {
+  program
+    .command('ask')
+    .description('start or continue a thread with a message; streams status lines and prints the record')
+    .argument('<message>', 'what to ask (directives such as budget:30 or "in owner/repo:" work here too)')
+    .option('--agent <agent>', 'run this agent (as agent:<name>)')
+    .option('--thread <id>', 'continue this thread (default: a new CLI thread)')
+    .option('--model <model>', 'use this model, e.g. scripted:examples/hello.yaml')
+    .option('--json', 'print the run record as JSON')
+    .action(async (message: string, options: AskOptions) => {
+      await withCliClient(async ({ client, taskQueue }) => {
+        const { record } = await ask(client, taskQueue, message, options, options.json ? () => undefined : (line) => console.log(line));
+        if (!record) return;
+        console.log(options.json ? JSON.stringify(record, null, 2) : formatRecord(record));
+        if (record.outcome === 'failed') process.exitCode = 1;
+      });
+    });
+}

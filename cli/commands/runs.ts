@@ -1,0 +1,83 @@
+import { type Command } from 'commander';
+import type { RunRecord, RunStatus } from '../../workflows/run-types';
+import { withCliClient } from '../temporal-client';
+import { formatRecord, formatStatusLine } from './run-format';
+
+export function registerRunsCommand(program: Command): void {
+  const runs = program.command('runs').description('list and inspect runs');
+  runs
+    .command('list')
+    .description('recent runs, newest first (from Temporal visibility)')
+    .option('--agent <agent>', 'only this agent')
+    .option('--limit <n>', 'how many', '20')
+    .option('--json', 'print JSON')
+    .action(async (options: { agent?: string; limit: string; json?: boolean }) => {
+      await withCliClient(async ({ client }) => {
+        const query = [`SwitchboardKind = "run"`, options.agent ? `Agent = "${options.agent.replace(/"/g, '')}"` : ''].filter(Boolean).join(' AND ');
+        const rows: Array<{ workflowId: string; status: string; agent: string; outcome: string; started: string }> = [];
+        for await (const execution of client.workflow.list({ query })) {
+          const attributes = execution.typedSearchAttributes;
+          rows.push({
+            workflowId: execution.workflowId,
+            status: execution.status.name,
+            agent: String(attributes.getAll().find((pair) => pair.key.name === 'Agent')?.value ?? ''),
+            outcome: String(attributes.getAll().find((pair) => pair.key.name === 'Outcome')?.value ?? ''),
+            started: execution.startTime.toISOString(),
+          });
+          if (rows.length >= Number(options.limit)) break;
+        }
+        if (options.json) console.log(JSON.stringify(rows, null, 2));
+        else for (const row of rows) console.log(`${row.started}  ${row.status.padEnd(10)} ${row.agent.padEnd(12)} ${row.outcome.padEnd(9)} ${row.workflowId}`);
+      });
+    });
+  runs
+    .command('get')
+    .description('a run\'s record when it has finished, its live status otherwise')
+    .argument('<workflowId>', 'the run id, e.g. run:thread:cli:…:1')
+    .option('--json', 'print JSON')
+    .action(async (workflowId: string, options: { json?: boolean }) => {
+      await withCliClient(async ({ client }) => {
+        const handle = client.workflow.getHandle(workflowId);
+        const description = await handle.describe();
+        if (description.status.name === 'RUNNING') {
+          const status = await handle.query<RunStatus>('status');
+          console.log(options.json ? JSON.stringify(status, null, 2) : formatStatusLine(status));
+          return;
+        }
+        const record = (await handle.result()) as RunRecord;
+        console.log(options.json ? JSON.stringify(record, null, 2) : formatRecord(record));
+      });
+    });
+}
+
+export function registerSteerCommand(program: Command): void {
+  program
+    .command('steer')
+    .description('send a steer message to a running run or unit (validated update: refused when empty or finished)')
+    .argument('<workflowId>', 'the run or unit id')
+    .argument('<text>', 'the instruction')
+    .option('--by <who>', 'who is steering')
+    .action(async (workflowId: string, text: string, options: { by?: string }) => {
+      await withCliClient(async ({ client }) => {
+        const result = await client.workflow.getHandle(workflowId).executeUpdate<{ accepted: boolean; pending: number }, [{ text: string; by?: string }]>('steer', {
+          args: [{ text, ...(options.by ? { by: options.by } : {}) }],
+        });
+        console.log(`steer accepted (${result.pending} pending before the next turn)`);
+      });
+    });
+}
+
+export function registerStopCommand(program: Command): void {
+  program
+    .command('stop')
+    .description('stop a run or unit: the in-flight step is cancelled and it settles as stopped')
+    .argument('<workflowId>', 'the run or unit id')
+    .option('--reason <reason>', 'why')
+    .option('--by <who>', 'who is stopping')
+    .action(async (workflowId: string, options: { reason?: string; by?: string }) => {
+      await withCliClient(async ({ client }) => {
+        await client.workflow.getHandle(workflowId).signal('stop', { ...(options.reason ? { reason: options.reason } : {}), ...(options.by ? { by: options.by } : {}) });
+        console.log(`stop sent to ${workflowId}`);
+      });
+    });
+}

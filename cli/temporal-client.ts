@@ -1,0 +1,38 @@
+import { Client, type Connection } from '@temporalio/client';
+import { loadConfig, type LoadedConfig } from '../infra/config';
+import { connectTemporal } from '../infra/temporal';
+
+export interface CliClient {
+  client: Client;
+  loaded: LoadedConfig;
+  taskQueue: string;
+  close(): Promise<void>;
+}
+
+/** A Temporal client for operator commands, on the configured or embedded address. */
+export async function openCliClient(): Promise<CliClient> {
+  const loaded = loadConfig();
+  const { temporal } = loaded.config;
+  const address = temporal.address ?? `${temporal.embedded.ip}:${temporal.embedded.port}`;
+  const connection: Connection = await connectTemporal({ address, timeoutMs: 5_000 });
+  return {
+    client: new Client({ connection, namespace: temporal.namespace }),
+    loaded,
+    taskQueue: temporal.taskQueue,
+    close: () => connection.close(),
+  };
+}
+
+/** Runs an action with a client and always closes it; errors become one line and exit code 1. */
+export async function withCliClient(action: (cli: CliClient) => Promise<void>): Promise<void> {
+  let cli: CliClient | undefined;
+  try {
+    cli = await openCliClient();
+    await action(cli);
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exitCode = 1;
+  } finally {
+    await cli?.close();
+  }
+}

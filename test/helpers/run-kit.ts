@@ -1,0 +1,58 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type TestWorkflowEnvironment } from '@temporalio/testing';
+import { type Worker } from '@temporalio/worker';
+import { stringify } from 'yaml';
+import { createActivities } from '../../activities';
+import { defaultAgentsConfig, type AgentsConfigInput } from '../../agents';
+import { sendMessage, followRun, type AskOptions } from '../../cli/commands/ask';
+import { createLogger } from '../../infra/logger';
+import type { RunRecord } from '../../workflows/run-types';
+import { productWorker, sharedEnvironment, uniqueTaskQueue } from './temporal';
+
+export interface RunKit {
+  env: TestWorkflowEnvironment;
+  taskQueue: string;
+  dir: string;
+  dataDir: string;
+  /** Writes a scripted model file and returns its `scripted:` model id. */
+  script(name: string, turns: unknown[]): string;
+  /** Sends a message to a thread (new unless `thread` is given) and returns the run id it started. */
+  start(message: string, options?: AskOptions & { requester?: string }): Promise<{ threadId: string; runId: string }>;
+  result(runId: string): Promise<RunRecord>;
+  close(): Promise<void>;
+}
+
+/** A worker on the real product bundle and real activities (scripted model, real sandbox), on its own task queue. */
+export async function startRunKit(label: string, agents: AgentsConfigInput = {}, env?: TestWorkflowEnvironment): Promise<RunKit> {
+  const environment = env ?? (await sharedEnvironment());
+  const taskQueue = uniqueTaskQueue(label);
+  const dir = mkdtempSync(join(tmpdir(), `switchboard-${label}-`));
+  const dataDir = join(dir, 'data');
+  const logger = createLogger({ level: 'silent' });
+  const activities = createActivities({
+    logger, models: { baseDir: dir, logger }, sandbox: { dataDir }, agents: { config: defaultAgentsConfig(agents) },
+  });
+  const worker: Worker = await productWorker(environment, taskQueue, activities);
+  const running = worker.run();
+  return {
+    env: environment, taskQueue, dir, dataDir,
+    script(name, turns) {
+      const file = join(dir, `${name}.yaml`);
+      writeFileSync(file, stringify({ turns }));
+      return `scripted:${file}`;
+    },
+    async start(message, options = {}) {
+      const sent = await sendMessage(environment.client, taskQueue, message, { requester: 'tester', ...options });
+      if (sent.outcome.kind !== 'run' || !sent.outcome.runId) throw new Error(`no run started: ${JSON.stringify(sent.outcome)}`);
+      return { threadId: sent.threadId, runId: sent.outcome.runId };
+    },
+    result: (runId) => followRun(environment.client, runId, () => undefined),
+    async close() {
+      worker.shutdown();
+      await running;
+      if (!env) await environment.teardown();
+    },
+  };
+}
