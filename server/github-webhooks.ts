@@ -12,6 +12,8 @@ export interface GitHubWebhookOptions {
   logger: Logger;
   /** Bodies above this are refused with 413 (default 5 MiB). */
   maxBodyBytes?: number;
+  /** Answer GitHub within this many milliseconds even when Temporal is slow (default 900). */
+  answerWithinMs?: number;
   /** How many delivery ids to remember for dedupe in this process (default 10 000). */
   rememberDeliveries?: number;
 }
@@ -47,15 +49,18 @@ export function createGitHubWebhookRouter(options: GitHubWebhookOptions): Router
     const routed = routeGitHubEvent(event, payload as Record<string, unknown>, { botLogin: options.botLogin, deliveryId });
     if (!routed) return void res.status(202).json({ ok: true, ignored: true });
     remember(seen, deliveryId, limit);
-    try {
-      const delivered = await signal(options, routed);
-      res.status(202).json({ ok: true, workflowId: routed.workflowId, delivered });
-    } catch (error) {
+    const signalling = signal(options, routed).catch((error: unknown) => {
       // Forget it so GitHub's redelivery can try again.
       seen.delete(deliveryId);
       options.logger.error({ err: error, deliveryId, workflowId: routed.workflowId }, 'could not signal the workflow for a GitHub event');
-      res.status(503).json({ error: 'signal_failed' });
-    }
+      return 'failed' as const;
+    });
+    // GitHub wants an answer quickly; a slow Temporal gets a 503 while the signal carries on
+    // (if it lands, the delivery id is kept, so a redelivery is still a no-op).
+    const outcome = await Promise.race([signalling, delay(options.answerWithinMs ?? 900)]);
+    if (outcome === 'failed') return void res.status(503).json({ error: 'signal_failed' });
+    if (outcome === 'timeout') return void res.status(503).json({ error: 'signal_pending' });
+    res.status(202).json({ ok: true, workflowId: routed.workflowId, delivered: outcome });
   });
 
   router.use((error: { type?: string; status?: number }, _req: Request, res: Response, next: NextFunction) => {
@@ -93,6 +98,10 @@ async function signal(options: GitHubWebhookOptions, routed: RoutedGitHubEvent):
     if (error instanceof WorkflowNotFoundError) return false;
     throw error;
   }
+}
+
+function delay(ms: number): Promise<'timeout'> {
+  return new Promise((resolve) => setTimeout(() => resolve('timeout'), ms).unref());
 }
 
 function remember(seen: Set<string>, id: string, limit: number): void {
