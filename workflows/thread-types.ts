@@ -16,6 +16,11 @@ export interface ThreadMessage {
   addressedToRun?: boolean;
   /** A self-serve MCP caller. */
   selfServe?: boolean;
+  /**
+   * The agent this surface implies when the message names none and the thread has no sticky
+   * agent (a verified private Slack DM implies `orchestrator`). Access is still checked.
+   */
+  defaultAgent?: string;
   /** Where this message's run reports, when it differs from the thread's. */
   replyTarget?: ReplyTarget;
 }

@@ -20,7 +20,8 @@ export function decide(setup: AgentSetup, message: ThreadMessage, stickyAgent: s
     ...(message.channelId ? { channelId: message.channelId } : {}), ...(message.selfServe ? { selfServe: true } : {}),
   };
   const available = usableAgents(catalog, config, requester);
-  const routed = route({ directives: parsed.directives, text: parsed.text, ...(stickyAgent ? { stickyAgent } : {}), available });
+  const implied = stickyAgent ?? (message.defaultAgent && available.includes(message.defaultAgent) ? message.defaultAgent : undefined);
+  const routed = route({ directives: parsed.directives, text: parsed.text, ...(implied ? { stickyAgent: implied } : {}), available });
   const allowed = authorize(catalog, config, requester, routed.agent);
   if (!allowed.ok) {
     // A refused explicit choice does not stick; the thread keeps what it had.
