@@ -84,5 +84,6 @@ describe('sandbox files', () => {
     await fixture.activities.prepareWorkspace({ workspace });
     expect(await fixture.activities.jobStatus({ workspace, exitFile: '/etc/hostname' })).toMatchObject({ done: false, error: expect.stringMatching(/outside the workspace/) });
     expect(await fixture.activities.jobStatus({ workspace, exitFile: '/tmp/none.exit' })).toEqual({ done: false });
+    expect(await fixture.activities.jobStatus({ workspace: fixture.workspace(), exitFile: '/tmp/job.exit' })).toMatchObject({ done: false, error: expect.stringMatching(/does not exist/) });
   });
 });

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { type FileHandle } from 'node:fs/promises';
 import { type FileResult, type JobStatus } from './types';
 import { locate, openForRead, openForWrite, type PathRefusal } from './workspace-paths';
@@ -42,8 +43,9 @@ export async function readWorkspaceFile(
       if (bytes.subarray(0, 8_000).includes(0)) return { ok: false, path, code: 'io_error', error: `${path} looks binary (it holds NUL bytes); inspect it with bash` };
       const lines = bytes.toString('utf8').split('\n');
       const first = Math.max(1, Math.floor(offset));
-      let content = lines.slice(first - 1, first - 1 + Math.max(1, Math.floor(limit))).join('\n');
-      const truncated = content.length > limits.maxReadChars || first - 1 + limit < lines.length;
+      const count = Math.max(1, Math.floor(limit));
+      let content = lines.slice(first - 1, first - 1 + count).join('\n');
+      const truncated = content.length > limits.maxReadChars || first - 1 + count < lines.length;
       if (content.length > limits.maxReadChars) content = `${content.slice(0, limits.maxReadChars)}\n[… cut at ${limits.maxReadChars} characters; read on with offset …]`;
       return { ok: true, path, content, bytes: stat.size, truncated, totalLines: lines.length };
     } finally {
@@ -80,6 +82,7 @@ export async function writeWorkspaceFile(layout: WorkspaceLayout, path: string, 
 
 /** Whether a detached job has written its exit file, and the tail of its log. */
 export async function readJobStatus(layout: WorkspaceLayout, exitFile: string, logFile?: string): Promise<JobStatus> {
+  if (!existsSync(layout.tmp)) return { done: false, error: 'the workspace does not exist (never prepared, or released)' };
   const exit = await readWorkspaceFile(layout, exitFile, DEFAULT_FILE_LIMITS, 1, 5);
   if (!exit.ok && exit.code !== 'not_found') return { done: false, error: `exit file: ${exit.error}` };
   const code = exit.ok ? Number.parseInt((exit.content ?? '').trim(), 10) : Number.NaN;
