@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { createSandboxActivities } from './index';
 import { bubblewrapHere, markedPids, sandboxFixture, waitUntil } from './test-support';
@@ -114,4 +114,33 @@ describe.each(['auto', 'none'] as const)('sandbox isolation (isolation: %s)', (i
     if (first.holderPid) await waitUntil(() => !existsSync(`/proc/${first.holderPid}`));
     expect(existsSync(workspaceLayout(fixture.dataDir, workspace).root)).toBe(false);
   });
+
+  test('concurrent first calls share one holder, and a holder that died is started again', async () => {
+    const workspace = fixture.workspace();
+    const results = await Promise.all([1, 2, 3].map((n) => fixture.activities.bash({ workspace, command: `echo call-${n}` })));
+    expect(results.map((result) => result.output)).toEqual(['call-1\n', 'call-2\n', 'call-3\n']);
+    const { holderPid } = await fixture.activities.prepareWorkspace({ workspace });
+    if (!isolated) {
+      expect(holderPid).toBeUndefined();
+      return;
+    }
+    expect(holderPid).toEqual(expect.any(Number));
+    const { work } = workspaceLayout(fixture.dataDir, workspace);
+    const holders = readdirSync('/proc').filter((pid) => /^\d+$/.test(pid) && readFileSafe(`/proc/${pid}/cmdline`).includes(work));
+    // The outer bwrap and its pid 1 in the namespace: one sandbox.
+    expect(holders).toHaveLength(2);
+    process.kill(Number(holderPid), 'SIGKILL');
+    await waitUntil(() => !existsSync(`/proc/${holderPid}`));
+    const after = await fixture.activities.bash({ workspace, command: 'echo back' });
+    expect(after).toMatchObject({ exitCode: 0, output: 'back\n' });
+    expect((await fixture.activities.prepareWorkspace({ workspace })).holderPid).not.toBe(holderPid);
+  });
 });
+
+function readFileSafe(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+}
