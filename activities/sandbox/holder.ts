@@ -19,6 +19,13 @@ export interface HolderRecord {
   startTime: string;
 }
 
+/**
+ * The holder's only program: wait while the workspace exists. A folder removed without
+ * releaseWorkspace (a test's temp dir, an operator's rm -rf) has link count 0, and the
+ * holder then ends by itself instead of idling forever.
+ */
+const WAITER = 'while [ "$(stat -c %h /workspace 2>/dev/null || echo 0)" != 0 ]; do sleep 5; done';
+
 const recordPath = (layout: WorkspaceLayout) => join(layout.state, 'holder.json');
 
 /** The start time field of /proc/<pid>/stat, or undefined when no such process runs. */
@@ -57,7 +64,7 @@ export async function startHolder(layout: WorkspaceLayout, dataDir: string): Pro
   const log = openSync(join(layout.state, 'holder.log'), 'a');
   // Detached and without --die-with-parent: the holder (and the jobs in it) outlive a worker
   // restart; the next worker finds it through holder.json.
-  const child = spawn('bwrap', [...holderArguments(layout, dataDir), '--info-fd', '3', '--', 'sleep', 'infinity'], {
+  const child = spawn('bwrap', [...holderArguments(layout, dataDir), '--info-fd', '3', '--', '/bin/sh', '-c', WAITER], {
     detached: true,
     stdio: ['ignore', log, log, 'pipe'],
     env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' },
@@ -98,14 +105,15 @@ export async function startHolder(layout: WorkspaceLayout, dataDir: string): Pro
 
 /**
  * bwrap reports the child pid before that child has built the sandbox's mounts; entering
- * then would see a half-made root. The sandbox is ready once its init has started the waiter.
+ * then would see a half-made root. The sandbox is ready once its init's child runs the waiter.
  */
 async function waitUntilReady(pid: number): Promise<void> {
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
     try {
       const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(' ').filter(Boolean);
-      if (children.some((child) => readFileSync(`/proc/${child}/comm`, 'utf8').trim() === 'sleep')) return;
+      // The child is still a bwrap until the mounts are done and it executes the waiter.
+      if (children.some((child) => readFileSync(`/proc/${child}/comm`, 'utf8').trim() !== 'bwrap')) return;
     } catch {
       // Not there yet, or gone (the liveness check after this says which).
     }

@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { createSandboxActivities } from './index';
 import { bubblewrapHere, markedPids, sandboxFixture, waitUntil } from './test-support';
@@ -114,6 +115,18 @@ describe.each(['auto', 'none'] as const)('sandbox isolation (isolation: %s)', (i
     if (first.holderPid) await waitUntil(() => !existsSync(`/proc/${first.holderPid}`));
     expect(existsSync(workspaceLayout(fixture.dataDir, workspace).root)).toBe(false);
   });
+
+  test('a holder whose workspace folder was deleted without release ends by itself', async () => {
+    const workspace = fixture.workspace();
+    const { holderPid } = await fixture.activities.prepareWorkspace({ workspace });
+    if (!isolated) {
+      expect(holderPid).toBeUndefined();
+      return;
+    }
+    expect(holderPid).toEqual(expect.any(Number));
+    await rm(workspaceLayout(fixture.dataDir, workspace).root, { recursive: true, force: true });
+    await waitUntil(() => !existsSync(`/proc/${holderPid}`), 15_000);
+  }, 20_000);
 
   test('concurrent first calls share one holder, and a holder that died is started again', async () => {
     const workspace = fixture.workspace();
