@@ -1,5 +1,6 @@
 import { type Logger } from '../infra/logger';
 import { createAgentSetupActivities, type AgentSetupDeps } from './agents/agent-setup';
+import { createGitHubActivities, type GitHubActivityDeps } from './github';
 import { createModelActivities, type ModelActivityDeps } from './models';
 import { createSandboxActivities, type SandboxDeps } from './sandbox';
 import { createConsoleStatusActivities } from './status/console-status';
@@ -10,6 +11,7 @@ export interface ActivityDeps {
   models: ModelActivityDeps;
   sandbox: SandboxDeps;
   agents: AgentSetupDeps;
+  github: GitHubActivityDeps;
 }
 
 /**
@@ -21,6 +23,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createAgentSetupActivities(deps.agents),
     ...createModelActivities(deps.models),
     ...createSandboxActivities(deps.sandbox),
+    ...createGitHubActivities(deps.github),
     ...createConsoleStatusActivities({ logger: deps.logger }),
   };
 }

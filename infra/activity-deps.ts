@@ -1,6 +1,7 @@
 import { type ActivityDeps } from '../activities';
+import { githubIdentitiesFromEnvironment } from '../activities/github';
 import { modelDepsFromConfig } from '../activities/models/from-config';
-import { resolveConfigPath, type LoadedConfig } from './config';
+import { readSecret, resolveConfigPath, type LoadedConfig } from './config';
 import { type Logger } from './logger';
 
 /**
@@ -11,10 +12,13 @@ import { type Logger } from './logger';
 export function activityDepsFromConfig(loaded: LoadedConfig, logger: Logger): ActivityDeps {
   const { config } = loaded;
   const dataDir = resolveConfigPath(loaded, config.dataDir);
+  const identities = githubIdentitiesFromEnvironment(config.github, (name) => readSecret(name));
   return {
     logger,
     models: modelDepsFromConfig(config.models, { baseDir: loaded.baseDir, logger }),
-    sandbox: { dataDir, logger },
+    // The sandbox's git credential helper gets the run's own scoped token, for the git host only.
+    sandbox: { dataDir, logger, identityToken: (scope) => identities.tokenFor(scope), gitBaseUrl: identities.gitUrl },
+    github: { identities },
     agents: {
       config: config.agents,
       ...(config.agents.customAgentsDir ? { customAgentsDir: resolveConfigPath(loaded, config.agents.customAgentsDir) } : {}),

@@ -3,7 +3,9 @@ import { Client, Connection } from '@temporalio/client';
 import { createActivities } from '../activities';
 import { activityDepsFromConfig } from './activity-deps';
 import { createServerApp } from '../server/app';
-import { loadConfig } from './config';
+import { type RequestHandler } from 'express';
+import { createGitHubWebhookRouter } from '../server/github-webhooks';
+import { loadConfig, readSecret, type LoadedConfig } from './config';
 import { describeError, SwitchboardError } from './errors';
 import { createLogger, installTemporalRuntime, type Logger } from './logger';
 import { pingTemporal } from './temporal';
@@ -14,6 +16,9 @@ import { connectWorker, createSwitchboardWorker } from './worker';
  * `npm start`: the embedded Temporal (unless `TEMPORAL_ADDRESS` is set), the worker and
  * the HTTP server in one process. Ctrl-C stops all three, in reverse order.
  */
+/** Where GitHub delivers webhooks. */
+export const GITHUB_WEBHOOK_PATH = '/webhooks/github';
+
 export async function main(): Promise<void> {
   let loaded;
   try {
@@ -55,7 +60,9 @@ export async function main(): Promise<void> {
     const connection = await Connection.connect({ address: endpoint.address });
     stops.unshift(() => connection.close());
     const client = new Client({ connection, namespace: config.temporal.namespace });
+    const mounts = frontEnds(loaded, client, logger);
     const app = createServerApp({
+      mounts,
       client,
       logger,
       health: {
@@ -76,6 +83,25 @@ export async function main(): Promise<void> {
     await shutdown('startup failure');
     process.exitCode = 1;
   }
+}
+
+/** The front ends whose secrets are configured; each is skipped (and says so) when they are not. */
+function frontEnds(loaded: LoadedConfig, client: Client, logger: Logger) {
+  const { config } = loaded;
+  const mounts: Array<{ path: string; handler: RequestHandler }> = [];
+  const webhookSecret = readSecret('githubWebhookSecret');
+  if (webhookSecret) {
+    mounts.push({
+      path: GITHUB_WEBHOOK_PATH,
+      handler: createGitHubWebhookRouter({
+        client, taskQueue: config.temporal.taskQueue, secret: webhookSecret, botLogin: config.github.botLogin, logger,
+        maxBodyBytes: config.github.webhookMaxBodyBytes,
+      }),
+    });
+  } else {
+    logger.info('GitHub webhooks are off: set GITHUB_WEBHOOK_SECRET to receive them');
+  }
+  return mounts;
 }
 
 function onceShutdown(logger: Logger, stops: Array<() => Promise<void>>) {

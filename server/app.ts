@@ -1,5 +1,5 @@
 import { type Client } from '@temporalio/client';
-import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { type Logger } from '../infra/logger';
 import { checkHealth, type HealthSources } from './health';
 
@@ -8,6 +8,8 @@ export interface ServerDeps {
   client: Client;
   logger: Logger;
   health: HealthSources;
+  /** Front ends to mount (GitHub webhooks, Slack, API), each under its own path. */
+  mounts?: Array<{ path: string; handler: RequestHandler }>;
 }
 
 /**
@@ -22,6 +24,8 @@ export function createServerApp(deps: ServerDeps): Express {
     const report = await checkHealth(deps.health);
     res.status(report.ok ? 200 : 503).json(report);
   });
+
+  for (const mount of deps.mounts ?? []) app.use(mount.path, mount.handler);
 
   app.use((_req, res) => {
     res.status(404).json({ error: 'not_found' });

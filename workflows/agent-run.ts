@@ -129,9 +129,17 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
     remainingMs: () => state.remainingMs(Date.now()),
     runTask: (call: ToolCall, args: Record<string, unknown>) => startTask(call, args),
     waitForTask: (call: ToolCall, jobId: string) => waitForTask(call, jobId),
+    effectKey: (call: ToolCall) => `${runId}/${call.name}/${state.turns}.${callIndex(call)}`,
+  };
+  const callIndex = (call: ToolCall): number => {
+    const last = state.messages[state.messages.length - 1];
+    return last?.role === 'assistant' ? last.toolCalls.findIndex((candidate) => candidate.id === call.id) : -1;
   };
 
   async function startTask(call: ToolCall, args: Record<string, unknown>): Promise<ToolResult> {
+    // Numbered before any await, so concurrent calls of one turn are numbered in call order.
+    state.taskCounter += 1;
+    const index = state.taskCounter;
     const depth = (input.parent?.depth ?? 0) + 1;
     if (depth > MAX_TASK_DEPTH) return toolError(call, `Delegation is limited to ${MAX_TASK_DEPTH} levels; do this part yourself.`);
     const { catalog, config } = await setup.loadAgentSetup();
@@ -145,14 +153,13 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
       role: target.definition, parent: profile, parentRemainingMinutes: Math.floor(state.remainingMs(Date.now()) / 60_000),
       ...(typeof args.model === 'string' ? { model: args.model } : {}),
     });
-    state.taskCounter += 1;
     const name = args.name as string;
-    const workflowId = `${runId}/task-${state.taskCounter}-${name}`;
+    const workflowId = `${runId}/task-${index}-${name}`;
     const mode = (args.mode as 'sync' | 'background' | undefined) ?? 'background';
     const inherits = target.definition.conversation === 'inherited';
-    // Recorded before the start resolves, so the record lists children in call order.
-    const record: ChildRecord = { workflowId, agent: childProfile.agent, name, mode, startedAt: Date.now() };
+    const record: ChildRecord = { index, workflowId, agent: childProfile.agent, name, mode, startedAt: Date.now() };
     state.children.push(record);
+    state.children.sort((a, b) => a.index - b.index);
     let handle: ChildWorkflowHandle<typeof agentRunWorkflow>;
     try {
       handle = await startChild(agentRunWorkflow, {

@@ -72,6 +72,8 @@ export interface ToolCallRecord {
 }
 
 export interface ChildRecord {
+  /** The task's number in this run (call order). */
+  index: number;
   workflowId: string;
   agent: string;
   name?: string;

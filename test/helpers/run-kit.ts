@@ -5,6 +5,7 @@ import { type TestWorkflowEnvironment } from '@temporalio/testing';
 import { type Worker } from '@temporalio/worker';
 import { stringify } from 'yaml';
 import { createActivities } from '../../activities';
+import { createGitHubIdentities, type GitHubIdentities } from '../../activities/github';
 import { defaultAgentsConfig, type AgentsConfigInput } from '../../agents';
 import { sendMessage, followRun, type AskOptions } from '../../cli/commands/ask';
 import { createLogger } from '../../infra/logger';
@@ -25,14 +26,24 @@ export interface RunKit {
 }
 
 /** A worker on the real product bundle and real activities (scripted model, real sandbox), on its own task queue. */
-export async function startRunKit(label: string, agents: AgentsConfigInput = {}, env?: TestWorkflowEnvironment): Promise<RunKit> {
+export interface RunKitOptions {
+  agents?: AgentsConfigInput;
+  env?: TestWorkflowEnvironment;
+  /** GitHub credentials (e.g. against the local GitHub); none by default. */
+  github?: GitHubIdentities;
+}
+
+export async function startRunKit(label: string, options: RunKitOptions = {}): Promise<RunKit> {
+  const { agents = {}, env } = options;
   const environment = env ?? (await sharedEnvironment());
   const taskQueue = uniqueTaskQueue(label);
   const dir = mkdtempSync(join(tmpdir(), `switchboard-${label}-`));
   const dataDir = join(dir, 'data');
   const logger = createLogger({ level: 'silent' });
+  const identities = options.github ?? createGitHubIdentities({ apiUrl: 'http://127.0.0.1:9/api/v3', gitUrl: 'http://127.0.0.1:9' });
   const activities = createActivities({
-    logger, models: { baseDir: dir, logger }, sandbox: { dataDir }, agents: { config: defaultAgentsConfig(agents) },
+    logger, models: { baseDir: dir, logger }, agents: { config: defaultAgentsConfig(agents) }, github: { identities },
+    sandbox: { dataDir, identityToken: (scope) => identities.tokenFor(scope), gitBaseUrl: identities.gitUrl },
   });
   const worker: Worker = await productWorker(environment, taskQueue, activities);
   const running = worker.run();

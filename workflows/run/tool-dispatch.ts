@@ -3,6 +3,7 @@ import type { ToolCall, ToolResult } from '../../activities/models/types';
 import type { WorkspaceRef } from '../../activities/sandbox/types';
 import { getTool, parseToolInput } from '../../tools';
 import { files, shell } from './activities';
+import { GITHUB_TOOLS, runGitHubTool } from './github-tools';
 import type { RunState } from './run-state';
 import { grepCommand, findFilesCommand, listDirectoryCommand, describeBash, describeFile } from './tool-text';
 
@@ -18,6 +19,8 @@ export interface DispatchContext {
   waitForTask(call: ToolCall, jobId: string): Promise<ToolResult>;
   /** Millis left in the budget (the workflow clock). */
   remainingMs(): number;
+  /** The effect key of a publishing call: `<runId>/<tool>/<turn>.<index>`, stable across retries and replays. */
+  effectKey(call: ToolCall): string;
 }
 
 export const DEFAULT_JOB_POLL_SECONDS = 60;
@@ -96,6 +99,7 @@ async function executeOne(ctx: DispatchContext, call: ToolCall): Promise<ToolRes
       if (input.jobId !== undefined) return ctx.waitForTask(call, input.jobId as string);
       return waitForDetachedJob(ctx, call, input);
     default:
+      if (GITHUB_TOOLS.has(call.name)) return runGitHubTool(call, input, ctx.state.input.profile, ctx.effectKey(call));
       return fail(call, `The tool "${call.name}" is not connected in this deployment yet; nothing was done. Carry on without it and say so in your answer if it matters.`);
   }
 }
