@@ -5,7 +5,7 @@ import { commandEnvironment, writeCredentialHelper, type CredentialHelper } from
 import { DEFAULT_FILE_LIMITS, readJobStatus, readWorkspaceFile, writeWorkspaceFile, type FileLimits } from './files';
 import { clampedTimeoutNote, timeoutHint, unisolatedNote } from './hints';
 import { runCommand } from './run-command';
-import { SandboxHost, type SandboxLogger } from './sandbox-host';
+import { SandboxHost, type PreparedWorkspace, type SandboxLogger } from './sandbox-host';
 import { workspaceLayout } from './workspace-layout';
 import {
   type BashInput, type BashResult, type FileResult, type JobStatus, type JobStatusInput, type ReadFileInput,
@@ -49,7 +49,7 @@ export function createSandboxActivities(deps: SandboxDeps) {
   const fileLimits = { ...DEFAULT_FILE_LIMITS, ...deps.fileLimits };
   const gitBaseUrl = deps.gitBaseUrl ?? 'https://github.com';
 
-  async function credentialFor(input: BashInput, notes: string[], prepared: Awaited<ReturnType<SandboxHost['prepare']>>) {
+  async function credentialFor(input: BashInput, notes: string[], prepared: PreparedWorkspace): Promise<CredentialHelper | undefined> {
     const scope = input.identity;
     if (scope !== 'read' && scope !== 'write') return undefined;
     const token = await deps.identityToken?.(scope);

@@ -15,8 +15,6 @@ export interface CommandSpec {
   timeoutMs: number;
   outputLimit: number;
   heartbeatMs?: number;
-  /** Called with the process group id once the command has started (tests watch it). */
-  onStart?: (pgid: number) => void;
 }
 
 export interface CommandOutcome {
@@ -45,7 +43,6 @@ export async function runCommand(spec: CommandSpec): Promise<CommandOutcome> {
   exited.catch(() => undefined);
   await Promise.race([once(child, 'spawn'), exited]);
   const pgid = child.pid!;
-  spec.onStart?.(pgid);
 
   let timedOut = false;
   let stopping: Promise<void> | undefined;
@@ -65,6 +62,8 @@ export async function runCommand(spec: CommandSpec): Promise<CommandOutcome> {
 
   try {
     const [code, killedBy] = await exited;
+    // The deadline is for the command itself, not for the cleanup after it.
+    clearTimeout(timer);
     // The command returned: whatever it left running in its group goes with it.
     if (!stopping) await letDetachersLeave(pgid);
     await (stopping ?? stop());
@@ -85,6 +84,6 @@ export async function runCommand(spec: CommandSpec): Promise<CommandOutcome> {
  */
 async function drain(...streams: Readable[]): Promise<void> {
   const closed = Promise.all(streams.map((stream) => (stream.closed ? Promise.resolve() : once(stream, 'close'))));
-  await Promise.race([closed, delay(1_000)]);
+  await Promise.race([closed, delay(1_000, undefined, { ref: false })]);
   for (const stream of streams) stream.destroy();
 }
