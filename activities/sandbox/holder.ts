@@ -60,11 +60,11 @@ export async function liveHolder(layout: WorkspaceLayout): Promise<HolderRecord 
 }
 
 /** Starts the workspace's holder and records it; the caller serialises calls per workspace. */
-export async function startHolder(layout: WorkspaceLayout, dataDir: string): Promise<HolderRecord> {
+export async function startHolder(layout: WorkspaceLayout, dataDir: string, hiddenPaths: readonly string[] = []): Promise<HolderRecord> {
   const log = openSync(join(layout.state, 'holder.log'), 'a');
   // Detached and without --die-with-parent: the holder (and the jobs in it) outlive a worker
   // restart; the next worker finds it through holder.json.
-  const child = spawn('bwrap', [...holderArguments(layout, dataDir), '--info-fd', '3', '--', '/bin/sh', '-c', WAITER], {
+  const child = spawn('bwrap', [...holderArguments(layout, dataDir, hiddenPaths), '--info-fd', '3', '--', '/bin/sh', '-c', WAITER], {
     detached: true,
     stdio: ['ignore', log, log, 'pipe'],
     env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8' },

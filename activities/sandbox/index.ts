@@ -31,6 +31,11 @@ export interface SandboxDeps {
   outputLimit?: number;
   fileLimits?: Partial<FileLimits>;
   heartbeatMs?: number;
+  /**
+   * More host paths the sandbox must not see (files with secrets, say). The data dir, the
+   * worker's home and folder, /home, /root and /run/secrets are always hidden.
+   */
+  hiddenPaths?: string[];
 }
 
 function checkWorkspace(workspace: WorkspaceRef | undefined): asserts workspace is WorkspaceRef {
@@ -45,7 +50,7 @@ function checkWorkspace(workspace: WorkspaceRef | undefined): asserts workspace 
  */
 export function createSandboxActivities(deps: SandboxDeps) {
   const dataDir = resolve(deps.dataDir);
-  const host = new SandboxHost(dataDir, deps.isolation ?? 'auto', deps.logger);
+  const host = new SandboxHost(dataDir, deps.isolation ?? 'auto', deps.logger, (deps.hiddenPaths ?? []).map((path) => resolve(path)));
   const fileLimits = { ...DEFAULT_FILE_LIMITS, ...deps.fileLimits };
   const gitBaseUrl = deps.gitBaseUrl ?? 'https://github.com';
 

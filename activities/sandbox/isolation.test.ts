@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:net';
 import { createSandboxActivities } from './index';
 import { bubblewrapHere, markedPids, sandboxFixture, waitUntil } from './test-support';
@@ -15,12 +16,20 @@ describe.each(['auto', 'none'] as const)('sandbox isolation (isolation: %s)', (i
   let server: Server;
   let port: number;
   const scopes: string[] = [];
+  let secretDir: string;
   beforeAll(async () => {
+    // /var/tmp is bound read-only into the sandbox like the rest of the system, unless hidden.
+    secretDir = await mkdtemp('/var/tmp/switchboard-secrets-');
+    await mkdir(join(secretDir, 'private'));
+    await writeFile(join(secretDir, 'private', 'secret.txt'), WORKER_SECRET);
+    await writeFile(join(secretDir, 'file-secret.txt'), WORKER_SECRET);
+    await writeFile(join(secretDir, 'visible.txt'), 'visible');
     process.env.GITHUB_WRITE_TOKEN = WORKER_SECRET;
     process.env.ANTHROPIC_API_KEY = WORKER_SECRET;
     isolated = isolation === 'auto' && (await bubblewrapHere());
     fixture = await sandboxFixture({
       isolation,
+      hiddenPaths: [join(secretDir, 'file-secret.txt'), join(secretDir, 'private')],
       identityToken: async (scope) => {
         scopes.push(scope);
         return `${RUN_TOKEN}-${scope}`;
@@ -35,6 +44,7 @@ describe.each(['auto', 'none'] as const)('sandbox isolation (isolation: %s)', (i
     delete process.env.ANTHROPIC_API_KEY;
     server.close();
     await fixture.cleanup();
+    await rm(secretDir, { recursive: true, force: true });
   });
 
   test('the worker\'s secrets are not in the command\'s environment', async () => {
@@ -97,6 +107,10 @@ describe.each(['auto', 'none'] as const)('sandbox isolation (isolation: %s)', (i
     expect(result.output).not.toContain('sees-data');
     expect(result.output).toContain('ok');
     expect(existsSync('/usr/sandbox-probe')).toBe(false);
+    // A path the operator names is hidden; its neighbours stay readable.
+    const files = await fixture.activities.bash({ workspace, command: `cat ${secretDir}/visible.txt; echo; cat ${secretDir}/file-secret.txt ${secretDir}/private/secret.txt; echo end` });
+    expect(files.output).toMatch(/^visible\n/);
+    expect(files.output).not.toContain(WORKER_SECRET);
   });
 
   test('a restarted worker finds the holder and its job; release stops them and removes the folder', async () => {

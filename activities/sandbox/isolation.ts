@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
-import { readdirSync, lstatSync, readlinkSync } from 'node:fs';
+import { lstatSync, readdirSync, readlinkSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { sep } from 'node:path';
+import { isAbsolute, sep } from 'node:path';
 import { promisify } from 'node:util';
 import { SANDBOX_VIEW, type WorkspaceLayout } from './workspace-layout';
 
@@ -43,6 +43,16 @@ export async function detectIsolation(): Promise<IsolationCheck> {
 // host's; people's homes hold credentials (~/.git-credentials, ~/.npmrc, ~/.config/gh).
 const HIDDEN_TOP_LEVEL = new Set(['proc', 'dev', 'tmp', 'home', 'root', 'workspace', '.switchboard']);
 
+/** Covers a folder with an empty tmpfs, or a file with /dev/null; nothing for what is absent or already hidden. */
+function hide(path: string): string[] {
+  const top = path.split(sep).filter(Boolean)[0];
+  if (!isAbsolute(path) || top === undefined || HIDDEN_TOP_LEVEL.has(top)) return [];
+  const stat = statSync(path, { throwIfNoEntry: false });
+  if (stat?.isDirectory()) return ['--tmpfs', path];
+  if (stat) return ['--ro-bind', '/dev/null', path];
+  return [];
+}
+
 const SYSTEM_TOP_LEVEL = new Set(['usr', 'etc', 'bin', 'sbin', 'lib', 'lib64', 'lib32', 'opt', 'var', 'run', 'sys', 'srv']);
 
 /**
@@ -50,7 +60,7 @@ const SYSTEM_TOP_LEVEL = new Set(['usr', 'etc', 'bin', 'sbin', 'lib', 'lib64', '
  * top-level folders bound read-only (so `/workspace` can be created beside them), the
  * workspace parts bound at their fixed view paths, and the data dir hidden.
  */
-export function holderArguments(layout: WorkspaceLayout, dataDir: string): string[] {
+export function holderArguments(layout: WorkspaceLayout, dataDir: string, extraHidden: readonly string[] = []): string[] {
   const args: string[] = [];
   for (const entry of readdirSync('/')) {
     if (HIDDEN_TOP_LEVEL.has(entry)) continue;
@@ -62,12 +72,13 @@ export function holderArguments(layout: WorkspaceLayout, dataDir: string): strin
   }
   args.push('--dev', '/dev', '--proc', '/proc');
   // The worker's data (other workspaces, the Temporal database), its home and its own folder
-  // (where a .env may sit) stay out of view; system folders are never hidden.
+  // (where a .env may sit) stay out of view; system folders are never hidden by default.
   for (const hidden of new Set([dataDir, homedir(), process.cwd()])) {
-    const parts = hidden.split(sep).filter(Boolean);
-    if (parts.length === 0 || HIDDEN_TOP_LEVEL.has(parts[0]) || SYSTEM_TOP_LEVEL.has(parts[0])) continue;
-    args.push('--tmpfs', hidden);
+    const top = hidden.split(sep).filter(Boolean)[0];
+    if (top !== undefined && !SYSTEM_TOP_LEVEL.has(top)) args.push(...hide(hidden));
   }
+  // Container secrets, and whatever the operator names.
+  for (const hidden of ['/run/secrets', ...extraHidden]) args.push(...hide(hidden));
   args.push(
     '--bind', layout.work, SANDBOX_VIEW.work,
     '--bind', layout.tmp, SANDBOX_VIEW.tmp,

@@ -34,6 +34,7 @@ export class SandboxHost {
     private readonly dataDir: string,
     private readonly requested: 'auto' | 'bwrap' | 'none',
     private readonly logger?: SandboxLogger,
+    private readonly hiddenPaths: readonly string[] = [],
   ) {}
 
   isolationCheck(): Promise<IsolationCheck> {
@@ -70,7 +71,7 @@ export class SandboxHost {
     return this.serial(layout.name, async () => {
       await ensureWorkspaceFolders(layout);
       if (isolation.mode !== 'bwrap') return { layout, isolation };
-      const holder = (await liveHolder(layout)) ?? (await startHolder(layout, this.dataDir));
+      const holder = (await liveHolder(layout)) ?? (await startHolder(layout, this.dataDir, this.hiddenPaths));
       return { layout, isolation, holder };
     });
   }
