@@ -2,7 +2,10 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createServer, type Server } from 'node:net';
+import { spawn } from 'node:child_process';
+import { commandEnvironment } from './command-environment';
 import { createSandboxActivities } from './index';
+import { SandboxHost } from './sandbox-host';
 import { bubblewrapHere, markedPids, sandboxFixture, waitUntil } from './test-support';
 import { workspaceLayout } from './workspace-layout';
 
@@ -171,3 +174,24 @@ function readFileSafe(path: string): string {
     return '';
   }
 }
+
+describe.each(['auto', 'none'] as const)('a call\'s command and the worker (isolation: %s)', (isolation) => {
+  test('dies with the process that ran it, so a lost worker leaves no command running', async () => {
+    const fixture = await sandboxFixture({ isolation });
+    try {
+      const workspace = fixture.workspace();
+      const host = new SandboxHost(fixture.dataDir, isolation);
+      const prepared = await host.prepare(workspace);
+      // A stand-in worker: a shell that starts the call's argv and is then killed outright.
+      const worker = spawn('sh', ['-c', '"$@" & wait', 'sh', ...host.argv(prepared, false, 'sleep 60')], {
+        env: commandEnvironment(prepared.layout, prepared.isolation.mode),
+        stdio: 'ignore',
+      });
+      await waitUntil(() => markedPids(workspace.key).some((pid) => readFileSafe(`/proc/${pid}/cmdline`).startsWith('sleep')));
+      worker.kill('SIGKILL');
+      await waitUntil(() => !markedPids(workspace.key).some((pid) => readFileSafe(`/proc/${pid}/cmdline`).startsWith('sleep')));
+    } finally {
+      await fixture.cleanup();
+    }
+  });
+});

@@ -14,6 +14,18 @@ export interface IsolationCheck {
   mode: IsolationMode;
   /** Why isolation is off, when it is. */
   reason?: string;
+  /** Whether setpriv is here to tie a call's command to the worker's life. */
+  setpriv: boolean;
+}
+
+/** Whether a program is on the worker's PATH. */
+export async function installed(tool: string): Promise<boolean> {
+  try {
+    await run('sh', ['-c', `command -v ${tool}`]);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -22,21 +34,18 @@ export interface IsolationCheck {
  * nsenter and setpriv, and a trial sandbox that really starts.
  */
 export async function detectIsolation(): Promise<IsolationCheck> {
-  if (process.getuid?.() !== 0) return { mode: 'none', reason: 'the worker is not root, and the bubblewrap holder needs root to enter its namespaces' };
+  const setpriv = await installed('setpriv');
+  if (process.getuid?.() !== 0) return { mode: 'none', setpriv, reason: 'the worker is not root, and the bubblewrap holder needs root to enter its namespaces' };
   for (const tool of ['bwrap', 'nsenter', 'setpriv']) {
-    try {
-      await run('sh', ['-c', `command -v ${tool}`]);
-    } catch {
-      return { mode: 'none', reason: `${tool} is not installed (Debian: apt-get install bubblewrap util-linux)` };
-    }
+    if (!(await installed(tool))) return { mode: 'none', setpriv, reason: `${tool} is not installed (Debian: apt-get install bubblewrap util-linux)` };
   }
   try {
     await run('bwrap', ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--unshare-net', '--', 'true'], { timeout: 10_000 });
   } catch (error) {
     const detail = (error as { stderr?: string }).stderr?.trim() || (error as Error).message;
-    return { mode: 'none', reason: `bwrap is installed but cannot start a sandbox here: ${detail}` };
+    return { mode: 'none', setpriv, reason: `bwrap is installed but cannot start a sandbox here: ${detail}` };
   }
-  return { mode: 'bwrap' };
+  return { mode: 'bwrap', setpriv };
 }
 
 // Top-level host folders the sandbox never sees: its own /proc, /dev and /tmp replace the

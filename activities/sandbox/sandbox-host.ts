@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { ApplicationFailure } from '@temporalio/common';
 import { liveHolder, startHolder, stopHolder, type HolderRecord } from './holder';
-import { detectIsolation, type IsolationCheck } from './isolation';
+import { detectIsolation, installed, type IsolationCheck } from './isolation';
 import { SANDBOX_VIEW, ensureWorkspaceFolders, workspaceLayout, type WorkspaceLayout } from './workspace-layout';
 import { type WorkspaceRef } from './types';
 
@@ -20,6 +20,13 @@ export interface PreparedWorkspace {
 
 /** Runs a command with `bash -c` in `dir`, stderr joined to stdout so the output keeps its order. */
 const shell = (command: string, dir: string) => ['/bin/sh', '-c', 'cd "$2" && exec bash -c "$1" 2>&1', 'sh', command, dir];
+
+/**
+ * A call's command dies with the worker that runs it (its deadline and reaping die with the
+ * worker too); each link of the chain gets SIGKILL when its parent goes. Detached jobs are
+ * children of the holder's init, not of this chain, so they are untouched.
+ */
+const dieWithParent = ['setpriv', '--pdeathsig', 'KILL', '--'];
 
 /**
  * The workspaces of one worker: decides the isolation once, starts each workspace's holder
@@ -45,7 +52,7 @@ export class SandboxHost {
   private async decide(): Promise<IsolationCheck> {
     if (this.requested === 'none') {
       this.logger?.warn({ component: 'sandbox' }, 'sandbox isolation is off by configuration: commands run unisolated');
-      return { mode: 'none', reason: 'isolation is off in the configuration' };
+      return { mode: 'none', setpriv: await installed('setpriv'), reason: 'isolation is off in the configuration' };
     }
     const check = await detectIsolation();
     if (check.mode === 'bwrap') this.logger?.info({ component: 'sandbox' }, 'sandbox commands are isolated with bubblewrap');
@@ -78,16 +85,17 @@ export class SandboxHost {
 
   /** The argv of one command: entered into the holder's namespaces with every capability dropped. */
   argv(prepared: PreparedWorkspace, network: boolean, command: string): string[] {
-    if (!prepared.holder) return shell(command, prepared.layout.work);
+    if (!prepared.holder) return [...(prepared.isolation.setpriv ? dieWithParent : []), ...shell(command, prepared.layout.work)];
     const namespaces = ['--mount', '--pid', '--ipc', '--uts', ...(network ? [] : ['--net'])];
     // --root (no value) takes the holder's root: joining a mount namespace alone would leave us
     // at the namespace's base mount, not bwrap's new root. The working directory is set inside
     // the shell, because nsenter would resolve --wd=<dir> on the host.
     return [
+      ...dieWithParent,
       'nsenter', '--target', String(prepared.holder.pid), ...namespaces, '--root', '--',
       // Root inside, but with no capabilities and no way to regain them: cannot remount the
       // read-only system or leave the namespaces.
-      'setpriv', '--no-new-privs', '--inh-caps=-all', '--bounding-set=-all', '--',
+      'setpriv', '--pdeathsig', 'KILL', '--no-new-privs', '--inh-caps=-all', '--bounding-set=-all', '--',
       ...shell(command, SANDBOX_VIEW.work),
     ];
   }
