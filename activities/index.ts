@@ -3,7 +3,9 @@ import { createAgentSetupActivities, type AgentSetupDeps } from './agents/agent-
 import { createGitHubActivities, type GitHubActivityDeps } from './github';
 import { createModelActivities, type ModelActivityDeps } from './models';
 import { createSandboxActivities, type SandboxDeps } from './sandbox';
-import { createConsoleStatusActivities } from './status/console-status';
+import { createStatusActivities, type StatusActivityDeps } from './slack';
+import { createUnitClientActivities, type UnitClientDeps } from './units/unit-client';
+import { createUnitWorkspaceActivities } from './units/unit-workspace';
 
 /** What the activities need from the outside world; `infra/activity-deps.ts` builds it from config, tests build their own. */
 export interface ActivityDeps {
@@ -12,6 +14,10 @@ export interface ActivityDeps {
   sandbox: SandboxDeps;
   agents: AgentSetupDeps;
   github: GitHubActivityDeps;
+  /** The Temporal client units are started and inspected with. */
+  units: UnitClientDeps;
+  /** Slack delivery of cards and answers for Slack threads; without it they are logged. */
+  slack?: StatusActivityDeps['slack'];
 }
 
 /**
@@ -24,7 +30,9 @@ export function createActivities(deps: ActivityDeps) {
     ...createModelActivities(deps.models),
     ...createSandboxActivities(deps.sandbox),
     ...createGitHubActivities(deps.github),
-    ...createConsoleStatusActivities({ logger: deps.logger }),
+    ...createUnitWorkspaceActivities({ dataDir: deps.sandbox.dataDir, identities: deps.github.identities }),
+    ...createUnitClientActivities(deps.units),
+    ...createStatusActivities({ logger: deps.logger, ...(deps.slack ? { slack: deps.slack } : {}) }),
   };
 }
 

@@ -5,6 +5,7 @@ import { activityDepsFromConfig } from './activity-deps';
 import { createServerApp } from '../server/app';
 import { type RequestHandler } from 'express';
 import { createGitHubWebhookRouter } from '../server/github-webhooks';
+import { slackFrontEndFromConfig } from '../server/slack';
 import { loadConfig, readSecret, type LoadedConfig } from './config';
 import { describeError, SwitchboardError } from './errors';
 import { createLogger, installTemporalRuntime, type Logger } from './logger';
@@ -41,13 +42,17 @@ export async function main(): Promise<void> {
     const endpoint = await ensureTemporal(config, baseDir, logger);
     stops.unshift(() => endpoint.stop());
 
+    const connection = await Connection.connect({ address: endpoint.address });
+    stops.unshift(() => connection.close());
+    const client = new Client({ connection, namespace: config.temporal.namespace });
+
     const nativeConnection = await connectWorker(endpoint.address);
     stops.unshift(() => nativeConnection.close());
     const worker = await createSwitchboardWorker({
       connection: nativeConnection,
       namespace: config.temporal.namespace,
       taskQueue: config.temporal.taskQueue,
-      activities: createActivities(activityDepsFromConfig(loaded, logger)),
+      activities: createActivities(activityDepsFromConfig(loaded, logger, client)),
       logger,
     });
     const workerDone = worker.run();
@@ -57,10 +62,14 @@ export async function main(): Promise<void> {
     });
     workerDone.catch((error: unknown) => logger.error({ err: error }, 'worker failed'));
 
-    const connection = await Connection.connect({ address: endpoint.address });
-    stops.unshift(() => connection.close());
-    const client = new Client({ connection, namespace: config.temporal.namespace });
     const mounts = frontEnds(loaded, client, logger);
+    const slack = slackFrontEndFromConfig(loaded, client, logger);
+    if (slack) {
+      await slack.start();
+      stops.unshift(() => slack.stop());
+      if (slack.router) mounts.push({ path: '/', handler: slack.router });
+      logger.info({ mode: config.slack.mode, path: config.slack.eventsPath }, 'Slack front end is on');
+    }
     const app = createServerApp({
       mounts,
       client,

@@ -1,3 +1,4 @@
+import { Client, Connection } from '@temporalio/client';
 import { loadConfig } from './config';
 import { createActivities } from '../activities';
 import { activityDepsFromConfig } from './activity-deps';
@@ -24,11 +25,13 @@ export async function workerMain(): Promise<void> {
   installTemporalRuntime(logger);
   const address = config.temporal.address ?? `${config.temporal.embedded.ip}:${config.temporal.embedded.port}`;
   const connection = await connectWorker(address);
+  const clientConnection = await Connection.connect({ address });
+  const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
   const worker = await createSwitchboardWorker({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    activities: createActivities(activityDepsFromConfig(loaded, logger)),
+    activities: createActivities(activityDepsFromConfig(loaded, logger, client)),
     bundlePath: process.env.SWITCHBOARD_WORKFLOW_BUNDLE || undefined,
     logger,
   });
@@ -40,6 +43,7 @@ export async function workerMain(): Promise<void> {
   process.stdout.write('SWITCHBOARD_WORKER_READY\n');
   await worker.run();
   await connection.close();
+  await clientConnection.close();
 }
 
 if (require.main === module) {

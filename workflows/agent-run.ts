@@ -124,7 +124,7 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
 
   const dispatch = {
     state,
-    workspace: { key: input.parent && profile.kind === 'role' ? input.threadId : profile.kind === 'agent' && input.parent ? runId : input.threadId, network: profile.machine !== 'none' },
+    workspace: { key: workspaceKeyFor(input, runId), network: profile.machine !== 'none' },
     touchCard: () => { cardDirty = true; },
     remainingMs: () => state.remainingMs(Date.now()),
     runTask: (call: ToolCall, args: Record<string, unknown>) => startTask(call, args),
@@ -168,6 +168,7 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
           threadId: input.threadId, profile: childProfile, system: buildSystemPrompt(target.definition, childProfile),
           request: args.prompt as string, requester: input.requester, context: inherits ? conversationForChild() : [],
           replyTarget: { kind: 'api' }, parent: { workflowId: runId, depth },
+          ...(target.kind === 'role' ? { workspaceKey: dispatch.workspace.key } : {}),
         }],
         parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
         cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
@@ -276,6 +277,15 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
       await pushCard(final);
     });
   }
+}
+
+/**
+ * A run works in its thread's workspace (or the unit's checkout); a role child shares its
+ * parent's, and an agent child started by `task` gets a cold one of its own.
+ */
+function workspaceKeyFor(input: RunInput, runId: string): string {
+  if (input.parent && input.profile.kind === 'agent') return runId;
+  return input.workspaceKey ?? input.threadId;
 }
 
 function toolError(call: ToolCall, content: string): ToolResult {

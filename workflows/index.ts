@@ -3,4 +3,5 @@
  * its signals, updates and queries are defined at the top of that file.
  */
 export { agentRunWorkflow } from './agent-run';
+export { shipUnitWorkflow } from './ship-unit';
 export { threadWorkflow } from './thread';

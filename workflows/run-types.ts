@@ -31,6 +31,8 @@ export interface RunInput {
   /** Earlier turns the run starts from: the thread's saved context, or a parent's conversation for `debug`. */
   context: ChatMessage[];
   replyTarget: ReplyTarget;
+  /** The sandbox workspace to run in (default: the thread's); a unit's runs use the unit's checkout. */
+  workspaceKey?: string;
   /** Set for child runs started by the `task` tool. */
   parent?: { workflowId: string; depth: number };
   /** Carried across continue-as-new; absent on the first start. */

@@ -42,8 +42,10 @@ export interface SavedExchange {
 /** What happened to one message, for the CLI and API to follow. */
 export interface MessageOutcome {
   messageId: string;
-  kind: 'run' | 'refused' | 'steered' | 'duplicate' | 'queued';
+  kind: 'run' | 'unit' | 'refused' | 'steered' | 'duplicate' | 'queued';
   runId?: string;
+  /** The ship unit started (or steered) for a code-change request. */
+  unitId?: string;
   agent?: string;
   /** The plain answer given instead of a run. */
   reply?: string;

@@ -5,10 +5,13 @@ import {
 import type { ChatMessage } from '../activities/models/types';
 import type { AgentSetup } from '../activities/agents/agent-setup';
 import { agentRunWorkflow, steerSignal, stopSignal } from './agent-run';
-import type { RunRecord, StopInput } from './run-types';
+import type { ReplyTarget, RunRecord, StopInput } from './run-types';
 import { status as statusActivities } from './run/activities';
 import { SwitchboardKind, Thread } from './search-attributes';
 import { decide } from './thread/decide';
+import { units } from './unit/unit-activities';
+import { pullRequestUnitId, taskUnitId } from './unit/unit-id';
+import type { Profile } from '../agents';
 import type { MessageOutcome, SavedExchange, ThreadInput, ThreadMessage, ThreadState } from './thread-types';
 
 export const messageSignal = defineSignal<[ThreadMessage]>('message');
@@ -81,9 +84,9 @@ export async function threadWorkflow(input: ThreadInput): Promise<void> {
       remember({ messageId: message.messageId, kind: 'refused', reply: decision.reply });
       await statusActivities.deliverReply({ effectKey: `${threadId}/reply/${message.messageId}`, replyTarget, text: decision.reply });
     } else if (decision.kind === 'ship') {
-      const reply = 'That is a code change, which goes to a ship unit (coding, review, checks). Ship units are not enabled in this deployment yet, so nothing was started.';
-      remember({ messageId: message.messageId, kind: 'refused', agent: 'ship', reply });
-      await statusActivities.deliverReply({ effectKey: `${threadId}/reply/${message.messageId}`, replyTarget, text: reply });
+      const outcome = await startShipUnit(decision.request, decision.profile.repo?.value, decision.profile.model, message, replyTarget);
+      remember({ messageId: message.messageId, agent: 'ship', ...outcome });
+      await statusActivities.deliverReply({ effectKey: `${threadId}/reply/${message.messageId}`, replyTarget, text: outcome.reply });
     } else {
       runCount += 1;
       const runId = `run:${threadId}:${runCount}`;
@@ -116,6 +119,30 @@ export async function threadWorkflow(input: ThreadInput): Promise<void> {
       await continueAsNew<typeof threadWorkflow>({ ...input, carry: { ...(stickyAgent ? { stickyAgent } : {}), runCount, saved, queue, seen, outcomes } });
     }
   }
+}
+
+/**
+ * A code-change request becomes a ship unit on its own id (never a child of the thread): the
+ * exact PR when the thread is a PR's, else a task unit named from the request.
+ */
+async function startShipUnit(
+  request: string, repo: string | undefined, model: Profile['model'], message: ThreadMessage, replyTarget: ReplyTarget,
+): Promise<{ kind: 'unit' | 'refused'; unitId?: string; reply: string }> {
+  const onPullRequest = replyTarget.kind === 'github' ? replyTarget : undefined;
+  const target = repo ?? onPullRequest?.repo;
+  if (!target) {
+    return { kind: 'refused', reply: 'That is a code change for a ship unit, but no repository is named. Say it as `in owner/name: <the change>`.' };
+  }
+  const unitId = onPullRequest && onPullRequest.repo === target ? pullRequestUnitId(target, onPullRequest.pullRequest) : taskUnitId(target, request);
+  const started = await units.startUnit({
+    unitId, repo: target, request, replyTarget, requester: message.requester, threadId: workflowInfo().workflowId,
+    ...(onPullRequest && onPullRequest.repo === target ? { pullRequest: onPullRequest.pullRequest } : {}),
+    ...(model.chosenBy === 'directive' ? { model: model.value } : {}),
+  });
+  return {
+    kind: 'unit', unitId,
+    reply: started.status === 'started' ? `Started ship unit ${unitId}: coding, review and checks until the pull request is ready.` : `Ship unit ${unitId} already exists; your message was sent to it as a steer.`,
+  };
 }
 
 function savedContext(saved: SavedExchange[]): ChatMessage[] {

@@ -1,17 +1,38 @@
 import { type AgentsConfig, type Catalog, type CatalogProblem } from '../../agents';
 import { loadCatalog } from '../../agents/custom-agents';
+import { type FindingSeverity } from '../../tools';
 import { type Logger } from '../../infra/logger';
+
+/** The settings ship units and plans run by (from the `review`, `ship` and `plan` sections). */
+export interface ShipSettings {
+  addressSeverity: FindingSeverity;
+  maxRounds: number;
+  checksPollSeconds: number;
+  checksTimeoutMinutes: number;
+  idleTimeoutDays: number;
+  reminderHours: number;
+  baseBranch?: string;
+  planMergeAuthority: boolean;
+}
 
 export interface AgentSetup {
   catalog: Catalog;
   config: AgentsConfig;
+  ship: ShipSettings;
 }
+
+export const DEFAULT_SHIP_SETTINGS: ShipSettings = {
+  addressSeverity: 'minor', maxRounds: 3, checksPollSeconds: 120, checksTimeoutMinutes: 60, idleTimeoutDays: 7, reminderHours: 48,
+  planMergeAuthority: true,
+};
 
 export interface AgentSetupDeps {
   /** The `agents` config section. */
   config: AgentsConfig;
   /** The custom agents folder, resolved to an absolute path (none: built-ins only). */
   customAgentsDir?: string;
+  /** Ship and review settings; defaults when omitted. */
+  ship?: ShipSettings;
   logger?: Logger;
 }
 
@@ -26,7 +47,7 @@ export function createAgentSetupActivities(deps: AgentSetupDeps) {
     async loadAgentSetup(): Promise<AgentSetup> {
       const { catalog, problems } = loadCatalog(deps.customAgentsDir);
       reported = reportOnce(problems, reported, deps.logger);
-      return { catalog, config: deps.config };
+      return { catalog, config: deps.config, ship: deps.ship ?? DEFAULT_SHIP_SETTINGS };
     },
   };
 }

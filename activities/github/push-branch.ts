@@ -3,19 +3,7 @@ import { type GitHubIdentities } from './identity';
 import { runGit } from './git-credentials';
 import { type EffectResult, type PushBranchInput } from './types';
 
-/**
- * The branch a unit pushes to, the same on every attempt and every worker, so a push is
- * repeatable: `switchboard/<unit id made safe>`.
- */
-export function unitBranchName(unitId: string): string {
-  const safe = unitId
-    .replace(/^unit:/, '')
-    .replace(/[^A-Za-z0-9._/-]+/g, '-')
-    .replace(/\/+/g, '/')
-    .replace(/\.{2,}/g, '.')
-    .replace(/^[-./]+|[-./]+$/g, '');
-  return `switchboard/${safe || 'unit'}`;
-}
+export { unitBranchName } from '../../workflows/unit/branch';
 
 /** Pushing a branch with `--force-with-lease` (repeatable). */
 export function createPushBranch(identities: GitHubIdentities) {

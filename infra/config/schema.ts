@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import { PlanConfigSchema, ReviewConfigSchema, ShipConfigSchema } from './ship-section';
 import { AgentsConfigSchema } from '../../agents/config';
 import { ModelsConfigSchema } from './models-section';
 import { GitHubConfigSchema } from './github-section';
+import { SlackConfigSchema } from './slack-section';
 
 /**
  * One schema for all of Switchboard's settings. Every field has a default, so an empty
@@ -58,6 +60,10 @@ export const ConfigSchema = z
     agents: AgentsConfigSchema.prefault({}),
     models: ModelsConfigSchema.prefault({}),
     github: GitHubConfigSchema.prefault({}),
+    review: ReviewConfigSchema.prefault({}),
+    ship: ShipConfigSchema.prefault({}),
+    plan: PlanConfigSchema.prefault({}),
+    slack: SlackConfigSchema.prefault({}),
   })
   .strict();
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type TestWorkflowEnvironment } from '@temporalio/testing';
@@ -31,6 +31,8 @@ export interface RunKitOptions {
   env?: TestWorkflowEnvironment;
   /** GitHub credentials (e.g. against the local GitHub); none by default. */
   github?: GitHubIdentities;
+  /** A folder of custom `*.agent.yaml` files (built-ins only by default). */
+  customAgentsDir?: string;
 }
 
 export async function startRunKit(label: string, options: RunKitOptions = {}): Promise<RunKit> {
@@ -42,8 +44,9 @@ export async function startRunKit(label: string, options: RunKitOptions = {}): P
   const logger = createLogger({ level: 'silent' });
   const identities = options.github ?? createGitHubIdentities({ apiUrl: 'http://127.0.0.1:9/api/v3', gitUrl: 'http://127.0.0.1:9' });
   const activities = createActivities({
-    logger, models: { baseDir: dir, logger }, agents: { config: defaultAgentsConfig(agents) }, github: { identities },
+    logger, models: { baseDir: dir, logger }, agents: { config: defaultAgentsConfig(agents), ...(options.customAgentsDir ? { customAgentsDir: options.customAgentsDir } : {}) }, github: { identities },
     sandbox: { dataDir, identityToken: (scope) => identities.tokenFor(scope), gitBaseUrl: identities.gitUrl },
+    units: { client: environment.client, taskQueue },
   });
   const worker: Worker = await productWorker(environment, taskQueue, activities);
   const running = worker.run();
@@ -64,6 +67,8 @@ export async function startRunKit(label: string, options: RunKitOptions = {}): P
       worker.shutdown();
       await running;
       if (!env) await environment.teardown();
+      // Deleting the workspaces ends their sandbox holders (and any detached jobs).
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -129,6 +129,7 @@ async function waitForDetachedJob(ctx: DispatchContext, call: ToolCall, input: R
     ctx.state.jobWaits.polls += 1;
     const tail = job.logTail ? `\nLast lines of ${logFile}:\n${job.logTail}` : '';
     if (job.done) return ok(call, `The job finished with exit code ${job.exitCode ?? 'unknown'} after ${ctx.state.jobWaits.polls} checks.${tail}`);
+    if (job.error) return fail(call, `Stopped waiting: ${job.error}${tail}`);
     const wait = Math.min(pollMs, ctx.remainingMs());
     if (wait <= 0) return fail(call, `The budget ended while the job was still running (no ${exitFile} yet).${tail}`);
     await sleep(wait);

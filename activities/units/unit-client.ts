@@ -1,0 +1,71 @@
+import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import type { ShipUnitInput, UnitState } from '../../workflows/unit-types';
+
+export interface UnitClientDeps {
+  client: Client;
+  taskQueue: string;
+}
+
+export interface StartUnitResult {
+  unitId: string;
+  /** `started`, or `steered` when the unit already existed (one unit per PR). */
+  status: 'started' | 'steered';
+}
+
+export interface UnitSummary {
+  unitId: string;
+  status: string;
+  repo?: string;
+  pullRequest?: number;
+  phase?: string;
+  outcome?: string;
+}
+
+/**
+ * What workflows cannot do themselves: start a unit on its own id (never a child of the
+ * thread that asked), read another workflow's query, list units from visibility.
+ */
+export function createUnitClientActivities(deps: UnitClientDeps) {
+  return {
+    async startUnit(input: ShipUnitInput): Promise<StartUnitResult> {
+      try {
+        await deps.client.workflow.start('shipUnitWorkflow', {
+          workflowId: input.unitId, taskQueue: deps.taskQueue, args: [input],
+          staticSummary: `ship ${input.repo}${input.pullRequest ? `#${input.pullRequest}` : ''}: ${(input.request ?? '').slice(0, 100)}`,
+        });
+        return { unitId: input.unitId, status: 'started' };
+      } catch (error) {
+        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+        // One unit per PR or slug: a second request steers the one that exists.
+        if (input.request) await deps.client.workflow.getHandle(input.unitId).signal('steer', { text: input.request, by: input.requester.id });
+        return { unitId: input.unitId, status: 'steered' };
+      }
+    },
+
+    async inspectUnit(input: { unitId: string }): Promise<UnitState> {
+      try {
+        return await deps.client.workflow.getHandle(input.unitId).query<UnitState>('state');
+      } catch (error) {
+        throw ApplicationFailure.nonRetryable(`unit ${input.unitId} cannot be inspected: ${error instanceof Error ? error.message : String(error)}`, 'unit_not_found');
+      }
+    },
+
+    async listUnits(input: { requester?: string; limit?: number }): Promise<UnitSummary[]> {
+      const query = ['SwitchboardKind = "unit"', input.requester ? `Requester = "${input.requester.replace(/"/g, '')}"` : ''].filter(Boolean).join(' AND ');
+      const units: UnitSummary[] = [];
+      for await (const execution of deps.client.workflow.list({ query })) {
+        const value = (name: string) => execution.typedSearchAttributes.getAll().find((pair) => pair.key.name === name)?.value;
+        units.push({
+          unitId: execution.workflowId, status: execution.status.name,
+          ...(value('Repo') !== undefined ? { repo: String(value('Repo')) } : {}),
+          ...(typeof value('PullRequest') === 'number' ? { pullRequest: value('PullRequest') as number } : {}),
+          ...(value('Phase') !== undefined ? { phase: String(value('Phase')) } : {}),
+          ...(value('Outcome') !== undefined ? { outcome: String(value('Outcome')) } : {}),
+        });
+        if (units.length >= (input.limit ?? 50)) break;
+      }
+      return units;
+    },
+  };
+}

@@ -1,0 +1,92 @@
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ApplicationFailure } from '@temporalio/common';
+import { runGit } from '../github/git-credentials';
+import { type GitHubIdentities } from '../github/identity';
+import { workspaceLayout } from '../sandbox/workspace-layout';
+
+export interface PrepareUnitWorkspaceInput {
+  /** The sandbox workspace key the unit's runs use. */
+  workspaceKey: string;
+  repo: string;
+  /** The unit's branch: checked out (created from `base` when it does not exist yet). */
+  branch: string;
+  base?: string;
+  /** Check out exactly this commit (a review of a PR head) instead of the branch tip. */
+  checkoutSha?: string;
+  identity: 'read' | 'write';
+}
+
+export interface UnitWorkspace {
+  /** The checkout on the worker's disk (git operations and pushes run here). */
+  path: string;
+  headSha: string;
+  /** The branch new commits are compared against. */
+  base: string;
+}
+
+export interface CommitWorkspaceInput {
+  workspaceKey: string;
+  message: string;
+  /** The commit the round started from: tells whether the round changed anything. */
+  since: string;
+}
+
+export interface CommitResult {
+  headSha: string;
+  /** The round produced commits (its own or the run's). */
+  changed: boolean;
+}
+
+const GIT_AUTHOR = ['-c', 'user.name=Switchboard', '-c', 'user.email=switchboard@users.noreply.github.com'];
+
+/**
+ * The unit's checkout inside the sandbox workspace of its runs: cloned once with the run's
+ * scoped token (through a credential helper, never in a URL), then fetched and switched for
+ * each round. Repeatable: a retry finds the clone and does the same switch.
+ */
+export function createUnitWorkspaceActivities(deps: { dataDir: string; identities: GitHubIdentities }) {
+  async function git(args: string[], cwd: string, token?: string): Promise<string> {
+    const outcome = await runGit(args, { cwd, token, timeoutMs: 300_000 });
+    if (outcome.code !== 0) throw ApplicationFailure.retryable(`git ${args[0]} failed: ${outcome.stderr.trim().slice(-500)}`, 'git_failed');
+    return outcome.stdout.trim();
+  }
+
+  return {
+    async prepareUnitWorkspace(input: PrepareUnitWorkspaceInput): Promise<UnitWorkspace> {
+      const layout = workspaceLayout(deps.dataDir, { key: input.workspaceKey, network: true });
+      const token = await deps.identities.tokenFor(input.identity);
+      if (!token) throw ApplicationFailure.nonRetryable(`no GitHub credential for the '${input.identity}' identity`, 'github_no_credential');
+      const remote = deps.identities.gitRemote(input.repo);
+      await mkdir(layout.work, { recursive: true });
+      if (!existsSync(join(layout.work, '.git'))) {
+        await git(['init', '-q'], layout.work);
+        await git(['remote', 'add', 'origin', remote], layout.work);
+      }
+      await git(['fetch', '-q', '--prune', 'origin', '+refs/heads/*:refs/remotes/origin/*'], layout.work, token);
+      const base = input.base ?? (await defaultBranch(layout.work, token));
+      const remoteBranch = await runGit(['rev-parse', '--verify', '-q', `refs/remotes/origin/${input.branch}`], { cwd: layout.work });
+      const start = input.checkoutSha ?? (remoteBranch.code === 0 ? `origin/${input.branch}` : `origin/${base}`);
+      await git(['checkout', '-q', '-B', input.branch, start], layout.work);
+      await git(['reset', '-q', '--hard', start], layout.work);
+      await git(['clean', '-qfdx'], layout.work);
+      return { path: layout.work, headSha: await git(['rev-parse', 'HEAD'], layout.work), base };
+    },
+
+    async commitWorkspace(input: CommitWorkspaceInput): Promise<CommitResult> {
+      const layout = workspaceLayout(deps.dataDir, { key: input.workspaceKey, network: true });
+      await git(['add', '-A'], layout.work);
+      const staged = await runGit(['diff', '--cached', '--quiet'], { cwd: layout.work });
+      if (staged.code !== 0) await git([...GIT_AUTHOR, 'commit', '-q', '-m', input.message], layout.work);
+      const headSha = await git(['rev-parse', 'HEAD'], layout.work);
+      return { headSha, changed: headSha !== input.since };
+    },
+  };
+
+  async function defaultBranch(cwd: string, token: string): Promise<string> {
+    const head = await runGit(['ls-remote', '--symref', 'origin', 'HEAD'], { cwd, token });
+    const match = /ref: refs\/heads\/(\S+)\s+HEAD/.exec(head.stdout);
+    return match?.[1] ?? 'main';
+  }
+}

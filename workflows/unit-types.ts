@@ -1,0 +1,127 @@
+/**
+ * Inputs, state and results of `shipUnitWorkflow` (and the messages it takes). Dependency-
+ * free types, so the webhook router, the CLI and the orchestrator's tools import them.
+ */
+import type { Finding, FindingSeverity } from '../tools/submit-review';
+import type { ReplyTarget, Requester } from './run-types';
+
+export type UnitPhase = 'coding' | 'review' | 'findings' | 'checks' | 'continuation' | 'idle' | 'settle';
+export type UnitOutcome = 'merged' | 'closed' | 'stopped' | 'out_of_rounds' | 'budget' | 'idle_expired' | 'failed';
+
+export interface ShipUnitInput {
+  /** `unit:<owner>/<repo>:<slug>` or `unit:<owner>/<repo>#<n>`. */
+  unitId: string;
+  repo: string;
+  /** The change asked for (a generated task); absent for an exact PR. */
+  request?: string;
+  /** An exact pull request to carry (it starts at review). */
+  pullRequest?: number;
+  /** The thread that asked, for reports (a unit is never its child). */
+  threadId?: string;
+  replyTarget: ReplyTarget;
+  requester: Requester;
+  /** The model the unit's runs use, when the request chose one. */
+  model?: string;
+  /** Set for a unit of a plan: the plan is told of its progress and holds its merge. */
+  plan?: { workflowId: string; key: string; mergeAuthority: boolean };
+  carry?: UnitCarry;
+}
+
+/** Work for the next coding round. */
+export type WorkItem =
+  | { kind: 'request'; text: string }
+  | { kind: 'findings'; source: 'review' | 'human'; findings: Finding[]; note?: string }
+  | { kind: 'checks'; detail: string }
+  | { kind: 'steer'; text: string; by?: string };
+
+export interface ReviewSummary {
+  verdict: 'approve' | 'request_changes' | 'comment';
+  commitSha: string;
+  counts: Record<FindingSeverity, number>;
+  /** Findings at or above the gate. */
+  addressed: number;
+  posted: 'confirmed' | 'unconfirmed' | 'refused' | 'not_posted';
+}
+
+export interface ChecksState {
+  state: 'waiting' | 'success' | 'failure' | 'timed_out';
+  headSha: string;
+  detail?: string;
+  polls: number;
+}
+
+/** What survives continue-as-new: the unit's state, never a transcript. */
+export interface UnitCarry {
+  phase: UnitPhase;
+  round: number;
+  branch: string;
+  base?: string;
+  pullRequest?: number;
+  headSha?: string;
+  work: WorkItem[];
+  lastReview?: ReviewSummary;
+  reviews: number;
+  /** Ids of the reviews the unit posted (their webhooks are not a person's review). */
+  postedReviews: number[];
+  checks?: ChecksState;
+  runMinutes: number;
+  reminders: number;
+  startedAt: number;
+}
+
+/** The `steer` signal/update and the `stop` signal. */
+export interface UnitSteer { text: string; by?: string }
+export interface UnitStop { reason?: string; by?: string }
+
+/** The `prEvent` signal (from the GitHub webhook router). */
+export interface UnitPullRequestEvent {
+  deliveryId?: string;
+  repo: string;
+  number: number;
+  kind: 'opened' | 'synchronize' | 'closed' | 'merged' | 'review';
+  headSha?: string;
+  reviewState?: string;
+  reviewId?: number;
+  actor?: string;
+}
+
+/** The `checks` signal (a check suite or run completed on a commit). */
+export interface UnitChecksEvent {
+  deliveryId?: string;
+  repo: string;
+  number: number;
+  headSha: string;
+  source: 'check_suite' | 'check_run';
+  name?: string;
+  conclusion: string | null;
+}
+
+/** The `state` query's answer. */
+export interface UnitState {
+  unitId: string;
+  repo: string;
+  phase: UnitPhase;
+  round: number;
+  maxRounds: number;
+  pullRequest?: number;
+  headSha?: string;
+  branch: string;
+  lastReview?: ReviewSummary;
+  checks?: ChecksState;
+  /** The timer the unit is waiting on, if any. */
+  nextTimer?: { purpose: string; at: string };
+  currentRun?: string;
+  outcome?: UnitOutcome;
+}
+
+export interface UnitRecord {
+  unitId: string;
+  repo: string;
+  pullRequest?: number;
+  outcome: UnitOutcome;
+  /** Coding rounds run. */
+  rounds: number;
+  reviews: number;
+  endedBy?: string;
+  report: string;
+}

@@ -1,0 +1,57 @@
+import type { Finding } from '../../tools';
+import type { UnitOutcome, UnitRecord, WorkItem } from '../unit-types';
+
+function describeFinding(finding: Finding): string {
+  return `- [${finding.severity}] ${finding.path}:${finding.line} — ${finding.title}\n  Scenario: ${finding.scenario}\n  Impact: ${finding.impact}`;
+}
+
+function describeWork(item: WorkItem): string {
+  switch (item.kind) {
+    case 'request':
+      return `The change requested:\n${item.text}`;
+    case 'steer':
+      return `A new instruction${item.by ? ` from ${item.by}` : ''}:\n${item.text}`;
+    case 'checks':
+      return `CI failed on the current head. Make it pass:\n${item.detail}`;
+    case 'findings':
+      return `${item.source === 'review' ? 'The review' : 'A person reviewing the PR'} asks for these to be addressed (fix each, or explain precisely why it does not apply):\n${item.findings.map(describeFinding).join('\n')}${item.note ? `\n${item.note}` : ''}`;
+  }
+}
+
+/** The coding run's request for one round: the repository, the branch, and the work. */
+export function codingRequest(context: { repo: string; branch: string; base?: string; pullRequest?: number; round: number }, work: WorkItem[]): string {
+  return [
+    `Repository ${context.repo}, checked out in your workspace on branch ${context.branch}${context.base ? ` (based on ${context.base})` : ''}.`,
+    context.pullRequest ? `This is round ${context.round} on pull request #${context.pullRequest}.` : 'No pull request exists yet; Switchboard opens it from your description.',
+    '',
+    ...work.map(describeWork),
+    '',
+    'Make the change, verify it, and commit it on the current branch. Switchboard pushes the branch and opens or updates the pull request.',
+    'Call submit_description with the title and the description when the branch holds the final change.',
+  ].join('\n');
+}
+
+/** The review run's request: the exact PR and commit, and the gate. */
+export function reviewRequest(context: { repo: string; pullRequest: number; headSha: string; base: string; gate: string }): string {
+  return [
+    `Review pull request #${context.pullRequest} of ${context.repo}. Your workspace holds its head, commit ${context.headSha}.`,
+    `See the change with \`git diff origin/${context.base}...HEAD\` (and github_pull_get for the description).`,
+    `Report verified defects the PR introduces and broken rules that apply to the changed code; findings at or above \`${context.gate}\` go back to a coding round.`,
+    'Call submit_review exactly once at the end.',
+  ].join('\n');
+}
+
+const OUTCOME_WORDS: Record<UnitOutcome, string> = {
+  merged: 'merged', closed: 'closed without merging', stopped: 'stopped', out_of_rounds: 'out of rounds', budget: 'out of budget',
+  idle_expired: 'idle for too long', failed: 'failed',
+};
+
+/** The final report, for the thread and the PR. */
+export function unitReport(record: Omit<UnitRecord, 'report'>, lastReview?: string): string {
+  const pr = record.pullRequest ? `PR #${record.pullRequest}` : 'No pull request';
+  return [
+    `Ship unit ${record.unitId} ${OUTCOME_WORDS[record.outcome]}${record.endedBy ? `: ${record.endedBy}` : ''}.`,
+    `${pr} on ${record.repo}; ${record.rounds} coding round${record.rounds === 1 ? '' : 's'}, ${record.reviews} review${record.reviews === 1 ? '' : 's'}.`,
+    ...(lastReview ? [`Last review: ${lastReview}.`] : []),
+  ].join('\n');
+}
