@@ -5,6 +5,7 @@ import { type TestWorkflowEnvironment } from '@temporalio/testing';
 import { type Worker } from '@temporalio/worker';
 import { stringify } from 'yaml';
 import { createActivities } from '../../activities';
+import { DEFAULT_SHIP_SETTINGS, type ShipSettings } from '../../activities/agents/agent-setup';
 import { createGitHubIdentities, type GitHubIdentities } from '../../activities/github';
 import { defaultAgentsConfig, type AgentsConfigInput } from '../../agents';
 import { sendMessage, followRun, type AskOptions } from '../../cli/commands/ask';
@@ -31,6 +32,8 @@ export interface RunKitOptions {
   env?: TestWorkflowEnvironment;
   /** GitHub credentials (e.g. against the local GitHub); none by default. */
   github?: GitHubIdentities;
+  /** Ship and review settings (defaults otherwise). */
+  ship?: Partial<ShipSettings>;
   /** A folder of custom `*.agent.yaml` files (built-ins only by default). */
   customAgentsDir?: string;
 }
@@ -44,7 +47,7 @@ export async function startRunKit(label: string, options: RunKitOptions = {}): P
   const logger = createLogger({ level: 'silent' });
   const identities = options.github ?? createGitHubIdentities({ apiUrl: 'http://127.0.0.1:9/api/v3', gitUrl: 'http://127.0.0.1:9' });
   const activities = createActivities({
-    logger, models: { baseDir: dir, logger }, agents: { config: defaultAgentsConfig(agents), ...(options.customAgentsDir ? { customAgentsDir: options.customAgentsDir } : {}) }, github: { identities },
+    logger, models: { baseDir: dir, logger }, agents: { config: defaultAgentsConfig(agents), ship: { ...DEFAULT_SHIP_SETTINGS, ...options.ship }, ...(options.customAgentsDir ? { customAgentsDir: options.customAgentsDir } : {}) }, github: { identities },
     sandbox: { dataDir, identityToken: (scope) => identities.tokenFor(scope), gitBaseUrl: identities.gitUrl },
     units: { client: environment.client, taskQueue },
   });

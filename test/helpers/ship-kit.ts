@@ -1,0 +1,45 @@
+import { type TestWorkflowEnvironment } from '@temporalio/testing';
+import { type ShipSettings } from '../../activities/agents/agent-setup';
+import { createGitHubIdentities } from '../../activities/github';
+import { startLocalGitHub, type LocalGitHub } from '../../infra/local-github';
+import type { ShipUnitInput, UnitRecord } from '../../workflows/unit-types';
+import { startRunKit, type RunKit } from './run-kit';
+
+export const REPO = 'acme/app';
+
+export interface ShipKit {
+  kit: RunKit;
+  github: LocalGitHub;
+  /** One scripted model for the unit's coding and review runs (turns chosen by the request text). */
+  model(turns: unknown[]): string;
+  start(input: Partial<ShipUnitInput> & { unitId: string }): Promise<{ result(): Promise<UnitRecord>; signal: (name: string, arg: unknown) => Promise<void>; query<T>(name: string): Promise<T> }>;
+  close(): Promise<void>;
+}
+
+/** A run kit whose GitHub is a local GitHub with one repository, for ship unit tests. */
+export async function startShipKit(label: string, options: { env?: TestWorkflowEnvironment; ship?: Partial<ShipSettings> } = {}): Promise<ShipKit> {
+  const github = await startLocalGitHub({ tokens: { read: ['read-token'], write: ['write-token'] } });
+  github.createRepo('acme', 'app', { 'README.md': '# app\n', 'src/sum.js': 'module.exports = (a, b) => a + b;\n' });
+  const identities = createGitHubIdentities({ apiUrl: github.apiUrl, gitUrl: github.gitUrl, tokens: { read: 'read-token', write: 'write-token' } });
+  const kit = await startRunKit(label, { github: identities, ...(options.env ? { env: options.env } : {}), ship: options.ship ?? {} });
+  return {
+    kit,
+    github,
+    model: (turns) => kit.script(`${label}-model`, turns),
+    async start(input) {
+      const handle = await kit.env.client.workflow.start('shipUnitWorkflow', {
+        workflowId: input.unitId, taskQueue: kit.taskQueue,
+        args: [{ repo: REPO, replyTarget: { kind: 'cli' }, requester: { id: 'tester', surface: 'cli' }, ...input }],
+      });
+      return {
+        result: () => handle.result() as Promise<UnitRecord>,
+        signal: (name, arg) => handle.signal(name, arg),
+        query: <T>(name: string) => handle.query<T>(name),
+      };
+    },
+    async close() {
+      await kit.close();
+      await github.close();
+    },
+  };
+}
