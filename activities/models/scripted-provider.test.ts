@@ -95,6 +95,13 @@ describe('scripted provider', () => {
     expect(small.usage).toEqual((await activities().modelTurn(turnInput(model, history))).usage);
   });
 
+  it('reports max_tokens when the turn\'s output reaches the call\'s cap, as a truncated answer does', async () => {
+    const model = await script('cap.yaml', '- text: cut off mid\n  usage: { inputTokens: 10, outputTokens: 1000 }\n- text: fine\n  usage: { inputTokens: 10, outputTokens: 999 }\n');
+    expect(await activities().modelTurn(turnInput(model, [{ role: 'user', text: 'go' }]))).toMatchObject({ stopReason: 'max_tokens' });
+    const history: ChatMessage[] = [{ role: 'user', text: 'go' }, { role: 'assistant', text: 'cut off mid', toolCalls: [] }];
+    expect(await activities().modelTurn(turnInput(model, history))).toMatchObject({ stopReason: 'end_turn' });
+  });
+
   it('ends with a final text when the script runs out of turns', async () => {
     const model = await script('short.yaml', '- text: only\n');
     const result = await activities().modelTurn(

@@ -38,13 +38,17 @@ export async function scriptedTurn(
     name: toolCall.name,
     input: renderValue(toolCall.input, view),
   }));
-  return {
-    text,
-    toolCalls,
-    stopReason: toolCalls.length > 0 ? 'tool_use' : 'end_turn',
-    usage: chosen.usage ?? estimateUsage(input, text, toolCalls),
-    model,
-  };
+  const usage = chosen.usage ?? estimateUsage(input, text, toolCalls);
+  return { text, toolCalls, stopReason: stopReasonFor(usage, input.maxTokens, toolCalls.length), usage, model };
+}
+
+/**
+ * As a real provider does, a turn whose output reached the per-call cap reports
+ * `max_tokens` (a script drives a run into its token cap with `usage.outputTokens`).
+ */
+export function stopReasonFor(usage: TokenUsage, maxTokens: number, toolCallCount: number): ModelTurnResult['stopReason'] {
+  if (usage.outputTokens >= maxTokens) return 'max_tokens';
+  return toolCallCount > 0 ? 'tool_use' : 'end_turn';
 }
 
 /** The first alternative whose condition holds, else the fallback; a plain turn is its own. */
