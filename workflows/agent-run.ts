@@ -82,9 +82,13 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
     inFlight?.cancel();
   }).catch(() => undefined);
 
+  // The deadline timer is started a little after the deadline is computed, so it can fire a
+  // moment after a wait that ran to the deadline returned: the clock is checked as well.
+  const pastDeadline = () => budgetOver || state.remainingMs(Date.now()) <= 0;
+
   /** Runs `work` so that a stop or the deadline can cancel it; undefined when cancelled. */
   const cancellable = async <T>(work: () => Promise<T>): Promise<T | undefined> => {
-    if (stopRequest || budgetOver) return undefined;
+    if (stopRequest || pastDeadline()) return undefined;
     const scope = new CancellationScope();
     inFlight = scope;
     try {
@@ -218,7 +222,7 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
   try {
     while (!state.finished) {
       if (stopRequest) { state.finish('stopped', stopWords(stopRequest)); break; }
-      if (budgetOver) { state.finish('budget', `the ${profile.budget.minutes}-minute budget (${profile.budget.boundedBy})`); break; }
+      if (pastDeadline()) { state.finish('budget', `the ${profile.budget.minutes}-minute budget (${profile.budget.boundedBy})`); break; }
       if (state.turns >= profile.turnGuard) {
         await closingSummary(`the turn guard of ${profile.turnGuard} turns`);
         state.finish('turns', `the turn guard (${profile.turnGuard} turns)`);

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { DefaultLogger, Runtime, type Worker } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { temporal } from '@temporalio/proto';
 import { createSwitchboardWorker } from '../../infra/worker';
+import { SEARCH_ATTRIBUTE_KEYS } from '../../workflows/search-attributes';
 
 /** The address of the run's shared dev server (started by test/global-setup.ts). */
 export function testTemporalAddress(): string {
@@ -37,7 +39,13 @@ export async function timeSkippingEnvironment(): Promise<TestWorkflowEnvironment
   quietRuntime();
   const path = process.env.TEMPORAL_TEST_SERVER_PATH;
   if (!path) throw new Error('TEMPORAL_TEST_SERVER_PATH is unset: run the suite through jest');
-  return TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
+  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path } } });
+  // The test server knows no custom search attributes until told; product workflows upsert ours.
+  await env.connection.operatorService.addSearchAttributes({
+    namespace: env.namespace ?? 'default',
+    searchAttributes: Object.fromEntries(SEARCH_ATTRIBUTE_KEYS.map((key) => [key.name, key.type === 'INT' ? temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_INT : temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
+  });
+  return env;
 }
 
 /** A task queue no other test file uses. */

@@ -1,0 +1,82 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type TestWorkflowEnvironment } from '@temporalio/testing';
+import { startRunKit, type RunKit } from './helpers/run-kit';
+import { timeSkippingEnvironment } from './helpers/temporal';
+
+jest.setTimeout(90_000);
+
+/** A custom agent with a small turn guard and token cap, so both bounds are reached in a few turns. */
+const BRIEF_AGENT = `displayName: Brief
+description: A short investigation with a two-turn guard, for the bounds tests.
+toolset: explore
+machine: repo-cold
+identity: read
+budgetMinutes: 10
+turnGuard: 2
+tokenCap: 2000
+prompt: Investigate briefly and answer.
+`;
+
+describe('run bounds on the time-skipping server', () => {
+  let env: TestWorkflowEnvironment;
+  let kit: RunKit;
+  beforeAll(async () => {
+    env = await timeSkippingEnvironment();
+    const agentsDir = mkdtempSync(join(tmpdir(), 'switchboard-agents-'));
+    writeFileSync(join(agentsDir, 'brief.agent.yaml'), BRIEF_AGENT);
+    kit = await startRunKit('bounds', { env, customAgentsDir: agentsDir });
+  });
+  afterAll(async () => {
+    await kit?.close();
+    await env?.teardown();
+  });
+
+  it('ends at the budget deadline while wait_for_job polls a job that never finishes; the record names the directive', async () => {
+    // The job "started" by the first command never writes its exit file.
+    const model = kit.script('budget', [
+      { text: 'Starting the job.', toolCalls: [{ name: 'bash', input: { command: 'echo started' } }] },
+      { text: 'Waiting for the job.', toolCalls: [{ name: 'wait_for_job', input: { exitFile: '/tmp/never.exit', pollSeconds: 900 } }] },
+      { text: 'should not be reached: the budget ended' },
+    ]);
+    const { runId } = await kit.start('budget:30 wait for the long job', { agent: 'explore', model });
+    const record = await kit.result(runId);
+    expect(record.profile.budget).toMatchObject({ minutes: 30, boundedBy: 'directive' });
+    expect(record).toMatchObject({ outcome: 'budget', turns: 2, endedBy: 'the 30-minute budget (directive)' });
+    // Polls at 0, 15 and (at most) 30 minutes of workflow time; the wait ended with the budget.
+    expect(record.jobWaits.polls).toBeGreaterThanOrEqual(2);
+    expect(record.jobWaits.waitedMs).toBeGreaterThanOrEqual(15 * 60_000);
+    expect(record.endedAt - record.startedAt).toBeGreaterThanOrEqual(30 * 60_000);
+    expect(record.toolCalls.map((call) => [call.name, call.ok])).toEqual([['bash', true], ['wait_for_job', false]]);
+    expect(record.finalText).toBe('Waiting for the job.');
+  });
+
+  it('ends at the turn guard with a last summary turn in which no tool runs', async () => {
+    const model = kit.script('guard', [
+      { text: 'Step one.', toolCalls: [{ name: 'bash', input: { command: 'echo one' } }] },
+      { text: 'Step two.', toolCalls: [{ name: 'bash', input: { command: 'echo two' } }] },
+      { text: 'Summary. I was told: {{lastUser}}', toolCalls: [{ name: 'bash', input: { command: 'echo three > three.txt' } }] },
+    ]);
+    const { runId } = await kit.start('look into it', { agent: 'brief', model });
+    const record = await kit.result(runId);
+    expect(record.profile).toMatchObject({ agent: 'brief', turnGuard: 2 });
+    expect(record).toMatchObject({ outcome: 'turns', endedBy: 'the turn guard (2 turns)', turns: 3 });
+    // The summary turn was offered no tools, and the call it made anyway was never executed.
+    expect(record.toolCalls.map((call) => call.name)).toEqual(['bash', 'bash']);
+    expect(record.finalText).toContain('Summary. I was told: (system) The run has reached the turn guard of 2 turns. Tools are no longer available');
+  });
+
+  it('ends at the token cap when a turn is cut off at the per-call output limit', async () => {
+    const model = kit.script('tokens', [
+      { text: 'Reading.', toolCalls: [{ name: 'bash', input: { command: 'echo read' } }], usage: { inputTokens: 500, outputTokens: 40 } },
+      { text: 'A very long answer that was cut', usage: { inputTokens: 900, outputTokens: 2000 } },
+      { text: 'should not be reached' },
+    ]);
+    const { runId } = await kit.start('explain everything', { agent: 'brief', model });
+    const record = await kit.result(runId);
+    expect(record.profile.tokenCap).toBe(2000);
+    expect(record).toMatchObject({ outcome: 'tokens', endedBy: 'the token cap of 2000 per call', turns: 2, tokens: { input: 1400, output: 2040 } });
+    expect(record.finalText).toBe('A very long answer that was cut');
+  });
+});
