@@ -1,5 +1,6 @@
 import { createConversationWrites } from './conversation-writes';
 import { type GitHubIdentities } from './identity';
+import { createIssueWrites } from './issue-writes';
 import { createPullRequestWrites } from './pull-request-writes';
 import { createPushBranch } from './push-branch';
 import { createGitHubReadActivities } from './reads';
@@ -20,6 +21,7 @@ export function createGitHubActivities(deps: GitHubActivityDeps) {
     ...createPushBranch(deps.identities),
     ...createPullRequestWrites(deps.identities),
     ...createConversationWrites(deps.identities),
+    ...createIssueWrites(deps.identities),
   };
 }
 

@@ -127,6 +127,9 @@ export interface PostReviewInput extends Effect {
 }
 export interface PostCommentInput extends Effect { number: number; body: string }
 export interface UpdateCommentInput extends Effect { commentId: number; body: string }
+export interface CreateIssueInput extends Effect { title: string; body: string; labels?: string[] }
+/** Only the fields given change; `labels` is the complete new set. */
+export interface UpdateIssueInput extends Effect { number: number; title?: string; body?: string; state?: 'open' | 'closed'; labels?: string[] }
 export interface SetLabelsInput extends Effect { number: number; labels: string[] }
 export interface MergePullRequestInput extends Effect {
   number: number;

@@ -11,6 +11,7 @@ type FaultKind =
   | { kind: 'drop' }
   | { kind: 'error'; status: number }
   | { kind: 'slow'; delayMs: number }
+  | { kind: 'hold'; delayMs: number }
   | { kind: 'rate_limit'; resetInSeconds: number; secondary: boolean };
 
 interface FaultRule { match: FaultMatch; remaining: number; fault: FaultKind }
@@ -32,6 +33,14 @@ export class Faults {
   /** Delay answers by `delayMs`. */
   slow(match: FaultMatch, delayMs: number, times = Number.POSITIVE_INFINITY): void {
     this.rules.push({ match, remaining: times, fault: { kind: 'slow', delayMs } });
+  }
+
+  /**
+   * Apply the write at once, then hold its answer for `delayMs`: a caller that dies in the
+   * meantime (a worker SIGKILLed between request and result) never learns it happened.
+   */
+  holdResponse(match: FaultMatch, delayMs: number, times = 1): void {
+    this.rules.push({ match, remaining: times, fault: { kind: 'hold', delayMs } });
   }
 
   /** Answer as GitHub does when the rate limit is spent: primary (403 + reset) or secondary (429 + retry-after). */
@@ -71,6 +80,14 @@ export class Faults {
             res.status(403).set({ 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset) }).json({ message: 'API rate limit exceeded' });
           }
           return;
+        }
+        case 'hold': {
+          const end = res.end.bind(res) as (...args: unknown[]) => Response;
+          res.end = ((...args: unknown[]) => {
+            setTimeout(() => { if (!req.socket.destroyed) end(...args); }, fault.delayMs).unref();
+            return res;
+          }) as Response['end'];
+          return next();
         }
         case 'drop':
           res.locals.dropResponse = true;

@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { issue as issueJson, repository, user } from './payloads';
 import { login, now, page, record, repoOf, type RestContext } from './rest-context';
-import { type Comment } from './state';
+import { type Comment, type IssueState } from './state';
 
 /** Issues, their comments and labels (pull requests are issues too). */
 export function issueRoutes(ctx: RestContext): Router {
@@ -76,6 +76,39 @@ export function issueRoutes(ctx: RestContext): Router {
     res.json(commentJson(`${repo.owner}/${repo.name}`, found.issue.number, found.comment));
   });
 
+  router.post('/repos/:owner/:repo/issues', (req, res) => {
+    const repo = repoOf(ctx, req, res);
+    if (!repo) return;
+    const { title, body, labels } = req.body ?? {};
+    if (typeof title !== 'string' || !title || !optionalLabels(labels)) return void res.status(422).json({ message: 'Validation Failed' });
+    const item: IssueState = {
+      number: repo.nextNumber++, title, body: typeof body === 'string' ? body : '', state: 'open', labels: [...new Set(labels ?? [])],
+      user: login(res), createdAt: now(), updatedAt: now(), comments: [], reviews: [], reviewComments: [],
+    };
+    repo.issues.set(item.number, item);
+    record(ctx, res, { kind: 'issue.create', repo: `${repo.owner}/${repo.name}`, number: item.number });
+    ctx.webhooks.emit('issues', { action: 'opened', issue: issueJson(ctx.webUrl, repo, item), repository: repository(ctx.webUrl, repo), sender: user(item.user) });
+    res.status(201).json(issueJson(ctx.webUrl, repo, item));
+  });
+
+  // After the comment route above, so `/issues/comments/<id>` never reads as an issue number.
+  router.patch('/repos/:owner/:repo/issues/:number', (req, res) => {
+    const repo = repoOf(ctx, req, res);
+    const item = repo?.issues.get(Number(req.params.number));
+    if (!repo) return;
+    if (!item) return void res.status(404).json({ message: 'Not Found' });
+    const { title, body, state, labels } = req.body ?? {};
+    const valid = (title === undefined || (typeof title === 'string' && title !== '')) && (body === undefined || typeof body === 'string')
+      && (state === undefined || state === 'open' || state === 'closed') && optionalLabels(labels);
+    if (!valid) return void res.status(422).json({ message: 'Validation Failed' });
+    Object.assign(item, {
+      ...(title !== undefined ? { title } : {}), ...(body !== undefined ? { body } : {}), ...(state !== undefined ? { state } : {}),
+      ...(labels !== undefined ? { labels: [...new Set(labels)] } : {}), updatedAt: now(),
+    });
+    record(ctx, res, { kind: 'issue.update', repo: `${repo.owner}/${repo.name}`, number: item.number });
+    res.json(issueJson(ctx.webUrl, repo, item));
+  });
+
   router.put('/repos/:owner/:repo/issues/:number/labels', (req, res) => {
     const repo = repoOf(ctx, req, res);
     const item = repo?.issues.get(Number(req.params.number));
@@ -90,4 +123,8 @@ export function issueRoutes(ctx: RestContext): Router {
   });
 
   return router;
+}
+
+function optionalLabels(labels: unknown): labels is string[] | undefined {
+  return labels === undefined || (Array.isArray(labels) && labels.every((label) => typeof label === 'string'));
 }

@@ -49,7 +49,9 @@ export interface RepoState {
 
 /** One write the local GitHub applied, so tests can count effects. */
 export interface WriteRecord {
-  kind: 'pull_request.create' | 'pull_request.update' | 'pull_request.merge' | 'review.create' | 'comment.create' | 'comment.update' | 'labels.set' | 'push';
+  kind:
+    | 'pull_request.create' | 'pull_request.update' | 'pull_request.merge' | 'review.create' | 'comment.create' | 'comment.update'
+    | 'labels.set' | 'push' | 'issue.create' | 'issue.update';
   repo: string;
   number?: number;
   id?: number;

@@ -1,10 +1,16 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { ToolCall, ToolResult } from '../../activities/models/types';
-import type { GitHubActivities } from '../../activities/github';
+import type { EffectResult, GitHubActivities } from '../../activities/github';
 import type { Profile } from '../../agents/profile';
 
 export const GITHUB_READ_TIMEOUT = '1 minute';
-export const GITHUB_WRITE_TIMEOUT = '1 minute';
+/**
+ * A write is one REST call; GitHub answers in well under a second. A worker that dies
+ * mid-write is noticed only when this runs out (writes do not heartbeat), and the retry then
+ * looks for the marker, so a short bound keeps a lost worker's write from stalling the run.
+ * 15 s still leaves ample room for a slow GitHub (Octokit's own request timeout is below it).
+ */
+export const GITHUB_WRITE_TIMEOUT = '15 seconds';
 /** Characters of a GitHub answer shown to the model. */
 export const GITHUB_RESULT_LIMIT = 30_000;
 
@@ -21,7 +27,7 @@ const writes = proxyActivities<GitHubActivities>({
 /** The GitHub tools the run dispatches to activities; others are not GitHub tools. */
 export const GITHUB_TOOLS = new Set([
   'github_repos', 'github_tree', 'github_file', 'github_search_code', 'github_issue_list', 'github_issue_get', 'github_pull_get',
-  'github_issue_comment',
+  'github_issue_comment', 'github_issue_create', 'github_issue_update',
 ]);
 
 /**
@@ -31,6 +37,7 @@ export const GITHUB_TOOLS = new Set([
  */
 export async function runGitHubTool(call: ToolCall, input: Record<string, unknown>, profile: Profile, effectKey: string): Promise<ToolResult> {
   const identity = 'read' as const;
+  const writer = profile.identity === 'none' ? 'read' : profile.identity;
   try {
     switch (call.name) {
       case 'github_repos':
@@ -48,11 +55,16 @@ export async function runGitHubTool(call: ToolCall, input: Record<string, unknow
       case 'github_pull_get':
         return done(call, await reads.githubPullGet({ identity, repo: input.repo as string, number: input.number as number, ...pick(input, 'includeDiff') }));
       case 'github_issue_comment': {
-        const writer = profile.identity === 'none' ? 'read' : profile.identity;
         const result = await writes.postComment({ identity: writer, repo: input.repo as string, number: input.number as number, body: input.body as string, effectKey });
-        if (result.status === 'confirmed') return { callId: call.id, name: call.name, content: `Comment posted: ${result.url ?? `#${result.id}`}.` };
-        if (result.status === 'unconfirmed') return { callId: call.id, name: call.name, content: `The comment's delivery could not be confirmed (its response was lost and no trace was found); it was not sent again.`, isError: true };
-        return { callId: call.id, name: call.name, content: `GitHub refused the comment (${result.code}): ${result.reason ?? ''}`, isError: true };
+        return written(call, result, 'comment', `Comment posted: ${result.url ?? `#${result.id}`}.`);
+      }
+      case 'github_issue_create': {
+        const result = await writes.createIssue({ identity: writer, repo: input.repo as string, title: input.title as string, body: input.body as string, effectKey, ...pick(input, 'labels') });
+        return written(call, result, 'issue', `Issue #${result.number} opened: ${result.url ?? ''}.`);
+      }
+      case 'github_issue_update': {
+        const result = await writes.updateIssue({ identity: writer, repo: input.repo as string, number: input.number as number, effectKey, ...pick(input, 'title', 'body', 'state', 'labels') });
+        return written(call, result, 'issue change', `Issue #${result.number} updated: ${result.url ?? ''}.`);
       }
       default:
         return { callId: call.id, name: call.name, content: `${call.name} is not a GitHub tool.`, isError: true };
@@ -60,6 +72,15 @@ export async function runGitHubTool(call: ToolCall, input: Record<string, unknow
   } catch (error) {
     return { callId: call.id, name: call.name, content: `GitHub could not answer: ${failureMessage(error)}`, isError: true };
   }
+}
+
+/** A write's outcome in words: confirmed, unconfirmed (not sent again) or refused. */
+function written(call: ToolCall, result: EffectResult, what: string, confirmed: string): ToolResult {
+  if (result.status === 'confirmed') return { callId: call.id, name: call.name, content: confirmed };
+  if (result.status === 'unconfirmed') {
+    return { callId: call.id, name: call.name, content: `The ${what}'s delivery could not be confirmed (its response was lost and no trace was found); it was not sent again.`, isError: true };
+  }
+  return { callId: call.id, name: call.name, content: `GitHub refused the ${what} (${result.code}): ${result.reason ?? ''}`, isError: true };
 }
 
 function done(call: ToolCall, value: unknown): ToolResult {
