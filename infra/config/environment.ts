@@ -30,6 +30,8 @@ export const ENVIRONMENT_BINDINGS: readonly EnvironmentBinding[] = [
   { variable: 'GITHUB_APP_ID', path: ['github', 'appId'], kind: 'string' },
   { variable: 'GITHUB_APP_INSTALLATION_ID', path: ['github', 'installationId'], kind: 'number' },
   { variable: 'GITHUB_BOT_LOGIN', path: ['github', 'botLogin'], kind: 'string' },
+  { variable: 'SLACK_API_URL', path: ['slack', 'apiUrl'], kind: 'string' },
+  { variable: 'SWITCHBOARD_SLACK_MODE', path: ['slack', 'mode'], kind: 'string' },
 ];
 
 /** Converts one variable's text; a value that cannot convert is passed on as text so the schema names it. */

@@ -1,0 +1,81 @@
+import type { RunOutcome, RunPhase, RunStatus } from '../../workflows/run-types';
+
+/** The Stop button's action id; its value is the run id. */
+export const STOP_ACTION_ID = 'switchboard_stop';
+/** Metadata event type of a status card (its payload names the run). */
+export const CARD_EVENT_TYPE = 'switchboard_card';
+/** Metadata event type of an answer or reply. */
+export const REPLY_EVENT_TYPE = 'switchboard_reply';
+
+/** Section text is limited to 3 000 characters; the full answer follows in the thread. */
+const CARD_ANSWER_LIMIT = 2_800;
+
+const PHASE_WORDS: Record<RunPhase, string> = {
+  starting: ':hourglass_flowing_sand: Starting', thinking: ':thought_balloon: Thinking', tools: ':hammer_and_wrench: Running tools',
+  waiting: ':hourglass: Waiting', summarising: ':memo: Summarising', finished: ':checkered_flag: Finished',
+};
+
+const OUTCOME_WORDS: Record<RunOutcome, string> = {
+  completed: ':white_check_mark: Completed', stopped: ':octagonal_sign: Stopped', budget: ':alarm_clock: Out of time budget',
+  turns: ':repeat: Turn guard reached', tokens: ':scissors: Token cap reached', failed: ':x: Failed',
+};
+
+export interface CardView {
+  status: RunStatus;
+  final: boolean;
+  answer?: string;
+  webUiUrl?: string;
+}
+
+/** The card's Block Kit blocks and its fallback text (notifications, screen readers). */
+export function renderCard(view: CardView): { text: string; blocks: unknown[] } {
+  const { status } = view;
+  const state = view.final ? OUTCOME_WORDS[status.outcome ?? 'failed'] : PHASE_WORDS[status.phase];
+  const facts = [
+    `*Budget:* ${status.budget.description}`,
+    `*Turns:* ${status.turns}/${status.turnGuard}`,
+    `*Elapsed:* ${formatElapsed(status.elapsedMs)}`,
+    ...(view.webUiUrl ? [`<${view.webUiUrl}|Open in Temporal>`] : []),
+  ];
+  const blocks: unknown[] = [
+    { type: 'section', text: { type: 'mrkdwn', text: `*${escape(status.agent)}* · \`${escape(status.model)}\`\n${state}` } },
+  ];
+  if (status.statusText && !view.final) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `> ${escape(status.statusText)}` } });
+  if (view.final && view.answer?.trim()) {
+    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: clip(view.answer.trim(), CARD_ANSWER_LIMIT) } });
+  }
+  blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: facts.join('  ·  ') }] });
+  if (!view.final) {
+    blocks.push({
+      type: 'actions', block_id: 'controls',
+      elements: [{ type: 'button', action_id: STOP_ACTION_ID, style: 'danger', text: { type: 'plain_text', text: 'Stop' }, value: status.runId }],
+    });
+  }
+  const line = view.final ? `${status.agent} (${status.model}): ${plain(state)}` : `${status.agent} (${status.model}): ${plain(state)}${status.statusText ? ` - ${status.statusText}` : ''}`;
+  return { text: line, blocks };
+}
+
+export function formatElapsed(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m ${seconds % 60}s`;
+  return `${Math.floor(minutes / 60)}h ${minutes % 60}m`;
+}
+
+/** Slack's three control characters in text. */
+function escape(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+function plain(words: string): string {
+  return words.replace(/^:[a-z_]+: /, '');
+}
+
+function clip(text: string, limit: number): string {
+  if (text.length <= limit) return text;
+  const cut = text.slice(0, limit);
+  // Never leave a code block open in the card's excerpt.
+  const open = (cut.match(/```/g)?.length ?? 0) % 2 === 1;
+  return `${cut}${open ? '\n```' : ''}\n… (the full answer is in the thread)`;
+}

@@ -1,0 +1,77 @@
+import { type Logger } from '../../infra/logger';
+import { type EffectResult, type ReplyInput, type StatusCardInput } from '../status/types';
+import { CARD_EVENT_TYPE, renderCard, REPLY_EVENT_TYPE } from './card-blocks';
+import { MarkedPoster } from './marked-messages';
+import { formatForSlack, splitForSlack } from './reply-format';
+import { classifySlackError, retryLater, type SlackWebClient } from './slack-client';
+
+export interface SlackStatusDeps {
+  /** The Web API client, or a factory (read lazily, so a missing token fails only Slack work). */
+  client: SlackWebClient | (() => SlackWebClient);
+  logger: Logger;
+  /** Temporal Web UI base URL for the card's link to the run (no link when unset). */
+  webUiBaseUrl?: string;
+  namespace: string;
+}
+
+type SlackTarget = { kind: 'slack'; team: string; channel: string; threadTs: string };
+
+/**
+ * `statusCard` and `deliverReply` for Slack threads. The card is one message per run,
+ * posted at most once (metadata carries the effect key) and then edited with `chat.update`
+ * (repeatable). The answer is posted at most once, split at Slack's limits.
+ */
+export function createSlackStatusActivities(deps: SlackStatusDeps) {
+  const client = typeof deps.client === 'function' ? deps.client : () => deps.client as SlackWebClient;
+  const poster = new MarkedPoster(client);
+
+  const webUiUrl = (runId: string) => deps.webUiBaseUrl
+    ? `${deps.webUiBaseUrl.replace(/\/$/, '')}/namespaces/${encodeURIComponent(deps.namespace)}/workflows/${encodeURIComponent(runId)}`
+    : undefined;
+
+  return {
+    async statusCard(input: StatusCardInput): Promise<EffectResult> {
+      const target = slackTarget(input.replyTarget);
+      const link = input.webUiUrl ?? webUiUrl(input.runId);
+      const card = renderCard({ status: input.status, final: input.final, ...(input.answer ? { answer: input.answer } : {}), ...(link ? { webUiUrl: link } : {}) });
+      const marker = { event_type: CARD_EVENT_TYPE, event_payload: { effect_key: input.effectKey, run_id: input.runId } };
+      const posted = await poster.post({ channel: target.channel, threadTs: target.threadTs, key: input.effectKey, marker, ...card });
+      if (posted.status === 'unconfirmed' || posted.status === 'refused') {
+        deps.logger.warn({ runId: input.runId, effectKey: input.effectKey, reason: posted.reason }, `status card ${posted.status}`);
+        return { status: posted.status, reason: posted.reason };
+      }
+      if (posted.status === 'posted') return { status: 'confirmed' };
+      try {
+        await client().chat.update({ channel: target.channel, ts: posted.ts, text: card.text, blocks: card.blocks as never, metadata: marker });
+        return { status: 'confirmed' };
+      } catch (error) {
+        const failure = classifySlackError(error);
+        if (failure.kind !== 'refused') throw retryLater(failure, 'updating the status card');
+        // Someone deleted the card: the next update looks for it again rather than using a dead ts.
+        poster.forget(input.effectKey);
+        deps.logger.warn({ runId: input.runId, reason: failure.reason }, 'status card update refused');
+        return { status: 'refused', reason: failure.reason };
+      }
+    },
+
+    async deliverReply(input: ReplyInput): Promise<EffectResult> {
+      const target = slackTarget(input.replyTarget);
+      const parts = splitForSlack(formatForSlack(input.text.trim() || '(no answer)'));
+      for (const [index, part] of parts.entries()) {
+        const payload: Record<string, string | number> = parts.length === 1 ? { effect_key: input.effectKey } : { effect_key: input.effectKey, part: index + 1, parts: parts.length };
+        const key = parts.length === 1 ? input.effectKey : `${input.effectKey}#${index + 1}`;
+        const posted = await poster.post({ channel: target.channel, threadTs: target.threadTs, key, marker: { event_type: REPLY_EVENT_TYPE, event_payload: payload }, text: part });
+        if (posted.status === 'unconfirmed' || posted.status === 'refused') {
+          deps.logger.warn({ effectKey: input.effectKey, part: index + 1, reason: posted.reason }, `reply ${posted.status}`);
+          return { status: posted.status, reason: `part ${index + 1} of ${parts.length}: ${posted.reason}` };
+        }
+      }
+      return { status: 'confirmed' };
+    },
+  };
+}
+
+function slackTarget(target: StatusCardInput['replyTarget']): SlackTarget {
+  if (target.kind !== 'slack') throw new Error(`the Slack status activities got a ${target.kind} target`);
+  return target;
+}

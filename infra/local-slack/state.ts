@@ -1,0 +1,66 @@
+/** One message as the local Slack keeps it (the fields the Web API returns). */
+export interface LocalMessage {
+  type: 'message';
+  ts: string;
+  channel: string;
+  text: string;
+  /** A person's id, or the bot's user id for the app's own posts. */
+  user: string;
+  bot_id?: string;
+  thread_ts?: string;
+  blocks?: unknown[];
+  metadata?: { event_type: string; event_payload: Record<string, unknown> };
+  edited?: { user: string; ts: string };
+  reactions?: Array<{ name: string; users: string[]; count: number }>;
+  /** How many times chat.update changed it. */
+  updates: number;
+}
+
+export interface LocalUser {
+  id: string;
+  name: string;
+  real_name?: string;
+  is_bot?: boolean;
+}
+
+/**
+ * The local Slack's in-memory workspace: channels of messages (threads by `thread_ts`),
+ * users, and message timestamps that increase strictly, as Slack's do.
+ */
+export class LocalSlackState {
+  private readonly channels = new Map<string, LocalMessage[]>();
+  readonly users = new Map<string, LocalUser>();
+  private clock = 0;
+
+  /** A new message ts: seconds since the epoch, and a counter that keeps ts unique and ordered. */
+  nextTs(): string {
+    const seconds = Math.floor(Date.now() / 1000);
+    this.clock += 1;
+    return `${seconds}.${String(this.clock).padStart(6, '0')}`;
+  }
+
+  add(message: Omit<LocalMessage, 'ts' | 'type' | 'updates'> & { ts?: string }): LocalMessage {
+    const stored: LocalMessage = { type: 'message', updates: 0, ...message, ts: message.ts ?? this.nextTs() };
+    const list = this.channels.get(message.channel) ?? [];
+    list.push(stored);
+    this.channels.set(message.channel, list);
+    return stored;
+  }
+
+  find(channel: string, ts: string): LocalMessage | undefined {
+    return this.channels.get(channel)?.find((message) => message.ts === ts);
+  }
+
+  /** Every message of a channel, oldest first. */
+  messages(channel: string): LocalMessage[] {
+    return [...(this.channels.get(channel) ?? [])];
+  }
+
+  /** A thread: its root and its replies, oldest first (a reply's ts gives just that reply). */
+  thread(channel: string, ts: string): LocalMessage[] {
+    const root = this.find(channel, ts);
+    if (!root) return [];
+    if (root.thread_ts && root.thread_ts !== root.ts) return [root];
+    return this.messages(channel).filter((message) => message.ts === ts || message.thread_ts === ts);
+  }
+}

@@ -1,0 +1,188 @@
+import { App, ExpressReceiver, type Logger as BoltLogger } from '@slack/bolt';
+import { type Client, WorkflowNotFoundError } from '@temporalio/client';
+import { Router } from 'express';
+import { CARD_EVENT_TYPE, STOP_ACTION_ID, createSlackWebClient, type SlackWebClient } from '../../activities/slack';
+import { type AgentsConfig } from '../../agents';
+import { type SlackConfig } from '../../infra/config/slack-section';
+import { readSecret } from '../../infra/config/secrets';
+import { SwitchboardError } from '../../infra/errors';
+import { type Logger } from '../../infra/logger';
+import { boltLogger } from './bolt-logger';
+import { routeSlackMessage, slackThreadId, type RoutedSlackMessage, type SlackMessageEvent } from './event-routing';
+import { currentRunOf, mayStopRun, type StopAccessOptions } from './stop-control';
+
+export interface SlackFrontEndOptions {
+  /** The Temporal client threads and runs are signalled through. */
+  client: Client;
+  taskQueue: string;
+  config: { slack: SlackConfig; agents: AgentsConfig; customAgentsDir?: string };
+  logger: Logger;
+  /** Defaults to SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET and SLACK_APP_TOKEN from the environment. */
+  secrets?: { botToken?: string; signingSecret?: string; appToken?: string };
+  /** Event ids remembered for dedupe in this process (default 10 000). */
+  rememberEvents?: number;
+}
+
+export interface SlackFrontEnd {
+  /** HTTP mode: the router serving `config.slack.eventsPath`; mount it on the server app. Undefined in Socket Mode. */
+  router?: Router;
+  /** Calls `auth.test` (HTTP mode) or connects the socket (Socket Mode). */
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The Slack front end: Bolt verifies each request (signature and a timestamp within five
+ * minutes, else 401), acknowledges at once, and the handlers then signal Temporal: a
+ * mention or DM signal-with-starts its thread, a thread reply continues it, the stop
+ * reaction and the Stop button stop the run after an access check. Retries and duplicate
+ * event ids are dropped here, and the thread drops repeats of a message id as well.
+ */
+export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEnd {
+  const { slack } = options.config;
+  const botToken = options.secrets?.botToken ?? readSecret('slackBotToken');
+  const signingSecret = options.secrets?.signingSecret ?? readSecret('slackSigningSecret');
+  const appToken = options.secrets?.appToken ?? readSecret('slackAppToken');
+  if (!botToken) throw new SwitchboardError('config_invalid', 'SLACK_BOT_TOKEN is not set');
+  const logger = boltLogger(options.logger);
+  const clientOptions = { slackApiUrl: slack.apiUrl, retryConfig: { retries: 2 }, timeout: slack.requestTimeoutMs };
+  let router: Router | undefined;
+  let app: App;
+  if (slack.mode === 'socket') {
+    if (!appToken) throw new SwitchboardError('config_invalid', 'Socket Mode needs SLACK_APP_TOKEN (an app-level token with connections:write)');
+    app = new App({ token: botToken, appToken, socketMode: true, clientOptions, logger, deferInitialization: true });
+  } else {
+    if (!signingSecret) throw new SwitchboardError('config_invalid', 'SLACK_SIGNING_SECRET is not set');
+    router = Router();
+    const receiver = new ExpressReceiver({ signingSecret, endpoints: slack.eventsPath, router, logger, processBeforeResponse: false });
+    app = new App({ token: botToken, receiver, clientOptions, logger, deferInitialization: true });
+  }
+  const reader = createSlackWebClient({ token: botToken, apiUrl: slack.apiUrl, timeoutMs: slack.requestTimeoutMs });
+  registerHandlers(app, options, reader, logger);
+  return {
+    ...(router ? { router } : {}),
+    async start() {
+      await app.init();
+      if (slack.mode === 'socket') await app.start();
+    },
+    async stop() {
+      if (slack.mode === 'socket') await app.stop();
+    },
+  };
+}
+
+function registerHandlers(app: App, options: SlackFrontEndOptions, reader: SlackWebClient, logger: BoltLogger): void {
+  const seen = new Set<string>();
+  const limit = options.rememberEvents ?? 10_000;
+  const access: StopAccessOptions = { client: options.client, agents: options.config.agents, ...(options.config.customAgentsDir ? { customAgentsDir: options.config.customAgentsDir } : {}) };
+  const log = options.logger.child({ component: 'slack' });
+
+  // Events are acknowledged by Bolt before this runs; a redelivery (X-Slack-Retry-Num) or a
+  // repeated event id stops here, so each event is signalled once per process.
+  app.use(async ({ body, context, next }) => {
+    const eventId = (body as { event_id?: string }).event_id;
+    if (eventId) {
+      if (seen.has(eventId)) {
+        log.info({ eventId, retryNum: context.retryNum }, 'duplicate Slack event ignored');
+        return;
+      }
+      seen.add(eventId);
+      if (seen.size > limit) seen.delete(seen.values().next().value!);
+    }
+    try {
+      await next();
+    } catch (error) {
+      // Forgotten, so a redelivery of an event that could not be signalled may try again.
+      if (eventId) seen.delete(eventId);
+      throw error;
+    }
+  });
+
+  const onMessage = async ({ event, body, context }: { event: unknown; body: unknown; context: { botUserId?: string } }) => {
+    const envelope = body as { team_id: string; event_id: string };
+    const routed = routeSlackMessage(event as SlackMessageEvent, { teamId: envelope.team_id, eventId: envelope.event_id, ...(context.botUserId ? { botUserId: context.botUserId } : {}) });
+    if (routed.kind === 'ignore') return void log.debug({ eventId: envelope.event_id, why: routed.why }, 'Slack message ignored');
+    await signalThread(options, routed);
+    log.info({ eventId: envelope.event_id, threadId: routed.threadId, kind: routed.kind }, 'Slack message sent to its thread');
+  };
+  app.event('app_mention', onMessage);
+  app.event('message', onMessage);
+
+  app.event('reaction_added', async ({ event, body }) => {
+    if (event.reaction !== options.config.slack.stopReaction || event.item.type !== 'message') return;
+    const { channel, ts } = event.item;
+    const teamId = (body as { team_id: string }).team_id;
+    const runId = await cardRunId(reader, channel, ts).catch(() => undefined);
+    if (runId) return void (await stopRun(options, access, reader, { runId, userId: event.user, channel, how: 'the stop reaction on the card' }));
+    // A reaction on the request names its thread (the request's ts is the thread's root).
+    const threadTs = (await threadRootOf(reader, channel, ts).catch(() => undefined)) ?? ts;
+    const threadId = slackThreadId(teamId, channel, threadTs);
+    const current = await currentRunOf(options.client, threadId);
+    if (!current) return void log.info({ threadId }, 'stop reaction on a thread with no running run');
+    const decision = await mayStopRun(access, current, event.user, channel);
+    if (!decision.ok) return void (await tell(reader, channel, event.user, decision.message));
+    await options.client.workflow.getHandle(threadId).signal('stop', { by: event.user, reason: 'the stop reaction on the request' });
+    log.info({ threadId, runId: current, by: event.user }, 'run stopped from Slack');
+  });
+
+  app.action(STOP_ACTION_ID, async ({ ack, body, action }) => {
+    await ack();
+    const runId = (action as { value?: string }).value;
+    const channel = (body as { channel?: { id?: string } }).channel?.id;
+    if (!runId) return;
+    await stopRun(options, access, reader, { runId, userId: body.user.id, ...(channel ? { channel } : {}), how: 'the Stop button' });
+  });
+
+  app.error(async (error) => {
+    logger.error(`Slack handler failed: ${error instanceof Error ? error.message : String(error)}`);
+  });
+}
+
+async function signalThread(options: SlackFrontEndOptions, routed: Exclude<RoutedSlackMessage, { kind: 'ignore' }>): Promise<void> {
+  const { client, taskQueue } = options;
+  if (routed.kind === 'start') {
+    await client.workflow.signalWithStart('threadWorkflow', {
+      workflowId: routed.threadId, taskQueue, args: [routed.input], signal: 'message', signalArgs: [routed.message],
+      staticSummary: `Slack thread in ${routed.input.replyTarget.kind === 'slack' ? routed.input.replyTarget.channel : '?'}`,
+    });
+    return;
+  }
+  try {
+    await client.workflow.getHandle(routed.threadId).signal('message', routed.message);
+  } catch (error) {
+    // A reply in a thread Switchboard never started: not ours to answer.
+    if (!(error instanceof WorkflowNotFoundError)) throw error;
+  }
+}
+
+async function stopRun(
+  options: SlackFrontEndOptions, access: StopAccessOptions, reader: SlackWebClient,
+  request: { runId: string; userId: string; channel?: string; how: string },
+): Promise<void> {
+  const decision = await mayStopRun(access, request.runId, request.userId, request.channel);
+  if (!decision.ok) {
+    if (request.channel) await tell(reader, request.channel, request.userId, decision.message);
+    return;
+  }
+  await options.client.workflow.getHandle(request.runId).signal('stop', { by: request.userId, reason: request.how });
+  options.logger.info({ runId: request.runId, by: request.userId, how: request.how }, 'run stopped from Slack');
+}
+
+/** The run a message names when it is one of our status cards (its metadata carries the run id). */
+async function cardRunId(reader: SlackWebClient, channel: string, ts: string): Promise<string | undefined> {
+  const found = await reader.conversations.replies({ channel, ts, include_all_metadata: true, limit: 1, inclusive: true });
+  const metadata = found.messages?.find((candidate) => candidate.ts === ts)?.metadata;
+  const payload: Record<string, unknown> | undefined = metadata?.event_payload;
+  const runId = metadata?.event_type === CARD_EVENT_TYPE ? payload?.run_id : undefined;
+  return typeof runId === 'string' ? runId : undefined;
+}
+
+async function threadRootOf(reader: SlackWebClient, channel: string, ts: string): Promise<string | undefined> {
+  const found = await reader.conversations.replies({ channel, ts, limit: 1, inclusive: true });
+  return found.messages?.find((candidate) => candidate.ts === ts)?.thread_ts;
+}
+
+/** A refusal only the person sees. */
+async function tell(reader: SlackWebClient, channel: string, user: string, text: string): Promise<void> {
+  await reader.chat.postEphemeral({ channel, user, text }).catch(() => undefined);
+}
