@@ -69,6 +69,7 @@ export async function startSlackKit(label: string, agents: AgentsConfigInput = {
   let worker: Worker | undefined;
   let running: Promise<void> | undefined;
   const startWorker = async () => {
+    if (worker) return;
     worker = await productWorker(env, taskQueue, activities);
     running = worker.run();
   };
