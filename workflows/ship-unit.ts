@@ -215,17 +215,24 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
   async function checksRound(): Promise<UnitOutcome | undefined> {
     const headSha = c.headSha!;
     c.checks ??= { state: 'waiting', headSha, polls: 0 };
-    const deadline = Date.now() + ship.checksTimeoutMinutes * MINUTE;
-    for (;;) {
-      const wait = Math.min(ship.checksPollSeconds * 1_000, Math.max(0, deadline - Date.now()));
-      nextTimer = { purpose: 'checks poll', at: new Date(Date.now() + wait).toISOString() };
-      await condition(() => inbox.checksArrivedFor(headSha) || inbox.interrupting(), wait);
-      nextTimer = undefined;
+    const started = Date.now();
+    const deadline = started + ship.checksTimeoutMinutes * MINUTE;
+    for (let first = true; ; first = false) {
+      // The first look is immediate (CI may be done already); later ones wait for a signal or the poll timer.
+      const wait = first ? 0 : Math.min(ship.checksPollSeconds * 1_000, Math.max(0, deadline - Date.now()));
+      if (wait > 0) {
+        nextTimer = { purpose: 'checks poll', at: new Date(Date.now() + wait).toISOString() };
+        await condition(() => inbox.checksArrivedFor(headSha) || inbox.interrupting(), wait);
+        nextTimer = undefined;
+      }
       if (inbox.interrupting()) return undefined;
       inbox.clearChecks();
       const checks = await github.githubCommitChecks({ repo, ref: headSha, identity: 'read' });
       c.checks.polls += 1;
-      if (checks.overall === 'success') {
+      // Right after a push CI may not have registered yet: "no checks" counts as green only after a poll interval.
+      const noneReported = checks.checkRuns.length === 0 && checks.statuses.length === 0;
+      const settledEmpty = noneReported && (Date.now() - started >= ship.checksPollSeconds * 1_000 || Date.now() >= deadline);
+      if (checks.overall === 'success' && (!noneReported || settledEmpty)) {
         c.checks.state = 'success';
         enter('idle');
         return undefined;

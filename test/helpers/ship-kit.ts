@@ -21,7 +21,7 @@ export async function startShipKit(label: string, options: { env?: TestWorkflowE
   const github = await startLocalGitHub({ tokens: { read: ['read-token'], write: ['write-token'] } });
   github.createRepo('acme', 'app', { 'README.md': '# app\n', 'src/sum.js': 'module.exports = (a, b) => a + b;\n' });
   const identities = createGitHubIdentities({ apiUrl: github.apiUrl, gitUrl: github.gitUrl, tokens: { read: 'read-token', write: 'write-token' } });
-  const kit = await startRunKit(label, { github: identities, ...(options.env ? { env: options.env } : {}), ship: options.ship ?? {} });
+  const kit = await startRunKit(label, { github: identities, ...(options.env ? { env: options.env } : {}), ship: { checksPollSeconds: 10, ...options.ship } });
   return {
     kit,
     github,
