@@ -111,6 +111,8 @@ export interface UnitState {
   /** The timer the unit is waiting on, if any. */
   nextTimer?: { purpose: string; at: string };
   currentRun?: string;
+  /** Reminders sent while idle. */
+  reminders: number;
   outcome?: UnitOutcome;
 }
 
