@@ -5,12 +5,13 @@ import type { Profile } from '../../agents/profile';
 
 export const GITHUB_READ_TIMEOUT = '1 minute';
 /**
- * A write is one REST call; GitHub answers in well under a second. A worker that dies
- * mid-write is noticed only when this runs out (writes do not heartbeat), and the retry then
- * looks for the marker, so a short bound keeps a lost worker's write from stalling the run.
- * 15 s still leaves ample room for a slow GitHub (Octokit's own request timeout is below it).
+ * A write is one REST call; GitHub answers in well under a second. Writes do not heartbeat,
+ * so a worker that dies mid-write is noticed only when this runs out; the retry then looks
+ * for the marker. Just above Octokit's own request timeout (github.requestTimeoutMs, 20 s by
+ * default), so a slow GitHub is reported by the request itself and a lost worker costs at
+ * most this long.
  */
-export const GITHUB_WRITE_TIMEOUT = '15 seconds';
+export const GITHUB_WRITE_TIMEOUT = '25 seconds';
 /** Characters of a GitHub answer shown to the model. */
 export const GITHUB_RESULT_LIMIT = 30_000;
 
