@@ -101,11 +101,17 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
     }
   };
 
+  // A card that cannot be delivered (a long chat outage) is a lost view, never a failed run.
   const pushCard = async (final: boolean) => {
-    await statusActivities.statusCard({
-      runId, effectKey: `${runId}/card/0`, replyTarget: input.replyTarget, status: state.status(runId, Date.now()), final,
-      ...(final ? { answer: state.finalText } : {}),
-    });
+    try {
+      await statusActivities.statusCard({
+        runId, effectKey: `${runId}/card/0`, replyTarget: input.replyTarget, status: state.status(runId, Date.now()), final,
+        ...(final ? { answer: state.finalText } : {}),
+      });
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      state.cardFailures += 1;
+    }
   };
   // The card is throttled here, in workflow time: at most one update per interval, the
   // latest state wins, and the final state is always sent.

@@ -125,6 +125,8 @@ export interface RunRecord {
   endedAt: number;
   /** The last tool-call message, so a `debug` child can inherit the conversation. */
   messageCount: number;
+  /** Status card updates that could not be delivered (the run went on without them). */
+  cardFailures: number;
 }
 
 export type { ChatMessage, ToolCall };

@@ -26,6 +26,8 @@ export class RunState {
   outcome?: RunOutcome;
   endedBy?: string;
   finalText = '';
+  /** Status card updates that could not be delivered after their retries. */
+  cardFailures = 0;
 
   constructor(readonly input: RunInput, now: number) {
     const carry = input.carry;
@@ -121,7 +123,7 @@ export class RunState {
       outcome: this.outcome ?? 'failed', ...(this.endedBy ? { endedBy: this.endedBy } : {}),
       turns: this.turns, tokens: this.tokens, toolCalls: this.toolCalls, children: this.children, jobWaits: this.jobWaits,
       finalText: this.finalText, submissions: this.submissions, startedAt: this.startedAt, endedAt: now,
-      messageCount: this.messages.length,
+      messageCount: this.messages.length, cardFailures: this.cardFailures,
     };
   }
 }

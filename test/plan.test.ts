@@ -1,0 +1,64 @@
+import { type TestWorkflowEnvironment } from '@temporalio/testing';
+import type { PlanRecord } from '../workflows/plan-types';
+import type { UnitRecord } from '../workflows/unit-types';
+import { REPO, startShipKit, type ShipKit } from './helpers/ship-kit';
+import { timeSkippingEnvironment } from './helpers/temporal';
+
+jest.setTimeout(240_000);
+
+describe('planWorkflow', () => {
+  let env: TestWorkflowEnvironment;
+  let ship: ShipKit;
+  beforeAll(async () => {
+    env = await timeSkippingEnvironment();
+    ship = await startShipKit('plan', { env });
+  });
+  afterAll(async () => {
+    await ship.close();
+    await env.teardown();
+  });
+
+  it('starts a chain of three units in order and merges them in dependency order', async () => {
+    // Each unit writes its own file; the request names it. Reviews approve.
+    const model = ship.model([
+      { alternatives: [
+        { when: { lastUserIncludes: 'of this unit)' }, text: 'Fine.', toolCalls: [{ name: 'submit_review', input: { verdict: 'approve', summary: 'Good.', findings: [] } }] },
+        { when: { lastUserIncludes: 'schema' }, text: 'Schema.', toolCalls: [{ name: 'bash', input: { command: 'echo "schema v1" > schema.txt' } }] },
+        { when: { lastUserIncludes: 'server' }, text: 'Server.', toolCalls: [{ name: 'bash', input: { command: 'test -f schema.txt && echo "server uses $(cat schema.txt)" > server.txt' } }] },
+        { text: 'Client.', toolCalls: [{ name: 'bash', input: { command: 'test -f server.txt && echo "client of the server" > client.txt' } }] },
+      ] },
+      { text: 'done: {{lastToolResult}}' },
+    ]);
+    const planId = `plan:${REPO}:api`;
+    const handle = await env.client.workflow.start('planWorkflow', {
+      workflowId: planId, taskQueue: ship.kit.taskQueue,
+      args: [{
+        planId, repo: REPO, replyTarget: { kind: 'cli' }, requester: { id: 'tester', surface: 'cli' }, model, mergeAuthority: true,
+        units: [
+          { key: 'client', request: 'Add the client', dependsOn: ['server'] },
+          { key: 'schema', request: 'Add the schema file' },
+          { key: 'server', request: 'Add the server file', dependsOn: ['schema'] },
+        ],
+      }],
+    });
+    const plan = (await handle.result()) as PlanRecord;
+    expect(plan.outcome).toBe('completed');
+    expect(plan.merged).toEqual(['schema', 'server', 'client']);
+    const merges = ship.github.state.writes.filter((write) => write.kind === 'pull_request.merge').map((write) => write.number);
+    const numberOf = (key: string) => plan.units.find((unit) => unit.key === key)!.pullRequest;
+    expect(merges).toEqual([numberOf('schema'), numberOf('server'), numberOf('client')]);
+    for (const unit of plan.units) {
+      const record = (await env.client.workflow.getHandle(unit.unitId).result()) as UnitRecord;
+      expect(record.outcome).toBe('merged');
+    }
+  });
+
+  it('refuses a plan whose dependencies form a cycle', async () => {
+    const planId = `plan:${REPO}:cycle`;
+    const handle = await env.client.workflow.start('planWorkflow', {
+      workflowId: planId, taskQueue: ship.kit.taskQueue,
+      args: [{ planId, repo: REPO, replyTarget: { kind: 'cli' }, requester: { id: 'tester', surface: 'cli' }, units: [{ key: 'a', request: 'a', dependsOn: ['b'] }, { key: 'b', request: 'b', dependsOn: ['a'] }] }],
+    });
+    await expect(handle.result()).rejects.toMatchObject({ cause: { message: expect.stringContaining('the dependencies form a cycle') } });
+  });
+});

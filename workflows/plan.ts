@@ -1,0 +1,113 @@
+import {
+  ApplicationFailure, condition, defineQuery, defineSignal, getExternalWorkflowHandle, setHandler, upsertSearchAttributes,
+} from '@temporalio/workflow';
+import type { PlanInput, PlanRecord, PlanState, PlanUnitState, PlanUnitUpdate } from './plan-types';
+import { isBlocked, mayStart, planProblems, topologicalOrder } from './plan/plan-graph';
+import { status as statusActivities } from './run/activities';
+import { Outcome, Phase, Repo, Requester, SwitchboardKind } from './search-attributes';
+import { setup, units as unitActivities } from './unit/unit-activities';
+import type { UnitStop } from './unit-types';
+
+export const unitUpdateSignal = defineSignal<[PlanUnitUpdate]>('unitUpdate');
+export const planStopSignal = defineSignal<[UnitStop]>('stop');
+export const planStateQuery = defineQuery<PlanState>('state');
+
+/**
+ * A seeded plan: a dependency graph of ship units, each started on its own id when its
+ * dependencies allow, and — when the plan holds merge authority — merged in dependency order.
+ */
+export async function planWorkflow(input: PlanInput): Promise<PlanRecord> {
+  const problems = planProblems(input.units);
+  if (problems.length > 0) throw ApplicationFailure.nonRetryable(`the plan is not sound: ${problems.join('; ')}`, 'plan_invalid');
+  const { ship } = await setup.loadAgentSetup();
+  const mergeAuthority = input.mergeAuthority ?? ship.planMergeAuthority;
+  const slug = input.planId.replace(/^plan:[^:]+:/, '');
+  const units: PlanUnitState[] = input.units.map((unit) => ({
+    key: unit.key, unitId: `unit:${input.repo}:${slug}-${unit.key}`, status: 'waiting', dependsOn: unit.dependsOn ?? [],
+  }));
+  const order = topologicalOrder(input.units);
+  const merged: string[] = [];
+  let stopped: UnitStop | undefined;
+  let changed = true;
+
+  const state = (): PlanState => ({ planId: input.planId, mergeAuthority, units, merged, done: units.every(settled) });
+  setHandler(planStateQuery, state);
+  setHandler(unitUpdateSignal, (update) => {
+    const unit = units.find((candidate) => candidate.key === update?.key);
+    if (!unit) return;
+    if (update.pullRequest) unit.pullRequest = update.pullRequest;
+    if (update.status === 'ready' && unit.status === 'running') unit.status = 'ready';
+    else if (update.status === 'merge_refused' && unit.status === 'merging') unit.status = 'ready';
+    else if (update.status === 'settled') {
+      unit.outcome = update.outcome;
+      unit.status = update.outcome === 'merged' ? 'merged' : 'settled';
+      if (unit.status === 'merged' && !merged.includes(unit.key)) merged.push(unit.key);
+    } else if (['coding', 'review', 'findings', 'checks'].includes(update.status) && unit.status === 'ready') unit.status = 'running';
+    changed = true;
+  });
+  setHandler(planStopSignal, (stop) => {
+    stopped ??= stop ?? {};
+    for (const unit of units) {
+      if (unit.status !== 'waiting' && !settled(unit)) getExternalWorkflowHandle(unit.unitId).signal('stop', { reason: 'the plan was stopped', ...(stop?.by ? { by: stop.by } : {}) }).catch(() => undefined);
+    }
+    changed = true;
+  });
+  upsertSearchAttributes([{ key: SwitchboardKind, value: 'plan' }, { key: Repo, value: input.repo }, { key: Requester, value: input.requester.id }, { key: Phase, value: 'running' }]);
+
+  while (!units.every(settled)) {
+    await condition(() => changed);
+    changed = false;
+    if (stopped) {
+      for (const unit of units) if (unit.status === 'waiting') unit.status = 'blocked';
+      if (units.every((unit) => unit.status !== 'running' && unit.status !== 'ready' && unit.status !== 'merging')) break;
+      continue;
+    }
+    for (const unit of units) if (isBlocked(unit, units)) unit.status = 'blocked';
+    for (const key of order) {
+      const unit = units.find((candidate) => candidate.key === key)!;
+      if (mayStart(unit, units, mergeAuthority)) {
+        unit.status = 'running';
+        const spec = input.units.find((candidate) => candidate.key === key)!;
+        await unitActivities.startUnit({
+          unitId: unit.unitId, repo: input.repo, request: spec.request, replyTarget: input.replyTarget, requester: input.requester,
+          threadId: `${input.planId}/${key}`, plan: { workflowId: input.planId, key, mergeAuthority },
+          ...(input.model ? { model: input.model } : {}),
+        });
+      }
+    }
+    // Merge in dependency order: the first ready unit whose dependencies have all merged, one at a time.
+    if (mergeAuthority && !units.some((unit) => unit.status === 'merging')) {
+      const next = order.map((key) => units.find((unit) => unit.key === key)!).find((unit) => unit.status === 'ready' && unit.dependsOn.every((key) => merged.includes(key)));
+      if (next) {
+        next.status = 'merging';
+        await getExternalWorkflowHandle(next.unitId).signal('merge', { by: input.planId });
+      }
+    }
+    await report(`Plan ${input.planId}: ${units.map((unit) => `${unit.key} ${unit.status}${unit.pullRequest ? ` (#${unit.pullRequest})` : ''}`).join(', ')}.`);
+  }
+
+  const outcome: PlanRecord['outcome'] = stopped ? 'stopped' : units.every((unit) => unit.status === 'merged' || (!mergeAuthority && unit.outcome !== undefined)) ? 'completed' : 'blocked';
+  upsertSearchAttributes([{ key: Phase, value: 'settle' }, { key: Outcome, value: outcome }]);
+  const finalReport = `Plan ${input.planId} ${outcome}. Merged in order: ${merged.join(' -> ') || 'none'}.`;
+  await statusActivities.deliverReply({ effectKey: `${input.planId}/report`, replyTarget: input.replyTarget, text: finalReport });
+  return { ...state(), outcome, report: finalReport };
+
+  async function report(text: string): Promise<void> {
+    // Progress reports are keyed by their text, so an unchanged picture is not posted twice.
+    await statusActivities.deliverReply({ effectKey: `${input.planId}/progress/${hash(text)}`, replyTarget: input.replyTarget, text });
+  }
+}
+
+function settled(unit: PlanUnitState): boolean {
+  return unit.status === 'merged' || unit.status === 'settled' || unit.status === 'blocked';
+}
+
+/** A short deterministic hash (FNV-1a) for effect keys. */
+function hash(text: string): string {
+  let value = 0x811c9dc5;
+  for (let index = 0; index < text.length; index += 1) {
+    value ^= text.charCodeAt(index);
+    value = Math.imul(value, 0x01000193) >>> 0;
+  }
+  return value.toString(16);
+}
