@@ -1,5 +1,7 @@
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { type Command } from 'commander';
 import type { RunRecord, RunStatus } from '../../workflows/run-types';
+import { Outcome } from '../../workflows/search-attributes';
 import { withCliClient } from '../temporal-client';
 import { formatRecord, formatStatusLine } from './run-format';
 
@@ -59,12 +61,34 @@ export function registerSteerCommand(program: Command): void {
     .option('--by <who>', 'who is steering')
     .action(async (workflowId: string, text: string, options: { by?: string }) => {
       await withCliClient(async ({ client }) => {
-        const result = await client.workflow.getHandle(workflowId).executeUpdate<{ accepted: boolean; pending: number }, [{ text: string; by?: string }]>('steer', {
-          args: [{ text, ...(options.by ? { by: options.by } : {}) }],
-        });
+        const handle = client.workflow.getHandle(workflowId);
+        let result: { accepted: boolean; pending: number };
+        try {
+          result = await handle.executeUpdate<{ accepted: boolean; pending: number }, [{ text: string; by?: string }]>('steer', {
+            args: [{ text, ...(options.by ? { by: options.by } : {}) }],
+          });
+        } catch (error) {
+          throw new Error(`steer refused: ${await steerRefusal(handle, error)}`);
+        }
         console.log(`steer accepted (${result.pending} pending before the next turn)`);
       });
     });
+}
+
+/**
+ * Why a steer was not taken, in words: the validator's own reason, or, for a workflow that
+ * has already closed (the update never reaches the validator), its outcome.
+ */
+async function steerRefusal(handle: WorkflowHandle, error: unknown): Promise<string> {
+  if (error instanceof WorkflowUpdateFailedError) return error.cause?.message ?? error.message;
+  // The server answers an update to a closed workflow as not found, so ask what it is.
+  const description = await handle.describe().catch(() => undefined);
+  if (!description && error instanceof WorkflowNotFoundError) return `no workflow ${handle.workflowId}`;
+  if (description && description.status.name !== 'RUNNING') {
+    const outcome = description.typedSearchAttributes.get(Outcome);
+    return `the run has finished (${outcome ?? description.status.name.toLowerCase()})`;
+  }
+  return error instanceof Error ? error.message : String(error);
 }
 
 export function registerStopCommand(program: Command): void {

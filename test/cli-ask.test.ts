@@ -1,0 +1,104 @@
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { projectRoot } from '../infra/paths';
+import { testTemporalAddress, uniqueTaskQueue } from './helpers/temporal';
+import { startWorkerProcess, type WorkerProcess } from './helpers/worker-process';
+
+jest.setTimeout(90_000);
+const run = promisify(execFile);
+
+/**
+ * The operator CLI as a person uses it: `node bin/switchboard.js …` subprocesses against the
+ * test server, served by a worker-main process whose working directory is the repository
+ * (so `scripted:examples/hello.yaml` resolves as it does on a fresh clone).
+ */
+describe('switchboard ask, runs, steer and stop', () => {
+  const root = projectRoot();
+  const taskQueue = uniqueTaskQueue('cli');
+  let dir: string;
+  let worker: WorkerProcess;
+  const cliEnv = () => ({ PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', TEMPORAL_ADDRESS: testTemporalAddress(), SWITCHBOARD_TASK_QUEUE: taskQueue, LOG_LEVEL: 'warn' });
+  /** Runs the CLI to its end; a non-zero exit is returned, not thrown. */
+  const cli = async (...args: string[]) => {
+    try {
+      const { stdout, stderr } = await run(process.execPath, [join(root, 'bin', 'switchboard.js'), ...args], { cwd: root, env: cliEnv(), timeout: 60_000 });
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const failed = error as { code?: number; stdout?: string; stderr?: string };
+      return { code: failed.code ?? -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
+    }
+  };
+  let helloRunId = '';
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'switchboard-cli-'));
+    worker = await startWorkerProcess({ taskQueue, dataDir: join(dir, 'data'), cwd: root });
+  });
+  afterAll(async () => {
+    await worker?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('ask prints the thread, the run, status lines and the record', async () => {
+    const result = await cli('ask', '--agent', 'explore', '--model', 'scripted:examples/hello.yaml', 'say hello');
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    const lines = result.stdout.split('\n');
+    const thread = /^thread (thread:cli:[0-9a-f-]+)$/.exec(lines[0] ?? '')?.[1];
+    expect(thread).toBeDefined();
+    const runLine = /^run (\S+) \((\w+)\)$/.exec(lines[1] ?? '');
+    expect(runLine?.[1]).toBe(`run:${thread}:1`);
+    helloRunId = runLine![1];
+    expect(lines.some((line) => /^\[(starting|thinking|tools|waiting|summarising|finished)\] turn \d+\/\d+ \d+s/.test(line))).toBe(true);
+    expect(result.stdout).toContain('outcome: completed');
+    expect(result.stdout).toMatch(/model scripted:examples\/hello\.yaml \(directive\)/);
+    expect(result.stdout).toContain('— Saying hello from the sandbox');
+    expect(result.stdout).toMatch(/agent: explore .*\nturns: 2 .*tool calls 2 · children 0\n\nThe sandbox answered:\nexit code 0\nhello from the sandbox\nLinux\n/);
+  });
+
+  it('runs list --json shows the run, and runs get prints its record', async () => {
+    let listed: Array<{ workflowId: string; status: string; outcome: string }> = [];
+    // Visibility trails the workflow by a moment.
+    for (let attempt = 0; attempt < 50; attempt += 1) {
+      const result = await cli('runs', 'list', '--json', '--limit', '200');
+      expect(result.code).toBe(0);
+      listed = JSON.parse(result.stdout) as typeof listed;
+      if (listed.some((row) => row.workflowId === helloRunId && row.outcome === 'completed')) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(listed).toContainEqual(expect.objectContaining({ workflowId: helloRunId, status: 'COMPLETED', outcome: 'completed' }));
+    const got = await cli('runs', 'get', helloRunId);
+    expect(got.code).toBe(0);
+    expect(got.stdout).toContain('outcome: completed');
+    expect(got.stdout).toContain('The sandbox answered:\nexit code 0\nhello from the sandbox');
+  });
+
+  it('steer on a finished run is refused in one clear line, exit code 1, no stack trace', async () => {
+    const result = await cli('steer', helloRunId, 'use the v2 API');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim()).toMatch(/^steer refused: the run has finished \(completed\)$/);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    const unknown = await cli('steer', 'run:thread:cli:no-such-thread:1', 'hello');
+    expect(unknown).toMatchObject({ code: 1, stderr: 'steer refused: no workflow run:thread:cli:no-such-thread:1\n' });
+  });
+
+  it('stop ends a running run as stopped', async () => {
+    const model = join(dir, 'slow.yaml');
+    writeFileSync(model, 'turns:\n  - text: "Sleeping."\n    toolCalls:\n      - { name: bash, input: { command: "sleep 5151; echo woke" } }\n  - text: "should not be reached"\n');
+    const asking = spawn(process.execPath, [join(root, 'bin', 'switchboard.js'), 'ask', '--agent', 'coding', '--model', `scripted:${model}`, 'sleep a while'], { cwd: root, env: cliEnv() });
+    let out = '';
+    asking.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
+    const exited = new Promise<number | null>((resolve) => asking.on('exit', resolve));
+    const deadline = Date.now() + 30_000;
+    while (!/last tool bash/.test(out) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+    const runId = /^run (\S+) /m.exec(out)?.[1];
+    expect(runId).toBeDefined();
+    const stopped = await cli('stop', runId!, '--reason', 'enough', '--by', 'operator');
+    expect(stopped).toMatchObject({ code: 0, stdout: `stop sent to ${runId}\n` });
+    expect(await exited).toBe(0);
+    expect(out).toContain('outcome: stopped (stopped by operator: enough)');
+  });
+});
