@@ -70,7 +70,7 @@ export async function planWorkflow(input: PlanInput): Promise<PlanRecord> {
         const spec = input.units.find((candidate) => candidate.key === key)!;
         await unitActivities.startUnit({
           unitId: unit.unitId, repo: input.repo, request: spec.request, replyTarget: input.replyTarget, requester: input.requester,
-          threadId: `${input.planId}/${key}`, plan: { workflowId: input.planId, key, mergeAuthority },
+          threadId: `${input.planId}/${key}`, plan: { workflowId: input.planId, key, mergeAuthority }, effectKey: `${input.planId}/start/${key}`,
           ...(input.model ? { model: input.model } : {}),
         });
       }

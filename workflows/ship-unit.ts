@@ -60,7 +60,7 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
   const budgetMinutes = profileFor('ship').profile.budget.minutes;
 
   setHandler(unitStateQuery, (): UnitState => ({
-    unitId, repo, phase: c.phase, round: c.round, maxRounds: ship.maxRounds, branch: c.branch, reminders: c.reminders,
+    unitId, repo, requester: input.requester.id, phase: c.phase, round: c.round, maxRounds: ship.maxRounds, branch: c.branch, reminders: c.reminders,
     ...(c.pullRequest ? { pullRequest: c.pullRequest } : {}), ...(c.headSha ? { headSha: c.headSha } : {}),
     ...(c.lastReview ? { lastReview: c.lastReview } : {}), ...(c.checks ? { checks: c.checks } : {}),
     ...(nextTimer ? { nextTimer } : {}), ...(currentRun ? { currentRun } : {}), ...(outcome ? { outcome } : {}),

@@ -136,6 +136,7 @@ async function startShipUnit(
   const unitId = onPullRequest && onPullRequest.repo === target ? pullRequestUnitId(target, onPullRequest.pullRequest) : taskUnitId(target, request);
   const started = await units.startUnit({
     unitId, repo: target, request, replyTarget, requester: message.requester, threadId: workflowInfo().workflowId,
+    effectKey: `${workflowInfo().workflowId}/unit/${message.messageId}`,
     ...(onPullRequest && onPullRequest.repo === target ? { pullRequest: onPullRequest.pullRequest } : {}),
     ...(model.chosenBy === 'directive' ? { model: model.value } : {}),
   });

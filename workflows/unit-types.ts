@@ -100,6 +100,8 @@ export interface UnitChecksEvent {
 export interface UnitState {
   unitId: string;
   repo: string;
+  /** Who asked for the unit: the person whose linked unit it is. */
+  requester: string;
   phase: UnitPhase;
   round: number;
   maxRounds: number;

@@ -28,17 +28,25 @@ export interface UnitSummary {
  */
 export function createUnitClientActivities(deps: UnitClientDeps) {
   return {
-    async startUnit(input: ShipUnitInput): Promise<StartUnitResult> {
+    /**
+     * Starts the unit on its own id. A unit that exists is steered with the request (one unit
+     * per PR), unless this very call started it: a retry after a lost answer finds its own
+     * effect key in the unit's memo and does nothing twice.
+     */
+    async startUnit(request: ShipUnitInput & { effectKey?: string }): Promise<StartUnitResult> {
+      const { effectKey, ...input } = request;
       try {
         await deps.client.workflow.start('shipUnitWorkflow', {
-          workflowId: input.unitId, taskQueue: deps.taskQueue, args: [input],
+          workflowId: input.unitId, taskQueue: deps.taskQueue, args: [input], ...(effectKey ? { memo: { effectKey } } : {}),
           staticSummary: `ship ${input.repo}${input.pullRequest ? `#${input.pullRequest}` : ''}: ${(input.request ?? '').slice(0, 100)}`,
         });
         return { unitId: input.unitId, status: 'started' };
       } catch (error) {
         if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+        const handle = deps.client.workflow.getHandle(input.unitId);
+        if (effectKey && (await handle.describe()).memo?.effectKey === effectKey) return { unitId: input.unitId, status: 'started' };
         // One unit per PR or slug: a second request steers the one that exists.
-        if (input.request) await deps.client.workflow.getHandle(input.unitId).signal('steer', { text: input.request, by: input.requester.id });
+        if (input.request) await handle.signal('steer', { text: input.request, by: input.requester.id });
         return { unitId: input.unitId, status: 'steered' };
       }
     },
@@ -51,8 +59,12 @@ export function createUnitClientActivities(deps: UnitClientDeps) {
       }
     },
 
-    async listUnits(input: { requester?: string; limit?: number }): Promise<UnitSummary[]> {
-      const query = ['SwitchboardKind = "unit"', input.requester ? `Requester = "${input.requester.replace(/"/g, '')}"` : ''].filter(Boolean).join(' AND ');
+    /** Units (or plans, or runs) from visibility, optionally only one person's and one repository's. */
+    async listUnits(input: { requester?: string; repo?: string; kind?: 'unit' | 'plan' | 'run'; limit?: number }): Promise<UnitSummary[]> {
+      const quote = (value: string) => `"${value.replace(/["\\]/g, '')}"`;
+      const query = [
+        `SwitchboardKind = ${quote(input.kind ?? 'unit')}`, input.requester ? `Requester = ${quote(input.requester)}` : '', input.repo ? `Repo = ${quote(input.repo)}` : '',
+      ].filter(Boolean).join(' AND ');
       const units: UnitSummary[] = [];
       for await (const execution of deps.client.workflow.list({ query })) {
         const value = (name: string) => execution.typedSearchAttributes.getAll().find((pair) => pair.key.name === name)?.value;

@@ -4,6 +4,7 @@ import type { WorkspaceRef } from '../../activities/sandbox/types';
 import { getTool, parseToolInput } from '../../tools';
 import { files, shell } from './activities';
 import { GITHUB_TOOLS, runGitHubTool } from './github-tools';
+import { runUnitTool, UNIT_TOOLS } from './unit-tools';
 import type { RunState } from './run-state';
 import { grepCommand, findFilesCommand, listDirectoryCommand, describeBash, describeFile } from './tool-text';
 
@@ -100,6 +101,7 @@ async function executeOne(ctx: DispatchContext, call: ToolCall): Promise<ToolRes
       return waitForDetachedJob(ctx, call, input);
     default:
       if (GITHUB_TOOLS.has(call.name)) return runGitHubTool(call, input, ctx.state.input.profile, ctx.effectKey(call));
+      if (UNIT_TOOLS.has(call.name)) return runUnitTool(call, input, ctx.state.input, ctx.effectKey(call));
       return fail(call, `The tool "${call.name}" is not connected in this deployment yet; nothing was done. Carry on without it and say so in your answer if it matters.`);
   }
 }

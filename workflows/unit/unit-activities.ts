@@ -30,9 +30,9 @@ export const github = proxyActivities<GitHubActivities>({
 });
 
 export const units = proxyActivities<{
-  startUnit(input: ShipUnitInput): Promise<StartUnitResult>;
+  startUnit(input: ShipUnitInput & { effectKey?: string }): Promise<StartUnitResult>;
   inspectUnit(input: { unitId: string }): Promise<UnitState>;
-  listUnits(input: { requester?: string; limit?: number }): Promise<UnitSummary[]>;
+  listUnits(input: { requester?: string; repo?: string; kind?: 'unit' | 'plan' | 'run'; limit?: number }): Promise<UnitSummary[]>;
 }>({
   startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumAttempts: 5 },
 });
