@@ -91,13 +91,33 @@ async function signal(options: GitHubWebhookOptions, routed: RoutedGitHubEvent):
     });
     return true;
   }
+  if (await signalIfRunning(options.client, routed.workflowId, routed)) return true;
+  if (routed.workflowType !== 'shipUnitWorkflow') return false;
+  // A unit started from a request (`unit:<repo>:<slug>`) owns its PR under another id: find it
+  // by the PullRequest attribute it upserts when it opens the PR. Visibility lags a little
+  // (about a second on the dev server), so an event in that window is dropped; the unit's
+  // CI poll and its PR reads cover what it missed.
+  const event = routed.args[0] as { repo?: string; number?: number };
+  if (typeof event?.repo !== 'string' || typeof event.number !== 'number') return false;
+  const owner = await runningUnitFor(options.client, event.repo, event.number);
+  return owner ? signalIfRunning(options.client, owner, routed) : false;
+}
+
+async function signalIfRunning(client: Client, workflowId: string, routed: RoutedGitHubEvent): Promise<boolean> {
   try {
-    await options.client.workflow.getHandle(routed.workflowId).signal(routed.signal, ...routed.args);
+    await client.workflow.getHandle(workflowId).signal(routed.signal, ...routed.args);
     return true;
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) return false;
     throw error;
   }
+}
+
+/** The running unit that owns a PR, from visibility (the newest, should two ever overlap). */
+export async function runningUnitFor(client: Client, repo: string, pullRequest: number): Promise<string | undefined> {
+  const query = `SwitchboardKind = "unit" AND Repo = "${repo.replace(/["\\]/g, '')}" AND PullRequest = ${Math.trunc(pullRequest)} AND ExecutionStatus = "Running"`;
+  for await (const execution of client.workflow.list({ query, pageSize: 1 })) return execution.workflowId;
+  return undefined;
 }
 
 function delay(ms: number): Promise<'timeout'> {

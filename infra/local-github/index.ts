@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import express from 'express';
 import { branchHeads, commitFiles, createBareRepository } from './git-store';
 import { Faults } from './faults';
-import { pull as pullJson, repository, user } from './payloads';
+import { headSha, pull as pullJson, repository, user } from './payloads';
 import { type RestContext } from './rest-context';
 import { issueRoutes } from './rest-issues';
 import { pullRoutes } from './rest-pulls';
@@ -40,6 +40,7 @@ export interface LocalGitHub {
   createRepo(owner: string, name: string, files: Record<string, string>, options?: { defaultBranch?: string; private?: boolean }): RepoState;
   /** Commits files on a branch as someone else's push would (no webhook). Returns the commit. */
   commit(repo: string, branch: string, files: Record<string, string>, message?: string): string;
+  /** Sets a check run on a commit and emits `check_run` (`completed` once it is). */
   setCheckRun(repo: string, sha: string, run: Omit<CheckRunState, 'id'>): void;
   setStatus(repo: string, sha: string, status: StatusState): void;
   close(): Promise<void>;
@@ -160,7 +161,15 @@ export async function startLocalGitHub(options: LocalGitHubOptions): Promise<Loc
     setCheckRun(fullName, sha, run) {
       const repo = repoNamed(fullName);
       const runs = (repo.checkRuns.get(sha) ?? []).filter((r) => r.name !== run.name);
-      repo.checkRuns.set(sha, [...runs, { ...run, id: state.id() }]);
+      const stored = { ...run, id: state.id() };
+      repo.checkRuns.set(sha, [...runs, stored]);
+      // As GitHub does: the event lists the open PRs whose head is this commit.
+      const pulls = [...repo.issues.values()].filter((item) => item.pull && item.state === 'open' && headSha(repo, item) === sha);
+      webhooks.emit('check_run', {
+        action: run.status === 'completed' ? 'completed' : 'created',
+        check_run: { id: stored.id, name: run.name, head_sha: sha, status: run.status, conclusion: run.conclusion, pull_requests: pulls.map((item) => ({ number: item.number, head: { ref: item.pull!.head, sha } })) },
+        repository: repository(webUrl, repo), sender: user('github-actions[bot]'),
+      });
     },
     setStatus(fullName, sha, status) {
       const repo = repoNamed(fullName);
