@@ -1,5 +1,6 @@
 import { type TestWorkflowEnvironment } from '@temporalio/testing';
 import { type ShipSettings } from '../../activities/agents/agent-setup';
+import { type AgentsConfigInput } from '../../agents';
 import { createGitHubIdentities } from '../../activities/github';
 import { startLocalGitHub, type LocalGitHub } from '../../infra/local-github';
 import type { ShipUnitInput, UnitRecord } from '../../workflows/unit-types';
@@ -17,11 +18,11 @@ export interface ShipKit {
 }
 
 /** A run kit whose GitHub is a local GitHub with one repository, for ship unit tests. */
-export async function startShipKit(label: string, options: { env?: TestWorkflowEnvironment; ship?: Partial<ShipSettings> } = {}): Promise<ShipKit> {
+export async function startShipKit(label: string, options: { env?: TestWorkflowEnvironment; ship?: Partial<ShipSettings>; agents?: AgentsConfigInput } = {}): Promise<ShipKit> {
   const github = await startLocalGitHub({ tokens: { read: ['read-token'], write: ['write-token'] } });
   github.createRepo('acme', 'app', { 'README.md': '# app\n', 'src/sum.js': 'module.exports = (a, b) => a + b;\n' });
   const identities = createGitHubIdentities({ apiUrl: github.apiUrl, gitUrl: github.gitUrl, tokens: { read: 'read-token', write: 'write-token' } });
-  const kit = await startRunKit(label, { github: identities, ...(options.env ? { env: options.env } : {}), ship: { checksPollSeconds: 10, ...options.ship } });
+  const kit = await startRunKit(label, { github: identities, ...(options.env ? { env: options.env } : {}), ...(options.agents ? { agents: options.agents } : {}), ship: { checksPollSeconds: 10, ...options.ship } });
   return {
     kit,
     github,
