@@ -28,7 +28,7 @@ export const AgentsConfigSchema = z
     customAgentsDir: z.string().min(1).optional().describe('Folder of *.agent.yaml files, relative to the config file\'s directory.'),
     defaults: z
       .object({
-        model: z.string().min(1).default('claude-sonnet-4-5').describe('Model used unless an agent, channel, person or directive chooses one.'),
+        model: z.string().min(1).default('claude-sonnet-4-6').describe('Model used unless an agent, channel, person or directive chooses one.'),
         effort: z.enum(EFFORTS).default('medium').describe('Effort used unless an agent, channel, person or directive chooses one.'),
       })
       .strict()

@@ -18,14 +18,14 @@ describe('anthropic provider against a local Messages API', () => {
 
   it('sends system, tools, tool results, cache breakpoints with the TTL, max_tokens, model and key', async () => {
     server.enqueue(anthropicMessage({ text: 'Done.' }));
-    await activities().modelTurn(sampleInput('anthropic:claude-sonnet-4-5', { cacheTtl: '1h', effort: 'low' }));
+    await activities().modelTurn(sampleInput('anthropic:claude-sonnet-4-6', { cacheTtl: '1h', effort: 'low' }));
 
     const [request] = server.requests;
     expect(request?.path).toBe('/v1/messages');
     expect(request && anthropicKeyOf(request)).toBe('sk-ant-test-key');
     expect(request?.headers['anthropic-version']).toBeDefined();
     expect(request?.body).toEqual({
-      model: 'claude-sonnet-4-5',
+      model: 'claude-sonnet-4-6',
       max_tokens: 1024,
       system: [{ type: 'text', text: 'You are the coding agent.', cache_control: { type: 'ephemeral', ttl: '1h' } }],
       tools: [
@@ -83,19 +83,19 @@ describe('anthropic provider against a local Messages API', () => {
         usage: { input_tokens: 40, output_tokens: 12, cache_read_input_tokens: 900, cache_creation_input_tokens: 150 },
       }),
     );
-    const result = await activities().modelTurn(sampleInput('anthropic:claude-sonnet-4-5'));
+    const result = await activities().modelTurn(sampleInput('anthropic:claude-sonnet-4-6'));
     expect(result).toEqual({
       text: 'Running the tests.',
       toolCalls: [{ id: 'toolu_2', name: 'bash', input: { command: 'npm test' } }],
       stopReason: 'tool_use',
       usage: { inputTokens: 40, outputTokens: 12, cacheReadTokens: 900, cacheWriteTokens: 150 },
-      model: 'claude-sonnet-4-5-20250929',
+      model: 'claude-sonnet-4-6-20250929',
     });
   });
 
   it('throws 429 as retryable with the retry-after delay, after exactly one request', async () => {
     server.enqueue(anthropicError(429, 'Number of request tokens has exceeded your rate limit', { retryAfter: 7 }));
-    const failure = await failureOf(activities().modelTurn(sampleInput('anthropic:claude-sonnet-4-5')));
+    const failure = await failureOf(activities().modelTurn(sampleInput('anthropic:claude-sonnet-4-6')));
     expect(failure.nonRetryable).toBe(false);
     expect(failure.type).toBe('model_rate_limited');
     expect(failure.nextRetryDelay).toBe(7000);
@@ -104,9 +104,9 @@ describe('anthropic provider against a local Messages API', () => {
 
   it('throws overloaded (529) and dropped connections as retryable', async () => {
     server.enqueue(anthropicError(529, 'Overloaded'), dropConnection());
-    const overloaded = await failureOf(activities().modelTurn(sampleInput('anthropic:claude-sonnet-4-5')));
+    const overloaded = await failureOf(activities().modelTurn(sampleInput('anthropic:claude-sonnet-4-6')));
     expect([overloaded.nonRetryable, overloaded.type]).toEqual([false, 'model_unavailable']);
-    const dropped = await failureOf(activities().modelTurn(sampleInput('anthropic:claude-sonnet-4-5')));
+    const dropped = await failureOf(activities().modelTurn(sampleInput('anthropic:claude-sonnet-4-6')));
     expect([dropped.nonRetryable, dropped.type]).toEqual([false, 'model_unreachable']);
     expect(server.requests).toHaveLength(2);
   });
@@ -114,13 +114,13 @@ describe('anthropic provider against a local Messages API', () => {
   it('throws a timeout as retryable', async () => {
     server.enqueue(anthropicMessage({ text: 'too late', delayMs: 1_500 }));
     const quick = createModelActivities({ baseDir: __dirname, env, anthropicBaseUrl: server.url, requestTimeoutMs: 300 });
-    const failure = await failureOf(quick.modelTurn(sampleInput('anthropic:claude-sonnet-4-5')));
+    const failure = await failureOf(quick.modelTurn(sampleInput('anthropic:claude-sonnet-4-6')));
     expect([failure.nonRetryable, failure.type]).toEqual([false, 'model_timeout']);
   });
 
   it('throws a bad request as non-retryable with the API message', async () => {
     server.enqueue(anthropicError(400, 'max_tokens: must be at most 64000'));
-    const failure = await failureOf(activities().modelTurn(sampleInput('anthropic:claude-sonnet-4-5')));
+    const failure = await failureOf(activities().modelTurn(sampleInput('anthropic:claude-sonnet-4-6')));
     expect(failure.nonRetryable).toBe(true);
     expect(failure.type).toBe('model_bad_request');
     expect(failure.message).toContain('max_tokens: must be at most 64000');
@@ -135,14 +135,14 @@ describe('anthropic provider against a local Messages API', () => {
 
   it('throws a refused key (401) as non-retryable naming ANTHROPIC_API_KEY', async () => {
     server.enqueue(anthropicError(401, 'invalid x-api-key'));
-    const failure = await failureOf(activities().modelTurn(sampleInput('anthropic:claude-sonnet-4-5')));
+    const failure = await failureOf(activities().modelTurn(sampleInput('anthropic:claude-sonnet-4-6')));
     expect([failure.nonRetryable, failure.type]).toEqual([true, 'model_auth_failed']);
     expect(failure.message).toContain('check ANTHROPIC_API_KEY');
   });
 
   it('refuses to call without a key, before any request', async () => {
     const keyless = createModelActivities({ baseDir: __dirname, env: {}, anthropicBaseUrl: server.url });
-    const failure = await failureOf(keyless.modelTurn(sampleInput('anthropic:claude-sonnet-4-5')));
+    const failure = await failureOf(keyless.modelTurn(sampleInput('anthropic:claude-sonnet-4-6')));
     expect([failure.nonRetryable, failure.type]).toEqual([true, 'model_key_missing']);
     expect(failure.message).toMatch(/^ANTHROPIC_API_KEY is not set/);
     expect(server.requests).toHaveLength(0);
@@ -152,7 +152,7 @@ describe('anthropic provider against a local Messages API', () => {
     server.enqueue(anthropicMessage({ text: 'never read', delayMs: 20_000 }));
     const environment = new MockActivityEnvironment();
     const started = Date.now();
-    const pending = environment.run(activities().modelTurn, sampleInput('anthropic:claude-sonnet-4-5'));
+    const pending = environment.run(activities().modelTurn, sampleInput('anthropic:claude-sonnet-4-6'));
     setTimeout(() => environment.cancel(), 150);
     await expect(pending).rejects.toBeInstanceOf(CancelledFailure);
     expect(Date.now() - started).toBeLessThan(5_000);

@@ -10,14 +10,14 @@ export interface ModelId {
   id: string;
 }
 
-/** Bare ids whose family is unambiguous, as agent defaults often write them (`claude-sonnet-4-5`). */
+/** Bare ids whose family is unambiguous, as agent defaults often write them (`claude-sonnet-4-6`). */
 const BARE_FAMILIES: { pattern: RegExp; provider: ProviderName }[] = [
   { pattern: /^claude-/, provider: 'anthropic' },
   { pattern: /^(gpt-|o\d)/, provider: 'openai' },
 ];
 
 /**
- * Splits `anthropic:claude-sonnet-4-5` into provider and id; a bare `claude-*`, `gpt-*` or
+ * Splits `anthropic:claude-sonnet-4-6` into provider and id; a bare `claude-*`, `gpt-*` or
  * `o<digit>*` id gets its family's provider. A malformed string or an unknown provider is
  * non-retryable: the profile or the request named a model that no retry will make exist.
  */
@@ -30,7 +30,7 @@ export function parseModelId(model: string): ModelId {
   if (!(PROVIDERS as readonly string[]).includes(provider) || id === '') {
     throw ApplicationFailure.nonRetryable(
       `Model '${model}' is not '<provider>:<model id>' with a provider of ${PROVIDERS.join(', ')} ` +
-        `(for example anthropic:claude-sonnet-4-5, openai:gpt-4.1, scripted:examples/hello.yaml)`,
+        `(for example anthropic:claude-sonnet-4-6, openai:gpt-4.1, scripted:examples/hello.yaml)`,
       'model_unknown',
     );
   }

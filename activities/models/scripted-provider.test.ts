@@ -9,8 +9,8 @@ import { type ChatMessage, type ModelTurnInput, type ModelTurnResult } from './t
 
 const repoRoot = resolve(__dirname, '../..');
 
-function turnInput(model: string, messages: ChatMessage[]): ModelTurnInput {
-  return { model, system: 'system prompt', messages, tools: [], maxTokens: 1000, runId: 'run:t:1', turn: 0 };
+function turnInput(model: string, messages: ChatMessage[], tools: string[] = []): ModelTurnInput {
+  return { model, system: 'system prompt', messages, tools: tools.map((name) => ({ name, description: name, inputSchema: {} })), maxTokens: 1000, runId: 'run:t:1', turn: 0 };
 }
 
 describe('scripted provider', () => {
@@ -30,7 +30,7 @@ describe('scripted provider', () => {
 
   it('plays the examples/hello.yaml demo: tool calls first, then the bash output echoed', async () => {
     const models = createModelActivities({ baseDir: repoRoot });
-    const first = await models.modelTurn(turnInput('scripted:examples/hello.yaml', [{ role: 'user', text: 'say hello' }]));
+    const first = await models.modelTurn(turnInput('scripted:examples/hello.yaml', [{ role: 'user', text: 'say hello' }], ['bash', 'update_status']));
     expect(first.toolCalls).toEqual([
       { id: 'call_0_0', name: 'update_status', input: { summary: 'Saying hello from the sandbox' } },
       { id: 'call_0_1', name: 'bash', input: { command: 'echo hello from the sandbox && uname -s' } },
@@ -47,9 +47,21 @@ describe('scripted provider', () => {
             { callId: 'call_0_1', name: 'bash', content: 'exit 0\nhello from the sandbox\nLinux' },
           ],
         },
-      ]),
+      ], ['bash', 'update_status']),
     );
     expect(second).toMatchObject({ text: 'The sandbox answered:\nexit 0\nhello from the sandbox\nLinux', toolCalls: [], stopReason: 'end_turn' });
+  });
+
+  it('lets a script adapt to the tools the run holds (hello.yaml under an agent without a shell)', async () => {
+    const models = createModelActivities({ baseDir: repoRoot });
+    const first = await models.modelTurn(turnInput('scripted:examples/hello.yaml', [{ role: 'user', text: 'say hello' }], ['update_status']));
+    expect(first.toolCalls).toEqual([{ id: 'call_0_0', name: 'update_status', input: { summary: 'Saying hello' } }]);
+    const second = await models.modelTurn(turnInput('scripted:examples/hello.yaml', [
+      { role: 'user', text: 'say hello' },
+      { role: 'assistant', text: first.text, toolCalls: first.toolCalls },
+      { role: 'tool', results: [{ callId: 'call_0_0', name: 'update_status', content: 'updated' }] },
+    ], ['update_status']));
+    expect(second.text).toBe('Hello from Switchboard. You asked: say hello');
   });
 
   it('chooses the turn by the number of assistant messages, so a retry plays the same turn', async () => {

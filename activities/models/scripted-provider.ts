@@ -22,7 +22,7 @@ export async function scriptedTurn(
   const file = resolveScriptPath(path, options.baseDir);
   const turns = await loadScript(file);
   const index = input.messages.filter((message) => message.role === 'assistant').length;
-  const view = viewConversation(input.messages, index, input.runId);
+  const view = viewConversation(input.messages, index, input.runId, input.tools.map((tool) => tool.name));
   const model = `scripted:${path}`;
   const turn = turns[index];
   if (!turn) {
@@ -68,6 +68,7 @@ function holds(condition: ScriptCondition, view: ScriptView): boolean {
   const includes = (haystack: string, needle: string) => haystack.toLowerCase().includes(needle.toLowerCase());
   if (condition.lastUserIncludes !== undefined && !includes(view.lastUser, condition.lastUserIncludes)) return false;
   if (condition.lastToolResultIncludes !== undefined && !includes(lastToolResult(view), condition.lastToolResultIncludes)) return false;
+  if (condition.hasTool !== undefined && !view.tools.includes(condition.hasTool)) return false;
   return true;
 }
 

@@ -34,9 +34,11 @@ const Condition = z
   .object({
     lastUserIncludes: z.string().min(1).optional(),
     lastToolResultIncludes: z.string().min(1).optional(),
+    /** The run offers this tool (a script that adapts to the agent it runs under). */
+    hasTool: z.string().min(1).optional(),
   })
   .strict()
-  .refine((condition) => Object.keys(condition).length > 0, { message: 'a `when` needs lastUserIncludes or lastToolResultIncludes' });
+  .refine((condition) => Object.keys(condition).length > 0, { message: 'a `when` needs lastUserIncludes, lastToolResultIncludes or hasTool' });
 
 const Alternative = z.object({ when: Condition.optional(), ...TurnBody }).strict();
 

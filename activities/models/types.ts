@@ -32,7 +32,7 @@ export interface ModelTool {
 }
 
 export interface ModelTurnInput {
-  /** `<provider>:<model>`: `anthropic:claude-sonnet-4-5`, `openai:gpt-4.1`, `scripted:examples/hello.yaml`. */
+  /** `<provider>:<model>`: `anthropic:claude-sonnet-4-6`, `openai:gpt-4.1`, `scripted:examples/hello.yaml`. */
   model: string;
   system: string;
   messages: ChatMessage[];

@@ -52,7 +52,7 @@ export function anthropicMessage(options: AnthropicMessageOptions = {}): WireRep
       id: `msg_emulated_${sequence}`,
       type: 'message',
       role: 'assistant',
-      model: options.model ?? 'claude-sonnet-4-5-20250929',
+      model: options.model ?? 'claude-sonnet-4-6-20250929',
       content,
       stop_reason: options.stopReason ?? (options.toolUses?.length ? 'tool_use' : 'end_turn'),
       stop_sequence: null,
