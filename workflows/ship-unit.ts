@@ -8,7 +8,7 @@ import type { RunRecord } from './run-types';
 import { status as statusActivities } from './run/activities';
 import { Outcome, Phase, PullRequest, Repo, Requester, SwitchboardKind, Thread } from './search-attributes';
 import { applyGate, renderReview, validateSubmission } from './unit/review-gate';
-import { github, setup, workspace } from './unit/unit-activities';
+import { github, githubWrites, setup, workspace } from './unit/unit-activities';
 import { codingRequest, reviewRequest, unitReport } from './unit/unit-prompts';
 import { unitBranchName } from './unit/branch';
 import { UnitInbox } from './unit/unit-inbox';
@@ -151,7 +151,7 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
     }
     const description = record.submissions.submit_description as { title?: string; body?: string } | undefined;
     if (!c.pullRequest || description) {
-      const pr = await github.openOrUpdatePullRequest({
+      const pr = await githubWrites.openOrUpdatePullRequest({
         repo, identity: 'write', head: c.branch, base: c.base, effectKey: `${unitId}/pr/${c.pullRequest ? c.round : 'open'}`,
         title: description?.title ?? firstLine(input.request ?? `Switchboard change ${unitId}`),
         body: description?.body ?? `${input.request ?? ''}\n\nOpened by Switchboard unit ${unitId}.`,
@@ -193,7 +193,7 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
       c.headSha = current.headSha;
       return undefined; // the head moved during the review: review again, post nothing for the old commit
     }
-    const posted = await github.postReview({
+    const posted = await githubWrites.postReview({
       repo, identity: 'write', number: c.pullRequest!, commitSha: pr.headSha, event: 'COMMENT',
       body: renderReview(validated.submission, summary, ship.addressSeverity), effectKey: `${unitId}/review/${pr.headSha}`,
     });
@@ -282,7 +282,7 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
 
   async function mergeNow(): Promise<UnitOutcome | undefined> {
     inbox.mergeRequested = false;
-    const merged = await github.mergePullRequest({ repo, identity: 'write', number: c.pullRequest!, expectedHeadSha: c.headSha!, effectKey: `${unitId}/merge/${c.headSha}` });
+    const merged = await githubWrites.mergePullRequest({ repo, identity: 'write', number: c.pullRequest!, expectedHeadSha: c.headSha!, effectKey: `${unitId}/merge/${c.headSha}` });
     if (merged.status === 'confirmed') return 'merged';
     notifyPlan('merge_refused', { reason: merged.reason ?? merged.status });
     return undefined;
@@ -337,7 +337,7 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
     const lastReview = c.lastReview ? `${c.lastReview.verdict} on ${c.lastReview.commitSha.slice(0, 12)}` : undefined;
     const report = unitReport(base, lastReview);
     await statusActivities.deliverReply({ effectKey: `${unitId}/report`, replyTarget: input.replyTarget, text: report });
-    if (c.pullRequest) await github.postComment({ repo, identity: 'write', number: c.pullRequest, body: report, effectKey: `${unitId}/report-comment` });
+    if (c.pullRequest) await githubWrites.postComment({ repo, identity: 'write', number: c.pullRequest, body: report, effectKey: `${unitId}/report-comment` });
     for (const key of [unitId, `${unitId}/review`]) await workspace.releaseWorkspace({ workspace: { key, network: true } });
     upsertSearchAttributes([{ key: Outcome, value: final }]);
     notifyPlan('settled', { outcome: final });

@@ -29,6 +29,20 @@ export const github = proxyActivities<GitHubActivities>({
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
 });
 
+/**
+ * The unit's REST writes (the PR, its reviews, the report comment, the merge). Each is one
+ * call that GitHub answers in well under a second, and none heartbeats, so a worker that dies
+ * mid-write is noticed only when this runs out; the retry then looks for the marker. Just
+ * above Octokit's own request timeout (20 s by default), as for a run's writes, so a lost
+ * worker costs at most this long instead of a minute. Reads and pushes keep `GITHUB_TIMEOUT`.
+ */
+export const GITHUB_WRITE_TIMEOUT = '25 seconds';
+
+export const githubWrites = proxyActivities<Pick<GitHubActivities, 'openOrUpdatePullRequest' | 'postReview' | 'postComment' | 'mergePullRequest'>>({
+  startToCloseTimeout: GITHUB_WRITE_TIMEOUT,
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
+});
+
 export const units = proxyActivities<{
   startUnit(input: ShipUnitInput & { effectKey?: string }): Promise<StartUnitResult>;
   inspectUnit(input: { unitId: string }): Promise<UnitState>;
