@@ -4,6 +4,7 @@ import { registerAgentsCommand } from './commands/agents';
 import { registerDoctorCommand } from './commands/doctor';
 import { registerProfileCommand } from './commands/profile';
 import { registerRunsCommand, registerSteerCommand, registerStopCommand } from './commands/runs';
+import { registerShipCommands } from './commands/ship';
 
 /** Builds the `switchboard` operator command; each command lives in cli/commands/. */
 export function createProgram(): Command {
@@ -19,6 +20,7 @@ export function createProgram(): Command {
   registerRunsCommand(program);
   registerSteerCommand(program);
   registerStopCommand(program);
+  registerShipCommands(program);
   return program;
 }
 

@@ -1,0 +1,142 @@
+import { userInfo } from 'node:os';
+import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { type Command } from 'commander';
+import { pullRequestUnitId, taskUnitId } from '../../workflows/unit/unit-id';
+import type { ShipUnitInput, UnitRecord, UnitState } from '../../workflows/unit-types';
+import { withCliClient } from '../temporal-client';
+
+const REPO_PATTERN = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
+
+/** What `switchboard ship` was asked for: an exact PR, or a change in a repository. */
+export type ShipTarget = { kind: 'pull_request'; repo: string; pullRequest: number } | { kind: 'task'; repo: string; request: string };
+
+/**
+ * Reads `ship`'s arguments. A single word shaped like `owner/name#…` is a PR reference and
+ * must be exact; anything else is a request, which needs `--repo`. Throws a one-line reason.
+ */
+export function parseShipTarget(target: string, repo?: string): ShipTarget {
+  const text = target.trim();
+  if (/^[^\s/#]+\/[^\s#]+#/.test(text)) {
+    const match = /^([^\s/#]+\/[^\s#]+)#(\d+)$/.exec(text);
+    const number = match ? Number(match[2]) : NaN;
+    if (!match || !REPO_PATTERN.test(match[1]) || !Number.isSafeInteger(number) || number < 1) {
+      throw new Error(`not a pull request reference: '${text}' (expected owner/name#<number>, e.g. acme/app#7)`);
+    }
+    return { kind: 'pull_request', repo: match[1], pullRequest: number };
+  }
+  if (!text) throw new Error('say what to ship: owner/name#<number>, or a request with --repo owner/name');
+  if (!repo) throw new Error('a request needs its repository: --repo owner/name (or give a pull request as owner/name#<number>)');
+  if (!REPO_PATTERN.test(repo)) throw new Error(`not a repository: '${repo}' (expected owner/name)`);
+  return { kind: 'task', repo, request: text };
+}
+
+/**
+ * Starts the unit on its own id, or — one unit per PR or slug — steers the one already there
+ * with the request (an exact PR with no instruction just reports that it is running).
+ */
+export async function startOrSteerUnit(client: Client, taskQueue: string, input: ShipUnitInput): Promise<'started' | 'steered' | 'running'> {
+  try {
+    await client.workflow.start('shipUnitWorkflow', {
+      workflowId: input.unitId, taskQueue, args: [input],
+      staticSummary: `ship ${input.repo}${input.pullRequest ? `#${input.pullRequest}` : ''}: ${(input.request ?? '').slice(0, 100)}`,
+    });
+    return 'started';
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    if (!input.request) return 'running';
+    await client.workflow.getHandle(input.unitId).signal('steer', { text: input.request, by: input.requester.id });
+    return 'steered';
+  }
+}
+
+/** `switchboard ship …` and `switchboard units list|get`. */
+export function registerShipCommands(program: Command): void {
+  registerShip(program);
+  registerUnits(program);
+}
+
+function registerShip(program: Command): void {
+  program
+    .command('ship')
+    .description('start a ship unit for an exact PR (owner/name#n) or for a change (a request with --repo); a second request steers the unit')
+    .argument('<target>', 'owner/name#<number>, or the change asked for')
+    .argument('[instruction]', 'for a PR: what to do beyond review (sent as a steer when the unit exists)')
+    .option('--repo <owner/name>', 'the repository of a requested change')
+    .option('--model <model>', 'the model the unit\'s runs use')
+    .option('--json', 'print JSON')
+    .action(async (target: string, instruction: string | undefined, options: { repo?: string; model?: string; json?: boolean }) => {
+      let parsed: ShipTarget;
+      try {
+        parsed = parseShipTarget(target, options.repo);
+      } catch (error) {
+        console.error((error as Error).message);
+        process.exitCode = 1;
+        return;
+      }
+      await withCliClient(async ({ client, taskQueue }) => {
+        const request = parsed.kind === 'task' ? parsed.request : instruction?.trim() || undefined;
+        const unitId = parsed.kind === 'task' ? taskUnitId(parsed.repo, parsed.request) : pullRequestUnitId(parsed.repo, parsed.pullRequest);
+        const input: ShipUnitInput = {
+          unitId, repo: parsed.repo, replyTarget: { kind: 'cli' }, requester: { id: userInfo().username, surface: 'cli' },
+          ...(request ? { request } : {}), ...(parsed.kind === 'pull_request' ? { pullRequest: parsed.pullRequest } : {}),
+          ...(options.model ? { model: options.model } : {}),
+        };
+        const status = await startOrSteerUnit(client, taskQueue, input);
+        const words = { started: `Started ship unit ${unitId}.`, steered: `Ship unit ${unitId} already exists; your request was sent to it as a steer.`, running: `Ship unit ${unitId} is already running (one unit per PR).` };
+        console.log(options.json ? JSON.stringify({ unitId, status }) : words[status]);
+      });
+    });
+}
+
+function registerUnits(program: Command): void {
+  const units = program.command('units').description('list and inspect ship units');
+  units
+    .command('list')
+    .description('ship units, newest first (from Temporal visibility, which lags a moment)')
+    .option('--repo <owner/name>', 'only this repository')
+    .option('--limit <n>', 'how many', '20')
+    .option('--json', 'print JSON')
+    .action(async (options: { repo?: string; limit: string; json?: boolean }) => {
+      await withCliClient(async ({ client }) => {
+        const query = ['SwitchboardKind = "unit"', options.repo ? `Repo = "${options.repo.replace(/["\\]/g, '')}"` : ''].filter(Boolean).join(' AND ');
+        const rows: Array<{ unitId: string; status: string; phase?: string; pullRequest?: number; outcome?: string }> = [];
+        for await (const execution of client.workflow.list({ query })) {
+          const value = (name: string) => execution.typedSearchAttributes.getAll().find((pair) => pair.key.name === name)?.value;
+          rows.push({
+            unitId: execution.workflowId, status: execution.status.name,
+            ...(value('Phase') !== undefined ? { phase: String(value('Phase')) } : {}),
+            ...(typeof value('PullRequest') === 'number' ? { pullRequest: value('PullRequest') as number } : {}),
+            ...(value('Outcome') !== undefined ? { outcome: String(value('Outcome')) } : {}),
+          });
+          if (rows.length >= Number(options.limit)) break;
+        }
+        if (options.json) console.log(JSON.stringify(rows, null, 2));
+        else for (const row of rows) console.log(`${row.status.padEnd(10)} ${(row.phase ?? '').padEnd(12)} ${(row.pullRequest ? `#${row.pullRequest}` : '-').padEnd(6)} ${(row.outcome ?? '').padEnd(13)} ${row.unitId}`);
+      });
+    });
+  units
+    .command('get')
+    .description('a unit\'s live state while it runs (the `state` query), its record once settled')
+    .argument('<unitId>', 'e.g. unit:acme/app#7')
+    .option('--json', 'print JSON')
+    .action(async (unitId: string, options: { json?: boolean }) => {
+      await withCliClient(async ({ client }) => {
+        const handle = client.workflow.getHandle(unitId);
+        const description = await handle.describe();
+        if (description.status.name === 'RUNNING') {
+          const state = await handle.query<UnitState>('state');
+          console.log(options.json ? JSON.stringify(state, null, 2) : formatState(state));
+          return;
+        }
+        const record = (await handle.result()) as UnitRecord;
+        console.log(options.json ? JSON.stringify(record, null, 2) : record.report);
+      });
+    });
+}
+
+function formatState(state: UnitState): string {
+  const review = state.lastReview ? `, last review ${state.lastReview.verdict} on ${state.lastReview.commitSha.slice(0, 12)}` : '';
+  const checks = state.checks ? `, checks ${state.checks.state}` : '';
+  const timer = state.nextTimer ? `, next ${state.nextTimer.purpose} at ${state.nextTimer.at}` : '';
+  return `${state.unitId}: ${state.phase}, round ${state.round} of ${state.maxRounds + 1}, ${state.pullRequest ? `PR #${state.pullRequest}` : 'no PR yet'}${review}${checks}${timer}`;
+}
