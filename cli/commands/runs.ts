@@ -62,15 +62,16 @@ export function registerSteerCommand(program: Command): void {
     .action(async (workflowId: string, text: string, options: { by?: string }) => {
       await withCliClient(async ({ client }) => {
         const handle = client.workflow.getHandle(workflowId);
-        let result: { accepted: boolean; pending: number };
+        // A run answers with how many steers wait for its next turn; a unit only accepts.
+        let result: { accepted: boolean; pending?: number };
         try {
-          result = await handle.executeUpdate<{ accepted: boolean; pending: number }, [{ text: string; by?: string }]>('steer', {
+          result = await handle.executeUpdate<{ accepted: boolean; pending?: number }, [{ text: string; by?: string }]>('steer', {
             args: [{ text, ...(options.by ? { by: options.by } : {}) }],
           });
         } catch (error) {
           throw new Error(`steer refused: ${await steerRefusal(handle, error)}`);
         }
-        console.log(`steer accepted (${result.pending} pending before the next turn)`);
+        console.log(result.pending === undefined ? 'steer accepted: it joins the next coding round' : `steer accepted (${result.pending} pending before the next turn)`);
       });
     });
 }
