@@ -1,4 +1,5 @@
 import { type ThreadInput, type ThreadMessage } from '../workflows/thread-types';
+import type { UnitChecksEvent as ChecksEvent, UnitPullRequestEvent as PullRequestEvent } from '../workflows/unit-types';
 
 /** Where one GitHub event goes: a signal to one workflow, optionally starting it. */
 export interface RoutedGitHubEvent {
@@ -13,30 +14,8 @@ export interface RoutedGitHubEvent {
   startArgs?: unknown[];
 }
 
-/** The `prEvent` signal's argument. */
-export interface PullRequestEvent {
-  deliveryId?: string;
-  repo: string;
-  number: number;
-  kind: 'opened' | 'synchronize' | 'closed' | 'merged' | 'review';
-  headSha?: string;
-  /** Review state (`approved`, `changes_requested`, `commented`) for `review`. */
-  reviewState?: string;
-  reviewId?: number;
-  actor?: string;
-}
-
-/** The `checks` signal's argument. */
-export interface ChecksEvent {
-  deliveryId?: string;
-  repo: string;
-  number: number;
-  headSha: string;
-  /** `check_suite` or `check_run`, and its name for a run. */
-  source: 'check_suite' | 'check_run';
-  name?: string;
-  conclusion: string | null;
-}
+/** The `prEvent` and `checks` signals' arguments: the unit's own contract. */
+export type { UnitPullRequestEvent as PullRequestEvent, UnitChecksEvent as ChecksEvent } from '../workflows/unit-types';
 
 export interface RouteOptions {
   /** The App's login; comments must mention `@<botLogin>` to reach a thread. */

@@ -9,6 +9,7 @@ import type { RunStatus } from '../workflows/run-types';
 import { activityCounts } from './helpers/history';
 import { sharedEnvironment, uniqueTaskQueue } from './helpers/temporal';
 import { startWorkerProcess, type WorkerProcess } from './helpers/worker-process';
+import { waitFor } from './helpers/wait';
 
 jest.setTimeout(120_000);
 
@@ -123,11 +124,3 @@ function killProcessesMentioning(text: string): void {
   }
 }
 
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check().catch(() => false)) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error('condition not met in time');
-}

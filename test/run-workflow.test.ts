@@ -4,6 +4,7 @@ import { resolveTemporalBinary } from '../infra/temporal-binaries';
 import type { RunStatus } from '../workflows/run-types';
 import { startRunKit, type RunKit } from './helpers/run-kit';
 import { testTemporalAddress } from './helpers/temporal';
+import { waitFor } from './helpers/wait';
 
 jest.setTimeout(120_000);
 const run = promisify(execFile);
@@ -141,14 +142,5 @@ async function pids(pattern: string): Promise<string[]> {
   } catch {
     return [];
   }
-}
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check().catch(() => false)) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error('condition not met in time');
 }
 

@@ -1,22 +1,12 @@
 import type { RunRecord } from '../workflows/run-types';
 import type { UnitState } from '../workflows/unit-types';
 import { REPO, startShipKit, type ShipKit } from './helpers/ship-kit';
+import { waitUntil } from './helpers/wait';
 
 jest.setTimeout(180_000);
 
 const minorFinding = { severity: 'minor', path: 'README.md', line: 1, title: 'Wording', scenario: 'The greeting has no punctuation.', impact: 'It reads oddly.' };
 const codingTurn = { text: 'Changing.', toolCalls: [{ name: 'bash', input: { command: 'echo "Hello" >> README.md' } }, { name: 'submit_description', input: { title: 'Greet', body: 'Greets.' } }] };
-
-async function waitForState(query: () => Promise<UnitState>, check: (state: UnitState) => boolean, timeoutMs = 60_000): Promise<UnitState> {
-  const deadline = Date.now() + timeoutMs;
-  let last: UnitState | undefined;
-  while (Date.now() < deadline) {
-    last = await query().catch(() => last);
-    if (last && check(last)) return last;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`unit never reached the expected state; last: ${JSON.stringify(last)}`);
-}
 
 describe('the review gate set to major', () => {
   let ship: ShipKit;
@@ -34,7 +24,7 @@ describe('the review gate set to major', () => {
       { text: 'done' },
     ]);
     const unit = await ship.start({ unitId: `unit:${REPO}:gate-major`, request: 'Greet the reader', model });
-    const idle = await waitForState(() => unit.query<UnitState>('state'), (state) => state.phase === 'idle');
+    const idle = await waitUntil(() => unit.query<UnitState>('state'), (state) => state.phase === 'idle');
     expect(idle.lastReview).toMatchObject({ verdict: 'approve', addressed: 0, counts: { minor: 1, major: 0, blocking: 0, nit: 0 }, posted: 'confirmed' });
     expect(idle.round).toBe(1);
     await unit.signal('stop', { reason: 'test done', by: 'tester' });
@@ -59,10 +49,10 @@ describe('a unit whose PR head moves during review', () => {
     ]);
     const unitId = `unit:${REPO}:head-moves`;
     const unit = await ship.start({ unitId, request: 'Greet the reader', model });
-    const reviewing = await waitForState(() => unit.query<UnitState>('state'), (state) => state.phase === 'review' && Boolean(state.currentRun));
+    const reviewing = await waitUntil(() => unit.query<UnitState>('state'), (state) => state.phase === 'review' && Boolean(state.currentRun));
     const oldHead = reviewing.headSha!;
     const movedHead = ship.github.commit(REPO, reviewing.branch, { 'NOTES.md': 'pushed by someone else\n' }, 'A colleague pushes');
-    const idle = await waitForState(() => unit.query<UnitState>('state'), (state) => state.phase === 'idle');
+    const idle = await waitUntil(() => unit.query<UnitState>('state'), (state) => state.phase === 'idle');
     expect(idle.headSha).toBe(movedHead);
     const pull = ship.github.state.repo('acme', 'app')!.issues.get(idle.pullRequest!)!;
     expect(pull.reviews.map((review) => review.commitId)).toEqual([movedHead]);
@@ -86,7 +76,7 @@ describe('stopping a unit during coding', () => {
     ]);
     const unitId = `unit:${REPO}:stop-me`;
     const unit = await ship.start({ unitId, request: 'Add a slow change', model });
-    const coding = await waitForState(() => unit.query<UnitState>('state'), (state) => state.phase === 'coding' && Boolean(state.currentRun));
+    const coding = await waitUntil(() => unit.query<UnitState>('state'), (state) => state.phase === 'coding' && Boolean(state.currentRun));
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     await unit.signal('stop', { reason: 'changed my mind', by: 'tester' });
     const record = await unit.result();

@@ -2,19 +2,9 @@ import { type TestWorkflowEnvironment } from '@temporalio/testing';
 import type { UnitState } from '../workflows/unit-types';
 import { REPO, startShipKit, type ShipKit } from './helpers/ship-kit';
 import { timeSkippingEnvironment } from './helpers/temporal';
+import { waitUntil } from './helpers/wait';
 
 jest.setTimeout(240_000);
-
-async function waitForState(query: () => Promise<UnitState>, check: (state: UnitState) => boolean, timeoutMs = 90_000): Promise<UnitState> {
-  const deadline = Date.now() + timeoutMs;
-  let last: UnitState | undefined;
-  while (Date.now() < deadline) {
-    last = await query().catch(() => last);
-    if (last && check(last)) return last;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`unit never reached the expected state; last: ${JSON.stringify(last)}`);
-}
 
 describe('ship unit timers on the time-skipping server', () => {
   let env: TestWorkflowEnvironment;
@@ -40,16 +30,16 @@ describe('ship unit timers on the time-skipping server', () => {
     const unit = await ship.start({ unitId: `unit:${REPO}:timers`, request: 'Greet the reader', model });
     const query = () => unit.query<UnitState>('state');
 
-    const reviewing = await waitForState(query, (state) => state.phase === 'review' && Boolean(state.headSha));
+    const reviewing = await waitUntil(query, (state) => state.phase === 'review' && Boolean(state.headSha));
     ship.github.setCheckRun(REPO, reviewing.headSha!, { name: 'ci', status: 'in_progress', conclusion: null });
-    const pending = await waitForState(query, (state) => state.phase === 'checks' && (state.checks?.polls ?? 0) >= 1);
+    const pending = await waitUntil(query, (state) => state.phase === 'checks' && (state.checks?.polls ?? 0) >= 1);
     expect(pending.checks?.state).toBe('waiting');
     expect(pending.nextTimer?.purpose).toBe('checks poll');
 
     // CI finishes, but no webhook ever arrives: only the poll timer can notice.
     ship.github.setCheckRun(REPO, reviewing.headSha!, { name: 'ci', status: 'completed', conclusion: 'success' });
     await env.sleep('3 minutes');
-    const idle = await waitForState(query, (state) => state.phase === 'idle');
+    const idle = await waitUntil(query, (state) => state.phase === 'idle');
     expect(idle.checks).toMatchObject({ state: 'success', polls: 2 });
 
     const record = await unit.result();

@@ -1,5 +1,6 @@
 import type { UnitState } from '../workflows/unit-types';
 import { REPO, startShipKit, type ShipKit } from './helpers/ship-kit';
+import { waitUntil } from './helpers/wait';
 
 jest.setTimeout(240_000);
 
@@ -23,17 +24,6 @@ function lifetimeScript(kit: ShipKit): string {
   ]);
 }
 
-async function waitForState(query: () => Promise<UnitState>, check: (state: UnitState) => boolean, timeoutMs = 90_000): Promise<UnitState> {
-  const deadline = Date.now() + timeoutMs;
-  let last: UnitState | undefined;
-  while (Date.now() < deadline) {
-    last = await query().catch(() => last);
-    if (last && check(last)) return last;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`unit never reached the expected state; last: ${JSON.stringify(last)}`);
-}
-
 describe('shipUnitWorkflow on the real server against the local GitHub', () => {
   let ship: ShipKit;
   beforeAll(async () => {
@@ -48,17 +38,17 @@ describe('shipUnitWorkflow on the real server against the local GitHub', () => {
     const unit = await ship.start({ unitId: `unit:${REPO}:add-greeting`, request: 'Add a greeting to the README', model });
     const query = () => unit.query<UnitState>('state');
 
-    const checking = await waitForState(query, (state) => state.phase === 'checks' && state.round === 2);
+    const checking = await waitUntil(query, (state) => state.phase === 'checks' && state.round === 2);
     expect(checking.lastReview).toMatchObject({ verdict: 'approve', posted: 'confirmed' });
     ship.github.setCheckRun(REPO, checking.headSha!, { name: 'ci', status: 'completed', conclusion: 'failure' });
     await unit.signal('checks', { repo: REPO, number: checking.pullRequest, headSha: checking.headSha, source: 'check_run', name: 'ci', conclusion: 'failure' });
 
-    const green = await waitForState(query, (state) => state.phase === 'checks' && state.round === 3);
+    const green = await waitUntil(query, (state) => state.phase === 'checks' && state.round === 3);
     expect(green.headSha).not.toBe(checking.headSha);
     ship.github.setCheckRun(REPO, green.headSha!, { name: 'ci', status: 'completed', conclusion: 'success' });
     await unit.signal('checks', { repo: REPO, number: green.pullRequest, headSha: green.headSha, source: 'check_run', name: 'ci', conclusion: 'success' });
 
-    const idle = await waitForState(query, (state) => state.phase === 'idle');
+    const idle = await waitUntil(query, (state) => state.phase === 'idle');
     expect(idle.checks).toMatchObject({ state: 'success' });
     await unit.signal('prEvent', { repo: REPO, number: idle.pullRequest, kind: 'merged', headSha: idle.headSha, deliveryId: 'd-merged' });
 
