@@ -67,7 +67,8 @@ describe('every remaining GitHub write kind under a worker SIGKILL while GitHub 
     return startWorker(taskQueue);
   };
 
-  it('github_issue_create: one issue, and the run records the call as confirmed', async () => {
+  // Concurrent: the two cases wait out their kills at the same time, on their own task queues and workers.
+  it.concurrent('github_issue_create: one issue, and the run records the call as confirmed', async () => {
     const began = Date.now();
     const taskQueue = uniqueTaskQueue('gh-writes-issue');
     const modelFile = join(dir, 'issue.yaml');
@@ -95,7 +96,7 @@ describe('every remaining GitHub write kind under a worker SIGKILL while GitHub 
     timings.push(`issue create: ${Date.now() - began} ms`);
   });
 
-  it('a ship unit: one push, one review, one merge and one report comment, each confirmed after a kill', async () => {
+  it.concurrent('a ship unit: one push, one review, one merge and one report comment, each confirmed after a kill', async () => {
     const repo = 'acme/app';
     const taskQueue = uniqueTaskQueue('gh-writes-unit');
     const model = `scripted:${join(dir, 'unit.yaml')}`;
@@ -111,9 +112,9 @@ describe('every remaining GitHub write kind under a worker SIGKILL while GitHub 
     ] }));
     // Each fires once: GitHub applies the write at once and keeps the worker waiting for the answer.
     gitProxy.holdNextPush();
-    github.faults.holdResponse({ method: 'POST', path: /\/pulls\/\d+\/reviews$/ }, 120_000);
-    github.faults.holdResponse({ method: 'PUT', path: /\/pulls\/\d+\/merge$/ }, 120_000);
-    github.faults.holdResponse({ method: 'POST', path: /\/issues\/\d+\/comments$/ }, 120_000);
+    github.faults.holdResponse({ method: 'POST', path: /^\/repos\/acme\/app\/pulls\/\d+\/reviews$/ }, 120_000);
+    github.faults.holdResponse({ method: 'PUT', path: /^\/repos\/acme\/app\/pulls\/\d+\/merge$/ }, 120_000);
+    github.faults.holdResponse({ method: 'POST', path: /^\/repos\/acme\/app\/issues\/\d+\/comments$/ }, 120_000);
 
     let worker = await startWorker(taskQueue);
     const unitId = 'unit:acme/app:greet';
