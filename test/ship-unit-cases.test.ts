@@ -87,4 +87,15 @@ describe('stopping a unit during coding', () => {
     expect(ship.github.state.countWrites('pull_request.create', REPO)).toBe(0);
     expect(ship.github.state.countWrites('push', REPO)).toBe(0);
   });
+
+  it('settles stopped, starting no coding run, when the stop comes right after the start', async () => {
+    const model = ship.model([{ text: 'Working slowly.', toolCalls: [{ name: 'bash', input: { command: 'sleep 4343' } }] }, { text: 'never' }]);
+    const unit = await ship.start({ unitId: `unit:${REPO}:stop-early`, request: 'Add another slow change', model });
+    await unit.signal('stop', { reason: 'too early', by: 'tester' });
+    const record = await unit.result();
+    expect(record).toMatchObject({ outcome: 'stopped', endedBy: 'stopped by tester: too early' });
+    const coding = await ship.kit.env.client.workflow.getHandle(`unit:${REPO}:stop-early/coding-1-1`).describe().then((run) => run.status.name, () => 'never started');
+    expect(['never started', 'COMPLETED']).toContain(coding);
+    expect(ship.github.state.countWrites('push', REPO)).toBe(0);
+  });
 });

@@ -3,7 +3,7 @@ import {
   ParentClosePolicy, setHandler, startChild, upsertSearchAttributes, workflowInfo,
 } from '@temporalio/workflow';
 import { buildSystemPrompt, getAgent, resolveProfile, type Profile } from '../agents';
-import { agentRunWorkflow } from './agent-run';
+import { agentRunWorkflow, stopSignal } from './agent-run';
 import type { RunRecord } from './run-types';
 import { status as statusActivities } from './run/activities';
 import { Outcome, Phase, PullRequest, Repo, Requester, SwitchboardKind, Thread } from './search-attributes';
@@ -107,7 +107,12 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
       .catch(() => undefined);
   }
 
+  // A function, not an inline test: signals can change the inbox across every await.
+  const halted = (): boolean => Boolean(inbox.stopped || inbox.terminal);
+
   async function runChild(kind: 'coding' | 'review', chosen: { profile: Profile; system: string }, request: string, workspaceKey: string): Promise<RunRecord | undefined> {
+    // Stopped (or merged) while the workspace was being prepared: start nothing.
+    if (halted()) return undefined;
     const workflowId = `${unitId}/${kind}-${c.round + (kind === 'coding' ? 1 : 0)}-${c.reviews + 1}`;
     currentRun = workflowId;
     try {
@@ -120,6 +125,8 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
         parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
         staticSummary: `${kind} run of ${unitId}`,
       });
+      // A stop that arrived while the child was starting could not reach it yet: send it now.
+      if (halted()) await handle.signal(stopSignal, { reason: inbox.stopped?.reason ?? 'the unit is settling' });
       const record = await handle.result();
       c.runMinutes += (record.endedAt - record.startedAt) / MINUTE;
       return record;

@@ -68,8 +68,12 @@ export async function threadWorkflow(input: ThreadInput): Promise<void> {
     }
     queue.push(message);
   });
+  let pendingStop: StopInput | undefined;
   setHandler(stopRunSignal, (stop) => {
-    if (currentRunId) getExternalWorkflowHandle(currentRunId).signal(stopSignal, stop ?? {}).catch(() => undefined);
+    if (!currentRunId) return;
+    // Kept too, in case the run is still starting and the signal cannot reach it yet.
+    pendingStop = stop ?? {};
+    getExternalWorkflowHandle(currentRunId).signal(stopSignal, pendingStop).catch(() => undefined);
   });
 
   upsertSearchAttributes([{ key: SwitchboardKind, value: 'thread' }, { key: Thread, value: threadId }]);
@@ -102,6 +106,7 @@ export async function threadWorkflow(input: ThreadInput): Promise<void> {
         parentClosePolicy: ParentClosePolicy.ABANDON,
         staticSummary: `${decision.agent}: ${decision.request.slice(0, 120)}`,
       });
+      if (pendingStop) await handle.signal(stopSignal, pendingStop);
       let record: RunRecord | undefined;
       try {
         record = await handle.result();
@@ -109,6 +114,7 @@ export async function threadWorkflow(input: ThreadInput): Promise<void> {
         record = undefined;
       }
       currentRunId = undefined;
+      pendingStop = undefined;
       const answer = record?.finalText || (record ? `The run ended ${record.outcome}${record.endedBy ? ` (${record.endedBy})` : ''}.` : 'The run failed before it produced an answer.');
       saved.push({ request: decision.request, answer, agent: decision.agent, outcome: record?.outcome ?? 'failed' });
       saved.splice(0, Math.max(0, saved.length - SAVED_EXCHANGES));
