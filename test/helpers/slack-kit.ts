@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -131,6 +131,8 @@ export async function startSlackKit(label: string, agents: AgentsConfigInput = {
       await frontEnd.stop();
       await stopWorker();
       await slack.close();
+      // Deleting the workspaces ends their sandbox holders.
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }
