@@ -6,7 +6,8 @@ import { createServerApp } from '../server/app';
 import { type RequestHandler } from 'express';
 import { createGitHubWebhookRouter } from '../server/github-webhooks';
 import { slackFrontEndFromConfig } from '../server/slack';
-import { loadConfig, readSecret, type LoadedConfig } from './config';
+import { readSecret, type LoadedConfig } from './config';
+import { loadConfigForProcess } from './process-config';
 import { describeError, SwitchboardError } from './errors';
 import { createLogger, installTemporalRuntime, type Logger } from './logger';
 import { pingTemporal } from './temporal';
@@ -21,14 +22,8 @@ import { connectWorker, createSwitchboardWorker } from './worker';
 export const GITHUB_WEBHOOK_PATH = '/webhooks/github';
 
 export async function main(): Promise<void> {
-  let loaded;
-  try {
-    loaded = loadConfig();
-  } catch (error) {
-    console.error(describeError(error));
-    process.exitCode = 1;
-    return;
-  }
+  const loaded = loadConfigForProcess();
+  if (!loaded) return;
   const { config, baseDir } = loaded;
   const logger = createLogger({ level: config.log.level, format: config.log.format });
   installTemporalRuntime(logger);

@@ -1,5 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
-import { loadConfig } from './config';
+import { loadConfigForProcess } from './process-config';
 import { createActivities } from '../activities';
 import { activityDepsFromConfig } from './activity-deps';
 import { describeError } from './errors';
@@ -12,14 +12,8 @@ import { connectWorker, createSwitchboardWorker } from './worker';
  * (`TEMPORAL_ADDRESS`). `SWITCHBOARD_WORKFLOW_BUNDLE` overrides the bundle path (tests).
  */
 export async function workerMain(): Promise<void> {
-  let loaded;
-  try {
-    loaded = loadConfig();
-  } catch (error) {
-    console.error(describeError(error));
-    process.exitCode = 1;
-    return;
-  }
+  const loaded = loadConfigForProcess();
+  if (!loaded) return;
   const { config } = loaded;
   const logger = createLogger({ level: config.log.level, format: config.log.format });
   installTemporalRuntime(logger);

@@ -1,0 +1,16 @@
+import { loadConfig, type LoadedConfig } from './config';
+import { describeError } from './errors';
+
+/**
+ * Loads the configuration for a process entry point. A bad config is printed as one block
+ * naming each key (never a stack trace) and the process exits 1; the caller then returns.
+ */
+export function loadConfigForProcess(): LoadedConfig | undefined {
+  try {
+    return loadConfig();
+  } catch (error) {
+    console.error(describeError(error));
+    process.exitCode = 1;
+    return undefined;
+  }
+}
