@@ -3,6 +3,7 @@ import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
 import { type Logger } from '../infra/logger';
 import { type RoutedGitHubEvent, routeGitHubEvent } from './github-event-routing';
+import { visibilityQuery } from '../infra/visibility';
 
 export interface GitHubWebhookOptions {
   client: Client;
@@ -115,7 +116,7 @@ async function signalIfRunning(client: Client, workflowId: string, routed: Route
 
 /** The running unit that owns a PR, from visibility (the newest, should two ever overlap). */
 export async function runningUnitFor(client: Client, repo: string, pullRequest: number): Promise<string | undefined> {
-  const query = `SwitchboardKind = "unit" AND Repo = "${repo.replace(/["\\]/g, '')}" AND PullRequest = ${Math.trunc(pullRequest)} AND ExecutionStatus = "Running"`;
+  const query = visibilityQuery({ SwitchboardKind: 'unit', Repo: repo, PullRequest: pullRequest, ExecutionStatus: 'Running' });
   for await (const execution of client.workflow.list({ query, pageSize: 1 })) return execution.workflowId;
   return undefined;
 }

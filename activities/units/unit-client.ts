@@ -1,5 +1,7 @@
 import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import { visibilityQuery } from '../../infra/visibility';
+import { Outcome, Phase, PullRequest, Repo } from '../../workflows/search-attributes';
 import type { ShipUnitInput, UnitState } from '../../workflows/unit-types';
 
 export interface UnitClientDeps {
@@ -61,19 +63,15 @@ export function createUnitClientActivities(deps: UnitClientDeps) {
 
     /** Units (or plans, or runs) from visibility, optionally only one person's and one repository's. */
     async listUnits(input: { requester?: string; repo?: string; kind?: 'unit' | 'plan' | 'run'; limit?: number }): Promise<UnitSummary[]> {
-      const quote = (value: string) => `"${value.replace(/["\\]/g, '')}"`;
-      const query = [
-        `SwitchboardKind = ${quote(input.kind ?? 'unit')}`, input.requester ? `Requester = ${quote(input.requester)}` : '', input.repo ? `Repo = ${quote(input.repo)}` : '',
-      ].filter(Boolean).join(' AND ');
+      const query = visibilityQuery({ SwitchboardKind: input.kind ?? 'unit', Requester: input.requester, Repo: input.repo });
       const units: UnitSummary[] = [];
       for await (const execution of deps.client.workflow.list({ query })) {
-        const value = (name: string) => execution.typedSearchAttributes.getAll().find((pair) => pair.key.name === name)?.value;
+        const attributes = execution.typedSearchAttributes;
+        const [repo, pullRequest, phase, outcome] = [attributes.get(Repo), attributes.get(PullRequest), attributes.get(Phase), attributes.get(Outcome)];
         units.push({
           unitId: execution.workflowId, status: execution.status.name,
-          ...(value('Repo') !== undefined ? { repo: String(value('Repo')) } : {}),
-          ...(typeof value('PullRequest') === 'number' ? { pullRequest: value('PullRequest') as number } : {}),
-          ...(value('Phase') !== undefined ? { phase: String(value('Phase')) } : {}),
-          ...(value('Outcome') !== undefined ? { outcome: String(value('Outcome')) } : {}),
+          ...(repo !== undefined ? { repo } : {}), ...(pullRequest !== undefined ? { pullRequest } : {}),
+          ...(phase !== undefined ? { phase } : {}), ...(outcome !== undefined ? { outcome } : {}),
         });
         if (units.length >= (input.limit ?? 50)) break;
       }

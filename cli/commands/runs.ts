@@ -1,9 +1,10 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { type Command } from 'commander';
 import type { RunRecord, RunStatus } from '../../workflows/run-types';
-import { Outcome } from '../../workflows/search-attributes';
+import { Agent, Outcome } from '../../workflows/search-attributes';
 import { withCliClient } from '../temporal-client';
 import { formatRecord, formatStatusLine } from './run-format';
+import { visibilityQuery } from '../../infra/visibility';
 
 export function registerRunsCommand(program: Command): void {
   const runs = program.command('runs').description('list and inspect runs');
@@ -15,15 +16,15 @@ export function registerRunsCommand(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (options: { agent?: string; limit: string; json?: boolean }) => {
       await withCliClient(async ({ client }) => {
-        const query = [`SwitchboardKind = "run"`, options.agent ? `Agent = "${options.agent.replace(/"/g, '')}"` : ''].filter(Boolean).join(' AND ');
+        const query = visibilityQuery({ SwitchboardKind: 'run', Agent: options.agent });
         const rows: Array<{ workflowId: string; status: string; agent: string; outcome: string; started: string }> = [];
         for await (const execution of client.workflow.list({ query })) {
           const attributes = execution.typedSearchAttributes;
           rows.push({
             workflowId: execution.workflowId,
             status: execution.status.name,
-            agent: String(attributes.getAll().find((pair) => pair.key.name === 'Agent')?.value ?? ''),
-            outcome: String(attributes.getAll().find((pair) => pair.key.name === 'Outcome')?.value ?? ''),
+            agent: attributes.get(Agent) ?? '',
+            outcome: attributes.get(Outcome) ?? '',
             started: execution.startTime.toISOString(),
           });
           if (rows.length >= Number(options.limit)) break;

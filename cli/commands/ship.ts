@@ -4,6 +4,8 @@ import { type Command } from 'commander';
 import { pullRequestUnitId, taskUnitId } from '../../workflows/unit/unit-id';
 import type { ShipUnitInput, UnitRecord, UnitState } from '../../workflows/unit-types';
 import { withCliClient } from '../temporal-client';
+import { visibilityQuery } from '../../infra/visibility';
+import { Outcome, Phase, PullRequest } from '../../workflows/search-attributes';
 
 const REPO_PATTERN = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
 
@@ -98,15 +100,14 @@ function registerUnits(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (options: { repo?: string; limit: string; json?: boolean }) => {
       await withCliClient(async ({ client }) => {
-        const query = ['SwitchboardKind = "unit"', options.repo ? `Repo = "${options.repo.replace(/["\\]/g, '')}"` : ''].filter(Boolean).join(' AND ');
+        const query = visibilityQuery({ SwitchboardKind: 'unit', Repo: options.repo });
         const rows: Array<{ unitId: string; status: string; phase?: string; pullRequest?: number; outcome?: string }> = [];
         for await (const execution of client.workflow.list({ query })) {
-          const value = (name: string) => execution.typedSearchAttributes.getAll().find((pair) => pair.key.name === name)?.value;
+          const attributes = execution.typedSearchAttributes;
+          const [phase, pullRequest, outcome] = [attributes.get(Phase), attributes.get(PullRequest), attributes.get(Outcome)];
           rows.push({
             unitId: execution.workflowId, status: execution.status.name,
-            ...(value('Phase') !== undefined ? { phase: String(value('Phase')) } : {}),
-            ...(typeof value('PullRequest') === 'number' ? { pullRequest: value('PullRequest') as number } : {}),
-            ...(value('Outcome') !== undefined ? { outcome: String(value('Outcome')) } : {}),
+            ...(phase !== undefined ? { phase } : {}), ...(pullRequest !== undefined ? { pullRequest } : {}), ...(outcome !== undefined ? { outcome } : {}),
           });
           if (rows.length >= Number(options.limit)) break;
         }

@@ -1,4 +1,4 @@
-import { sleep } from '@temporalio/workflow';
+import { isCancellation, sleep } from '@temporalio/workflow';
 import type { ToolCall, ToolResult } from '../../activities/models/types';
 import type { WorkspaceRef } from '../../activities/sandbox/types';
 import { getTool, parseToolInput } from '../../tools';
@@ -137,10 +137,6 @@ async function waitForDetachedJob(ctx: DispatchContext, call: ToolCall, input: R
     await sleep(wait);
     ctx.state.jobWaits.waitedMs += wait;
   }
-}
-
-export function isCancellation(error: unknown): boolean {
-  return (error as { name?: string } | undefined)?.name === 'CancelledFailure' || (error as { cause?: { name?: string } })?.cause?.name === 'CancelledFailure';
 }
 
 function errorMessage(error: unknown): string {
