@@ -2,6 +2,7 @@
 // awaited, and type-only imports say so (so workflows can import activity *types*).
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import prettier from 'eslint-config-prettier';
 
 const nodeBuiltins = [
   'assert', 'buffer', 'child_process', 'cluster', 'crypto', 'dgram', 'dns', 'events', 'fs', 'fs/promises',
@@ -28,6 +29,8 @@ export default tseslint.config(
       '@typescript-eslint/restrict-template-expressions': 'off',
     },
   },
+  // Layout is Prettier's job (npm run format); lint keeps to meaning.
+  prettier,
   {
     // The workflow sandbox: deterministic code only. Activities are imported as types.
     files: ['workflows/**/*.ts'],
