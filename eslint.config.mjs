@@ -5,9 +5,34 @@ import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 
 const nodeBuiltins = [
-  'assert', 'buffer', 'child_process', 'cluster', 'crypto', 'dgram', 'dns', 'events', 'fs', 'fs/promises',
-  'http', 'http2', 'https', 'net', 'os', 'path', 'perf_hooks', 'process', 'readline', 'stream', 'timers',
-  'tls', 'url', 'util', 'v8', 'vm', 'worker_threads', 'zlib',
+  'assert',
+  'buffer',
+  'child_process',
+  'cluster',
+  'crypto',
+  'dgram',
+  'dns',
+  'events',
+  'fs',
+  'fs/promises',
+  'http',
+  'http2',
+  'https',
+  'net',
+  'os',
+  'path',
+  'perf_hooks',
+  'process',
+  'readline',
+  'stream',
+  'timers',
+  'tls',
+  'url',
+  'util',
+  'v8',
+  'vm',
+  'worker_threads',
+  'zlib',
 ];
 
 export default tseslint.config(
@@ -36,23 +61,38 @@ export default tseslint.config(
     files: ['workflows/**/*.ts'],
     ignores: ['workflows/**/*.test.ts'],
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: nodeBuiltins.flatMap((name) => [
-          { name, message: 'Workflow code is deterministic: no Node built-ins. Move the effect to an activity.' },
-          { name: `node:${name}`, message: 'Workflow code is deterministic: no Node built-ins. Move the effect to an activity.' },
-        ]),
-        patterns: [
-          { group: ['@temporalio/activity', '@temporalio/client', '@temporalio/worker', '@temporalio/testing'], message: 'Only @temporalio/workflow and @temporalio/common belong in workflow code.' },
-          { group: ['@octokit/*', '@slack/*', '@anthropic-ai/*', 'openai', 'express', 'pino', 'yaml'], message: 'No SDKs or I/O libraries in workflow code: call an activity.' },
-          { group: ['../activities/*', '../activities/**', '../infra/*', '../server/*', '../cli/*'], allowTypeImports: true, message: 'Workflows import activities as types only, through proxyActivities.' },
-        ],
-      }],
-      'no-restricted-globals': ['error',
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: nodeBuiltins.flatMap((name) => [
+            { name, message: 'Workflow code is deterministic: no Node built-ins. Move the effect to an activity.' },
+            { name: `node:${name}`, message: 'Workflow code is deterministic: no Node built-ins. Move the effect to an activity.' },
+          ]),
+          patterns: [
+            {
+              group: ['@temporalio/activity', '@temporalio/client', '@temporalio/worker', '@temporalio/testing'],
+              message: 'Only @temporalio/workflow and @temporalio/common belong in workflow code.',
+            },
+            {
+              group: ['@octokit/*', '@slack/*', '@anthropic-ai/*', 'openai', 'express', 'pino', 'yaml'],
+              message: 'No SDKs or I/O libraries in workflow code: call an activity.',
+            },
+            {
+              group: ['../activities/*', '../activities/**', '../infra/*', '../server/*', '../cli/*'],
+              allowTypeImports: true,
+              message: 'Workflows import activities as types only, through proxyActivities.',
+            },
+          ],
+        },
+      ],
+      'no-restricted-globals': [
+        'error',
         { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' },
         { name: 'setInterval', message: 'Use workflow timers.' },
         { name: 'process', message: 'No process access in workflow code.' },
       ],
-      'no-restricted-properties': ['error',
+      'no-restricted-properties': [
+        'error',
         { object: 'Math', property: 'random', message: 'Use a value from an activity or uuid4() from @temporalio/workflow.' },
       ],
     },

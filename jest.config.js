@@ -1,8 +1,14 @@
 // Jest runs TypeScript through SWC. The Octokit packages are ESM-only, so they are
 // transformed to CommonJS here; at run time Node 20.19+ loads them with require(esm).
 const esmPackages = [
-  '@octokit', 'universal-user-agent', 'before-after-hook', 'universal-github-app-jwt', 'fast-content-type-parse',
-  'toad-cache', 'json-with-bigint', 'content-type',
+  '@octokit',
+  'universal-user-agent',
+  'before-after-hook',
+  'universal-github-app-jwt',
+  'fast-content-type-parse',
+  'toad-cache',
+  'json-with-bigint',
+  'content-type',
 ].join('|');
 
 const swc = ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }];

@@ -13,15 +13,51 @@ const slack = (userId: string, channelId?: string): Requester => ({ surface: 'sl
 
 describe('authorize', () => {
   const refusals: Array<[string, Requester, string, string, RegExp]> = [
-    ['nope', slack('U1'), 'agent_unknown', 'catalog', /There is no agent called "nope"\. You may use: general, review, ship, research, explore, conductor\./],
+    [
+      'nope',
+      slack('U1'),
+      'agent_unknown',
+      'catalog',
+      /There is no agent called "nope"\. You may use: general, review, ship, research, explore, conductor\./,
+    ],
     ['orchestrator', slack('U1'), 'agent_feature_off', 'featureFlags.orchestrator', /switched off here/],
     ['coding', slack('U1'), 'agent_restricted', 'restrict.agents.coding', /limited to named people .* You may use: general, review/],
     ['coding', { surface: 'http' }, 'agent_restricted', 'restrict.agents.coding', /not one of them/],
-    ['ship', slack('U1', 'CREAD'), 'channel_grant', 'channels.CREAD.allowedAgents', /This channel does not allow the ship agent.* You may use: general, research, explore\./],
-    ['explore', slack('UNARROW'), 'person_grant', 'grants.people.UNARROW.agents', /Your access does not include the explore agent.* You may use: general, research\./],
-    ['explore', { surface: 'mcp', userId: 'U1', selfServe: true }, 'self_serve_shell', 'self-serve MCP never reaches an agent with a shell', /holds a shell/],
-    ['review', { surface: 'mcp', userId: 'U1', selfServe: true }, 'self_serve_shell', 'self-serve MCP never reaches an agent with a shell', /You may use: general, research, conductor\./],
-    ['ship', { surface: 'mcp', userId: 'U1', selfServe: true }, 'self_serve_shell', 'self-serve MCP never reaches an agent with a shell', /holds a shell/],
+    [
+      'ship',
+      slack('U1', 'CREAD'),
+      'channel_grant',
+      'channels.CREAD.allowedAgents',
+      /This channel does not allow the ship agent.* You may use: general, research, explore\./,
+    ],
+    [
+      'explore',
+      slack('UNARROW'),
+      'person_grant',
+      'grants.people.UNARROW.agents',
+      /Your access does not include the explore agent.* You may use: general, research\./,
+    ],
+    [
+      'explore',
+      { surface: 'mcp', userId: 'U1', selfServe: true },
+      'self_serve_shell',
+      'self-serve MCP never reaches an agent with a shell',
+      /holds a shell/,
+    ],
+    [
+      'review',
+      { surface: 'mcp', userId: 'U1', selfServe: true },
+      'self_serve_shell',
+      'self-serve MCP never reaches an agent with a shell',
+      /You may use: general, research, conductor\./,
+    ],
+    [
+      'ship',
+      { surface: 'mcp', userId: 'U1', selfServe: true },
+      'self_serve_shell',
+      'self-serve MCP never reaches an agent with a shell',
+      /holds a shell/,
+    ],
   ];
   it.each(refusals)('%s for %j is refused by %s (%s)', (agentId, requester, code, rule, message) => {
     const result = authorize(catalog, config, requester, agentId);
@@ -48,14 +84,36 @@ describe('authorize', () => {
   it('surface filter: orchestrator serves slack and cli only; self-serve flag excludes non-shell agents too', () => {
     const on = defaultAgentsConfig({ featureFlags: { orchestrator: true } });
     expect(authorize(catalog, on, slack('U1'), 'orchestrator').ok).toBe(true);
-    expect(authorize(catalog, on, { surface: 'github' }, 'orchestrator')).toMatchObject({ ok: false, code: 'agent_surface_excluded', rule: 'orchestrator.surfaces' });
-    expect(authorize(catalog, on, { surface: 'mcp', selfServe: true }, 'orchestrator')).toMatchObject({ ok: false, code: 'agent_surface_excluded' });
-    const mcpOrchestrator = { ...catalog, agents: catalog.agents.map((a) => (a.id === 'orchestrator' ? { ...a, surfaces: ['mcp' as const] } : a)) };
-    expect(authorize(mcpOrchestrator, on, { surface: 'mcp', selfServe: true }, 'orchestrator')).toMatchObject({ ok: false, code: 'self_serve_excluded', rule: 'orchestrator.selfServe' });
+    expect(authorize(catalog, on, { surface: 'github' }, 'orchestrator')).toMatchObject({
+      ok: false,
+      code: 'agent_surface_excluded',
+      rule: 'orchestrator.surfaces',
+    });
+    expect(authorize(catalog, on, { surface: 'mcp', selfServe: true }, 'orchestrator')).toMatchObject({
+      ok: false,
+      code: 'agent_surface_excluded',
+    });
+    const mcpOrchestrator = {
+      ...catalog,
+      agents: catalog.agents.map((a) => (a.id === 'orchestrator' ? { ...a, surfaces: ['mcp' as const] } : a)),
+    };
+    expect(authorize(mcpOrchestrator, on, { surface: 'mcp', selfServe: true }, 'orchestrator')).toMatchObject({
+      ok: false,
+      code: 'self_serve_excluded',
+      rule: 'orchestrator.selfServe',
+    });
   });
 
   it('usableAgents lists what a person may run here', () => {
-    expect(usableAgents(catalog, config, slack('UDEV'))).toEqual(['general', 'coding', 'review', 'ship', 'research', 'explore', 'conductor']);
+    expect(usableAgents(catalog, config, slack('UDEV'))).toEqual([
+      'general',
+      'coding',
+      'review',
+      'ship',
+      'research',
+      'explore',
+      'conductor',
+    ]);
     expect(usableAgents(catalog, config, slack('UNARROW', 'CREAD'))).toEqual(['general', 'research']);
   });
 });

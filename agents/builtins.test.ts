@@ -7,11 +7,22 @@ const agent = (id: string): AgentDefinition => getAgent(builtinCatalog(), id)!;
 
 describe('built-in agents, field by field', () => {
   it('are exactly the eight of the design, in order', () => {
-    expect(BUILTIN_AGENTS.map((a) => a.id)).toEqual(['general', 'coding', 'review', 'ship', 'research', 'explore', 'orchestrator', 'conductor']);
+    expect(BUILTIN_AGENTS.map((a) => a.id)).toEqual([
+      'general',
+      'coding',
+      'review',
+      'ship',
+      'research',
+      'explore',
+      'orchestrator',
+      'conductor',
+    ]);
   });
 
   // id, toolset, machine, identity, budget, turn guard, token cap, cache, effort, routable, selfServe, featureFlag
-  const table: Array<[string, string, string, string, number, number, number, string, string | undefined, boolean, boolean, string | undefined]> = [
+  const table: Array<
+    [string, string, string, string, number, number, number, string, string | undefined, boolean, boolean, string | undefined]
+  > = [
     ['general', 'general', 'none', 'write', 15, 90, 16_000, '5m', 'medium', true, true, undefined],
     ['coding', 'coding', 'repo-resident', 'write', 60, 360, 32_000, '5m', undefined, false, false, undefined],
     ['review', 'review', 'repo-resident', 'read', 30, 180, 32_000, '5m', 'high', false, false, undefined],
@@ -21,16 +32,28 @@ describe('built-in agents, field by field', () => {
     ['orchestrator', 'orchestrator', 'none', 'read', 15, 90, 16_000, '5m', 'low', false, false, 'orchestrator'],
     ['conductor', 'conductor', 'none', 'read', 30, 180, 16_000, '5m', 'medium', true, true, undefined],
   ];
-  it.each(table)('%s: toolset %s, machine %s, identity %s, %i min, guard %i, %i tokens, cache %s, effort %s, routable %s, selfServe %s, flag %s',
+  it.each(table)(
+    '%s: toolset %s, machine %s, identity %s, %i min, guard %i, %i tokens, cache %s, effort %s, routable %s, selfServe %s, flag %s',
     (id, toolset, machine, identity, budget, guard, tokens, cache, effort, routable, selfServe, flag) => {
       const a = agent(id);
-      expect(a).toMatchObject({ kind: 'agent', toolset, machine, identity, budgetMinutes: budget, tokenCap: tokens, cacheTtl: cache, routable, selfServe });
+      expect(a).toMatchObject({
+        kind: 'agent',
+        toolset,
+        machine,
+        identity,
+        budgetMinutes: budget,
+        tokenCap: tokens,
+        cacheTtl: cache,
+        routable,
+        selfServe,
+      });
       expect(a.effort).toBe(effort);
       expect(a.featureFlag).toBe(flag);
       expect(a.model).toBeUndefined();
       expect(turnGuardFor(a)).toBe(guard);
       expect(a.description.length).toBeGreaterThan(40);
-    });
+    },
+  );
 
   it('explore: repo-cold, read, 120 min, derived guard 720 (>= 100), >= 64k tokens, cache 1h, no effort; no other preset holds two hours', () => {
     const explore = agent('explore');
@@ -81,7 +104,8 @@ describe("explore's prompt", () => {
 
   it('names every tool it holds, and no tool it lacks', () => {
     for (const tool of toolsetTools('explore')) expect(prompt).toContain(tool);
-    for (const absent of ['nohup', 'attach_file', 'submit_', 'write_file', 'github_issue_create', 'agent:']) expect(prompt).not.toContain(absent);
+    for (const absent of ['nohup', 'attach_file', 'submit_', 'write_file', 'github_issue_create', 'agent:'])
+      expect(prompt).not.toContain(absent);
   });
 
   it('uses the exact detach recipe', () => {

@@ -22,7 +22,10 @@ export interface CatalogProblem {
  * or role) is reported and skipped: the only name both namespaces share is the built-in
  * `explore`, deliberately (docs/agents.md, "Two namespaces").
  */
-export function buildCatalog(custom: ReadonlyArray<{ definition: AgentDefinition; source: string }> = []): { catalog: Catalog; problems: CatalogProblem[] } {
+export function buildCatalog(custom: ReadonlyArray<{ definition: AgentDefinition; source: string }> = []): {
+  catalog: Catalog;
+  problems: CatalogProblem[];
+} {
   const catalog: Catalog = { agents: [...BUILTIN_AGENTS], roles: [...BUILTIN_ROLES] };
   const problems: CatalogProblem[] = [];
   for (const { definition, source } of custom) {

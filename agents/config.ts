@@ -6,36 +6,50 @@ import { EFFORTS } from './definition';
 
 const PersonGrantSchema = z
   .object({
-    agents: z.array(z.string()).optional().describe('If set, the only agents this person may run (narrows restrict.agents, never widens it).'),
-    budgetMinutes: z.number().int().positive().optional().describe('Upper bound on this person\'s run budgets.'),
-    model: z.string().min(1).optional().describe('This person\'s model choice.'),
-    effort: z.enum(EFFORTS).optional().describe('This person\'s effort choice.'),
+    agents: z
+      .array(z.string())
+      .optional()
+      .describe('If set, the only agents this person may run (narrows restrict.agents, never widens it).'),
+    budgetMinutes: z.number().int().positive().optional().describe("Upper bound on this person's run budgets."),
+    model: z.string().min(1).optional().describe("This person's model choice."),
+    effort: z.enum(EFFORTS).optional().describe("This person's effort choice."),
   })
   .strict();
 
 const ChannelSchema = z
   .object({
-    defaultRepo: z.string().regex(/^[A-Za-z0-9-]+\/[A-Za-z0-9._-]+$/, 'expected owner/name').optional().describe('Repository a request in this channel is about when it names none.'),
+    defaultRepo: z
+      .string()
+      .regex(/^[A-Za-z0-9-]+\/[A-Za-z0-9._-]+$/, 'expected owner/name')
+      .optional()
+      .describe('Repository a request in this channel is about when it names none.'),
     budgetMinutes: z.number().int().positive().optional().describe('Upper bound on run budgets in this channel.'),
-    allowedAgents: z.array(z.string()).optional().describe('If set, the only agents runnable in this channel (the channel\'s grant).'),
-    model: z.string().min(1).optional().describe('This channel\'s model choice.'),
-    effort: z.enum(EFFORTS).optional().describe('This channel\'s effort choice.'),
+    allowedAgents: z.array(z.string()).optional().describe("If set, the only agents runnable in this channel (the channel's grant)."),
+    model: z.string().min(1).optional().describe("This channel's model choice."),
+    effort: z.enum(EFFORTS).optional().describe("This channel's effort choice."),
   })
   .strict();
 
 export const AgentsConfigSchema = z
   .object({
-    customAgentsDir: z.string().min(1).optional().describe('Folder of *.agent.yaml files, relative to the config file\'s directory.'),
+    customAgentsDir: z.string().min(1).optional().describe("Folder of *.agent.yaml files, relative to the config file's directory."),
     defaults: z
       .object({
-        model: z.string().min(1).default('claude-sonnet-4-6').describe('Model used unless an agent, channel, person or directive chooses one.'),
+        model: z
+          .string()
+          .min(1)
+          .default('claude-sonnet-4-6')
+          .describe('Model used unless an agent, channel, person or directive chooses one.'),
         effort: z.enum(EFFORTS).default('medium').describe('Effort used unless an agent, channel, person or directive chooses one.'),
       })
       .strict()
       .prefault({}),
     restrict: z
       .object({
-        agents: z.record(z.string(), z.array(z.string())).default({}).describe('agent id -> the user ids who may run it; an agent not named here is open to everyone.'),
+        agents: z
+          .record(z.string(), z.array(z.string()))
+          .default({})
+          .describe('agent id -> the user ids who may run it; an agent not named here is open to everyone.'),
       })
       .strict()
       .prefault({}),
@@ -46,7 +60,10 @@ export const AgentsConfigSchema = z
       .strict()
       .prefault({}),
     channels: z.record(z.string(), ChannelSchema).default({}).describe('channel id -> its settings and grant.'),
-    featureFlags: z.record(z.string(), z.boolean()).default({}).describe('flag -> on/off; an agent with a featureFlag is active only when it is on.'),
+    featureFlags: z
+      .record(z.string(), z.boolean())
+      .default({})
+      .describe('flag -> on/off; an agent with a featureFlag is active only when it is on.'),
   })
   .strict();
 

@@ -25,7 +25,8 @@ describe('custom agents', () => {
   it('a broken file is reported with its path and failing field and skipped; the others load', () => {
     const dir = folder({
       'triage.agent.yaml': GOOD,
-      'docs-role.agent.yaml': 'kind: role\ndisplayName: Docs\ndescription: Reads docs in the workspace.\ntoolset: role-explore\nbudgetMinutes: 5\ntokenCap: 4000\nprompt: Read docs.\n',
+      'docs-role.agent.yaml':
+        'kind: role\ndisplayName: Docs\ndescription: Reads docs in the workspace.\ntoolset: role-explore\nbudgetMinutes: 5\ntokenCap: 4000\nprompt: Read docs.\n',
       'gpu.agent.yaml': GOOD.replace('identity: write', 'machine: gpu'),
       'typo.agent.yaml': `${GOOD}budgetMinutse: 3\n`,
       'noprompt.agent.yaml': GOOD.replace('prompt: You triage issues.\n', ''),
@@ -48,7 +49,13 @@ describe('custom agents', () => {
       'list.agent.yaml': ['(file)', 'expected a mapping of definition fields'],
       'explore.agent.yaml': ['id', '"explore" is already an agent or role; custom ids must be new'],
     });
-    expect(getAgent(catalog, 'triage')).toMatchObject({ id: 'triage', toolset: 'general', machine: 'none', routable: false, featureFlag: 'triage' });
+    expect(getAgent(catalog, 'triage')).toMatchObject({
+      id: 'triage',
+      toolset: 'general',
+      machine: 'none',
+      routable: false,
+      featureFlag: 'triage',
+    });
     expect(getRole(catalog, 'docs-role')).toMatchObject({ kind: 'role', toolset: 'role-explore' });
     expect(getAgent(catalog, 'explore')!.displayName).toBe('Explore');
     expect(catalog.agents).toHaveLength(9);
@@ -56,7 +63,8 @@ describe('custom agents', () => {
 
   it('catalog is not availability: the feature flag and the surface filter the active set', () => {
     const { catalog } = loadCatalog(folder({ 'triage.agent.yaml': GOOD }));
-    const ids = (flags: Record<string, boolean>, surface: 'slack' | 'github') => activeAgents(catalog, { featureFlags: flags, surface }).map((a) => a.id);
+    const ids = (flags: Record<string, boolean>, surface: 'slack' | 'github') =>
+      activeAgents(catalog, { featureFlags: flags, surface }).map((a) => a.id);
     expect(ids({}, 'slack')).not.toContain('triage');
     expect(ids({ triage: true }, 'slack')).toContain('triage');
     expect(ids({ triage: true }, 'github')).not.toContain('triage');
@@ -64,7 +72,10 @@ describe('custom agents', () => {
   });
 
   it('a missing folder is a problem, not a crash; no folder means built-ins only', () => {
-    expect(loadCustomAgents('/nonexistent/agents.d')).toEqual({ definitions: [], problems: [{ source: '/nonexistent/agents.d', field: 'customAgentsDir', message: 'folder does not exist' }] });
+    expect(loadCustomAgents('/nonexistent/agents.d')).toEqual({
+      definitions: [],
+      problems: [{ source: '/nonexistent/agents.d', field: 'customAgentsDir', message: 'folder does not exist' }],
+    });
     expect(loadCatalog().catalog.agents).toHaveLength(8);
   });
 });

@@ -24,7 +24,9 @@ export function loadCustomAgents(folder: string): LoadedCustomAgents {
     result.problems.push({ source: folder, field: 'customAgentsDir', message: 'folder does not exist' });
     return result;
   }
-  const files = readdirSync(folder).filter((name) => name.endsWith(CUSTOM_AGENT_SUFFIX)).sort();
+  const files = readdirSync(folder)
+    .filter((name) => name.endsWith(CUSTOM_AGENT_SUFFIX))
+    .sort();
   for (const name of files) {
     const path = join(folder, name);
     const loaded = loadFile(path);

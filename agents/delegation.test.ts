@@ -40,7 +40,28 @@ describe('role tools and profiles', () => {
     ['researcher', 'coding', ['read_file', 'grep', 'find_files', 'list_directory']],
     ['reviewer', 'review', ['read_file', 'grep', 'find_files']],
     ['explore', 'explore', ['read_file']],
-    ['debug', 'review', ['bash', 'read_file', 'grep', 'find_files', 'list_directory', 'update_status', 'list_skills', 'use_skill', 'github_repos', 'github_tree', 'github_file', 'github_search_code', 'github_issue_list', 'github_issue_get', 'github_pull_get', 'submit_review']],
+    [
+      'debug',
+      'review',
+      [
+        'bash',
+        'read_file',
+        'grep',
+        'find_files',
+        'list_directory',
+        'update_status',
+        'list_skills',
+        'use_skill',
+        'github_repos',
+        'github_tree',
+        'github_file',
+        'github_search_code',
+        'github_issue_list',
+        'github_issue_get',
+        'github_pull_get',
+        'submit_review',
+      ],
+    ],
   ])('%s under %s holds %j (a listed tool the parent lacks is absent)', (role, parent, tools) => {
     expect(roleTools(getRole(catalog, role)!, parentOf(parent).tools)).toEqual(tools);
   });
@@ -54,7 +75,14 @@ describe('role tools and profiles', () => {
   it('a role runs in the parent session, bounded by what the parent has left', () => {
     const parent = parentOf('coding');
     const child = resolveRoleProfile({ role: getRole(catalog, 'worker')!, parent, parentRemainingMinutes: 12, model: 'm-small' });
-    expect(child).toMatchObject({ agent: 'worker', kind: 'role', machine: 'repo-resident', identity: 'write', turnGuard: 72, model: { value: 'm-small', chosenBy: 'directive' } });
+    expect(child).toMatchObject({
+      agent: 'worker',
+      kind: 'role',
+      machine: 'repo-resident',
+      identity: 'write',
+      turnGuard: 72,
+      model: { value: 'm-small', chosenBy: 'directive' },
+    });
     expect(child.budget).toMatchObject({ minutes: 12, boundedBy: 'parent', presetMinutes: 30 });
     const roomy = resolveRoleProfile({ role: getRole(catalog, 'debug')!, parent });
     expect(roomy.budget).toMatchObject({ minutes: 20, boundedBy: 'preset' });

@@ -83,10 +83,20 @@ export function resolveTaskTarget(catalog: Catalog, agentType: string, parent: P
   const choices = [...rolesHere.map((r) => r.id), ...catalog.agents.filter(isDelegableAgent).map((a) => a.id)];
   const agent = getAgent(catalog, agentType);
   if (!agent) {
-    return { ok: false, code: 'task_target_unknown', message: `No role or agent called "${agentType}". You can delegate to: ${unique(choices).join(', ')}.`, choices: unique(choices) };
+    return {
+      ok: false,
+      code: 'task_target_unknown',
+      message: `No role or agent called "${agentType}". You can delegate to: ${unique(choices).join(', ')}.`,
+      choices: unique(choices),
+    };
   }
   if (!isDelegableAgent(agent)) {
-    return { ok: false, code: 'task_target_writes', message: `"${agentType}" writes outside its sandbox, so it cannot be a child run. You can delegate to: ${unique(choices).join(', ')}.`, choices: unique(choices) };
+    return {
+      ok: false,
+      code: 'task_target_writes',
+      message: `"${agentType}" writes outside its sandbox, so it cannot be a child run. You can delegate to: ${unique(choices).join(', ')}.`,
+      choices: unique(choices),
+    };
   }
   return { ok: true, kind: 'agent', definition: agent };
 }

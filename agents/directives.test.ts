@@ -4,7 +4,12 @@ describe('parseDirectives', () => {
   const table: Array<[string, Directives, string, string[]]> = [
     ['agent:explore budget:30 run the suite', { agent: 'explore', budgetMinutes: 30 }, 'run the suite', []],
     ['agent:explore in acme/api: time the build', { agent: 'explore', repo: 'acme/api' }, 'time the build', []],
-    ['in acme/api: agent:Explore effort:HIGH model:claude-opus-4-1 go', { agent: 'explore', repo: 'acme/api', effort: 'high', model: 'claude-opus-4-1' }, 'go', []],
+    [
+      'in acme/api: agent:Explore effort:HIGH model:claude-opus-4-1 go',
+      { agent: 'explore', repo: 'acme/api', effort: 'high', model: 'claude-opus-4-1' },
+      'go',
+      [],
+    ],
     ['budget:200 check it', { budgetMinutes: 200 }, 'check it', []],
     ['budget:5 quick', { budgetMinutes: 5 }, 'quick', []],
     ['budget:1 run it', {}, 'budget:1 run it', ['budget:1']],

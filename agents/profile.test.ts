@@ -6,13 +6,27 @@ import { describeBudget, resolveProfile } from './profile';
 const catalog = builtinCatalog();
 const config = defaultAgentsConfig({
   defaults: { model: 'model-default', effort: 'medium' },
-  channels: { C45: { budgetMinutes: 45 }, C200: { budgetMinutes: 200 }, CREPO: { defaultRepo: 'acme/web', model: 'model-channel', effort: 'low' } },
+  channels: {
+    C45: { budgetMinutes: 45 },
+    C200: { budgetMinutes: 200 },
+    CREPO: { defaultRepo: 'acme/web', model: 'model-channel', effort: 'low' },
+  },
   grants: { people: { U20: { budgetMinutes: 20 }, UFAST: { effort: 'high', model: 'model-person' } } },
 });
 
 function profileFor(message: string, channelId?: string, userId?: string) {
   const { directives, text, ignored } = parseDirectives(message);
-  return { text, profile: resolveProfile({ agent: getAgent(catalog, directives.agent ?? 'general')!, config, channelId, userId, directives, ignoredDirectives: ignored }) };
+  return {
+    text,
+    profile: resolveProfile({
+      agent: getAgent(catalog, directives.agent ?? 'general')!,
+      config,
+      channelId,
+      userId,
+      directives,
+      ignoredDirectives: ignored,
+    }),
+  };
 }
 
 describe('budget resolution: the reference cases, exactly', () => {
@@ -22,12 +36,36 @@ describe('budget resolution: the reference cases, exactly', () => {
     ['agent:explore budget:200 do it', undefined, undefined, 120, 'preset', true, '120 min (preset; budget:200 narrowed nothing)'],
     ['agent:explore budget:120 do it', undefined, undefined, 120, 'preset', true, '120 min (preset; budget:120 narrowed nothing)'],
     ['agent:explore do it', 'C45', undefined, 45, 'channel', false, '45 min (channel limit; preset asks 120)'],
-    ['agent:explore budget:60 do it', 'C45', undefined, 45, 'channel', true, '45 min (channel limit; preset asks 120; budget:60 narrowed nothing)'],
-    ['agent:explore budget:30 do it', 'C45', undefined, 30, 'directive', false, '30 min (budget directive; channel allows 45; preset asks 120)'],
+    [
+      'agent:explore budget:60 do it',
+      'C45',
+      undefined,
+      45,
+      'channel',
+      true,
+      '45 min (channel limit; preset asks 120; budget:60 narrowed nothing)',
+    ],
+    [
+      'agent:explore budget:30 do it',
+      'C45',
+      undefined,
+      30,
+      'directive',
+      false,
+      '30 min (budget directive; channel allows 45; preset asks 120)',
+    ],
     ['agent:explore budget:1 do it', undefined, undefined, 120, 'preset', false, '120 min (preset)'],
     ['agent:explore do it', 'C200', undefined, 120, 'preset', false, '120 min (preset)'],
     ['agent:explore do it', 'C45', 'U20', 20, 'person', false, '20 min (personal limit; preset asks 120)'],
-    ['agent:explore budget:10 do it', 'C45', 'U20', 10, 'directive', false, '10 min (budget directive; personal limit 20; preset asks 120)'],
+    [
+      'agent:explore budget:10 do it',
+      'C45',
+      'U20',
+      10,
+      'directive',
+      false,
+      '10 min (budget directive; personal limit 20; preset asks 120)',
+    ],
     ['agent:general budget:200 hi', undefined, undefined, 15, 'preset', true, '15 min (preset; budget:200 narrowed nothing)'],
   ];
   it.each(table)('%j in channel %s by %s -> %i min bounded by %s', (message, channel, user, minutes, boundedBy, narrowedNothing, words) => {

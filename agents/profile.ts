@@ -75,8 +75,10 @@ export function resolveProfile(input: ProfileInput): Profile {
   const model = choose<string>(config.defaults.model, agent.model, channel?.model, person?.model, directives.model);
   const effort = choose<Effort>(config.defaults.effort, agent.effort, channel?.effort, person?.effort, directives.effort);
   const repo: Chosen<string> | undefined =
-    directives.repo !== undefined ? { value: directives.repo, chosenBy: 'directive' }
-      : channel?.defaultRepo !== undefined ? { value: channel.defaultRepo, chosenBy: 'channel' }
+    directives.repo !== undefined
+      ? { value: directives.repo, chosenBy: 'directive' }
+      : channel?.defaultRepo !== undefined
+        ? { value: channel.defaultRepo, chosenBy: 'channel' }
         : undefined;
 
   return {
@@ -102,7 +104,13 @@ export function resolveProfile(input: ProfileInput): Profile {
 
 /** Applies the budget layers in order; each may only lower the bound. */
 export function resolveBudget(preset: number, channel?: number, person?: number, directive?: number): BudgetResolution {
-  const budget: BudgetResolution = { minutes: preset, boundedBy: 'preset', presetMinutes: preset, limits: {}, directiveNarrowedNothing: false };
+  const budget: BudgetResolution = {
+    minutes: preset,
+    boundedBy: 'preset',
+    presetMinutes: preset,
+    limits: {},
+    directiveNarrowedNothing: false,
+  };
   if (channel !== undefined && channel < budget.minutes) {
     budget.minutes = channel;
     budget.boundedBy = 'channel';
@@ -133,7 +141,11 @@ function choose<T>(fallback: T, preset?: T, channel?: T, person?: T, directive?:
   return { value: fallback, chosenBy: 'default' };
 }
 
-const LIMIT_WORDS: Record<'channel' | 'person' | 'parent', string> = { channel: 'channel limit', person: 'personal limit', parent: 'parent run\'s remaining time' };
+const LIMIT_WORDS: Record<'channel' | 'person' | 'parent', string> = {
+  channel: 'channel limit',
+  person: 'personal limit',
+  parent: "parent run's remaining time",
+};
 
 /**
  * The budget in words, as the card, the config block and the CLI show it, e.g.

@@ -56,13 +56,18 @@ describe('system prompt', () => {
 describe('purity: agents/ and tools/ are safe for the workflow sandbox', () => {
   const root = join(__dirname, '..');
   const files = ['agents', 'agents/builtins', 'tools'].flatMap((dir) =>
-    readdirSync(join(root, dir)).filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts')).map((name) => join(dir, name)),
+    readdirSync(join(root, dir))
+      .filter((name) => name.endsWith('.ts') && !name.endsWith('.test.ts'))
+      .map((name) => join(dir, name)),
   );
-  it.each(files.filter((file) => file !== join('agents', 'custom-agents.ts')))('%s uses no Node built-in, I/O library, clock or randomness', (file) => {
-    const text = readFileSync(join(root, file), 'utf8');
-    expect(text).not.toMatch(/from '(node:|fs|path|os|child_process|yaml)/);
-    expect(text).not.toMatch(/Date\.now|new Date\(|Math\.random|process\./);
-  });
+  it.each(files.filter((file) => file !== join('agents', 'custom-agents.ts')))(
+    '%s uses no Node built-in, I/O library, clock or randomness',
+    (file) => {
+      const text = readFileSync(join(root, file), 'utf8');
+      expect(text).not.toMatch(/from '(node:|fs|path|os|child_process|yaml)/);
+      expect(text).not.toMatch(/Date\.now|new Date\(|Math\.random|process\./);
+    },
+  );
   it('the barrel does not re-export the file loader', () => {
     expect(readFileSync(join(root, 'agents', 'index.ts'), 'utf8')).not.toMatch(/from '.\/custom-agents'/);
   });

@@ -5,9 +5,9 @@ import { getTool } from '../tools/registry';
 
 const CHOSEN_WORDS = {
   default: 'config default',
-  preset: 'this agent\'s preset',
-  channel: 'this channel\'s setting',
-  person: 'your requester\'s setting',
+  preset: "this agent's preset",
+  channel: "this channel's setting",
+  person: "your requester's setting",
   directive: 'a directive in the message',
 } as const;
 
@@ -40,7 +40,9 @@ export function renderAboutBlock(definition: AgentDefinition, profile: Profile):
       'The run ends when the budget, the turn guard or the token cap is reached, so leave time to write the answer.',
   ];
   if (profile.kind === 'agent') {
-    lines.push('A follow-up in the same thread continues with this agent when it was chosen by name, and sees the saved context of earlier runs.');
+    lines.push(
+      'A follow-up in the same thread continues with this agent when it was chosen by name, and sees the saved context of earlier runs.',
+    );
   } else {
     lines.push('You are a child run: your answer goes back to the run that started you, not to the person.');
   }
@@ -63,13 +65,15 @@ export function buildSystemPrompt(definition: AgentDefinition, profile: Profile)
   if (definition.prompt === undefined) {
     throw new AgentsError('pipeline_has_no_prompt', `${definition.id} is a pipeline: it starts child runs and has no prompt of its own`);
   }
-  return [definition.prompt, renderToolsBlock(profile.tools), renderConfigBlock(profile), renderAboutBlock(definition, profile)].join('\n\n');
+  return [definition.prompt, renderToolsBlock(profile.tools), renderConfigBlock(profile), renderAboutBlock(definition, profile)].join(
+    '\n\n',
+  );
 }
 
 function machineWords(profile: Profile): string {
   if (profile.machine === 'none') return 'none (no workspace, no shell)';
   if (profile.machine === 'repo-cold') return 'repo-cold (a fresh sandbox for this thread; clone the repository yourself)';
-  return 'repo-resident (the repository\'s warm sandbox)';
+  return "repo-resident (the repository's warm sandbox)";
 }
 
 function identityWords(profile: Profile): string {

@@ -26,17 +26,26 @@ describe('route', () => {
     ['fix the build?', undefined, 'general', 'default', undefined],
     ['what does the retry policy do?', undefined, 'general', 'default', undefined],
     ['What is our p95 latency? Which service owns billing?', undefined, 'conductor', 'compound-read-only', undefined],
-    ['Check these:\n1. who owns billing\n2. what the CI runtime is\n3. which repos use node 18', undefined, 'conductor', 'compound-read-only', undefined],
+    [
+      'Check these:\n1. who owns billing\n2. what the CI runtime is\n3. which repos use node 18',
+      undefined,
+      'conductor',
+      'compound-read-only',
+      undefined,
+    ],
     ['- fix the login bug in auth.ts\n- fix the typo in README.md', undefined, 'general', 'default', undefined],
     ['fix the null check in src/login.ts', undefined, 'general', 'default', undefined],
   ];
-  it.each(table.map((row, index) => [...row, index] as const))('%j (sticky %s) -> %s by %s, sticky after %s', (message, sticky, agent, reason, stickyAfter, index) => {
-    const available = index === table.length - 1 ? ALL.filter((id) => id !== 'ship') : ALL;
-    const decision = routed(message, sticky, available);
-    expect(decision.agent).toBe(agent);
-    expect(decision.reason).toBe(reason);
-    expect(decision.stickyAgent).toBe(stickyAfter);
-  });
+  it.each(table.map((row, index) => [...row, index] as const))(
+    '%j (sticky %s) -> %s by %s, sticky after %s',
+    (message, sticky, agent, reason, stickyAfter, index) => {
+      const available = index === table.length - 1 ? ALL.filter((id) => id !== 'ship') : ALL;
+      const decision = routed(message, sticky, available);
+      expect(decision.agent).toBe(agent);
+      expect(decision.reason).toBe(reason);
+      expect(decision.stickyAgent).toBe(stickyAfter);
+    },
+  );
 
   it('never picks coding without an explicit directive', () => {
     for (const message of ['fix it in code', 'implement the handler in api.ts', 'write code for the endpoint', 'make the change']) {
@@ -46,10 +55,17 @@ describe('route', () => {
 });
 
 describe('routeWithClassifier (the seam)', () => {
-  const candidates = [{ id: 'general', description: 'g' }, { id: 'research', description: 'r' }, { id: 'coding', description: 'c' }];
+  const candidates = [
+    { id: 'general', description: 'g' },
+    { id: 'research', description: 'r' },
+    { id: 'coding', description: 'c' },
+  ];
   const answering = (answer: string | undefined): RouteClassifier & { calls: number } => ({
     calls: 0,
-    classify(this: { calls: number }) { this.calls += 1; return Promise.resolve(answer); },
+    classify(this: { calls: number }) {
+      this.calls += 1;
+      return Promise.resolve(answer);
+    },
   });
 
   it.each([
@@ -58,7 +74,11 @@ describe('routeWithClassifier (the seam)', () => {
     ['ship', 'general', 'default'],
     [undefined, 'general', 'default'],
   ] as const)('classifier says %s -> %s (%s)', async (answer, agent, reason) => {
-    const decision = await routeWithClassifier({ directives: {}, text: 'what is new in TypeScript 5.9', available: ALL }, candidates, answering(answer));
+    const decision = await routeWithClassifier(
+      { directives: {}, text: 'what is new in TypeScript 5.9', available: ALL },
+      candidates,
+      answering(answer),
+    );
     expect(decision).toMatchObject({ agent, reason });
   });
 

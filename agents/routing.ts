@@ -50,8 +50,10 @@ function ruleFor(text: string, namesRepo: boolean): RouteDecision | undefined {
   return undefined;
 }
 
-const CHANGE_VERBS = /^(?:please\s+|can you\s+|could you\s+)?(fix|implement|add|change|update|refactor|rename|remove|delete|drop|bump|upgrade|migrate|port|rewrite|patch|replace|make|write|create|open)\b/i;
-const CODE_NOUNS = /\b(pr|pull request|branch|commit|code|function|method|class|module|file|test|tests|endpoint|handler|bug|crash|error|type|types|config|dependency|dependencies|lint|build|ci|readme|docs?)\b|`[^`]+`|\b[\w-]+\.(ts|js|py|go|rs|java|rb|json|ya?ml|md|toml|sql|sh)\b/i;
+const CHANGE_VERBS =
+  /^(?:please\s+|can you\s+|could you\s+)?(fix|implement|add|change|update|refactor|rename|remove|delete|drop|bump|upgrade|migrate|port|rewrite|patch|replace|make|write|create|open)\b/i;
+const CODE_NOUNS =
+  /\b(pr|pull request|branch|commit|code|function|method|class|module|file|test|tests|endpoint|handler|bug|crash|error|type|types|config|dependency|dependencies|lint|build|ci|readme|docs?)\b|`[^`]+`|\b[\w-]+\.(ts|js|py|go|rs|java|rb|json|ya?ml|md|toml|sql|sh)\b/i;
 const ISSUE_WORK = /\b(issue|issues|ticket|label|labels|milestone|comment)\b/i;
 
 /**
@@ -78,7 +80,10 @@ export function isCompoundReadOnlyRequest(text: string): boolean {
 }
 
 function questionsIn(text: string): string[] {
-  return text.split(/(?<=\?)\s+/).map((part) => part.trim()).filter((part) => part.endsWith('?'));
+  return text
+    .split(/(?<=\?)\s+/)
+    .map((part) => part.trim())
+    .filter((part) => part.endsWith('?'));
 }
 
 /** What a model classifier sees: the text and the agents it may choose between. */

@@ -28,7 +28,9 @@ export function activityDepsFromConfig(loaded: LoadedConfig, logger: Logger, cli
       config: config.agents,
       ...(config.agents.customAgentsDir ? { customAgentsDir: resolveConfigPath(loaded, config.agents.customAgentsDir) } : {}),
       ship: {
-        addressSeverity: config.review.addressSeverity, ...config.ship, planMergeAuthority: config.plan.mergeAuthority,
+        addressSeverity: config.review.addressSeverity,
+        ...config.ship,
+        planMergeAuthority: config.plan.mergeAuthority,
       },
       logger,
     },

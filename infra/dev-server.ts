@@ -78,7 +78,13 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   ]);
   const ready = waitUntilReady(address, namespace, deadline);
   const outcome = await Promise.race([ready.then(() => undefined), failure]);
-  if (outcome !== undefined || !(await ready.then(() => true, () => false))) {
+  if (
+    outcome !== undefined ||
+    !(await ready.then(
+      () => true,
+      () => false,
+    ))
+  ) {
     await stop();
     const why = outcome ?? `did not become ready within ${options.readyTimeoutMs ?? 60_000} ms`;
     throw new SwitchboardError('server_start_failed', `Temporal dev server at ${address} ${why}.\n${output()}`.trim());

@@ -3,12 +3,7 @@
  * `code` that logs, HTTP answers and the CLI can rely on. Workflow code never throws
  * these: it raises `ApplicationFailure` with the same code as its `type`.
  */
-export type ErrorCode =
-  | 'config_invalid'
-  | 'binary_not_found'
-  | 'temporal_unreachable'
-  | 'server_start_failed'
-  | 'bundle_missing';
+export type ErrorCode = 'config_invalid' | 'binary_not_found' | 'temporal_unreachable' | 'server_start_failed' | 'bundle_missing';
 
 export class SwitchboardError extends Error {
   constructor(

@@ -20,7 +20,10 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const readable = format === 'pretty' || (format === 'auto' && Boolean((destination as NodeJS.WriteStream).isTTY));
   const base = { level: options.level ?? 'info', base: { service: 'switchboard' } };
   if (readable) {
-    return pino(base, pretty({ destination, sync: true, colorize: (destination as NodeJS.WriteStream).isTTY, ignore: 'pid,hostname,service' }));
+    return pino(
+      base,
+      pretty({ destination, sync: true, colorize: (destination as NodeJS.WriteStream).isTTY, ignore: 'pid,hostname,service' }),
+    );
   }
   return pino(base, destination);
 }

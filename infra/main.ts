@@ -81,7 +81,9 @@ export async function main(): Promise<void> {
 
     const apiUrl = config.http.publicUrl ?? `http://${config.http.host}:${config.http.port}`;
     logger.info({ temporal: endpoint.address, mode: endpoint.mode }, 'Temporal connected');
-    logger.info(`Switchboard is up. API ${apiUrl} (health: ${apiUrl}/healthz)` + (endpoint.uiUrl ? `, Temporal Web UI ${endpoint.uiUrl}` : ''));
+    logger.info(
+      `Switchboard is up. API ${apiUrl} (health: ${apiUrl}/healthz)` + (endpoint.uiUrl ? `, Temporal Web UI ${endpoint.uiUrl}` : ''),
+    );
   } catch (error) {
     logger.error(error instanceof SwitchboardError ? { code: error.code } : { err: error }, describeError(error));
     await shutdown('startup failure');
@@ -98,7 +100,11 @@ function frontEnds(loaded: LoadedConfig, client: Client, logger: Logger) {
     mounts.push({
       path: GITHUB_WEBHOOK_PATH,
       handler: createGitHubWebhookRouter({
-        client, taskQueue: config.temporal.taskQueue, secret: webhookSecret, botLogin: config.github.botLogin, logger,
+        client,
+        taskQueue: config.temporal.taskQueue,
+        secret: webhookSecret,
+        botLogin: config.github.botLogin,
+        logger,
         maxBodyBytes: config.github.webhookMaxBodyBytes,
       }),
     });

@@ -21,9 +21,15 @@ describe('resolveTemporalBinary', () => {
   const onPath = executable(onPathDir, 'temporal');
 
   it('prefers the environment variable, then the provisioned copy, then PATH', () => {
-    expect(findTemporalBinary('cli', { env: { TEMPORAL_CLI_PATH: viaEnv, PATH: onPathDir }, provisionedDir })).toEqual({ path: viaEnv, via: 'environment' });
+    expect(findTemporalBinary('cli', { env: { TEMPORAL_CLI_PATH: viaEnv, PATH: onPathDir }, provisionedDir })).toEqual({
+      path: viaEnv,
+      via: 'environment',
+    });
     expect(findTemporalBinary('cli', { env: { PATH: onPathDir }, provisionedDir })).toEqual({ path: provisioned, via: 'provisioned' });
-    expect(findTemporalBinary('cli', { env: { PATH: onPathDir }, provisionedDir: join(root, 'empty') })).toEqual({ path: onPath, via: 'PATH' });
+    expect(findTemporalBinary('cli', { env: { PATH: onPathDir }, provisionedDir: join(root, 'empty') })).toEqual({
+      path: onPath,
+      via: 'PATH',
+    });
   });
 
   it('does not fall back silently when the variable points nowhere', () => {

@@ -21,11 +21,7 @@ export interface TemporalEndpoint {
  * the data dir (so units survive a restart). Our search attributes are registered in
  * every case.
  */
-export async function ensureTemporal(
-  config: SwitchboardConfig,
-  baseDir: string,
-  logger: Logger,
-): Promise<TemporalEndpoint> {
+export async function ensureTemporal(config: SwitchboardConfig, baseDir: string, logger: Logger): Promise<TemporalEndpoint> {
   const { namespace, embedded } = config.temporal;
   if (config.temporal.address) {
     await ensureAttributes(config.temporal.address, namespace, logger);

@@ -7,7 +7,15 @@ import { TemporalUnreachableError } from './errors';
 
 /** The CLI's spelling of each search attribute type, as `--search-attribute K=Type` takes it. */
 export function cliTypeName(key: SearchAttributeKey<SearchAttributeType>): string {
-  const names: Record<string, string> = { KEYWORD: 'Keyword', INT: 'Int', TEXT: 'Text', BOOL: 'Bool', DOUBLE: 'Double', DATETIME: 'Datetime', KEYWORD_LIST: 'KeywordList' };
+  const names: Record<string, string> = {
+    KEYWORD: 'Keyword',
+    INT: 'Int',
+    TEXT: 'Text',
+    BOOL: 'Bool',
+    DOUBLE: 'Double',
+    DATETIME: 'Datetime',
+    KEYWORD_LIST: 'KeywordList',
+  };
   return names[key.type] ?? key.type;
 }
 
@@ -28,9 +36,7 @@ export async function connectTemporal(options: ConnectOptions): Promise<Connecti
 
 /** One cheap round trip: does the server answer for this namespace? */
 export async function pingTemporal(connection: Connection, namespace: string, timeoutMs = 2_000): Promise<void> {
-  await connection.withDeadline(Date.now() + timeoutMs, () =>
-    connection.workflowService.describeNamespace({ namespace }),
-  );
+  await connection.withDeadline(Date.now() + timeoutMs, () => connection.workflowService.describeNamespace({ namespace }));
 }
 
 /** Our search attributes the namespace does not have (empty when all are registered). */

@@ -24,10 +24,7 @@ const wanted = PINS.map((p) => `${p.pkg}==${p.version}`);
 function alreadyProvisioned() {
   try {
     const stamp = JSON.parse(fs.readFileSync(stampFile, 'utf8'));
-    return (
-      JSON.stringify(stamp.pins) === JSON.stringify(wanted) &&
-      PINS.every((p) => fs.existsSync(path.join(target, 'bin', p.binary)))
-    );
+    return JSON.stringify(stamp.pins) === JSON.stringify(wanted) && PINS.every((p) => fs.existsSync(path.join(target, 'bin', p.binary)));
   } catch {
     return false;
   }

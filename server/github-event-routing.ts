@@ -43,7 +43,14 @@ export function routeGitHubEvent(name: string, payload: Payload, options: RouteO
       const kind = pullKind(payload);
       const number = payload.pull_request?.number ?? payload.number;
       if (!kind || typeof number !== 'number') return undefined;
-      return unit(repo, number, 'prEvent', { deliveryId: options.deliveryId, repo, number, kind, headSha: payload.pull_request?.head?.sha, actor: payload.sender?.login } satisfies PullRequestEvent);
+      return unit(repo, number, 'prEvent', {
+        deliveryId: options.deliveryId,
+        repo,
+        number,
+        kind,
+        headSha: payload.pull_request?.head?.sha,
+        actor: payload.sender?.login,
+      } satisfies PullRequestEvent);
     }
     case 'pull_request_review': {
       const number = payload.pull_request?.number;

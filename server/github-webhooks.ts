@@ -31,38 +31,42 @@ export function createGitHubWebhookRouter(options: GitHubWebhookOptions): Router
   const limit = options.rememberDeliveries ?? 10_000;
   const router = Router();
 
-  router.post('/', express.raw({ type: () => true, limit: options.maxBodyBytes ?? 5 * 1024 * 1024 }), async (req: Request, res: Response) => {
-    const signature = req.get('x-hub-signature-256');
-    const body = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
-    if (!signature || !(await verifies(webhooks, body, signature))) {
-      return void res.status(401).json({ error: 'bad_signature' });
-    }
-    const event = req.get('x-github-event');
-    const deliveryId = req.get('x-github-delivery');
-    if (!event || !deliveryId) return void res.status(400).json({ error: 'missing_event_headers' });
-    let payload: unknown;
-    try {
-      payload = JSON.parse(body);
-    } catch {
-      return void res.status(400).json({ error: 'malformed_json' });
-    }
-    if (seen.has(deliveryId)) return void res.status(202).json({ ok: true, duplicate: true });
-    const routed = routeGitHubEvent(event, payload as Record<string, unknown>, { botLogin: options.botLogin, deliveryId });
-    if (!routed) return void res.status(202).json({ ok: true, ignored: true });
-    remember(seen, deliveryId, limit);
-    const signalling = signal(options, routed).catch((error: unknown) => {
-      // Forget it so GitHub's redelivery can try again.
-      seen.delete(deliveryId);
-      options.logger.error({ err: error, deliveryId, workflowId: routed.workflowId }, 'could not signal the workflow for a GitHub event');
-      return 'failed' as const;
-    });
-    // GitHub wants an answer quickly; a slow Temporal gets a 503 while the signal carries on
-    // (if it lands, the delivery id is kept, so a redelivery is still a no-op).
-    const outcome = await Promise.race([signalling, delay(options.answerWithinMs ?? 900)]);
-    if (outcome === 'failed') return void res.status(503).json({ error: 'signal_failed' });
-    if (outcome === 'timeout') return void res.status(503).json({ error: 'signal_pending' });
-    res.status(202).json({ ok: true, workflowId: routed.workflowId, delivered: outcome });
-  });
+  router.post(
+    '/',
+    express.raw({ type: () => true, limit: options.maxBodyBytes ?? 5 * 1024 * 1024 }),
+    async (req: Request, res: Response) => {
+      const signature = req.get('x-hub-signature-256');
+      const body = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
+      if (!signature || !(await verifies(webhooks, body, signature))) {
+        return void res.status(401).json({ error: 'bad_signature' });
+      }
+      const event = req.get('x-github-event');
+      const deliveryId = req.get('x-github-delivery');
+      if (!event || !deliveryId) return void res.status(400).json({ error: 'missing_event_headers' });
+      let payload: unknown;
+      try {
+        payload = JSON.parse(body);
+      } catch {
+        return void res.status(400).json({ error: 'malformed_json' });
+      }
+      if (seen.has(deliveryId)) return void res.status(202).json({ ok: true, duplicate: true });
+      const routed = routeGitHubEvent(event, payload as Record<string, unknown>, { botLogin: options.botLogin, deliveryId });
+      if (!routed) return void res.status(202).json({ ok: true, ignored: true });
+      remember(seen, deliveryId, limit);
+      const signalling = signal(options, routed).catch((error: unknown) => {
+        // Forget it so GitHub's redelivery can try again.
+        seen.delete(deliveryId);
+        options.logger.error({ err: error, deliveryId, workflowId: routed.workflowId }, 'could not signal the workflow for a GitHub event');
+        return 'failed' as const;
+      });
+      // GitHub wants an answer quickly; a slow Temporal gets a 503 while the signal carries on
+      // (if it lands, the delivery id is kept, so a redelivery is still a no-op).
+      const outcome = await Promise.race([signalling, delay(options.answerWithinMs ?? 900)]);
+      if (outcome === 'failed') return void res.status(503).json({ error: 'signal_failed' });
+      if (outcome === 'timeout') return void res.status(503).json({ error: 'signal_pending' });
+      res.status(202).json({ ok: true, workflowId: routed.workflowId, delivered: outcome });
+    },
+  );
 
   router.use((error: { type?: string; status?: number }, _req: Request, res: Response, next: NextFunction) => {
     if (error?.type === 'entity.too.large') return void res.status(413).json({ error: 'payload_too_large' });

@@ -20,11 +20,21 @@ describe('switchboard ask, runs, steer and stop', () => {
   const taskQueue = uniqueTaskQueue('cli');
   let dir: string;
   let worker: WorkerProcess;
-  const cliEnv = () => ({ PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', TEMPORAL_ADDRESS: testTemporalAddress(), SWITCHBOARD_TASK_QUEUE: taskQueue, LOG_LEVEL: 'warn' });
+  const cliEnv = () => ({
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? '/tmp',
+    TEMPORAL_ADDRESS: testTemporalAddress(),
+    SWITCHBOARD_TASK_QUEUE: taskQueue,
+    LOG_LEVEL: 'warn',
+  });
   /** Runs the CLI to its end; a non-zero exit is returned, not thrown. */
   const cli = async (...args: string[]) => {
     try {
-      const { stdout, stderr } = await run(process.execPath, [join(root, 'bin', 'switchboard.js'), ...args], { cwd: root, env: cliEnv(), timeout: 60_000 });
+      const { stdout, stderr } = await run(process.execPath, [join(root, 'bin', 'switchboard.js'), ...args], {
+        cwd: root,
+        env: cliEnv(),
+        timeout: 60_000,
+      });
       return { code: 0, stdout, stderr };
     } catch (error) {
       const failed = error as { code?: number; stdout?: string; stderr?: string };
@@ -55,7 +65,9 @@ describe('switchboard ask, runs, steer and stop', () => {
     expect(result.stdout).toContain('outcome: completed');
     expect(result.stdout).toMatch(/model scripted:examples\/hello\.yaml \(directive\)/);
     expect(result.stdout).toContain('— Saying hello from the sandbox');
-    expect(result.stdout).toMatch(/agent: explore .*\nturns: 2 .*tool calls 2 · children 0\n\nThe sandbox answered:\nexit code 0\nhello from the sandbox\nLinux\n/);
+    expect(result.stdout).toMatch(
+      /agent: explore .*\nturns: 2 .*tool calls 2 · children 0\n\nThe sandbox answered:\nexit code 0\nhello from the sandbox\nLinux\n/,
+    );
   });
 
   it('runs list --json shows the run, and runs get prints its record', async () => {
@@ -87,10 +99,19 @@ describe('switchboard ask, runs, steer and stop', () => {
 
   it('stop ends a running run as stopped', async () => {
     const model = join(dir, 'slow.yaml');
-    writeFileSync(model, 'turns:\n  - text: "Sleeping."\n    toolCalls:\n      - { name: bash, input: { command: "sleep 5151; echo woke" } }\n  - text: "should not be reached"\n');
-    const asking = spawn(process.execPath, [join(root, 'bin', 'switchboard.js'), 'ask', '--agent', 'coding', '--model', `scripted:${model}`, 'sleep a while'], { cwd: root, env: cliEnv() });
+    writeFileSync(
+      model,
+      'turns:\n  - text: "Sleeping."\n    toolCalls:\n      - { name: bash, input: { command: "sleep 5151; echo woke" } }\n  - text: "should not be reached"\n',
+    );
+    const asking = spawn(
+      process.execPath,
+      [join(root, 'bin', 'switchboard.js'), 'ask', '--agent', 'coding', '--model', `scripted:${model}`, 'sleep a while'],
+      { cwd: root, env: cliEnv() },
+    );
     let out = '';
-    asking.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); });
+    asking.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
     const exited = new Promise<number | null>((resolve) => asking.on('exit', resolve));
     const deadline = Date.now() + 30_000;
     while (!/last tool bash/.test(out) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));

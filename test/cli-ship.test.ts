@@ -23,7 +23,13 @@ describe('switchboard ship and units', () => {
     try {
       const { stdout, stderr } = await run(process.execPath, [join(projectRoot(), 'bin', 'switchboard.js'), ...args], {
         cwd: kit.dir,
-        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', TEMPORAL_ADDRESS: testTemporalAddress(), SWITCHBOARD_TASK_QUEUE: kit.taskQueue, LOG_LEVEL: 'warn' },
+        env: {
+          PATH: process.env.PATH ?? '/usr/bin:/bin',
+          HOME: process.env.HOME ?? '/tmp',
+          TEMPORAL_ADDRESS: testTemporalAddress(),
+          SWITCHBOARD_TASK_QUEUE: kit.taskQueue,
+          LOG_LEVEL: 'warn',
+        },
       });
       return { code: 0, stdout, stderr };
     } catch (error) {
@@ -36,7 +42,11 @@ describe('switchboard ship and units', () => {
     github = await startLocalGitHub({ tokens: { read: ['read-token'], write: ['write-token'] } });
     const [owner, name] = repo.split('/');
     github.createRepo(owner, name, { 'README.md': '# app\n' });
-    const identities = createGitHubIdentities({ apiUrl: github.apiUrl, gitUrl: github.gitUrl, tokens: { read: 'read-token', write: 'write-token' } });
+    const identities = createGitHubIdentities({
+      apiUrl: github.apiUrl,
+      gitUrl: github.gitUrl,
+      tokens: { read: 'read-token', write: 'write-token' },
+    });
     kit = await startRunKit('cli-ship', { github: identities, ship: { checksPollSeconds: 600 } });
   });
   afterAll(async () => {
@@ -47,7 +57,11 @@ describe('switchboard ship and units', () => {
   it('starts the exact-PR unit, steers it on a second request, and shows its state and record', async () => {
     // A PR someone opened, which the unit takes over at review.
     github.commit(repo, 'feature', { 'NOTES.md': 'notes\n' }, 'Add notes');
-    const opened = await fetch(`${github.apiUrl}/repos/${repo}/pulls`, { method: 'POST', headers: { authorization: 'token write-token', 'content-type': 'application/json' }, body: JSON.stringify({ head: 'feature', base: 'main', title: 'Notes' }) });
+    const opened = await fetch(`${github.apiUrl}/repos/${repo}/pulls`, {
+      method: 'POST',
+      headers: { authorization: 'token write-token', 'content-type': 'application/json' },
+      body: JSON.stringify({ head: 'feature', base: 'main', title: 'Notes' }),
+    });
     expect(opened.status).toBe(201);
     const model = kit.script('cli-ship-model', [
       { text: 'Reviewed.', toolCalls: [{ name: 'submit_review', input: { verdict: 'approve', summary: 'Fine.', findings: [] } }] },
@@ -71,12 +85,18 @@ describe('switchboard ship and units', () => {
       if (state.phase === 'checks') break;
     }
     expect(state).toMatchObject({ unitId, phase: 'checks', pullRequest: 1, lastReview: { verdict: 'approve', posted: 'confirmed' } });
-    expect((await switchboard('units', 'get', unitId)).stdout).toMatch(new RegExp(`^${escape(unitId)}: checks, round 0 of 4, PR #1, last review approve on [0-9a-f]{12}, checks waiting, next checks poll at `));
+    expect((await switchboard('units', 'get', unitId)).stdout).toMatch(
+      new RegExp(
+        `^${escape(unitId)}: checks, round 0 of 4, PR #1, last review approve on [0-9a-f]{12}, checks waiting, next checks poll at `,
+      ),
+    );
 
     // One unit per PR: a second `ship` for it is a steer.
     const again = await switchboard('ship', `${repo}#1`, 'Also add a changelog line');
     expect(again).toMatchObject({ code: 0, stdout: `Ship unit ${unitId} already exists; your request was sent to it as a steer.\n` });
-    const signals = (await handle.fetchHistory()).events!.flatMap((event) => event.workflowExecutionSignaledEventAttributes ? [event.workflowExecutionSignaledEventAttributes.signalName] : []);
+    const signals = (await handle.fetchHistory()).events!.flatMap((event) =>
+      event.workflowExecutionSignaledEventAttributes ? [event.workflowExecutionSignaledEventAttributes.signalName] : [],
+    );
     expect(signals).toEqual(['steer']);
 
     await handle.signal('stop', { reason: 'test over', by: 'tester' });
@@ -87,7 +107,11 @@ describe('switchboard ship and units', () => {
 
     // Visibility lags a moment behind the unit's own attributes.
     let listed: Array<{ unitId: string; outcome?: string; pullRequest?: number }> = [];
-    for (const deadline = Date.now() + 15_000; Date.now() < deadline && !listed.some((row) => row.outcome === 'stopped'); await new Promise((resolve) => setTimeout(resolve, 300))) {
+    for (
+      const deadline = Date.now() + 15_000;
+      Date.now() < deadline && !listed.some((row) => row.outcome === 'stopped');
+      await new Promise((resolve) => setTimeout(resolve, 300))
+    ) {
       listed = JSON.parse((await switchboard('units', 'list', '--repo', repo, '--json')).stdout) as typeof listed;
     }
     expect(listed).toEqual([{ unitId, status: 'COMPLETED', phase: 'settle', pullRequest: 1, outcome: 'stopped' }]);
@@ -109,7 +133,10 @@ describe('switchboard ship and units', () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toBe(`not a pull request reference: '${repo}#x' (expected owner/name#<number>, e.g. acme/app#7)\n`);
     const noRepo = await switchboard('ship', 'Add a changelog');
-    expect(noRepo).toMatchObject({ code: 1, stderr: 'a request needs its repository: --repo owner/name (or give a pull request as owner/name#<number>)\n' });
+    expect(noRepo).toMatchObject({
+      code: 1,
+      stderr: 'a request needs its repository: --repo owner/name (or give a pull request as owner/name#<number>)\n',
+    });
     const missing = await switchboard('units', 'get', `unit:${repo}#99`);
     expect(missing.code).toBe(1);
     expect(missing.stderr.trim().split('\n')).toHaveLength(1);

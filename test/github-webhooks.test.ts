@@ -26,15 +26,34 @@ beforeAll(async () => {
   env = await sharedEnvironment();
   client = env.client;
   const app = express();
-  app.use('/webhooks/github', createGitHubWebhookRouter({ client, taskQueue, secret: SECRET, botLogin: 'switchboard', logger: createLogger({ level: 'silent' }), maxBodyBytes: 64 * 1024 }));
+  app.use(
+    '/webhooks/github',
+    createGitHubWebhookRouter({
+      client,
+      taskQueue,
+      secret: SECRET,
+      botLogin: 'switchboard',
+      logger: createLogger({ level: 'silent' }),
+      maxBodyBytes: 64 * 1024,
+    }),
+  );
   const port = await freePort();
   http = app.listen(port, '127.0.0.1');
   url = `http://127.0.0.1:${port}/webhooks/github`;
-  github = await startLocalGitHub({ tokens: { read: [], write: [ALICE, BOT] }, logins: { [ALICE]: 'alice' }, webhookUrl: url, webhookSecret: SECRET });
+  github = await startLocalGitHub({
+    tokens: { read: [], write: [ALICE, BOT] },
+    logins: { [ALICE]: 'alice' },
+    webhookUrl: url,
+    webhookSecret: SECRET,
+  });
 });
 
 afterAll(async () => {
-  for (const id of started) await client.workflow.getHandle(id).terminate('test over').catch(() => undefined);
+  for (const id of started)
+    await client.workflow
+      .getHandle(id)
+      .terminate('test over')
+      .catch(() => undefined);
   await github?.close();
   http?.close();
   await env?.teardown();
@@ -72,7 +91,11 @@ function mentionPayload(repo: string, number: number) {
 }
 
 function post(body: string, headers: Record<string, string>) {
-  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-github-event': 'issue_comment', 'x-github-delivery': randomUUID(), ...headers }, body });
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-github-event': 'issue_comment', 'x-github-delivery': randomUUID(), ...headers },
+    body,
+  });
 }
 
 const sign = (body: string, secret = SECRET) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
@@ -100,7 +123,14 @@ test('a mention in a PR comment signal-with-starts its thread once, even when re
   github.commit(repo, 'feature', { 'a.txt': 'a\n' });
   const identities = createGitHubIdentities({ apiUrl: github.apiUrl, gitUrl: github.gitUrl, tokens: { write: ALICE } });
   const activities = createGitHubActivities({ identities });
-  const pr = await activities.openOrUpdatePullRequest({ repo, head: 'feature', base: 'main', title: 't', body: 'b', effectKey: `${name}/open/1` });
+  const pr = await activities.openOrUpdatePullRequest({
+    repo,
+    head: 'feature',
+    base: 'main',
+    title: 't',
+    body: 'b',
+    effectKey: `${name}/open/1`,
+  });
   await activities.postComment({ repo, number: pr.number!, body: 'Hey @switchboard, review this please', effectKey: `${name}/comment/1` });
   await github.webhooks.settle();
   const threadId = `thread:gh:${repo}#${pr.number}`;
@@ -126,12 +156,21 @@ test('PR and check events reach the running unit; a PR without a unit signals no
   const activities = createGitHubActivities({ identities });
   await activities.openOrUpdatePullRequest({ repo, head: 'feature', base: 'main', title: 't', body: 'b', effectKey: `${name}/open/1` });
   await github.webhooks.settle();
-  const checkRun = { action: 'completed', check_run: { name: 'ci', head_sha: head, conclusion: 'success', pull_requests: [{ number: 1 }] }, repository: { full_name: repo } };
+  const checkRun = {
+    action: 'completed',
+    check_run: { name: 'ci', head_sha: head, conclusion: 'success', pull_requests: [{ number: 1 }] },
+    repository: { full_name: repo },
+  };
   expect((await github.webhooks.deliver('check_run', checkRun)).status).toBe(202);
   expect(await signalsOf(unitId)).toEqual([{ name: 'prEvent' }, { name: 'checks' }]);
 
   const other = repoName();
-  const orphan = await github.webhooks.deliver('pull_request', { action: 'opened', number: 3, pull_request: { number: 3, head: { sha: head } }, repository: { full_name: `acme/${other}` } });
+  const orphan = await github.webhooks.deliver('pull_request', {
+    action: 'opened',
+    number: 3,
+    pull_request: { number: 3, head: { sha: head } },
+    repository: { full_name: `acme/${other}` },
+  });
   expect(orphan.status).toBe(202);
   expect(await exists(`unit:acme/${other}#3`)).toBe(false);
 });

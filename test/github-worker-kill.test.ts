@@ -29,7 +29,12 @@ describe('a GitHub write under a worker SIGKILL between request and result', () 
     const local = await localGitHubWithIdentities();
     github = local.github;
     github.createRepo('acme', 'widgets', { 'README.md': '# widgets\n' });
-    const opened = await createGitHubActivities({ identities: local.identities }).createIssue({ repo: 'acme/widgets', effectKey: 'setup/issue/1', title: 'Widgets wobble', body: 'They wobble.' });
+    const opened = await createGitHubActivities({ identities: local.identities }).createIssue({
+      repo: 'acme/widgets',
+      effectKey: 'setup/issue/1',
+      title: 'Widgets wobble',
+      body: 'They wobble.',
+    });
     expect(opened.number).toBe(1);
     dir = mkdtempSync(join(tmpdir(), 'switchboard-gh-kill-'));
   });
@@ -41,22 +46,36 @@ describe('a GitHub write under a worker SIGKILL between request and result', () 
   });
 
   const workerOptions = (taskQueue: string) => ({
-    taskQueue, dataDir: join(dir, 'data'), cwd: dir,
+    taskQueue,
+    dataDir: join(dir, 'data'),
+    cwd: dir,
     env: { GITHUB_API_URL: github.apiUrl, GITHUB_GIT_URL: github.gitUrl, GITHUB_READ_TOKEN: READ_TOKEN, GITHUB_WRITE_TOKEN: WRITE_TOKEN },
   });
 
   it('leaves exactly one comment, and the run records the call as confirmed', async () => {
     const taskQueue = uniqueTaskQueue('gh-kill');
     const modelFile = join(dir, 'comment.yaml');
-    writeFileSync(modelFile, stringify({ turns: [
-      { text: 'Commenting.', toolCalls: [{ name: 'github_issue_comment', input: { repo: 'acme/widgets', number: 1, body: 'Looking into the wobble.' } }] },
-      { text: 'GitHub said: {{lastToolResult:github_issue_comment}}' },
-    ] }));
+    writeFileSync(
+      modelFile,
+      stringify({
+        turns: [
+          {
+            text: 'Commenting.',
+            toolCalls: [{ name: 'github_issue_comment', input: { repo: 'acme/widgets', number: 1, body: 'Looking into the wobble.' } }],
+          },
+          { text: 'GitHub said: {{lastToolResult:github_issue_comment}}' },
+        ],
+      }),
+    );
     github.faults.holdResponse({ method: 'POST', path: /\/issues\/1\/comments$/ }, 120_000);
 
     const first = await startWorkerProcess(workerOptions(taskQueue));
     workers.push(first);
-    const sent = await sendMessage(env.client, taskQueue, 'comment on the widgets issue', { agent: 'general', model: `scripted:${modelFile}`, requester: 'tester' });
+    const sent = await sendMessage(env.client, taskQueue, 'comment on the widgets issue', {
+      agent: 'general',
+      model: `scripted:${modelFile}`,
+      requester: 'tester',
+    });
     const runId = sent.outcome.runId!;
     await waitFor(() => github.state.countWrites('comment.create', 'acme/widgets') === 1);
     await first.kill();
@@ -65,7 +84,9 @@ describe('a GitHub write under a worker SIGKILL between request and result', () 
     const record = await followRun(env.client, runId, () => undefined);
     expect(record.outcome).toBe('completed');
     expect(record.toolCalls).toEqual([{ turn: 1, name: 'github_issue_comment', ok: true }]);
-    expect(record.finalText).toMatch(/^GitHub said: Comment posted: http:\/\/127\.0\.0\.1:\d+\/acme\/widgets\/issues\/1#issuecomment-\d+\.$/);
+    expect(record.finalText).toMatch(
+      /^GitHub said: Comment posted: http:\/\/127\.0\.0\.1:\d+\/acme\/widgets\/issues\/1#issuecomment-\d+\.$/,
+    );
     expect(github.state.countWrites('comment.create', 'acme/widgets')).toBe(1);
     const comments = [...github.state.repo('acme', 'widgets')!.issues.get(1)!.comments];
     expect(comments).toHaveLength(1);
@@ -74,7 +95,9 @@ describe('a GitHub write under a worker SIGKILL between request and result', () 
     const counts = await activityCounts(env.client, runId);
     expect(counts.postComment).toEqual({ scheduled: 1, completed: 1, failed: 0, timedOut: 0 });
     const history = await env.client.workflow.getHandle(runId).fetchHistory();
-    const started = history.events!.filter((event) => event.activityTaskStartedEventAttributes).map((event) => event.activityTaskStartedEventAttributes!.attempt);
+    const started = history
+      .events!.filter((event) => event.activityTaskStartedEventAttributes)
+      .map((event) => event.activityTaskStartedEventAttributes!.attempt);
     expect(started).toContain(2);
   });
 
@@ -82,15 +105,37 @@ describe('a GitHub write under a worker SIGKILL between request and result', () 
     const taskQueue = uniqueTaskQueue('gh-issues');
     workers.push(await startWorkerProcess(workerOptions(taskQueue)));
     const modelFile = join(dir, 'issues.yaml');
-    writeFileSync(modelFile, stringify({ turns: [
-      { text: 'Filing.', toolCalls: [{ name: 'github_issue_create', input: { repo: 'acme/widgets', title: 'Gears grind', body: 'They grind.', labels: ['bug'] } }] },
-      { text: 'Closing.', toolCalls: [{ name: 'github_issue_update', input: { repo: 'acme/widgets', number: 2, state: 'closed', labels: ['bug', 'wontfix'] } }] },
-      { text: 'Created: {{lastToolResult:github_issue_create}} Updated: {{lastToolResult:github_issue_update}}' },
-    ] }));
+    writeFileSync(
+      modelFile,
+      stringify({
+        turns: [
+          {
+            text: 'Filing.',
+            toolCalls: [
+              { name: 'github_issue_create', input: { repo: 'acme/widgets', title: 'Gears grind', body: 'They grind.', labels: ['bug'] } },
+            ],
+          },
+          {
+            text: 'Closing.',
+            toolCalls: [
+              { name: 'github_issue_update', input: { repo: 'acme/widgets', number: 2, state: 'closed', labels: ['bug', 'wontfix'] } },
+            ],
+          },
+          { text: 'Created: {{lastToolResult:github_issue_create}} Updated: {{lastToolResult:github_issue_update}}' },
+        ],
+      }),
+    );
     github.faults.dropResponse({ method: 'POST', path: /\/issues$/ });
-    const sent = await sendMessage(env.client, taskQueue, 'file and close an issue', { agent: 'general', model: `scripted:${modelFile}`, requester: 'tester' });
+    const sent = await sendMessage(env.client, taskQueue, 'file and close an issue', {
+      agent: 'general',
+      model: `scripted:${modelFile}`,
+      requester: 'tester',
+    });
     const record = await followRun(env.client, sent.outcome.runId!, () => undefined);
-    expect(record.toolCalls.map((call) => [call.name, call.ok])).toEqual([['github_issue_create', true], ['github_issue_update', true]]);
+    expect(record.toolCalls.map((call) => [call.name, call.ok])).toEqual([
+      ['github_issue_create', true],
+      ['github_issue_update', true],
+    ]);
     expect(record.finalText).toMatch(/Created: Issue #2 opened: .*\/acme\/widgets\/issues\/2\. Updated: Issue #2 updated/);
     expect(github.state.countWrites('issue.create', 'acme/widgets')).toBe(2); // the setup's issue #1 and this one
     const issue = github.state.repo('acme', 'widgets')!.issues.get(2)!;
@@ -105,4 +150,3 @@ async function waitFor(check: () => boolean, timeoutMs = 30_000): Promise<void> 
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
-

@@ -52,9 +52,14 @@ describe('every remaining GitHub write kind under a worker SIGKILL while GitHub 
 
   const startWorker = async (taskQueue: string) => {
     const worker = await startWorkerProcess({
-      taskQueue, dataDir: join(dir, 'data'), cwd: dir,
+      taskQueue,
+      dataDir: join(dir, 'data'),
+      cwd: dir,
       env: {
-        GITHUB_API_URL: github.apiUrl, GITHUB_GIT_URL: gitProxy.url, GITHUB_READ_TOKEN: 'read-token', GITHUB_WRITE_TOKEN: 'write-token',
+        GITHUB_API_URL: github.apiUrl,
+        GITHUB_GIT_URL: gitProxy.url,
+        GITHUB_READ_TOKEN: 'read-token',
+        GITHUB_WRITE_TOKEN: 'write-token',
       },
     });
     workers.push(worker);
@@ -72,14 +77,26 @@ describe('every remaining GitHub write kind under a worker SIGKILL while GitHub 
     const began = Date.now();
     const taskQueue = uniqueTaskQueue('gh-writes-issue');
     const modelFile = join(dir, 'issue.yaml');
-    writeFileSync(modelFile, stringify({ turns: [
-      { text: 'Filing.', toolCalls: [{ name: 'github_issue_create', input: { repo: 'acme/widgets', title: 'Gears grind', body: 'They grind.' } }] },
-      { text: 'GitHub said: {{lastToolResult:github_issue_create}}' },
-    ] }));
+    writeFileSync(
+      modelFile,
+      stringify({
+        turns: [
+          {
+            text: 'Filing.',
+            toolCalls: [{ name: 'github_issue_create', input: { repo: 'acme/widgets', title: 'Gears grind', body: 'They grind.' } }],
+          },
+          { text: 'GitHub said: {{lastToolResult:github_issue_create}}' },
+        ],
+      }),
+    );
     github.faults.holdResponse({ method: 'POST', path: /^\/repos\/acme\/widgets\/issues$/ }, 120_000);
 
     const first = await startWorker(taskQueue);
-    const sent = await sendMessage(env.client, taskQueue, 'file an issue about the gears', { agent: 'general', model: `scripted:${modelFile}`, requester: 'tester' });
+    const sent = await sendMessage(env.client, taskQueue, 'file an issue about the gears', {
+      agent: 'general',
+      model: `scripted:${modelFile}`,
+      requester: 'tester',
+    });
     const runId = sent.outcome.runId!;
     await killAfter(first, () => github.state.countWrites('issue.create', 'acme/widgets') === 1, taskQueue);
 
@@ -92,7 +109,9 @@ describe('every remaining GitHub write kind under a worker SIGKILL while GitHub 
     expect(issues).toHaveLength(1);
     expect(issues[0].body).toContain(`switchboard-effect: ${runId}/github_issue_create/`);
     // Confirmed by the second attempt, the retry that looked for the marker and found it.
-    expect(await activityAttempts(env.client, runId, 'createIssue')).toEqual([{ attempt: 2, result: expect.objectContaining({ status: 'confirmed', number: 1 }) }]);
+    expect(await activityAttempts(env.client, runId, 'createIssue')).toEqual([
+      { attempt: 2, result: expect.objectContaining({ status: 'confirmed', number: 1 }) },
+    ]);
     timings.push(`issue create: ${Date.now() - began} ms`);
   });
 
@@ -100,16 +119,30 @@ describe('every remaining GitHub write kind under a worker SIGKILL while GitHub 
     const repo = 'acme/app';
     const taskQueue = uniqueTaskQueue('gh-writes-unit');
     const model = `scripted:${join(dir, 'unit.yaml')}`;
-    writeFileSync(join(dir, 'unit.yaml'), stringify({ turns: [
-      { alternatives: [
-        { when: { lastUserIncludes: 'of this unit)' }, text: 'Good.', toolCalls: [{ name: 'submit_review', input: { verdict: 'approve', summary: 'Greets the reader.', findings: [] } }] },
-        { text: 'Greeting.', toolCalls: [
-          { name: 'bash', input: { command: 'echo "Hello." >> README.md' } },
-          { name: 'submit_description', input: { title: 'Greet the reader', body: 'Adds a greeting.' } },
-        ] },
-      ] },
-      { text: 'Done.' },
-    ] }));
+    writeFileSync(
+      join(dir, 'unit.yaml'),
+      stringify({
+        turns: [
+          {
+            alternatives: [
+              {
+                when: { lastUserIncludes: 'of this unit)' },
+                text: 'Good.',
+                toolCalls: [{ name: 'submit_review', input: { verdict: 'approve', summary: 'Greets the reader.', findings: [] } }],
+              },
+              {
+                text: 'Greeting.',
+                toolCalls: [
+                  { name: 'bash', input: { command: 'echo "Hello." >> README.md' } },
+                  { name: 'submit_description', input: { title: 'Greet the reader', body: 'Adds a greeting.' } },
+                ],
+              },
+            ],
+          },
+          { text: 'Done.' },
+        ],
+      }),
+    );
     // Each fires once: GitHub applies the write at once and keeps the worker waiting for the answer.
     gitProxy.holdNextPush();
     github.faults.holdResponse({ method: 'POST', path: /^\/repos\/acme\/app\/pulls\/\d+\/reviews$/ }, 120_000);
@@ -119,8 +152,11 @@ describe('every remaining GitHub write kind under a worker SIGKILL while GitHub 
     let worker = await startWorker(taskQueue);
     const unitId = 'unit:acme/app:greet';
     const unit = await env.client.workflow.start('shipUnitWorkflow', {
-      workflowId: unitId, taskQueue,
-      args: [{ unitId, repo, request: 'Greet the reader', model, replyTarget: { kind: 'cli' }, requester: { id: 'tester', surface: 'cli' } }],
+      workflowId: unitId,
+      taskQueue,
+      args: [
+        { unitId, repo, request: 'Greet the reader', model, replyTarget: { kind: 'cli' }, requester: { id: 'tester', surface: 'cli' } },
+      ],
     });
     const state = () => unit.query<UnitState>('state');
     const writes = (kind: Parameters<LocalGitHub['state']['countWrites']>[0]) => github.state.countWrites(kind, repo);
@@ -133,7 +169,14 @@ describe('every remaining GitHub write kind under a worker SIGKILL while GitHub 
     // 1. The push lands on GitHub; its answer is held by the git proxy. The retry (after the 1 minute timeout) finds the branch at its commit.
     worker = await killAfter(worker, () => writes('push') === 1 && gitProxy.held() === 1, taskQueue);
     // CI is green on the pushed commit already, so the unit's first look at the checks moves it to idle.
-    const pushed = execFileSync('git', ['--git-dir', github.state.repo('acme', 'app')!.dir, 'rev-parse', `refs/heads/${unitBranchName(unitId)}`]).toString().trim();
+    const pushed = execFileSync('git', [
+      '--git-dir',
+      github.state.repo('acme', 'app')!.dir,
+      'rev-parse',
+      `refs/heads/${unitBranchName(unitId)}`,
+    ])
+      .toString()
+      .trim();
     github.setCheckRun(repo, pushed, { name: 'ci', status: 'completed', conclusion: 'success' });
     const opened = await waitUntil(state, (now) => now.phase === 'review', 120_000);
     lap('push (kill to PR opened)');
@@ -171,7 +214,9 @@ describe('every remaining GitHub write kind under a worker SIGKILL while GitHub 
     expect(pull.comments[0].body).toContain(`Ship unit ${unitId} merged`);
     expect(pull.comments[0].body).toContain(`switchboard-effect: ${unitId}/report-comment`);
     // The branch sits at the one pushed commit: the retry neither pushed again nor met a stale lease.
-    const tip = execFileSync('git', ['--git-dir', stored.dir, 'rev-parse', `refs/heads/${opened.branch}`]).toString().trim();
+    const tip = execFileSync('git', ['--git-dir', stored.dir, 'rev-parse', `refs/heads/${opened.branch}`])
+      .toString()
+      .trim();
     expect(tip).toBe(opened.headSha);
     expect(execFileSync('git', ['--git-dir', stored.dir, 'show', `${tip}:README.md`]).toString()).toBe('# app\nHello.\n');
 
@@ -185,7 +230,10 @@ describe('every remaining GitHub write kind under a worker SIGKILL while GitHub 
   });
 });
 
-interface ActivityOutcome { attempt: number; result: unknown }
+interface ActivityOutcome {
+  attempt: number;
+  result: unknown;
+}
 
 /** Per activity type, each completed activity's final attempt and decoded result, from the workflow's history. */
 async function activityResults(client: Client, workflowId: string): Promise<Record<string, ActivityOutcome[]>> {
@@ -202,7 +250,10 @@ async function activityResults(client: Client, workflowId: string): Promise<Reco
     if (completed) {
       const data = completed.result?.payloads?.[0]?.data;
       const result: unknown = data ? JSON.parse(Buffer.from(data).toString('utf8')) : undefined;
-      (results[types.get(String(completed.scheduledEventId))!] ??= []).push({ attempt: attempts.get(String(completed.startedEventId)) ?? 0, result });
+      (results[types.get(String(completed.scheduledEventId))!] ??= []).push({
+        attempt: attempts.get(String(completed.startedEventId)) ?? 0,
+        result,
+      });
     }
   }
   return results;
@@ -232,18 +283,22 @@ async function startGitProxy(target: string): Promise<GitProxy> {
   const server = createServer((req, res) => {
     const hold = holdNext && req.method === 'POST' && (req.url ?? '').endsWith('/git-receive-pack');
     if (hold) holdNext = false;
-    const upstream = request(new URL(req.url ?? '/', target), { method: req.method, headers: { ...req.headers, host: new URL(target).host } }, (answer) => {
-      if (!hold) {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-        return;
-      }
-      // Read GitHub's whole answer (the push is applied by then) and never pass it on.
-      answer.resume();
-      answer.on('end', () => {
-        held += 1;
-      });
-    });
+    const upstream = request(
+      new URL(req.url ?? '/', target),
+      { method: req.method, headers: { ...req.headers, host: new URL(target).host } },
+      (answer) => {
+        if (!hold) {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+          return;
+        }
+        // Read GitHub's whole answer (the push is applied by then) and never pass it on.
+        answer.resume();
+        answer.on('end', () => {
+          held += 1;
+        });
+      },
+    );
     upstream.on('error', () => res.destroy());
     req.pipe(upstream);
   });

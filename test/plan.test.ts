@@ -21,25 +21,50 @@ describe('planWorkflow', () => {
   it('starts a chain of three units in order and merges them in dependency order', async () => {
     // Each unit writes its own file; the request names it. Reviews approve.
     const model = ship.model([
-      { alternatives: [
-        { when: { lastUserIncludes: 'of this unit)' }, text: 'Fine.', toolCalls: [{ name: 'submit_review', input: { verdict: 'approve', summary: 'Good.', findings: [] } }] },
-        { when: { lastUserIncludes: 'schema' }, text: 'Schema.', toolCalls: [{ name: 'bash', input: { command: 'echo "schema v1" > schema.txt' } }] },
-        { when: { lastUserIncludes: 'server' }, text: 'Server.', toolCalls: [{ name: 'bash', input: { command: 'test -f schema.txt && echo "server uses $(cat schema.txt)" > server.txt' } }] },
-        { text: 'Client.', toolCalls: [{ name: 'bash', input: { command: 'test -f server.txt && echo "client of the server" > client.txt' } }] },
-      ] },
+      {
+        alternatives: [
+          {
+            when: { lastUserIncludes: 'of this unit)' },
+            text: 'Fine.',
+            toolCalls: [{ name: 'submit_review', input: { verdict: 'approve', summary: 'Good.', findings: [] } }],
+          },
+          {
+            when: { lastUserIncludes: 'schema' },
+            text: 'Schema.',
+            toolCalls: [{ name: 'bash', input: { command: 'echo "schema v1" > schema.txt' } }],
+          },
+          {
+            when: { lastUserIncludes: 'server' },
+            text: 'Server.',
+            toolCalls: [{ name: 'bash', input: { command: 'test -f schema.txt && echo "server uses $(cat schema.txt)" > server.txt' } }],
+          },
+          {
+            text: 'Client.',
+            toolCalls: [{ name: 'bash', input: { command: 'test -f server.txt && echo "client of the server" > client.txt' } }],
+          },
+        ],
+      },
       { text: 'done: {{lastToolResult}}' },
     ]);
     const planId = `plan:${REPO}:api`;
     const handle = await env.client.workflow.start('planWorkflow', {
-      workflowId: planId, taskQueue: ship.kit.taskQueue,
-      args: [{
-        planId, repo: REPO, replyTarget: { kind: 'cli' }, requester: { id: 'tester', surface: 'cli' }, model, mergeAuthority: true,
-        units: [
-          { key: 'client', request: 'Add the client', dependsOn: ['server'] },
-          { key: 'schema', request: 'Add the schema file' },
-          { key: 'server', request: 'Add the server file', dependsOn: ['schema'] },
-        ],
-      }],
+      workflowId: planId,
+      taskQueue: ship.kit.taskQueue,
+      args: [
+        {
+          planId,
+          repo: REPO,
+          replyTarget: { kind: 'cli' },
+          requester: { id: 'tester', surface: 'cli' },
+          model,
+          mergeAuthority: true,
+          units: [
+            { key: 'client', request: 'Add the client', dependsOn: ['server'] },
+            { key: 'schema', request: 'Add the schema file' },
+            { key: 'server', request: 'Add the server file', dependsOn: ['schema'] },
+          ],
+        },
+      ],
     });
     const plan = (await handle.result()) as PlanRecord;
     expect(plan.outcome).toBe('completed');
@@ -56,8 +81,20 @@ describe('planWorkflow', () => {
   it('refuses a plan whose dependencies form a cycle', async () => {
     const planId = `plan:${REPO}:cycle`;
     const handle = await env.client.workflow.start('planWorkflow', {
-      workflowId: planId, taskQueue: ship.kit.taskQueue,
-      args: [{ planId, repo: REPO, replyTarget: { kind: 'cli' }, requester: { id: 'tester', surface: 'cli' }, units: [{ key: 'a', request: 'a', dependsOn: ['b'] }, { key: 'b', request: 'b', dependsOn: ['a'] }] }],
+      workflowId: planId,
+      taskQueue: ship.kit.taskQueue,
+      args: [
+        {
+          planId,
+          repo: REPO,
+          replyTarget: { kind: 'cli' },
+          requester: { id: 'tester', surface: 'cli' },
+          units: [
+            { key: 'a', request: 'a', dependsOn: ['b'] },
+            { key: 'b', request: 'b', dependsOn: ['a'] },
+          ],
+        },
+      ],
     });
     await expect(handle.result()).rejects.toMatchObject({ cause: { message: expect.stringContaining('the dependencies form a cycle') } });
   });

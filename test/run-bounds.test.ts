@@ -48,7 +48,10 @@ describe('run bounds on the time-skipping server', () => {
     expect(record.jobWaits.polls).toBeGreaterThanOrEqual(2);
     expect(record.jobWaits.waitedMs).toBeGreaterThanOrEqual(15 * 60_000);
     expect(record.endedAt - record.startedAt).toBeGreaterThanOrEqual(30 * 60_000);
-    expect(record.toolCalls.map((call) => [call.name, call.ok])).toEqual([['bash', true], ['wait_for_job', false]]);
+    expect(record.toolCalls.map((call) => [call.name, call.ok])).toEqual([
+      ['bash', true],
+      ['wait_for_job', false],
+    ]);
     expect(record.finalText).toBe('Waiting for the job.');
   });
 
@@ -64,7 +67,9 @@ describe('run bounds on the time-skipping server', () => {
     expect(record).toMatchObject({ outcome: 'turns', endedBy: 'the turn guard (2 turns)', turns: 3 });
     // The summary turn was offered no tools, and the call it made anyway was never executed.
     expect(record.toolCalls.map((call) => call.name)).toEqual(['bash', 'bash']);
-    expect(record.finalText).toContain('Summary. I was told: (system) The run has reached the turn guard of 2 turns. Tools are no longer available');
+    expect(record.finalText).toContain(
+      'Summary. I was told: (system) The run has reached the turn guard of 2 turns. Tools are no longer available',
+    );
   });
 
   it('ends at the token cap when a turn is cut off at the per-call output limit', async () => {
@@ -76,7 +81,12 @@ describe('run bounds on the time-skipping server', () => {
     const { runId } = await kit.start('explain everything', { agent: 'brief', model });
     const record = await kit.result(runId);
     expect(record.profile.tokenCap).toBe(2000);
-    expect(record).toMatchObject({ outcome: 'tokens', endedBy: 'the token cap of 2000 per call', turns: 2, tokens: { input: 1400, output: 2040 } });
+    expect(record).toMatchObject({
+      outcome: 'tokens',
+      endedBy: 'the token cap of 2000 per call',
+      turns: 2,
+      tokens: { input: 1400, output: 2040 },
+    });
     expect(record.finalText).toBe('A very long answer that was cut');
   });
 });

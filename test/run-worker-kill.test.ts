@@ -40,7 +40,12 @@ describe('a worker SIGKILLed mid-run', () => {
     return sent.outcome.runId;
   };
   /** The host path of the run's /tmp/cmdlog.txt, once a command has written it. */
-  const commandLog = () => execFileSync('find', [dataDir, '-name', 'cmdlog.txt'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim().split('\n').filter(Boolean)[0];
+  const commandLog = () =>
+    execFileSync('find', [dataDir, '-name', 'cmdlog.txt'], { stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim()
+      .split('\n')
+      .filter(Boolean)[0];
 
   beforeAll(async () => {
     env = await sharedEnvironment();
@@ -65,7 +70,10 @@ describe('a worker SIGKILLed mid-run', () => {
     const model = script('timer', [
       { text: 'First command.', toolCalls: [{ name: 'bash', input: { command: 'echo first >> /tmp/cmdlog.txt' } }] },
       { text: 'Waiting for the job.', toolCalls: [{ name: 'wait_for_job', input: { exitFile: '/tmp/job.exit', pollSeconds: 10 } }] },
-      { text: 'Second command.', toolCalls: [{ name: 'bash', input: { command: 'echo second >> /tmp/cmdlog.txt && cat /tmp/cmdlog.txt' } }] },
+      {
+        text: 'Second command.',
+        toolCalls: [{ name: 'bash', input: { command: 'echo second >> /tmp/cmdlog.txt && cat /tmp/cmdlog.txt' } }],
+      },
       { text: 'Log: {{lastToolResult:bash}}' },
     ]);
     const first = await startWorker();
@@ -77,7 +85,11 @@ describe('a worker SIGKILLed mid-run', () => {
     writeFileSync(join(dirname(commandLog()), 'job.exit'), '0\n');
     const record = await followRun(env.client, runId, () => undefined);
     expect(record).toMatchObject({ outcome: 'completed', turns: 4 });
-    expect(record.toolCalls.map((call) => [call.name, call.ok])).toEqual([['bash', true], ['wait_for_job', true], ['bash', true]]);
+    expect(record.toolCalls.map((call) => [call.name, call.ok])).toEqual([
+      ['bash', true],
+      ['wait_for_job', true],
+      ['bash', true],
+    ]);
     expect(readFileSync(commandLog(), 'utf8')).toBe('first\nsecond\n');
     expect(record.finalText).toContain('first\nsecond');
     const counts = await activityCounts(env.client, runId);
@@ -87,7 +99,10 @@ describe('a worker SIGKILLed mid-run', () => {
 
   it('killed during a command: the command is not re-run and the model is told its result is unknown', async () => {
     const model = script('command', [
-      { text: 'A long command.', toolCalls: [{ name: 'bash', input: { command: 'echo ran >> /tmp/cmdlog.txt; sleep 4747; echo finished' } }] },
+      {
+        text: 'A long command.',
+        toolCalls: [{ name: 'bash', input: { command: 'echo ran >> /tmp/cmdlog.txt; sleep 4747; echo finished' } }],
+      },
       { text: 'Told: {{lastToolResult:bash}}' },
     ]);
     const first = await startWorker();
@@ -98,7 +113,9 @@ describe('a worker SIGKILLed mid-run', () => {
     // bash's heartbeat timeout (20 s) is how Temporal learns the command's worker is gone.
     const record = await followRun(env.client, runId, () => undefined);
     expect(record).toMatchObject({ outcome: 'completed', turns: 2 });
-    expect(record.toolCalls).toEqual([expect.objectContaining({ name: 'bash', ok: false, error: expect.stringContaining('did not report a result') })]);
+    expect(record.toolCalls).toEqual([
+      expect.objectContaining({ name: 'bash', ok: false, error: expect.stringContaining('did not report a result') }),
+    ]);
     expect(record.finalText).toContain('It may or may not have run; check its effects before repeating it.');
     expect(readFileSync(commandLog(), 'utf8')).toBe('ran\n');
     const counts = await activityCounts(env.client, runId);
@@ -123,4 +140,3 @@ function killProcessesMentioning(text: string): void {
     }
   }
 }
-

@@ -20,10 +20,13 @@ describe('agentRunWorkflow on the real server', () => {
 
   it('runs bash and write_file in the workspace and ends with the record', async () => {
     const model = kit.script('files', [
-      { text: 'Writing a note.', toolCalls: [
-        { name: 'write_file', input: { path: 'notes/hello.txt', content: 'written by the run\n' } },
-        { name: 'bash', input: { command: 'cat notes/hello.txt && echo "lines: $(wc -l < notes/hello.txt)"' } },
-      ] },
+      {
+        text: 'Writing a note.',
+        toolCalls: [
+          { name: 'write_file', input: { path: 'notes/hello.txt', content: 'written by the run\n' } },
+          { name: 'bash', input: { command: 'cat notes/hello.txt && echo "lines: $(wc -l < notes/hello.txt)"' } },
+        ],
+      },
       { text: 'The file says: {{lastToolResult:bash}}' },
     ]);
     const { runId, threadId } = await kit.start('write a note', { agent: 'coding', model });
@@ -31,7 +34,10 @@ describe('agentRunWorkflow on the real server', () => {
     const record = await kit.result(runId);
     expect(record).toMatchObject({ outcome: 'completed', turns: 2, runId, threadId });
     expect(record.profile).toMatchObject({ agent: 'coding', machine: 'repo-resident', identity: 'write' });
-    expect(record.toolCalls.map((call) => [call.name, call.ok])).toEqual([['write_file', true], ['bash', true]]);
+    expect(record.toolCalls.map((call) => [call.name, call.ok])).toEqual([
+      ['write_file', true],
+      ['bash', true],
+    ]);
     expect(record.finalText).toContain('written by the run');
     expect(record.finalText).toContain('lines: 1');
   });
@@ -44,7 +50,13 @@ describe('agentRunWorkflow on the real server', () => {
     const { runId, threadId } = await kit.start('look around', { agent: 'explore', model });
     const record = await kit.result(runId);
     expect(record.outcome).toBe('completed');
-    expect(record.toolCalls).toEqual([expect.objectContaining({ name: 'write_file', ok: false, error: expect.stringContaining('not available to this run (agent explore)') })]);
+    expect(record.toolCalls).toEqual([
+      expect.objectContaining({
+        name: 'write_file',
+        ok: false,
+        error: expect.stringContaining('not available to this run (agent explore)'),
+      }),
+    ]);
     expect(record.finalText).toContain('it was not executed');
     await expect(run('find', [kit.dataDir, '-name', 'forbidden.txt']).then((out) => out.stdout.trim())).resolves.toBe('');
     expect(threadId).toMatch(/^thread:cli:/);
@@ -58,7 +70,18 @@ describe('agentRunWorkflow on the real server', () => {
     const { runId } = await kit.start('use the api', { agent: 'coding', model });
     await waitFor(async () => (await kit.env.client.workflow.getHandle(runId).query<RunStatus>('status')).phase === 'tools');
     const temporal = resolveTemporalBinary('cli').path;
-    await run(temporal, ['workflow', 'signal', '--address', testTemporalAddress(), '--workflow-id', runId, '--name', 'steer', '--input', '{"text":"use the v2 API"}']);
+    await run(temporal, [
+      'workflow',
+      'signal',
+      '--address',
+      testTemporalAddress(),
+      '--workflow-id',
+      runId,
+      '--name',
+      'steer',
+      '--input',
+      '{"text":"use the v2 API"}',
+    ]);
     const record = await kit.result(runId);
     expect(record.finalText).toBe('Switching to the v2 API as asked.');
   });
@@ -78,13 +101,16 @@ describe('agentRunWorkflow on the real server', () => {
     expect(await pids('sleep 3171')).toEqual([]);
   });
 
-  it('refuses path traversal and keeps the worker\'s secrets out of the sandbox', async () => {
+  it("refuses path traversal and keeps the worker's secrets out of the sandbox", async () => {
     process.env.GITHUB_WRITE_TOKEN = 'ghp_secret_from_the_worker_env';
     const model = kit.script('escape', [
-      { text: 'Probing.', toolCalls: [
-        { name: 'read_file', input: { path: '../../../../etc/passwd' } },
-        { name: 'bash', input: { command: 'env; echo "token=${GITHUB_WRITE_TOKEN:-absent}"' } },
-      ] },
+      {
+        text: 'Probing.',
+        toolCalls: [
+          { name: 'read_file', input: { path: '../../../../etc/passwd' } },
+          { name: 'bash', input: { command: 'env; echo "token=${GITHUB_WRITE_TOKEN:-absent}"' } },
+        ],
+      },
       { text: 'The sandbox environment: {{lastToolResult:bash}}' },
     ]);
     const { runId } = await kit.start('probe', { agent: 'coding', model });
@@ -99,8 +125,22 @@ describe('agentRunWorkflow on the real server', () => {
 
   it('waits for a detached job with workflow timers, after the command that started it returned', async () => {
     const model = kit.script('job', [
-      { text: 'Starting a job.', toolCalls: [{ name: 'bash', input: { command: "setsid -f sh -c 'sleep 2; echo job-output > /tmp/job.log 2>&1; echo 7 > /tmp/job.exit' </dev/null >/dev/null 2>&1; echo started" } }] },
-      { text: 'Waiting.', toolCalls: [{ name: 'wait_for_job', input: { exitFile: '/tmp/job.exit', logFile: '/tmp/job.log', pollSeconds: 10 } }] },
+      {
+        text: 'Starting a job.',
+        toolCalls: [
+          {
+            name: 'bash',
+            input: {
+              command:
+                "setsid -f sh -c 'sleep 2; echo job-output > /tmp/job.log 2>&1; echo 7 > /tmp/job.exit' </dev/null >/dev/null 2>&1; echo started",
+            },
+          },
+        ],
+      },
+      {
+        text: 'Waiting.',
+        toolCalls: [{ name: 'wait_for_job', input: { exitFile: '/tmp/job.exit', logFile: '/tmp/job.log', pollSeconds: 10 } }],
+      },
       { text: 'Job said: {{lastToolResult:wait_for_job}}' },
     ]);
     const { runId } = await kit.start('run a job', { agent: 'explore', model });
@@ -118,7 +158,13 @@ describe('agentRunWorkflow on the real server', () => {
       { text: 'Child finished: {{lastToolResult:bash}}' },
     ]);
     const model = kit.script('parent', [
-      { text: 'Fanning out.', toolCalls: ['a', 'b', 'c'].map((name) => ({ name: 'task', input: { agent_type: 'worker', name: `part-${name}`, prompt: `do part ${name}`, model: child, mode: 'background' } })) },
+      {
+        text: 'Fanning out.',
+        toolCalls: ['a', 'b', 'c'].map((name) => ({
+          name: 'task',
+          input: { agent_type: 'worker', name: `part-${name}`, prompt: `do part ${name}`, model: child, mode: 'background' },
+        })),
+      },
       { text: 'All parts reported: {{lastUser}}' },
       { text: 'still collecting' },
       { text: 'done collecting' },
@@ -143,4 +189,3 @@ async function pids(pattern: string): Promise<string[]> {
     return [];
   }
 }
-

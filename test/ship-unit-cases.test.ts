@@ -5,8 +5,21 @@ import { waitUntil } from './helpers/wait';
 
 jest.setTimeout(180_000);
 
-const minorFinding = { severity: 'minor', path: 'README.md', line: 1, title: 'Wording', scenario: 'The greeting has no punctuation.', impact: 'It reads oddly.' };
-const codingTurn = { text: 'Changing.', toolCalls: [{ name: 'bash', input: { command: 'echo "Hello" >> README.md' } }, { name: 'submit_description', input: { title: 'Greet', body: 'Greets.' } }] };
+const minorFinding = {
+  severity: 'minor',
+  path: 'README.md',
+  line: 1,
+  title: 'Wording',
+  scenario: 'The greeting has no punctuation.',
+  impact: 'It reads oddly.',
+};
+const codingTurn = {
+  text: 'Changing.',
+  toolCalls: [
+    { name: 'bash', input: { command: 'echo "Hello" >> README.md' } },
+    { name: 'submit_description', input: { title: 'Greet', body: 'Greets.' } },
+  ],
+};
 
 describe('the review gate set to major', () => {
   let ship: ShipKit;
@@ -17,15 +30,34 @@ describe('the review gate set to major', () => {
 
   it('leaves a minor finding unaddressed and approves', async () => {
     const model = ship.model([
-      { alternatives: [
-        { when: { lastUserIncludes: 'of this unit)' }, text: 'One nit-level minor.', toolCalls: [{ name: 'submit_review', input: { verdict: 'request_changes', summary: 'Fine apart from wording.', findings: [minorFinding] } }] },
-        codingTurn,
-      ] },
+      {
+        alternatives: [
+          {
+            when: { lastUserIncludes: 'of this unit)' },
+            text: 'One nit-level minor.',
+            toolCalls: [
+              {
+                name: 'submit_review',
+                input: { verdict: 'request_changes', summary: 'Fine apart from wording.', findings: [minorFinding] },
+              },
+            ],
+          },
+          codingTurn,
+        ],
+      },
       { text: 'done' },
     ]);
     const unit = await ship.start({ unitId: `unit:${REPO}:gate-major`, request: 'Greet the reader', model });
-    const idle = await waitUntil(() => unit.query<UnitState>('state'), (state) => state.phase === 'idle');
-    expect(idle.lastReview).toMatchObject({ verdict: 'approve', addressed: 0, counts: { minor: 1, major: 0, blocking: 0, nit: 0 }, posted: 'confirmed' });
+    const idle = await waitUntil(
+      () => unit.query<UnitState>('state'),
+      (state) => state.phase === 'idle',
+    );
+    expect(idle.lastReview).toMatchObject({
+      verdict: 'approve',
+      addressed: 0,
+      counts: { minor: 1, major: 0, blocking: 0, nit: 0 },
+      posted: 'confirmed',
+    });
     expect(idle.round).toBe(1);
     await unit.signal('stop', { reason: 'test done', by: 'tester' });
     expect(await unit.result()).toMatchObject({ outcome: 'stopped', rounds: 1, reviews: 1 });
@@ -41,18 +73,31 @@ describe('a unit whose PR head moves during review', () => {
 
   it('reviews again and posts nothing for the old commit', async () => {
     const model = ship.model([
-      { alternatives: [
-        { when: { lastUserIncludes: 'of this unit)' }, delayMs: 2_500, text: 'Reviewed.', toolCalls: [{ name: 'submit_review', input: { verdict: 'approve', summary: 'Good.', findings: [] } }] },
-        codingTurn,
-      ] },
+      {
+        alternatives: [
+          {
+            when: { lastUserIncludes: 'of this unit)' },
+            delayMs: 2_500,
+            text: 'Reviewed.',
+            toolCalls: [{ name: 'submit_review', input: { verdict: 'approve', summary: 'Good.', findings: [] } }],
+          },
+          codingTurn,
+        ],
+      },
       { text: 'done' },
     ]);
     const unitId = `unit:${REPO}:head-moves`;
     const unit = await ship.start({ unitId, request: 'Greet the reader', model });
-    const reviewing = await waitUntil(() => unit.query<UnitState>('state'), (state) => state.phase === 'review' && Boolean(state.currentRun));
+    const reviewing = await waitUntil(
+      () => unit.query<UnitState>('state'),
+      (state) => state.phase === 'review' && Boolean(state.currentRun),
+    );
     const oldHead = reviewing.headSha!;
     const movedHead = ship.github.commit(REPO, reviewing.branch, { 'NOTES.md': 'pushed by someone else\n' }, 'A colleague pushes');
-    const idle = await waitUntil(() => unit.query<UnitState>('state'), (state) => state.phase === 'idle');
+    const idle = await waitUntil(
+      () => unit.query<UnitState>('state'),
+      (state) => state.phase === 'idle',
+    );
     expect(idle.headSha).toBe(movedHead);
     const pull = ship.github.state.repo('acme', 'app')!.issues.get(idle.pullRequest!)!;
     expect(pull.reviews.map((review) => review.commitId)).toEqual([movedHead]);
@@ -76,7 +121,10 @@ describe('stopping a unit during coding', () => {
     ]);
     const unitId = `unit:${REPO}:stop-me`;
     const unit = await ship.start({ unitId, request: 'Add a slow change', model });
-    const coding = await waitUntil(() => unit.query<UnitState>('state'), (state) => state.phase === 'coding' && Boolean(state.currentRun));
+    const coding = await waitUntil(
+      () => unit.query<UnitState>('state'),
+      (state) => state.phase === 'coding' && Boolean(state.currentRun),
+    );
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     await unit.signal('stop', { reason: 'changed my mind', by: 'tester' });
     const record = await unit.result();
@@ -89,12 +137,21 @@ describe('stopping a unit during coding', () => {
   });
 
   it('settles stopped, starting no coding run, when the stop comes right after the start', async () => {
-    const model = ship.model([{ text: 'Working slowly.', toolCalls: [{ name: 'bash', input: { command: 'sleep 4343' } }] }, { text: 'never' }]);
+    const model = ship.model([
+      { text: 'Working slowly.', toolCalls: [{ name: 'bash', input: { command: 'sleep 4343' } }] },
+      { text: 'never' },
+    ]);
     const unit = await ship.start({ unitId: `unit:${REPO}:stop-early`, request: 'Add another slow change', model });
     await unit.signal('stop', { reason: 'too early', by: 'tester' });
     const record = await unit.result();
     expect(record).toMatchObject({ outcome: 'stopped', endedBy: 'stopped by tester: too early' });
-    const coding = await ship.kit.env.client.workflow.getHandle(`unit:${REPO}:stop-early/coding-1-1`).describe().then((run) => run.status.name, () => 'never started');
+    const coding = await ship.kit.env.client.workflow
+      .getHandle(`unit:${REPO}:stop-early/coding-1-1`)
+      .describe()
+      .then(
+        (run) => run.status.name,
+        () => 'never started',
+      );
     expect(['never started', 'COMPLETED']).toContain(coding);
     expect(ship.github.state.countWrites('push', REPO)).toBe(0);
   });

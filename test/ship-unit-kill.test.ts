@@ -15,7 +15,14 @@ import { startWorkerProcess, type WorkerProcess } from './helpers/worker-process
 
 jest.setTimeout(300_000);
 
-const finding = { severity: 'minor', path: 'README.md', line: 1, title: 'No greeting for the reader', scenario: 'A reader opens the README and is not greeted.', impact: 'The change is incomplete.' };
+const finding = {
+  severity: 'minor',
+  path: 'README.md',
+  line: 1,
+  title: 'No greeting for the reader',
+  scenario: 'A reader opens the README and is not greeted.',
+  impact: 'The change is incomplete.',
+};
 
 /**
  * One unit lifetime served by worker processes, each SIGKILLed at a different point and
@@ -34,9 +41,14 @@ describe('a ship unit whose worker is SIGKILLed in every phase', () => {
 
   const startWorker = async () => {
     worker = await startWorkerProcess({
-      taskQueue, dataDir: join(dir, 'data'), cwd: dir,
+      taskQueue,
+      dataDir: join(dir, 'data'),
+      cwd: dir,
       env: {
-        GITHUB_API_URL: github.apiUrl, GITHUB_GIT_URL: github.gitUrl, GITHUB_READ_TOKEN: 'read-token', GITHUB_WRITE_TOKEN: 'write-token',
+        GITHUB_API_URL: github.apiUrl,
+        GITHUB_GIT_URL: github.gitUrl,
+        GITHUB_READ_TOKEN: 'read-token',
+        GITHUB_WRITE_TOKEN: 'write-token',
         SWITCHBOARD_CONFIG: join(dir, 'switchboard.yaml'),
       },
     });
@@ -66,31 +78,65 @@ describe('a ship unit whose worker is SIGKILLed in every phase', () => {
 
   it('resumes after each kill and leaves one PR, one review per commit, one report, two pushes', async () => {
     const model = `scripted:${join(dir, 'model.yaml')}`;
-    writeFileSync(join(dir, 'model.yaml'), stringify({ turns: [
-      { alternatives: [
-        { when: { lastUserIncludes: '(review 1 of this unit)' }, delayMs: 4_000, text: 'One finding.', toolCalls: [{ name: 'submit_review', input: { verdict: 'request_changes', summary: 'Greets nobody yet.', findings: [finding] } }] },
-        { when: { lastUserIncludes: 'of this unit)' }, text: 'Good.', toolCalls: [{ name: 'submit_review', input: { verdict: 'approve', summary: 'Greets the reader.', findings: [] } }] },
-        { when: { lastUserIncludes: 'The review asks' }, text: 'Fixing.', toolCalls: [{ name: 'bash', input: { command: 'echo "Hello, reader." >> README.md' } }] },
-        // Round 1 starts with a slow test run: the worker dies during it.
-        { text: 'Running the tests first.', toolCalls: [{ name: 'bash', input: { command: 'echo ran >> /tmp/cmdlog.txt; sleep 4747' } }] },
-      ] },
-      { alternatives: [
-        { when: { lastUserIncludes: 'No pull request exists yet' }, text: 'Greeting.', toolCalls: [
-          { name: 'bash', input: { command: 'echo "Hello." >> README.md' } },
-          { name: 'submit_description', input: { title: 'Greet the reader', body: 'Adds a greeting.' } },
-        ] },
-        { text: 'Done.' },
-      ] },
-      { text: 'Done.' },
-    ] }));
+    writeFileSync(
+      join(dir, 'model.yaml'),
+      stringify({
+        turns: [
+          {
+            alternatives: [
+              {
+                when: { lastUserIncludes: '(review 1 of this unit)' },
+                delayMs: 4_000,
+                text: 'One finding.',
+                toolCalls: [
+                  { name: 'submit_review', input: { verdict: 'request_changes', summary: 'Greets nobody yet.', findings: [finding] } },
+                ],
+              },
+              {
+                when: { lastUserIncludes: 'of this unit)' },
+                text: 'Good.',
+                toolCalls: [{ name: 'submit_review', input: { verdict: 'approve', summary: 'Greets the reader.', findings: [] } }],
+              },
+              {
+                when: { lastUserIncludes: 'The review asks' },
+                text: 'Fixing.',
+                toolCalls: [{ name: 'bash', input: { command: 'echo "Hello, reader." >> README.md' } }],
+              },
+              // Round 1 starts with a slow test run: the worker dies during it.
+              {
+                text: 'Running the tests first.',
+                toolCalls: [{ name: 'bash', input: { command: 'echo ran >> /tmp/cmdlog.txt; sleep 4747' } }],
+              },
+            ],
+          },
+          {
+            alternatives: [
+              {
+                when: { lastUserIncludes: 'No pull request exists yet' },
+                text: 'Greeting.',
+                toolCalls: [
+                  { name: 'bash', input: { command: 'echo "Hello." >> README.md' } },
+                  { name: 'submit_description', input: { title: 'Greet the reader', body: 'Adds a greeting.' } },
+                ],
+              },
+              { text: 'Done.' },
+            ],
+          },
+          { text: 'Done.' },
+        ],
+      }),
+    );
     // The PR's creation is applied at once and its answer held: the worker dies before it learns the number.
     github.faults.holdResponse({ method: 'POST', path: /\/pulls$/ }, 120_000);
 
     await startWorker();
     const unitId = `unit:${repo}:greet`;
     const unit = await env.client.workflow.start('shipUnitWorkflow', {
-      workflowId: unitId, taskQueue,
-      args: [{ unitId, repo, request: 'Greet the reader', model, replyTarget: { kind: 'cli' }, requester: { id: 'tester', surface: 'cli' } }],
+      workflowId: unitId,
+      taskQueue,
+      args: [
+        { unitId, repo, request: 'Greet the reader', model, replyTarget: { kind: 'cli' }, requester: { id: 'tester', surface: 'cli' } },
+      ],
     });
     const state = () => unit.query<UnitState>('state');
 
@@ -108,7 +154,11 @@ describe('a ship unit whose worker is SIGKILLed in every phase', () => {
     // 3. Review, mid model turn (the review's 4 s think): the turn is retried after the model's 30 s heartbeat.
     const reviewing = await waitFor(async () => {
       const now = await state();
-      return now.phase === 'review' && now.currentRun?.includes('/review-') && (await modelTurnStarted(env.client.workflow.getHandle(now.currentRun))) ? now : undefined;
+      return now.phase === 'review' &&
+        now.currentRun?.includes('/review-') &&
+        (await modelTurnStarted(env.client.workflow.getHandle(now.currentRun)))
+        ? now
+        : undefined;
     }, 60_000);
     expect(reviewing.pullRequest).toBe(1);
     await replaceWorker();
@@ -169,13 +219,19 @@ describe('a ship unit whose worker is SIGKILLed in every phase', () => {
 
 /** The host path of the coding run's /tmp/cmdlog.txt, once its command has written it. */
 function commandLog(dir: string): string | undefined {
-  const found = execFileSync('find', [join(dir, 'data'), '-name', 'cmdlog.txt'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+  const found = execFileSync('find', [join(dir, 'data'), '-name', 'cmdlog.txt'], { stdio: ['ignore', 'pipe', 'ignore'] })
+    .toString()
+    .trim();
   return found.split('\n').filter(Boolean)[0];
 }
 
 async function modelTurnStarted(run: WorkflowHandle): Promise<boolean> {
   const { raw } = await run.describe();
-  return (raw.pendingActivities ?? []).some((activity) => activity.activityType?.name === 'modelTurn' && activity.state === temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED);
+  return (raw.pendingActivities ?? []).some(
+    (activity) =>
+      activity.activityType?.name === 'modelTurn' &&
+      activity.state === temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED,
+  );
 }
 
 function killProcessesUnder(folder: string): void {

@@ -21,10 +21,16 @@ describe('ship unit timers on the time-skipping server', () => {
 
   it('finds green CI through the poll fallback, then idles 7 days with reminders and settles idle-expired', async () => {
     const model = ship.model([
-      { alternatives: [
-        { when: { lastUserIncludes: 'of this unit)' }, text: 'Fine.', toolCalls: [{ name: 'submit_review', input: { verdict: 'approve', summary: 'Good.', findings: [] } }] },
-        { text: 'Changing.', toolCalls: [{ name: 'bash', input: { command: 'echo "Hello" >> README.md' } }] },
-      ] },
+      {
+        alternatives: [
+          {
+            when: { lastUserIncludes: 'of this unit)' },
+            text: 'Fine.',
+            toolCalls: [{ name: 'submit_review', input: { verdict: 'approve', summary: 'Good.', findings: [] } }],
+          },
+          { text: 'Changing.', toolCalls: [{ name: 'bash', input: { command: 'echo "Hello" >> README.md' } }] },
+        ],
+      },
       { text: 'done' },
     ]);
     const unit = await ship.start({ unitId: `unit:${REPO}:timers`, request: 'Greet the reader', model });

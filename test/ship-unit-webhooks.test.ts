@@ -29,16 +29,31 @@ describe('webhooks for a PR owned by a slug unit', () => {
   beforeAll(async () => {
     const port = await freePort();
     github = await startLocalGitHub({
-      tokens: { read: ['read-token'], write: ['write-token', MERGER] }, logins: { [MERGER]: 'maintainer' },
-      webhookUrl: `http://127.0.0.1:${port}/webhooks/github`, webhookSecret: SECRET,
+      tokens: { read: ['read-token'], write: ['write-token', MERGER] },
+      logins: { [MERGER]: 'maintainer' },
+      webhookUrl: `http://127.0.0.1:${port}/webhooks/github`,
+      webhookSecret: SECRET,
     });
     const [owner, name] = repo.split('/');
     github.createRepo(owner, name, { 'README.md': '# app\n' });
-    const identities = createGitHubIdentities({ apiUrl: github.apiUrl, gitUrl: github.gitUrl, tokens: { read: 'read-token', write: 'write-token' } });
+    const identities = createGitHubIdentities({
+      apiUrl: github.apiUrl,
+      gitUrl: github.gitUrl,
+      tokens: { read: 'read-token', write: 'write-token' },
+    });
     // A long poll interval: only the webhook's signal can wake the unit from its CI wait within the test.
     kit = await startRunKit('unit-hooks', { github: identities, ship: { checksPollSeconds: 600 } });
     const app = express();
-    app.use('/webhooks/github', createGitHubWebhookRouter({ client: kit.env.client, taskQueue: kit.taskQueue, secret: SECRET, botLogin: 'switchboard', logger: createLogger({ level: 'silent' }) }));
+    app.use(
+      '/webhooks/github',
+      createGitHubWebhookRouter({
+        client: kit.env.client,
+        taskQueue: kit.taskQueue,
+        secret: SECRET,
+        botLogin: 'switchboard',
+        logger: createLogger({ level: 'silent' }),
+      }),
+    );
     http = app.listen(port, '127.0.0.1');
   });
   afterAll(async () => {
@@ -49,38 +64,69 @@ describe('webhooks for a PR owned by a slug unit', () => {
 
   it('wakes the unit from its CI wait on a check run, and settles it merged on the merge', async () => {
     const model = kit.script('hooks-model', [
-      { alternatives: [
-        { when: { lastUserIncludes: 'of this unit)' }, text: 'Good.', toolCalls: [{ name: 'submit_review', input: { verdict: 'approve', summary: 'Fine.', findings: [] } }] },
-        { text: 'Changing.', toolCalls: [{ name: 'bash', input: { command: 'echo "Hello" >> README.md' } }, { name: 'submit_description', input: { title: 'Greet', body: 'Greets.' } }] },
-      ] },
+      {
+        alternatives: [
+          {
+            when: { lastUserIncludes: 'of this unit)' },
+            text: 'Good.',
+            toolCalls: [{ name: 'submit_review', input: { verdict: 'approve', summary: 'Fine.', findings: [] } }],
+          },
+          {
+            text: 'Changing.',
+            toolCalls: [
+              { name: 'bash', input: { command: 'echo "Hello" >> README.md' } },
+              { name: 'submit_description', input: { title: 'Greet', body: 'Greets.' } },
+            ],
+          },
+        ],
+      },
       { text: 'done' },
     ]);
     const unitId = `unit:${repo}:greet`;
     const unit = await kit.env.client.workflow.start('shipUnitWorkflow', {
-      workflowId: unitId, taskQueue: kit.taskQueue,
-      args: [{ unitId, repo, request: 'Greet the reader', model, replyTarget: { kind: 'cli' }, requester: { id: 'tester', surface: 'cli' } }],
+      workflowId: unitId,
+      taskQueue: kit.taskQueue,
+      args: [
+        { unitId, repo, request: 'Greet the reader', model, replyTarget: { kind: 'cli' }, requester: { id: 'tester', surface: 'cli' } },
+      ],
     });
-    const checking = await waitFor(() => unit.query<UnitState>('state'), (state) => state.phase === 'checks' && state.nextTimer?.purpose === 'checks poll');
+    const checking = await waitFor(
+      () => unit.query<UnitState>('state'),
+      (state) => state.phase === 'checks' && state.nextTimer?.purpose === 'checks poll',
+    );
     const number = checking.pullRequest!;
 
     // Visibility is eventually consistent: the PullRequest attribute the unit upserted when it
     // opened the PR is searchable a moment later. The router drops events in that window.
-    await waitFor(() => runningUnitFor(kit.env.client, repo, number), (found) => found === unitId);
+    await waitFor(
+      () => runningUnitFor(kit.env.client, repo, number),
+      (found) => found === unitId,
+    );
 
     github.setCheckRun(repo, checking.headSha!, { name: 'ci', status: 'completed', conclusion: 'success' });
     await github.webhooks.settle();
     const checkDelivery = github.webhooks.deliveries.find((delivery) => delivery.event === 'check_run')!;
     expect(checkDelivery.status).toBe(202);
-    const idle = await waitFor(() => unit.query<UnitState>('state'), (state) => state.phase === 'idle', 15_000);
+    const idle = await waitFor(
+      () => unit.query<UnitState>('state'),
+      (state) => state.phase === 'idle',
+      15_000,
+    );
     expect(idle.checks).toMatchObject({ state: 'success', headSha: checking.headSha });
     expect(await signalNames(kit, unitId)).toContain('checks');
 
-    const merged = await fetch(`${github.apiUrl}/repos/${repo}/pulls/${number}/merge`, { method: 'PUT', headers: { authorization: `token ${MERGER}`, 'content-type': 'application/json' }, body: '{}' });
+    const merged = await fetch(`${github.apiUrl}/repos/${repo}/pulls/${number}/merge`, {
+      method: 'PUT',
+      headers: { authorization: `token ${MERGER}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(merged.status).toBe(200);
     const record = (await unit.result()) as UnitRecord;
     expect(record).toMatchObject({ outcome: 'merged', endedBy: 'the pull request was merged', pullRequest: number });
     await github.webhooks.settle();
-    const closed = github.webhooks.deliveries.find((delivery) => delivery.event === 'pull_request' && JSON.parse(delivery.body).action === 'closed')!;
+    const closed = github.webhooks.deliveries.find(
+      (delivery) => delivery.event === 'pull_request' && JSON.parse(delivery.body).action === 'closed',
+    )!;
     expect(closed.status).toBe(202);
     expect(await signalNames(kit, unitId)).toContain('prEvent');
   });
@@ -89,7 +135,11 @@ describe('webhooks for a PR owned by a slug unit', () => {
     const [owner, name] = repo.split('/');
     github.createRepo(owner, `${name}-other`, { 'README.md': '# other\n' });
     const sha = github.commit(`${repo}-other`, 'topic', { 'NOTES.md': 'hi\n' });
-    const opened = await fetch(`${github.apiUrl}/repos/${repo}-other/pulls`, { method: 'POST', headers: { authorization: `token ${MERGER}`, 'content-type': 'application/json' }, body: JSON.stringify({ head: 'topic', base: 'main', title: 'Not ours' }) });
+    const opened = await fetch(`${github.apiUrl}/repos/${repo}-other/pulls`, {
+      method: 'POST',
+      headers: { authorization: `token ${MERGER}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ head: 'topic', base: 'main', title: 'Not ours' }),
+    });
     expect(opened.status).toBe(201);
     github.setCheckRun(`${repo}-other`, sha, { name: 'ci', status: 'completed', conclusion: 'success' });
     await github.webhooks.settle();
@@ -102,7 +152,9 @@ describe('webhooks for a PR owned by a slug unit', () => {
 
 async function signalNames(kit: RunKit, workflowId: string): Promise<string[]> {
   const history = await kit.env.client.workflow.getHandle(workflowId).fetchHistory();
-  return (history.events ?? []).flatMap((event) => (event.workflowExecutionSignaledEventAttributes ? [event.workflowExecutionSignaledEventAttributes.signalName ?? ''] : []));
+  return (history.events ?? []).flatMap((event) =>
+    event.workflowExecutionSignaledEventAttributes ? [event.workflowExecutionSignaledEventAttributes.signalName ?? ''] : [],
+  );
 }
 
 async function waitFor<T>(read: () => Promise<T>, check: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {

@@ -15,12 +15,26 @@ describe('Slack front end: verification, redelivery, rate limits and a stopped w
     await kit.close();
   });
 
-  const mentionEvent = (ts: string, text: string) => ({ type: 'app_mention', channel: CHANNEL, user: ALICE, text: `<@${BOT}> ${text}`, ts, event_ts: ts });
-  const threadOf = (ts: string) => `thread:slack:T0LOCAL:${CHANNEL}:${ts}`;
-  const exists = (workflowId: string) => kit.env.client.workflow.getHandle(workflowId).describe().then(() => true, (error: unknown) => {
-    if (error instanceof WorkflowNotFoundError) return false;
-    throw error;
+  const mentionEvent = (ts: string, text: string) => ({
+    type: 'app_mention',
+    channel: CHANNEL,
+    user: ALICE,
+    text: `<@${BOT}> ${text}`,
+    ts,
+    event_ts: ts,
   });
+  const threadOf = (ts: string) => `thread:slack:T0LOCAL:${CHANNEL}:${ts}`;
+  const exists = (workflowId: string) =>
+    kit.env.client.workflow
+      .getHandle(workflowId)
+      .describe()
+      .then(
+        () => true,
+        (error: unknown) => {
+          if (error instanceof WorkflowNotFoundError) return false;
+          throw error;
+        },
+      );
   const signalsTo = async (workflowId: string) => {
     const history = await kit.env.client.workflow.getHandle(workflowId).fetchHistory();
     return (history.events ?? []).filter((event) => event.workflowExecutionSignaledEventAttributes?.signalName === 'message').length;
@@ -61,7 +75,13 @@ describe('Slack front end: verification, redelivery, rate limits and a stopped w
   it('a 429 storm delays the card, honouring Retry-After, without losing its last state', async () => {
     kit.slack.faults.rateLimit('chat.update', 3, 1);
     const model = kit.script('storm', [
-      { text: 'Working.', toolCalls: [{ name: 'update_status', input: { summary: 'halfway there' } }, { name: 'bash', input: { command: 'sleep 1' } }] },
+      {
+        text: 'Working.',
+        toolCalls: [
+          { name: 'update_status', input: { summary: 'halfway there' } },
+          { name: 'bash', input: { command: 'sleep 1' } },
+        ],
+      },
       { text: 'Finished despite the storm.' },
     ]);
     const said = await kit.slack.userSays({ channel: CHANNEL, user: ALICE, text: `<@${BOT}> agent:coding model:scripted:${model} go` });
@@ -92,7 +112,9 @@ describe('Slack front end: verification, redelivery, rate limits and a stopped w
     const runId = await kit.runFor(threadOf(said.message.ts), delivery.envelope.event_id as string);
     await kit.result(runId);
     await kit.until(() => posted(said.message.ts, 'switchboard_reply').length > 0, 'the answer');
-    expect(kit.slack.callsTo('chat.postMessage').filter((call) => call.params.thread_ts === said.message.ts && call.outcome === 'dropped')).toHaveLength(1);
+    expect(
+      kit.slack.callsTo('chat.postMessage').filter((call) => call.params.thread_ts === said.message.ts && call.outcome === 'dropped'),
+    ).toHaveLength(1);
     expect(posted(said.message.ts, 'switchboard_card')).toHaveLength(1);
     expect(JSON.stringify(posted(said.message.ts, 'switchboard_card')[0].blocks)).toContain('Completed');
   });

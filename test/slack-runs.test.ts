@@ -31,7 +31,13 @@ describe('Slack front end: runs from mentions, replies, steers and stops', () =>
 
   it('a signed mention starts a run; its card goes from started to the final answer, with one card and one answer', async () => {
     const model = kit.script('hello', [
-      { text: 'Looking.', toolCalls: [{ name: 'update_status', input: { summary: 'reading the notes' } }, { name: 'bash', input: { command: 'sleep 4; echo ok' } }] },
+      {
+        text: 'Looking.',
+        toolCalls: [
+          { name: 'update_status', input: { summary: 'reading the notes' } },
+          { name: 'bash', input: { command: 'sleep 4; echo ok' } },
+        ],
+      },
       { text: 'All done: the notes say ok.' },
     ]);
     const { ts, runId } = await mention(`agent:coding model:scripted:${model} read the notes`);
@@ -43,7 +49,10 @@ describe('Slack front end: runs from mentions, replies, steers and stops', () =>
     expect(answers(ts)).toHaveLength(1);
     expect(answers(ts)[0].text).toBe('All done: the notes say ok.');
     const posts = kit.slack.callsTo('chat.postMessage').filter((call) => call.params.thread_ts === ts);
-    expect(posts.map((call) => (call.params.metadata as { event_type: string }).event_type)).toEqual(['switchboard_card', 'switchboard_reply']);
+    expect(posts.map((call) => (call.params.metadata as { event_type: string }).event_type)).toEqual([
+      'switchboard_card',
+      'switchboard_reply',
+    ]);
 
     // The first state is the run starting, with a Stop button and a link to the run.
     const first = JSON.stringify(posts[0].params.blocks);
@@ -89,7 +98,10 @@ describe('Slack front end: runs from mentions, replies, steers and stops', () =>
       { alternatives: [{ when: { lastUserIncludes: 'v2' }, text: 'Switching to the v2 API as asked.' }, { text: 'Staying on v1.' }] },
     ]);
     const { ts, threadId, runId } = await mention(`agent:coding model:scripted:${model} use the api`);
-    await kit.until(async () => (await kit.env.client.workflow.getHandle(runId).query<RunStatus>('status')).phase === 'tools', 'the command to run');
+    await kit.until(
+      async () => (await kit.env.client.workflow.getHandle(runId).query<RunStatus>('status')).phase === 'tools',
+      'the command to run',
+    );
     const reply = await kit.slack.userSays({ channel: CHANNEL, user: ALICE, text: 'use the v2 API please', threadTs: ts });
     const record = await kit.result(runId);
     expect(record.finalText).toBe('Switching to the v2 API as asked.');
@@ -97,10 +109,11 @@ describe('Slack front end: runs from mentions, replies, steers and stops', () =>
     expect(outcome).toMatchObject({ kind: 'steered', runId });
   });
 
-  const longRun = () => kit.script(`long-${Date.now()}`, [
-    { text: 'A long job.', toolCalls: [{ name: 'bash', input: { command: 'sleep 120; echo never' } }] },
-    { text: 'should not be reached' },
-  ]);
+  const longRun = () =>
+    kit.script(`long-${Date.now()}`, [
+      { text: 'A long job.', toolCalls: [{ name: 'bash', input: { command: 'sleep 120; echo never' } }] },
+      { text: 'should not be reached' },
+    ]);
 
   it('the stop reaction on the card settles the run stopped', async () => {
     const { ts, runId } = await mention(`agent:coding model:scripted:${longRun()} wait`);
@@ -112,7 +125,7 @@ describe('Slack front end: runs from mentions, replies, steers and stops', () =>
     await kit.until(() => JSON.stringify(cards(ts)[0].blocks).includes('Stopped'), 'the final card');
   });
 
-  it('the stop reaction on the request stops the thread\'s run', async () => {
+  it("the stop reaction on the request stops the thread's run", async () => {
     const { ts, runId } = await mention(`agent:coding model:scripted:${longRun()} wait`);
     await kit.until(() => cards(ts)[0], 'the card');
     await kit.slack.react({ channel: CHANNEL, user: ALICE, ts, name: 'octagonal_sign' });
@@ -129,7 +142,13 @@ describe('Slack front end: runs from mentions, replies, steers and stops', () =>
     const status = await kit.env.client.workflow.getHandle(runId).query<RunStatus>('status');
     expect(status.outcome).toBeUndefined();
 
-    const click = await kit.slack.clickButton({ channel: CHANNEL, user: ALICE, messageTs: card.ts, actionId: 'switchboard_stop', value: runId });
+    const click = await kit.slack.clickButton({
+      channel: CHANNEL,
+      user: ALICE,
+      messageTs: card.ts,
+      actionId: 'switchboard_stop',
+      value: runId,
+    });
     expect(click.status).toBe(200);
     const record = await kit.result(runId);
     expect(record.outcome).toBe('stopped');

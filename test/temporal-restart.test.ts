@@ -27,7 +27,10 @@ describe('the embedded Temporal server keeps its state in SQLite', () => {
     const binary = resolveTemporalBinary('cli').path;
     const port = await freePort();
     const taskQueue = uniqueTaskQueue('restart');
-    const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('./fixtures/workflows'), logger: new DefaultLogger('WARN') });
+    const { code } = await bundleWorkflowCode({
+      workflowsPath: require.resolve('./fixtures/workflows'),
+      logger: new DefaultLogger('WARN'),
+    });
 
     const runWorkerUntil = async <T>(until: () => Promise<T>): Promise<T> => {
       const connection = await NativeConnection.connect({ address: `127.0.0.1:${port}` });

@@ -9,7 +9,7 @@ export const BASH_TIMEOUT_DEFAULT_MS = 120_000;
 export const bashTool = defineTool({
   name: 'bash',
   description:
-    'Run one shell command in the run\'s sandbox (bash -c, working directory the workspace) and return its exit code, ' +
+    "Run one shell command in the run's sandbox (bash -c, working directory the workspace) and return its exit code, " +
     'stdout and stderr. Each call runs under a timeout and its process group is reaped when the command returns; ' +
     'a job longer than the cap must be detached with setsid -f and polled.',
   input: z
@@ -21,7 +21,9 @@ export const bashTool = defineTool({
         .min(1_000)
         .max(BASH_TIMEOUT_MAX_MS)
         .optional()
-        .describe(`Milliseconds before the command is killed (default ${BASH_TIMEOUT_DEFAULT_MS}, at most ${BASH_TIMEOUT_MAX_MS}: twenty minutes).`),
+        .describe(
+          `Milliseconds before the command is killed (default ${BASH_TIMEOUT_DEFAULT_MS}, at most ${BASH_TIMEOUT_MAX_MS}: twenty minutes).`,
+        ),
     })
     .strict(),
   sideEffect: 'write',

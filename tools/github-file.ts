@@ -4,8 +4,7 @@ import { refField, repositoryField } from './github-fields';
 
 export const githubFileTool = defineTool({
   name: 'github_file',
-  description:
-    'Read one file of a repository at a ref through the GitHub API, without cloning it.',
+  description: 'Read one file of a repository at a ref through the GitHub API, without cloning it.',
   input: z
     .object({
       repo: repositoryField(),

@@ -4,8 +4,7 @@ import { issueNumberField, repositoryField } from './github-fields';
 
 export const githubIssueCommentTool = defineTool({
   name: 'github_issue_comment',
-  description:
-    'Comment on an issue or pull request. Posted at most once: a retry finds the first post instead of repeating it.',
+  description: 'Comment on an issue or pull request. Posted at most once: a retry finds the first post instead of repeating it.',
   input: z
     .object({
       repo: repositoryField(),

@@ -4,8 +4,7 @@ import { repositoryField } from './github-fields';
 
 export const githubIssueCreateTool = defineTool({
   name: 'github_issue_create',
-  description:
-    'Open a new issue in a repository. Posted at most once: a retry finds the first post instead of repeating it.',
+  description: 'Open a new issue in a repository. Posted at most once: a retry finds the first post instead of repeating it.',
   input: z
     .object({
       repo: repositoryField(),

@@ -4,8 +4,7 @@ import { issueNumberField, repositoryField } from './github-fields';
 
 export const githubIssueGetTool = defineTool({
   name: 'github_issue_get',
-  description:
-    'Read one issue with its body, labels and comments.',
+  description: 'Read one issue with its body, labels and comments.',
   input: z
     .object({
       repo: repositoryField(),

@@ -4,8 +4,7 @@ import { repositoryField } from './github-fields';
 
 export const githubIssueListTool = defineTool({
   name: 'github_issue_list',
-  description:
-    'List issues (not pull requests) of a repository, newest first.',
+  description: 'List issues (not pull requests) of a repository, newest first.',
   input: z
     .object({
       repo: repositoryField(),

@@ -4,8 +4,7 @@ import { issueNumberField, repositoryField } from './github-fields';
 
 export const githubIssueUpdateTool = defineTool({
   name: 'github_issue_update',
-  description:
-    'Change an issue: its title, body, state or labels. Only the fields given change.',
+  description: 'Change an issue: its title, body, state or labels. Only the fields given change.',
   input: z
     .object({
       repo: repositoryField(),

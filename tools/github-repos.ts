@@ -3,8 +3,7 @@ import { defineTool } from './tool';
 
 export const githubReposTool = defineTool({
   name: 'github_repos',
-  description:
-    'List the repositories this run\'s identity can see, with default branch, visibility and last push.',
+  description: "List the repositories this run's identity can see, with default branch, visibility and last push.",
   input: z
     .object({
       owner: z.string().optional().describe('Only repositories of this user or organisation.'),

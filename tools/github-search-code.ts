@@ -4,8 +4,7 @@ import { repositoryField } from './github-fields';
 
 export const githubSearchCodeTool = defineTool({
   name: 'github_search_code',
-  description:
-    'Search code on GitHub (GitHub code-search syntax) and return paths with matching fragments.',
+  description: 'Search code on GitHub (GitHub code-search syntax) and return paths with matching fragments.',
   input: z
     .object({
       query: z.string().min(1).describe('The search, e.g. "parseDirectives language:ts".'),

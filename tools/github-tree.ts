@@ -4,8 +4,7 @@ import { refField, repositoryField } from './github-fields';
 
 export const githubTreeTool = defineTool({
   name: 'github_tree',
-  description:
-    'List the files and folders of a repository at a ref, optionally under one folder, without cloning it.',
+  description: 'List the files and folders of a repository at a ref, optionally under one folder, without cloning it.',
   input: z
     .object({
       repo: repositoryField(),

@@ -3,7 +3,7 @@ import { defineTool } from './tool';
 
 export const grepTool = defineTool({
   name: 'grep',
-  description: 'Search the workspace\'s files for a regular expression and return matching lines with paths and line numbers.',
+  description: "Search the workspace's files for a regular expression and return matching lines with paths and line numbers.",
   input: z
     .object({
       pattern: z.string().min(1).describe('Regular expression (ripgrep syntax).'),

@@ -3,7 +3,7 @@ import { defineTool } from './tool';
 
 export const readFileTool = defineTool({
   name: 'read_file',
-  description: 'Read a text file from the run\'s workspace, optionally a range of lines. Binary files are refused as data.',
+  description: "Read a text file from the run's workspace, optionally a range of lines. Binary files are refused as data.",
   input: z
     .object({
       path: z.string().min(1).describe('Path inside the workspace, relative to its root.'),

@@ -32,21 +32,44 @@ import { webSearchTool } from './web-search';
 import { writeFileTool } from './write-file';
 
 const ALL_TOOLS = [
-  bashTool, readFileTool, writeFileTool, grepTool, findFilesTool, listDirectoryTool, updateStatusTool,
-  webFetchTool, webSearchTool, listSkillsTool, useSkillTool,
-  githubReposTool, githubTreeTool, githubFileTool, githubSearchCodeTool, githubIssueListTool, githubIssueGetTool,
-  githubPullGetTool, githubIssueCreateTool, githubIssueCommentTool, githubIssueUpdateTool,
-  submitReviewTool, submitDescriptionTool, attachFileTool, taskTool, waitForJobTool,
-  unitStartTool, unitInspectTool, unitSteerTool, unitStopTool, fleetStatusTool,
+  bashTool,
+  readFileTool,
+  writeFileTool,
+  grepTool,
+  findFilesTool,
+  listDirectoryTool,
+  updateStatusTool,
+  webFetchTool,
+  webSearchTool,
+  listSkillsTool,
+  useSkillTool,
+  githubReposTool,
+  githubTreeTool,
+  githubFileTool,
+  githubSearchCodeTool,
+  githubIssueListTool,
+  githubIssueGetTool,
+  githubPullGetTool,
+  githubIssueCreateTool,
+  githubIssueCommentTool,
+  githubIssueUpdateTool,
+  submitReviewTool,
+  submitDescriptionTool,
+  attachFileTool,
+  taskTool,
+  waitForJobTool,
+  unitStartTool,
+  unitInspectTool,
+  unitSteerTool,
+  unitStopTool,
+  fleetStatusTool,
 ] as const satisfies readonly ToolSpec[];
 
 /** Every tool name Switchboard knows. */
 export type ToolName = (typeof ALL_TOOLS)[number]['name'];
 
 /** Every tool by name, in a stable order (the order tool lists are shown in). */
-export const TOOLS: Readonly<Record<ToolName, ToolSpec>> = Object.fromEntries(
-  ALL_TOOLS.map((tool) => [tool.name, tool]),
-);
+export const TOOLS: Readonly<Record<ToolName, ToolSpec>> = Object.fromEntries(ALL_TOOLS.map((tool) => [tool.name, tool]));
 
 export const TOOL_NAMES: readonly ToolName[] = ALL_TOOLS.map((tool) => tool.name);
 

@@ -10,7 +10,10 @@ export const submitDescriptionTool = defineTool({
     .object({
       title: z.string().min(1).max(120).describe('The PR title: imperative, under 72 characters when possible.'),
       body: z.string().min(1).describe('The PR description in GitHub Markdown: what changed, why, and how it was verified.'),
-      testing: z.array(z.string().describe('One command with its result.')).optional().describe('The checks you ran and what they reported.'),
+      testing: z
+        .array(z.string().describe('One command with its result.'))
+        .optional()
+        .describe('The checks you ran and what they reported.'),
     })
     .strict(),
   sideEffect: 'write',

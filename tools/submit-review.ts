@@ -7,11 +7,18 @@ export type FindingSeverity = (typeof FINDING_SEVERITIES)[number];
 
 export const FindingSchema = z
   .object({
-    severity: z.enum(FINDING_SEVERITIES).describe('blocking: must not merge; major: a real defect with wide impact; minor: a real, bounded defect worth fixing; nit: optional.'),
+    severity: z
+      .enum(FINDING_SEVERITIES)
+      .describe(
+        'blocking: must not merge; major: a real defect with wide impact; minor: a real, bounded defect worth fixing; nit: optional.',
+      ),
     path: z.string().min(1).describe('File the finding is about, relative to the repository root.'),
     line: z.number().int().positive().describe('Line in the PR head version of the file.'),
     title: z.string().min(1).max(200).describe('The defect in one line.'),
-    scenario: z.string().min(1).describe('The failure scenario (the input or state that breaks it) or the explicit rule the change violates.'),
+    scenario: z
+      .string()
+      .min(1)
+      .describe('The failure scenario (the input or state that breaks it) or the explicit rule the change violates.'),
     impact: z.string().min(1).describe('What goes wrong in practice when it happens.'),
   })
   .strict()
@@ -26,7 +33,9 @@ export const submitReviewTool = defineTool({
     'the severity gate and posts it to the exact commit reviewed. Call it once, at the end.',
   input: z
     .object({
-      verdict: z.enum(['approve', 'request_changes', 'comment']).describe('approve: no finding at or above the gate; request_changes: findings must be addressed; comment: neither.'),
+      verdict: z
+        .enum(['approve', 'request_changes', 'comment'])
+        .describe('approve: no finding at or above the gate; request_changes: findings must be addressed; comment: neither.'),
       summary: z.string().min(1).describe('Two or three sentences: what the PR does and the overall judgement.'),
       findings: z.array(FindingSchema).describe('Every finding, most severe first; empty for a clean approval.'),
     })

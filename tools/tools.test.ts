@@ -2,11 +2,20 @@ import { getTool, modelToolSchemas, TOOL_NAMES, TOOLS } from './registry';
 import { parseToolInput, toolJsonSchema } from './tool';
 import { BASH_TIMEOUT_MAX_MS } from './bash';
 
-type JsonSchema = { type?: string; description?: string; properties?: Record<string, JsonSchema>; items?: JsonSchema; anyOf?: JsonSchema[] };
+type JsonSchema = {
+  type?: string;
+  description?: string;
+  properties?: Record<string, JsonSchema>;
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+};
 
 /** Every property at every depth, with its path. */
 function properties(schema: JsonSchema, path = ''): Array<[string, JsonSchema]> {
-  const own = Object.entries(schema.properties ?? {}).flatMap(([key, value]) => [[`${path}${key}`, value] as [string, JsonSchema], ...properties(value, `${path}${key}.`)]);
+  const own = Object.entries(schema.properties ?? {}).flatMap(([key, value]) => [
+    [`${path}${key}`, value] as [string, JsonSchema],
+    ...properties(value, `${path}${key}.`),
+  ]);
   const items = schema.items ? properties(schema.items, `${path}[].`) : [];
   return [...own, ...items];
 }
@@ -14,10 +23,34 @@ function properties(schema: JsonSchema, path = ''): Array<[string, JsonSchema]> 
 describe('tool schemas', () => {
   it('names every tool the reference docs name', () => {
     const named = [
-      'bash', 'read_file', 'write_file', 'update_status', 'web_fetch', 'web_search', 'list_skills', 'use_skill',
-      'github_repos', 'github_tree', 'github_file', 'github_search_code', 'github_issue_list', 'github_issue_get', 'github_pull_get',
-      'github_issue_create', 'github_issue_comment', 'github_issue_update', 'submit_review', 'submit_description', 'attach_file',
-      'task', 'wait_for_job', 'unit_start', 'unit_inspect', 'unit_steer', 'unit_stop', 'fleet_status',
+      'bash',
+      'read_file',
+      'write_file',
+      'update_status',
+      'web_fetch',
+      'web_search',
+      'list_skills',
+      'use_skill',
+      'github_repos',
+      'github_tree',
+      'github_file',
+      'github_search_code',
+      'github_issue_list',
+      'github_issue_get',
+      'github_pull_get',
+      'github_issue_create',
+      'github_issue_comment',
+      'github_issue_update',
+      'submit_review',
+      'submit_description',
+      'attach_file',
+      'task',
+      'wait_for_job',
+      'unit_start',
+      'unit_inspect',
+      'unit_steer',
+      'unit_stop',
+      'fleet_status',
     ];
     for (const name of named) expect(TOOL_NAMES).toContain(name);
     expect(new Set(TOOL_NAMES).size).toBe(TOOL_NAMES.length);
@@ -90,7 +123,14 @@ describe('tool input validation returns data', () => {
     }
   });
 
-  const finding = { severity: 'minor', path: 'src/a.ts', line: 3, title: 'Off by one', scenario: 'An empty list', impact: 'Crash on startup' };
+  const finding = {
+    severity: 'minor',
+    path: 'src/a.ts',
+    line: 3,
+    title: 'Off by one',
+    scenario: 'An empty list',
+    impact: 'Crash on startup',
+  };
   it.each([
     [{ verdict: 'approve', summary: 'Fine.', findings: [] }, true],
     [{ verdict: 'request_changes', summary: 'One bug.', findings: [finding] }, true],

@@ -1,7 +1,15 @@
 import { TOOLS } from './registry';
 import { holdsShell, publishes, TOOLSET_NAMES, TOOLSET_PURPOSES, TOOLSETS, toolsetAllows, toolsetTools } from './toolsets';
 
-const GITHUB_READS = ['github_repos', 'github_tree', 'github_file', 'github_search_code', 'github_issue_list', 'github_issue_get', 'github_pull_get'];
+const GITHUB_READS = [
+  'github_repos',
+  'github_tree',
+  'github_file',
+  'github_search_code',
+  'github_issue_list',
+  'github_issue_get',
+  'github_pull_get',
+];
 const AGENT_TOOLSETS = TOOLSET_NAMES.filter((name) => !name.startsWith('role-'));
 
 describe('toolsets', () => {
@@ -19,7 +27,16 @@ describe('toolsets', () => {
       ['bash', 'read_file', 'update_status', 'web_fetch', 'web_search', 'list_skills', 'use_skill', ...GITHUB_READS, 'wait_for_job'].sort(),
     );
     const explore = toolsetTools('explore');
-    for (const absent of ['write_file', 'submit_review', 'submit_description', 'attach_file', 'github_issue_create', 'github_issue_comment', 'github_issue_update', 'task']) {
+    for (const absent of [
+      'write_file',
+      'submit_review',
+      'submit_description',
+      'attach_file',
+      'github_issue_create',
+      'github_issue_comment',
+      'github_issue_update',
+      'task',
+    ]) {
       expect(explore).not.toContain(absent);
     }
     expect(explore.filter((tool) => tool.startsWith('submit_'))).toEqual([]);

@@ -3,7 +3,13 @@ import { getTool, type ToolName } from './registry';
 // A toolset is an exact list: a tool not named here does not exist for a run holding the
 // set, whatever its prompt says. Groups below only save typing; membership is flat.
 const GITHUB_READS = [
-  'github_repos', 'github_tree', 'github_file', 'github_search_code', 'github_issue_list', 'github_issue_get', 'github_pull_get',
+  'github_repos',
+  'github_tree',
+  'github_file',
+  'github_search_code',
+  'github_issue_list',
+  'github_issue_get',
+  'github_pull_get',
 ] as const satisfies readonly ToolName[];
 const ISSUE_WRITES = ['github_issue_create', 'github_issue_comment', 'github_issue_update'] as const satisfies readonly ToolName[];
 const SKILLS = ['list_skills', 'use_skill'] as const satisfies readonly ToolName[];
@@ -14,8 +20,17 @@ export const TOOLSETS = {
   general: ['update_status', 'web_fetch', ...SKILLS, ...GITHUB_READS, ...ISSUE_WRITES, 'attach_file'],
   /** The full workspace set: the one with write_file, submit_description and delegation. */
   coding: [
-    'bash', ...WORKSPACE_READS, 'write_file', 'update_status', 'web_fetch', ...SKILLS, ...GITHUB_READS,
-    'submit_description', 'attach_file', 'task', 'wait_for_job',
+    'bash',
+    ...WORKSPACE_READS,
+    'write_file',
+    'update_status',
+    'web_fetch',
+    ...SKILLS,
+    ...GITHUB_READS,
+    'submit_description',
+    'attach_file',
+    'task',
+    'wait_for_job',
   ],
   /** Reads the checkout, runs checks, and returns one verdict. */
   review: ['bash', ...WORKSPACE_READS, 'update_status', ...SKILLS, ...GITHUB_READS, 'submit_review'],
@@ -29,7 +44,17 @@ export const TOOLSETS = {
    */
   explore: ['bash', 'read_file', 'update_status', 'web_fetch', 'web_search', ...SKILLS, ...GITHUB_READS, 'wait_for_job'],
   /** Fleet status and the linked-unit tools; no shell, no general spawn. */
-  orchestrator: ['update_status', 'fleet_status', 'unit_start', 'unit_inspect', 'unit_steer', 'unit_stop', 'web_fetch', ...SKILLS, ...GITHUB_READS],
+  orchestrator: [
+    'update_status',
+    'fleet_status',
+    'unit_start',
+    'unit_inspect',
+    'unit_steer',
+    'unit_stop',
+    'web_fetch',
+    ...SKILLS,
+    ...GITHUB_READS,
+  ],
   /** Starts and follows read-only child runs, then reports back. */
   conductor: ['task', 'wait_for_job', 'update_status', ...SKILLS, ...GITHUB_READS],
   /** Specialist role lists (002): intersected with the parent session's tools. */
@@ -51,8 +76,8 @@ export const TOOLSET_PURPOSES: Readonly<Record<ToolsetName, string>> = {
   explore: 'Shell in a cold sandbox, web search and fetch, GitHub reads; nothing that writes outside the sandbox.',
   orchestrator: 'Fleet status and the tools to start, inspect, steer and stop a linked ship unit; no shell.',
   conductor: 'Starts and follows read-only child runs and reports back; no shell.',
-  'role-explore': 'Specialist role: read, grep, find, ls in the parent\'s workspace.',
-  'role-reviewer': 'Specialist role: read, grep, find in the parent\'s workspace.',
+  'role-explore': "Specialist role: read, grep, find, ls in the parent's workspace.",
+  'role-reviewer': "Specialist role: read, grep, find in the parent's workspace.",
   'role-researcher': 'Specialist role: read, grep, find, ls and web search, as far as the parent holds them.',
 };
 

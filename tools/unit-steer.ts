@@ -4,7 +4,7 @@ import { unitIdField } from './unit-fields';
 
 export const unitSteerTool = defineTool({
   name: 'unit_steer',
-  description: 'Send a steering message to a linked unit; it joins the unit\'s next coding round.',
+  description: "Send a steering message to a linked unit; it joins the unit's next coding round.",
   input: z
     .object({
       unitId: unitIdField(),

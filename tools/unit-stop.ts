@@ -8,7 +8,7 @@ export const unitStopTool = defineTool({
   input: z
     .object({
       unitId: unitIdField(),
-      reason: z.string().min(1).describe('Why, in a sentence; shown in the unit\'s final report.'),
+      reason: z.string().min(1).describe("Why, in a sentence; shown in the unit's final report."),
     })
     .strict(),
   sideEffect: 'write',

@@ -4,7 +4,7 @@ import { defineTool } from './tool';
 export const updateStatusTool = defineTool({
   name: 'update_status',
   description:
-    'Update the run\'s status card, the one message the person watches while you work: what you are doing now and, ' +
+    "Update the run's status card, the one message the person watches while you work: what you are doing now and, " +
     'optionally, a checklist of steps. Repeating the same update is harmless.',
   input: z
     .object({

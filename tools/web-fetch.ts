@@ -7,7 +7,13 @@ export const webFetchTool = defineTool({
   input: z
     .object({
       url: z.url().describe('The http(s) URL to fetch.'),
-      maxCharacters: z.number().int().min(1_000).max(200_000).optional().describe('Truncate the text after this many characters (default 40000).'),
+      maxCharacters: z
+        .number()
+        .int()
+        .min(1_000)
+        .max(200_000)
+        .optional()
+        .describe('Truncate the text after this many characters (default 40000).'),
     })
     .strict(),
   sideEffect: 'read',

@@ -3,7 +3,7 @@ import { defineTool } from './tool';
 
 export const writeFileTool = defineTool({
   name: 'write_file',
-  description: 'Create or replace a text file in the run\'s workspace with the given content.',
+  description: "Create or replace a text file in the run's workspace with the given content.",
   input: z
     .object({
       path: z.string().min(1).describe('Path inside the workspace, relative to its root; parent folders are created.'),

@@ -1,7 +1,21 @@
 import {
-  ApplicationFailure, CancellationScope, ChildWorkflowCancellationType, condition, continueAsNew, defineQuery, defineSignal,
-  defineUpdate, isCancellation, ParentClosePolicy, proxyActivities, setHandler, sleep, startChild, upsertSearchAttributes,
-  workflowInfo, type ChildWorkflowHandle,
+  ApplicationFailure,
+  CancellationScope,
+  ChildWorkflowCancellationType,
+  condition,
+  continueAsNew,
+  defineQuery,
+  defineSignal,
+  defineUpdate,
+  isCancellation,
+  ParentClosePolicy,
+  proxyActivities,
+  setHandler,
+  sleep,
+  startChild,
+  upsertSearchAttributes,
+  workflowInfo,
+  type ChildWorkflowHandle,
 } from '@temporalio/workflow';
 import type { ToolCall, ToolResult } from '../activities/models/types';
 import type { AgentSetup } from '../activities/agents/agent-setup';
@@ -44,7 +58,10 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
   let budgetOver = false;
   let inFlight: CancellationScope | undefined;
   let cardDirty = true;
-  const background = new Map<string, { handle: ChildWorkflowHandle<typeof agentRunWorkflow>; call: string; result?: RunRecord; done: boolean }>();
+  const background = new Map<
+    string,
+    { handle: ChildWorkflowHandle<typeof agentRunWorkflow>; call: string; result?: RunRecord; done: boolean }
+  >();
 
   setHandler(statusQuery, () => state.status(runId, Date.now()));
   const acceptSteer = (steer: SteerInput) => {
@@ -54,15 +71,20 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
   setHandler(steerSignal, (steer) => {
     if (!state.finished && typeof steer?.text === 'string' && steer.text.trim()) acceptSteer(steer);
   });
-  setHandler(steerUpdate, (steer) => {
-    acceptSteer(steer);
-    return { accepted: true, pending: state.pendingSteers.length };
-  }, {
-    validator: (steer) => {
-      if (typeof steer?.text !== 'string' || !steer.text.trim()) throw ApplicationFailure.nonRetryable('steer needs non-empty text', 'steer_rejected');
-      if (state.finished) throw ApplicationFailure.nonRetryable(`the run has finished (${state.outcome})`, 'steer_rejected');
+  setHandler(
+    steerUpdate,
+    (steer) => {
+      acceptSteer(steer);
+      return { accepted: true, pending: state.pendingSteers.length };
     },
-  });
+    {
+      validator: (steer) => {
+        if (typeof steer?.text !== 'string' || !steer.text.trim())
+          throw ApplicationFailure.nonRetryable('steer needs non-empty text', 'steer_rejected');
+        if (state.finished) throw ApplicationFailure.nonRetryable(`the run has finished (${state.outcome})`, 'steer_rejected');
+      },
+    },
+  );
   setHandler(stopSignal, (stop) => {
     if (state.finished || stopRequest) return;
     stopRequest = stop ?? {};
@@ -70,17 +92,22 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
   });
 
   upsertSearchAttributes([
-    { key: SwitchboardKind, value: 'run' }, { key: Agent, value: profile.agent }, { key: Thread, value: input.threadId },
-    { key: Requester, value: input.requester.id }, { key: Phase, value: 'running' },
+    { key: SwitchboardKind, value: 'run' },
+    { key: Agent, value: profile.agent },
+    { key: Thread, value: input.threadId },
+    { key: Requester, value: input.requester.id },
+    { key: Phase, value: 'running' },
     ...(profile.repo ? [{ key: Repo, value: profile.repo.value }] : []),
   ]);
 
   const deadlineScope = new CancellationScope();
-  deadlineScope.run(async () => {
-    await sleep(state.remainingMs(Date.now()));
-    budgetOver = true;
-    inFlight?.cancel();
-  }).catch(() => undefined);
+  deadlineScope
+    .run(async () => {
+      await sleep(state.remainingMs(Date.now()));
+      budgetOver = true;
+      inFlight?.cancel();
+    })
+    .catch(() => undefined);
 
   // The deadline timer is started a little after the deadline is computed, so it can fire a
   // moment after a wait that ran to the deadline returned: the clock is checked as well.
@@ -105,7 +132,11 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
   const pushCard = async (final: boolean) => {
     try {
       await statusActivities.statusCard({
-        runId, effectKey: `${runId}/card/0`, replyTarget: input.replyTarget, status: state.status(runId, Date.now()), final,
+        runId,
+        effectKey: `${runId}/card/0`,
+        replyTarget: input.replyTarget,
+        status: state.status(runId, Date.now()),
+        final,
         ...(final ? { answer: state.finalText } : {}),
       });
     } catch (error) {
@@ -126,16 +157,25 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
   })();
 
   const tools = modelToolSchemas(profile.tools);
-  const turn = (withTools: boolean) => models.modelTurn({
-    model: profile.model.value, system: input.system, messages: state.messages, tools: withTools ? tools : [],
-    maxTokens: profile.tokenCap, cacheTtl: profile.cacheTtl, runId, turn: state.turns + 1,
-    ...(profile.effort.value ? { effort: profile.effort.value } : {}),
-  });
+  const turn = (withTools: boolean) =>
+    models.modelTurn({
+      model: profile.model.value,
+      system: input.system,
+      messages: state.messages,
+      tools: withTools ? tools : [],
+      maxTokens: profile.tokenCap,
+      cacheTtl: profile.cacheTtl,
+      runId,
+      turn: state.turns + 1,
+      ...(profile.effort.value ? { effort: profile.effort.value } : {}),
+    });
 
   const dispatch = {
     state,
     workspace: { key: workspaceKeyFor(input, runId), network: profile.machine !== 'none' },
-    touchCard: () => { cardDirty = true; },
+    touchCard: () => {
+      cardDirty = true;
+    },
     remainingMs: () => state.remainingMs(Date.now()),
     runTask: (call: ToolCall, args: Record<string, unknown>) => startTask(call, args),
     waitForTask: (call: ToolCall, jobId: string) => waitForTask(call, jobId),
@@ -160,7 +200,9 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
       if (!allowed.ok) return toolError(call, allowed.message);
     }
     const childProfile = resolveRoleProfile({
-      role: target.definition, parent: profile, parentRemainingMinutes: Math.floor(state.remainingMs(Date.now()) / 60_000),
+      role: target.definition,
+      parent: profile,
+      parentRemainingMinutes: Math.floor(state.remainingMs(Date.now()) / 60_000),
       ...(typeof args.model === 'string' ? { model: args.model } : {}),
     });
     const name = args.name as string;
@@ -174,12 +216,19 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
     try {
       handle = await startChild(agentRunWorkflow, {
         workflowId,
-        args: [{
-          threadId: input.threadId, profile: childProfile, system: buildSystemPrompt(target.definition, childProfile),
-          request: args.prompt as string, requester: input.requester, context: inherits ? conversationForChild() : [],
-          replyTarget: { kind: 'api' }, parent: { workflowId: runId, depth },
-          ...(target.kind === 'role' ? { workspaceKey: dispatch.workspace.key } : {}),
-        }],
+        args: [
+          {
+            threadId: input.threadId,
+            profile: childProfile,
+            system: buildSystemPrompt(target.definition, childProfile),
+            request: args.prompt as string,
+            requester: input.requester,
+            context: inherits ? conversationForChild() : [],
+            replyTarget: { kind: 'api' },
+            parent: { workflowId: runId, depth },
+            ...(target.kind === 'role' ? { workspaceKey: dispatch.workspace.key } : {}),
+          },
+        ],
         parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
         cancellationType: ChildWorkflowCancellationType.WAIT_CANCELLATION_COMPLETED,
         staticSummary: `${childProfile.agent} task "${name}" for ${runId}`,
@@ -191,11 +240,23 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
     if (mode === 'background') {
       const entry = { handle, call: call.id, done: false } as { handle: typeof handle; call: string; result?: RunRecord; done: boolean };
       background.set(workflowId, entry);
-      handle.result().then((result) => { entry.result = result; }, () => undefined).finally(() => {
-        entry.done = true;
-        Object.assign(record, { outcome: entry.result?.outcome ?? 'failed', endedAt: Date.now() });
-      });
-      return { callId: call.id, name: call.name, content: `Started ${childProfile.agent} task "${name}" in the background (job id ${workflowId}). Its answer arrives in this conversation when it finishes, or call wait_for_job with that job id.` };
+      handle
+        .result()
+        .then(
+          (result) => {
+            entry.result = result;
+          },
+          () => undefined,
+        )
+        .finally(() => {
+          entry.done = true;
+          Object.assign(record, { outcome: entry.result?.outcome ?? 'failed', endedAt: Date.now() });
+        });
+      return {
+        callId: call.id,
+        name: call.name,
+        content: `Started ${childProfile.agent} task "${name}" in the background (job id ${workflowId}). Its answer arrives in this conversation when it finishes, or call wait_for_job with that job id.`,
+      };
     }
     const result = await handle.result();
     Object.assign(record, { outcome: result.outcome, endedAt: Date.now() });
@@ -227,8 +288,14 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
 
   try {
     while (!state.finished) {
-      if (stopRequest) { state.finish('stopped', stopWords(stopRequest)); break; }
-      if (pastDeadline()) { state.finish('budget', `the ${profile.budget.minutes}-minute budget (${profile.budget.boundedBy})`); break; }
+      if (stopRequest) {
+        state.finish('stopped', stopWords(stopRequest));
+        break;
+      }
+      if (pastDeadline()) {
+        state.finish('budget', `the ${profile.budget.minutes}-minute budget (${profile.budget.boundedBy})`);
+        break;
+      }
       if (state.turns >= profile.turnGuard) {
         await closingSummary(`the turn guard of ${profile.turnGuard} turns`);
         state.finish('turns', `the turn guard (${profile.turnGuard} turns)`);
@@ -249,14 +316,26 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
       if (result.toolCalls.length === 0) {
         const pending = [...background.values()].some((entry) => !entry.done);
         if (state.pendingSteers.length > 0) continue;
-        if (!pending) { state.finish('completed'); break; }
+        if (!pending) {
+          state.finish('completed');
+          break;
+        }
         state.phase = 'waiting';
-        await condition(() => [...background.values()].some((entry) => entry.done) || budgetOver || stopRequest !== undefined || state.pendingSteers.length > 0);
+        await condition(
+          () =>
+            [...background.values()].some((entry) => entry.done) ||
+            budgetOver ||
+            stopRequest !== undefined ||
+            state.pendingSteers.length > 0,
+        );
         continue;
       }
       state.phase = 'tools';
       const results = await cancellable(() => executeToolCalls(dispatch, result.toolCalls));
-      state.recordToolResults(results ?? result.toolCalls.map((call) => ({ callId: call.id, name: call.name, content: 'Cancelled: the run is ending.', isError: true })));
+      state.recordToolResults(
+        results ??
+          result.toolCalls.map((call) => ({ callId: call.id, name: call.name, content: 'Cancelled: the run is ending.', isError: true })),
+      );
       if (workflowInfo().continueAsNewSuggested && background.size === 0) {
         await settleCard(false);
         await continueAsNew<typeof agentRunWorkflow>({ ...input, carry: state.carry() });
@@ -269,13 +348,18 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
 
   deadlineScope.cancel();
   await settleCard(true);
-  upsertSearchAttributes([{ key: Phase, value: 'finished' }, { key: Outcome, value: state.outcome ?? 'failed' }]);
+  upsertSearchAttributes([
+    { key: Phase, value: 'finished' },
+    { key: Outcome, value: state.outcome ?? 'failed' },
+  ]);
   return state.record(runId, Date.now());
 
   async function closingSummary(bound: string): Promise<void> {
     if (state.remainingMs(Date.now()) < SUMMARY_RESERVE_MS) return;
     state.phase = 'summarising';
-    state.note(`(system) The run has reached ${bound}. Tools are no longer available: answer now with what you found, what is done and what is left.`);
+    state.note(
+      `(system) The run has reached ${bound}. Tools are no longer available: answer now with what you found, what is done and what is left.`,
+    );
     const result = await cancellable(() => turn(false));
     if (result) state.recordTurn(result);
   }
@@ -314,4 +398,3 @@ function stopWords(stop: StopInput): string {
 function isContinueAsNew(error: unknown): boolean {
   return (error as { name?: string })?.name === 'ContinueAsNew';
 }
-

@@ -1,5 +1,11 @@
 import {
-  ApplicationFailure, condition, defineQuery, defineSignal, getExternalWorkflowHandle, setHandler, upsertSearchAttributes,
+  ApplicationFailure,
+  condition,
+  defineQuery,
+  defineSignal,
+  getExternalWorkflowHandle,
+  setHandler,
+  upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { PlanInput, PlanRecord, PlanState, PlanUnitState, PlanUnitUpdate } from './plan-types';
 import { isBlocked, mayStart, planProblems, topologicalOrder } from './plan/plan-graph';
@@ -23,7 +29,10 @@ export async function planWorkflow(input: PlanInput): Promise<PlanRecord> {
   const mergeAuthority = input.mergeAuthority ?? ship.planMergeAuthority;
   const slug = input.planId.replace(/^plan:[^:]+:/, '');
   const units: PlanUnitState[] = input.units.map((unit) => ({
-    key: unit.key, unitId: `unit:${input.repo}:${slug}-${unit.key}`, status: 'waiting', dependsOn: unit.dependsOn ?? [],
+    key: unit.key,
+    unitId: `unit:${input.repo}:${slug}-${unit.key}`,
+    status: 'waiting',
+    dependsOn: unit.dependsOn ?? [],
   }));
   const order = topologicalOrder(input.units);
   const merged: string[] = [];
@@ -48,11 +57,19 @@ export async function planWorkflow(input: PlanInput): Promise<PlanRecord> {
   setHandler(planStopSignal, (stop) => {
     stopped ??= stop ?? {};
     for (const unit of units) {
-      if (unit.status !== 'waiting' && !settled(unit)) getExternalWorkflowHandle(unit.unitId).signal('stop', { reason: 'the plan was stopped', ...(stop?.by ? { by: stop.by } : {}) }).catch(() => undefined);
+      if (unit.status !== 'waiting' && !settled(unit))
+        getExternalWorkflowHandle(unit.unitId)
+          .signal('stop', { reason: 'the plan was stopped', ...(stop?.by ? { by: stop.by } : {}) })
+          .catch(() => undefined);
     }
     changed = true;
   });
-  upsertSearchAttributes([{ key: SwitchboardKind, value: 'plan' }, { key: Repo, value: input.repo }, { key: Requester, value: input.requester.id }, { key: Phase, value: 'running' }]);
+  upsertSearchAttributes([
+    { key: SwitchboardKind, value: 'plan' },
+    { key: Repo, value: input.repo },
+    { key: Requester, value: input.requester.id },
+    { key: Phase, value: 'running' },
+  ]);
 
   while (!units.every(settled)) {
     await condition(() => changed);
@@ -69,25 +86,42 @@ export async function planWorkflow(input: PlanInput): Promise<PlanRecord> {
         unit.status = 'running';
         const spec = input.units.find((candidate) => candidate.key === key)!;
         await unitActivities.startUnit({
-          unitId: unit.unitId, repo: input.repo, request: spec.request, replyTarget: input.replyTarget, requester: input.requester,
-          threadId: `${input.planId}/${key}`, plan: { workflowId: input.planId, key, mergeAuthority }, effectKey: `${input.planId}/start/${key}`,
+          unitId: unit.unitId,
+          repo: input.repo,
+          request: spec.request,
+          replyTarget: input.replyTarget,
+          requester: input.requester,
+          threadId: `${input.planId}/${key}`,
+          plan: { workflowId: input.planId, key, mergeAuthority },
+          effectKey: `${input.planId}/start/${key}`,
           ...(input.model ? { model: input.model } : {}),
         });
       }
     }
     // Merge in dependency order: the first ready unit whose dependencies have all merged, one at a time.
     if (mergeAuthority && !units.some((unit) => unit.status === 'merging')) {
-      const next = order.map((key) => units.find((unit) => unit.key === key)!).find((unit) => unit.status === 'ready' && unit.dependsOn.every((key) => merged.includes(key)));
+      const next = order
+        .map((key) => units.find((unit) => unit.key === key)!)
+        .find((unit) => unit.status === 'ready' && unit.dependsOn.every((key) => merged.includes(key)));
       if (next) {
         next.status = 'merging';
         await getExternalWorkflowHandle(next.unitId).signal('merge', { by: input.planId });
       }
     }
-    await report(`Plan ${input.planId}: ${units.map((unit) => `${unit.key} ${unit.status}${unit.pullRequest ? ` (#${unit.pullRequest})` : ''}`).join(', ')}.`);
+    await report(
+      `Plan ${input.planId}: ${units.map((unit) => `${unit.key} ${unit.status}${unit.pullRequest ? ` (#${unit.pullRequest})` : ''}`).join(', ')}.`,
+    );
   }
 
-  const outcome: PlanRecord['outcome'] = stopped ? 'stopped' : units.every((unit) => unit.status === 'merged' || (!mergeAuthority && unit.outcome !== undefined)) ? 'completed' : 'blocked';
-  upsertSearchAttributes([{ key: Phase, value: 'settle' }, { key: Outcome, value: outcome }]);
+  const outcome: PlanRecord['outcome'] = stopped
+    ? 'stopped'
+    : units.every((unit) => unit.status === 'merged' || (!mergeAuthority && unit.outcome !== undefined))
+      ? 'completed'
+      : 'blocked';
+  upsertSearchAttributes([
+    { key: Phase, value: 'settle' },
+    { key: Outcome, value: outcome },
+  ]);
   const finalReport = `Plan ${input.planId} ${outcome}. Merged in order: ${merged.join(' -> ') || 'none'}.`;
   await statusActivities.deliverReply({ effectKey: `${input.planId}/report`, replyTarget: input.replyTarget, text: finalReport });
   return { ...state(), outcome, report: finalReport };

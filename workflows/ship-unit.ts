@@ -1,6 +1,16 @@
 import {
-  ApplicationFailure, condition, continueAsNew, defineQuery, defineSignal, defineUpdate, getExternalWorkflowHandle,
-  ParentClosePolicy, setHandler, startChild, upsertSearchAttributes, workflowInfo,
+  ApplicationFailure,
+  condition,
+  continueAsNew,
+  defineQuery,
+  defineSignal,
+  defineUpdate,
+  getExternalWorkflowHandle,
+  ParentClosePolicy,
+  setHandler,
+  startChild,
+  upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import { buildSystemPrompt, getAgent, resolveProfile, type Profile } from '../agents';
 import { agentRunWorkflow, stopSignal } from './agent-run';
@@ -13,7 +23,16 @@ import { codingRequest, reviewRequest, unitReport } from './unit/unit-prompts';
 import { unitBranchName } from './unit/branch';
 import { UnitInbox } from './unit/unit-inbox';
 import type {
-  ShipUnitInput, UnitCarry, UnitChecksEvent, UnitOutcome, UnitPhase, UnitPullRequestEvent, UnitRecord, UnitState, UnitSteer, UnitStop,
+  ShipUnitInput,
+  UnitCarry,
+  UnitChecksEvent,
+  UnitOutcome,
+  UnitPhase,
+  UnitPullRequestEvent,
+  UnitRecord,
+  UnitState,
+  UnitSteer,
+  UnitStop,
 } from './unit-types';
 
 export const unitSteerSignal = defineSignal<[UnitSteer]>('steer');
@@ -40,8 +59,16 @@ const MINUTE = 60_000;
 export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord> {
   const { unitId, repo } = input;
   const c: UnitCarry = input.carry ?? {
-    phase: input.pullRequest ? 'review' : 'coding', round: 0, branch: unitBranchName(unitId), work: input.request ? [{ kind: 'request', text: input.request }] : [],
-    reviews: 0, postedReviews: [], runMinutes: 0, reminders: 0, startedAt: Date.now(), ...(input.pullRequest ? { pullRequest: input.pullRequest } : {}),
+    phase: input.pullRequest ? 'review' : 'coding',
+    round: 0,
+    branch: unitBranchName(unitId),
+    work: input.request ? [{ kind: 'request', text: input.request }] : [],
+    reviews: 0,
+    postedReviews: [],
+    runMinutes: 0,
+    reminders: 0,
+    startedAt: Date.now(),
+    ...(input.pullRequest ? { pullRequest: input.pullRequest } : {}),
   };
   const inbox = new UnitInbox(c);
   let currentRun: string | undefined;
@@ -52,7 +79,12 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
   const profileFor = (agentId: string): { profile: Profile; system: string } => {
     const agent = getAgent(catalog, agentId);
     if (!agent) throw ApplicationFailure.nonRetryable(`the ${agentId} agent is not in the catalog`, 'agent_unknown');
-    const profile = resolveProfile({ agent, config, directives: { repo, ...(input.model ? { model: input.model } : {}) }, userId: input.requester.id });
+    const profile = resolveProfile({
+      agent,
+      config,
+      directives: { repo, ...(input.model ? { model: input.model } : {}) },
+      userId: input.requester.id,
+    });
     return { profile, system: agent.pipeline ? '' : buildSystemPrompt(agent, profile) };
   };
   const coding = profileFor('coding');
@@ -60,24 +92,43 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
   const budgetMinutes = profileFor('ship').profile.budget.minutes;
 
   setHandler(unitStateQuery, (): UnitState => ({
-    unitId, repo, requester: input.requester.id, phase: c.phase, round: c.round, maxRounds: ship.maxRounds, branch: c.branch, reminders: c.reminders,
-    ...(c.pullRequest ? { pullRequest: c.pullRequest } : {}), ...(c.headSha ? { headSha: c.headSha } : {}),
-    ...(c.lastReview ? { lastReview: c.lastReview } : {}), ...(c.checks ? { checks: c.checks } : {}),
-    ...(nextTimer ? { nextTimer } : {}), ...(currentRun ? { currentRun } : {}), ...(outcome ? { outcome } : {}),
+    unitId,
+    repo,
+    requester: input.requester.id,
+    phase: c.phase,
+    round: c.round,
+    maxRounds: ship.maxRounds,
+    branch: c.branch,
+    reminders: c.reminders,
+    ...(c.pullRequest ? { pullRequest: c.pullRequest } : {}),
+    ...(c.headSha ? { headSha: c.headSha } : {}),
+    ...(c.lastReview ? { lastReview: c.lastReview } : {}),
+    ...(c.checks ? { checks: c.checks } : {}),
+    ...(nextTimer ? { nextTimer } : {}),
+    ...(currentRun ? { currentRun } : {}),
+    ...(outcome ? { outcome } : {}),
   }));
   const stopCurrentRun = (reason: string) => {
-    if (currentRun) getExternalWorkflowHandle(currentRun).signal('stop', { reason }).catch(() => undefined);
+    if (currentRun)
+      getExternalWorkflowHandle(currentRun)
+        .signal('stop', { reason })
+        .catch(() => undefined);
   };
   setHandler(unitSteerSignal, (steer) => inbox.steer(steer));
-  setHandler(unitSteerUpdate, (steer) => {
-    inbox.steer(steer);
-    return { accepted: true };
-  }, {
-    validator: (steer) => {
-      if (typeof steer?.text !== 'string' || !steer.text.trim()) throw ApplicationFailure.nonRetryable('steer needs non-empty text', 'steer_rejected');
-      if (outcome) throw ApplicationFailure.nonRetryable(`the unit has settled (${outcome})`, 'steer_rejected');
+  setHandler(
+    unitSteerUpdate,
+    (steer) => {
+      inbox.steer(steer);
+      return { accepted: true };
     },
-  });
+    {
+      validator: (steer) => {
+        if (typeof steer?.text !== 'string' || !steer.text.trim())
+          throw ApplicationFailure.nonRetryable('steer needs non-empty text', 'steer_rejected');
+        if (outcome) throw ApplicationFailure.nonRetryable(`the unit has settled (${outcome})`, 'steer_rejected');
+      },
+    },
+  );
   setHandler(unitStopSignal, (stop) => {
     inbox.stop(stop ?? {});
     stopCurrentRun(stop?.reason ?? 'the unit was stopped');
@@ -90,8 +141,11 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
   setHandler(mergeSignal, () => inbox.requestMerge());
 
   upsertSearchAttributes([
-    { key: SwitchboardKind, value: 'unit' }, { key: Repo, value: repo }, { key: Requester, value: input.requester.id },
-    ...(input.threadId ? [{ key: Thread, value: input.threadId }] : []), ...(c.pullRequest ? [{ key: PullRequest, value: c.pullRequest }] : []),
+    { key: SwitchboardKind, value: 'unit' },
+    { key: Repo, value: repo },
+    { key: Requester, value: input.requester.id },
+    ...(input.threadId ? [{ key: Thread, value: input.threadId }] : []),
+    ...(c.pullRequest ? [{ key: PullRequest, value: c.pullRequest }] : []),
   ]);
   const enter = (phase: UnitPhase) => {
     c.phase = phase;
@@ -110,7 +164,12 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
   // A function, not an inline test: signals can change the inbox across every await.
   const halted = (): boolean => Boolean(inbox.stopped || inbox.terminal);
 
-  async function runChild(kind: 'coding' | 'review', chosen: { profile: Profile; system: string }, request: string, workspaceKey: string): Promise<RunRecord | undefined> {
+  async function runChild(
+    kind: 'coding' | 'review',
+    chosen: { profile: Profile; system: string },
+    request: string,
+    workspaceKey: string,
+  ): Promise<RunRecord | undefined> {
     // Stopped (or merged) while the workspace was being prepared: start nothing.
     if (halted()) return undefined;
     const workflowId = `${unitId}/${kind}-${c.round + (kind === 'coding' ? 1 : 0)}-${c.reviews + 1}`;
@@ -118,10 +177,18 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
     try {
       const handle = await startChild(agentRunWorkflow, {
         workflowId,
-        args: [{
-          threadId: input.threadId ?? unitId, profile: chosen.profile, system: chosen.system, request, requester: input.requester,
-          context: [], replyTarget: input.replyTarget, workspaceKey,
-        }],
+        args: [
+          {
+            threadId: input.threadId ?? unitId,
+            profile: chosen.profile,
+            system: chosen.system,
+            request,
+            requester: input.requester,
+            context: [],
+            replyTarget: input.replyTarget,
+            workspaceKey,
+          },
+        ],
         parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
         staticSummary: `${kind} run of ${unitId}`,
       });
@@ -141,25 +208,45 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
   async function codingRound(): Promise<UnitOutcome | undefined> {
     if (c.round >= ship.maxRounds + 1) return 'out_of_rounds';
     if (c.runMinutes >= budgetMinutes) return 'budget';
-    const ws = await workspace.prepareUnitWorkspace({ workspaceKey: unitId, repo, branch: c.branch, identity: 'write', ...(c.base ?? ship.baseBranch ? { base: c.base ?? ship.baseBranch } : {}) });
+    const ws = await workspace.prepareUnitWorkspace({
+      workspaceKey: unitId,
+      repo,
+      branch: c.branch,
+      identity: 'write',
+      ...((c.base ?? ship.baseBranch) ? { base: c.base ?? ship.baseBranch } : {}),
+    });
     c.base = ws.base;
-    const request = codingRequest({ repo, branch: c.branch, base: c.base, round: c.round + 1, ...(c.pullRequest ? { pullRequest: c.pullRequest } : {}) }, c.work);
+    const request = codingRequest(
+      { repo, branch: c.branch, base: c.base, round: c.round + 1, ...(c.pullRequest ? { pullRequest: c.pullRequest } : {}) },
+      c.work,
+    );
     const record = await runChild('coding', coding, request, unitId);
     c.round += 1;
     if (inbox.stopped || inbox.terminal) return undefined;
-    if (!record || record.outcome !== 'completed') return failWith(`the coding run ended ${record?.outcome ?? 'without a record'}${record?.endedBy ? ` (${record.endedBy})` : ''}`);
+    if (!record || record.outcome !== 'completed')
+      return failWith(`the coding run ended ${record?.outcome ?? 'without a record'}${record?.endedBy ? ` (${record.endedBy})` : ''}`);
     const commit = await workspace.commitWorkspace({ workspaceKey: unitId, message: `switchboard: round ${c.round}`, since: ws.headSha });
     if (!commit.changed && !c.pullRequest) return failWith('the coding run made no change');
     c.work = [];
     if (commit.changed) {
-      const push = await github.pushBranch({ repo, identity: 'write', workingDirectory: ws.path, branch: c.branch, effectKey: `${unitId}/push/${c.round}` });
+      const push = await github.pushBranch({
+        repo,
+        identity: 'write',
+        workingDirectory: ws.path,
+        branch: c.branch,
+        effectKey: `${unitId}/push/${c.round}`,
+      });
       if (push.status !== 'confirmed') return failWith(`the push was ${push.status}: ${push.reason ?? push.code ?? ''}`);
       c.headSha = commit.headSha;
     }
     const description = record.submissions.submit_description as { title?: string; body?: string } | undefined;
     if (!c.pullRequest || description) {
       const pr = await githubWrites.openOrUpdatePullRequest({
-        repo, identity: 'write', head: c.branch, base: c.base, effectKey: `${unitId}/pr/${c.pullRequest ? c.round : 'open'}`,
+        repo,
+        identity: 'write',
+        head: c.branch,
+        base: c.base,
+        effectKey: `${unitId}/pr/${c.pullRequest ? c.round : 'open'}`,
         title: description?.title ?? firstLine(input.request ?? `Switchboard change ${unitId}`),
         body: description?.body ?? `${input.request ?? ''}\n\nOpened by Switchboard unit ${unitId}.`,
       });
@@ -182,11 +269,19 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
     c.headSha = pr.headSha;
     c.base = pr.baseRef;
     const reviewKey = `${unitId}/review`;
-    await workspace.prepareUnitWorkspace({ workspaceKey: reviewKey, repo, branch: 'switchboard-review', base: pr.baseRef, checkoutSha: pr.headSha, identity: 'read' });
+    await workspace.prepareUnitWorkspace({
+      workspaceKey: reviewKey,
+      repo,
+      branch: 'switchboard-review',
+      base: pr.baseRef,
+      checkoutSha: pr.headSha,
+      identity: 'read',
+    });
     let problem: string | undefined;
     let validated: ReturnType<typeof validateSubmission> = { ok: false, problem: 'no review run' };
     for (let attempt = 0; attempt <= REVIEW_RETRIES && !validated.ok; attempt += 1) {
-      const request = `${reviewRequest({ repo, pullRequest: c.pullRequest!, headSha: pr.headSha, base: pr.baseRef, gate: ship.addressSeverity })}\n(review ${c.reviews + 1} of this unit)` +
+      const request =
+        `${reviewRequest({ repo, pullRequest: c.pullRequest!, headSha: pr.headSha, base: pr.baseRef, gate: ship.addressSeverity })}\n(review ${c.reviews + 1} of this unit)` +
         (problem ? `\nYour previous submission was invalid: ${problem}. Submit a valid review.` : '');
       const record = await runChild('review', review, request, reviewKey);
       if (inbox.stopped || inbox.terminal) return undefined;
@@ -201,8 +296,13 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
       return undefined; // the head moved during the review: review again, post nothing for the old commit
     }
     const posted = await githubWrites.postReview({
-      repo, identity: 'write', number: c.pullRequest!, commitSha: pr.headSha, event: 'COMMENT',
-      body: renderReview(validated.submission, summary, ship.addressSeverity), effectKey: `${unitId}/review/${pr.headSha}`,
+      repo,
+      identity: 'write',
+      number: c.pullRequest!,
+      commitSha: pr.headSha,
+      event: 'COMMENT',
+      body: renderReview(validated.submission, summary, ship.addressSeverity),
+      effectKey: `${unitId}/review/${pr.headSha}`,
     });
     if (posted.status === 'refused' && posted.code === 'head_moved') return undefined;
     c.reviews += 1;
@@ -245,8 +345,12 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
         return undefined;
       }
       if (checks.overall === 'failure') {
-        const failed = [...checks.checkRuns.filter((run) => run.conclusion && run.conclusion !== 'success' && run.conclusion !== 'skipped' && run.conclusion !== 'neutral').map((run) => `${run.name}: ${run.conclusion}`),
-          ...checks.statuses.filter((s) => s.state === 'failure' || s.state === 'error').map((s) => `${s.context}: ${s.state}`)];
+        const failed = [
+          ...checks.checkRuns
+            .filter((run) => run.conclusion && run.conclusion !== 'success' && run.conclusion !== 'skipped' && run.conclusion !== 'neutral')
+            .map((run) => `${run.name}: ${run.conclusion}`),
+          ...checks.statuses.filter((s) => s.state === 'failure' || s.state === 'error').map((s) => `${s.context}: ${s.state}`),
+        ];
         c.checks.state = 'failure';
         c.checks.detail = failed.join('; ');
         c.work.push({ kind: 'checks', detail: `Failing on ${headSha.slice(0, 12)}: ${c.checks.detail}` });
@@ -264,8 +368,15 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
 
   /** The PR is ready: wait for people, with reminders, until the idle window closes. */
   async function idleRound(): Promise<UnitOutcome | undefined> {
-    const ready = c.checks?.state === 'success' ? 'the review approves and checks are green' : `the review approves; ${c.checks?.detail ?? 'checks are unknown'}`;
-    await statusActivities.deliverReply({ effectKey: `${unitId}/ready/${c.headSha}`, replyTarget: input.replyTarget, text: `PR #${c.pullRequest} on ${repo} is ready: ${ready}.` });
+    const ready =
+      c.checks?.state === 'success'
+        ? 'the review approves and checks are green'
+        : `the review approves; ${c.checks?.detail ?? 'checks are unknown'}`;
+    await statusActivities.deliverReply({
+      effectKey: `${unitId}/ready/${c.headSha}`,
+      replyTarget: input.replyTarget,
+      text: `PR #${c.pullRequest} on ${repo} is ready: ${ready}.`,
+    });
     notifyPlan('ready');
     const deadline = Date.now() + ship.idleTimeoutDays * 24 * 60 * MINUTE;
     const every = ship.reminderHours * 60 * MINUTE;
@@ -280,7 +391,8 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
       if (!woke) {
         c.reminders += 1;
         await statusActivities.deliverReply({
-          effectKey: `${unitId}/reminder/${c.reminders}`, replyTarget: input.replyTarget,
+          effectKey: `${unitId}/reminder/${c.reminders}`,
+          replyTarget: input.replyTarget,
           text: `Reminder: PR #${c.pullRequest} on ${repo} is ready and waiting for a merge or a review.`,
         });
       }
@@ -289,7 +401,13 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
 
   async function mergeNow(): Promise<UnitOutcome | undefined> {
     inbox.mergeRequested = false;
-    const merged = await githubWrites.mergePullRequest({ repo, identity: 'write', number: c.pullRequest!, expectedHeadSha: c.headSha!, effectKey: `${unitId}/merge/${c.headSha}` });
+    const merged = await githubWrites.mergePullRequest({
+      repo,
+      identity: 'write',
+      number: c.pullRequest!,
+      expectedHeadSha: c.headSha!,
+      effectKey: `${unitId}/merge/${c.headSha}`,
+    });
     if (merged.status === 'confirmed') return 'merged';
     notifyPlan('merge_refused', { reason: merged.reason ?? merged.status });
     return undefined;
@@ -299,9 +417,15 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
   async function takePeoplesReviews(reviews: Array<{ reviewId?: number; actor?: string; state?: string }>): Promise<void> {
     const activity = await github.githubPullActivity({ repo, number: c.pullRequest!, identity: 'read' });
     const ids = new Set(reviews.map((review) => review.reviewId).filter((id) => id !== undefined));
-    const bodies = activity.reviews.filter((review) => ids.has(review.id) && review.body.trim()).map((review) => `${review.author ?? 'someone'} (${review.state.toLowerCase()}): ${review.body}`);
-    const comments = activity.reviewComments.map((comment) => `${comment.author ?? 'someone'} on ${comment.path}${comment.line ? `:${comment.line}` : ''}: ${comment.body}`);
-    const note = [...bodies, ...comments].join('\n') || `${reviews.map((review) => review.actor ?? 'someone').join(', ')} reviewed the PR without comments.`;
+    const bodies = activity.reviews
+      .filter((review) => ids.has(review.id) && review.body.trim())
+      .map((review) => `${review.author ?? 'someone'} (${review.state.toLowerCase()}): ${review.body}`);
+    const comments = activity.reviewComments.map(
+      (comment) => `${comment.author ?? 'someone'} on ${comment.path}${comment.line ? `:${comment.line}` : ''}: ${comment.body}`,
+    );
+    const note =
+      [...bodies, ...comments].join('\n') ||
+      `${reviews.map((review) => review.actor ?? 'someone').join(', ')} reviewed the PR without comments.`;
     c.work.push({ kind: 'findings', source: 'human', findings: [], note });
     enter('findings');
   }
@@ -323,7 +447,11 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
     if (people.length > 0 && c.pullRequest) await takePeoplesReviews(people);
     let next: UnitOutcome | undefined;
     if (c.phase === 'coding' || c.phase === 'findings') {
-      if (c.round > 0 && inbox.quiet() && (workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > UNIT_HISTORY_LIMIT / 4)) {
+      if (
+        c.round > 0 &&
+        inbox.quiet() &&
+        (workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > UNIT_HISTORY_LIMIT / 4)
+      ) {
         upsertSearchAttributes([{ key: Phase, value: 'continuation' }]);
         await continueAsNew<typeof shipUnitWorkflow>({ ...input, carry: c });
       }
@@ -340,11 +468,26 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
 
   async function settle(final: UnitOutcome): Promise<UnitRecord> {
     enter('settle');
-    const base = { unitId, repo, outcome: final, rounds: c.round, reviews: c.reviews, ...(c.pullRequest ? { pullRequest: c.pullRequest } : {}), ...(endedBy ? { endedBy } : {}) };
+    const base = {
+      unitId,
+      repo,
+      outcome: final,
+      rounds: c.round,
+      reviews: c.reviews,
+      ...(c.pullRequest ? { pullRequest: c.pullRequest } : {}),
+      ...(endedBy ? { endedBy } : {}),
+    };
     const lastReview = c.lastReview ? `${c.lastReview.verdict} on ${c.lastReview.commitSha.slice(0, 12)}` : undefined;
     const report = unitReport(base, lastReview);
     await statusActivities.deliverReply({ effectKey: `${unitId}/report`, replyTarget: input.replyTarget, text: report });
-    if (c.pullRequest) await githubWrites.postComment({ repo, identity: 'write', number: c.pullRequest, body: report, effectKey: `${unitId}/report-comment` });
+    if (c.pullRequest)
+      await githubWrites.postComment({
+        repo,
+        identity: 'write',
+        number: c.pullRequest,
+        body: report,
+        effectKey: `${unitId}/report-comment`,
+      });
     for (const key of [unitId, `${unitId}/review`]) await workspace.releaseWorkspace({ workspace: { key, network: true } });
     upsertSearchAttributes([{ key: Outcome, value: final }]);
     notifyPlan('settled', { outcome: final });

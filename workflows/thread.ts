@@ -1,6 +1,15 @@
 import {
-  condition, continueAsNew, defineQuery, defineSignal, getExternalWorkflowHandle, ParentClosePolicy, proxyActivities, setHandler,
-  startChild, upsertSearchAttributes, workflowInfo,
+  condition,
+  continueAsNew,
+  defineQuery,
+  defineSignal,
+  getExternalWorkflowHandle,
+  ParentClosePolicy,
+  proxyActivities,
+  setHandler,
+  startChild,
+  upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { ChatMessage } from '../activities/models/types';
 import type { AgentSetup } from '../activities/agents/agent-setup';
@@ -27,7 +36,10 @@ export const OUTCOMES_KEPT = 50;
 /** Continue-as-new between runs once history passes this many events (or Temporal suggests it). */
 export const THREAD_HISTORY_LIMIT = 5_000;
 
-const setup = proxyActivities<{ loadAgentSetup(): Promise<AgentSetup> }>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 5 } });
+const setup = proxyActivities<{ loadAgentSetup(): Promise<AgentSetup> }>({
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumAttempts: 5 },
+});
 
 /**
  * One conversation. Receives each message by signal-with-start, decides the agent and
@@ -51,8 +63,13 @@ export async function threadWorkflow(input: ThreadInput): Promise<void> {
   };
 
   setHandler(threadStateQuery, () => ({
-    threadId, ...(stickyAgent ? { stickyAgent } : {}), ...(currentRunId ? { currentRunId } : {}),
-    queued: queue.length, runCount, saved: saved.length, outcomes,
+    threadId,
+    ...(stickyAgent ? { stickyAgent } : {}),
+    ...(currentRunId ? { currentRunId } : {}),
+    queued: queue.length,
+    runCount,
+    saved: saved.length,
+    outcomes,
   }));
   setHandler(messageSignal, (message) => {
     if (!message?.messageId || typeof message.text !== 'string') return;
@@ -62,7 +79,8 @@ export async function threadWorkflow(input: ThreadInput): Promise<void> {
     const runId = currentRunId;
     if (runId && message.addressedToRun) {
       remember({ messageId: message.messageId, kind: 'steered', runId });
-      getExternalWorkflowHandle(runId).signal(steerSignal, { text: message.text, by: message.requester.id })
+      getExternalWorkflowHandle(runId)
+        .signal(steerSignal, { text: message.text, by: message.requester.id })
         .catch(() => queue.push(message)); // the run ended meanwhile: treat it as a new request
       return;
     }
@@ -73,10 +91,15 @@ export async function threadWorkflow(input: ThreadInput): Promise<void> {
     if (!currentRunId) return;
     // Kept too, in case the run is still starting and the signal cannot reach it yet.
     pendingStop = stop ?? {};
-    getExternalWorkflowHandle(currentRunId).signal(stopSignal, pendingStop).catch(() => undefined);
+    getExternalWorkflowHandle(currentRunId)
+      .signal(stopSignal, pendingStop)
+      .catch(() => undefined);
   });
 
-  upsertSearchAttributes([{ key: SwitchboardKind, value: 'thread' }, { key: Thread, value: threadId }]);
+  upsertSearchAttributes([
+    { key: SwitchboardKind, value: 'thread' },
+    { key: Thread, value: threadId },
+  ]);
 
   for (;;) {
     await condition(() => queue.length > 0);
@@ -98,10 +121,17 @@ export async function threadWorkflow(input: ThreadInput): Promise<void> {
       currentRunId = runId;
       const handle = await startChild(agentRunWorkflow, {
         workflowId: runId,
-        args: [{
-          threadId, profile: decision.profile, system: decision.system, request: decision.request, requester: message.requester,
-          context: savedContext(saved), replyTarget,
-        }],
+        args: [
+          {
+            threadId,
+            profile: decision.profile,
+            system: decision.system,
+            request: decision.request,
+            requester: message.requester,
+            context: savedContext(saved),
+            replyTarget,
+          },
+        ],
         // A run outlives a thread that continues-as-new; a terminated thread stops its run.
         parentClosePolicy: ParentClosePolicy.ABANDON,
         staticSummary: `${decision.agent}: ${decision.request.slice(0, 120)}`,
@@ -115,14 +145,21 @@ export async function threadWorkflow(input: ThreadInput): Promise<void> {
       }
       currentRunId = undefined;
       pendingStop = undefined;
-      const answer = record?.finalText || (record ? `The run ended ${record.outcome}${record.endedBy ? ` (${record.endedBy})` : ''}.` : 'The run failed before it produced an answer.');
+      const answer =
+        record?.finalText ||
+        (record
+          ? `The run ended ${record.outcome}${record.endedBy ? ` (${record.endedBy})` : ''}.`
+          : 'The run failed before it produced an answer.');
       saved.push({ request: decision.request, answer, agent: decision.agent, outcome: record?.outcome ?? 'failed' });
       saved.splice(0, Math.max(0, saved.length - SAVED_EXCHANGES));
       await statusActivities.deliverReply({ effectKey: `${runId}/answer`, replyTarget, text: answer });
     }
     const info = workflowInfo();
     if (info.continueAsNewSuggested || info.historyLength > THREAD_HISTORY_LIMIT) {
-      await continueAsNew<typeof threadWorkflow>({ ...input, carry: { ...(stickyAgent ? { stickyAgent } : {}), runCount, saved, queue, seen, outcomes } });
+      await continueAsNew<typeof threadWorkflow>({
+        ...input,
+        carry: { ...(stickyAgent ? { stickyAgent } : {}), runCount, saved, queue, seen, outcomes },
+      });
     }
   }
 }
@@ -132,23 +169,40 @@ export async function threadWorkflow(input: ThreadInput): Promise<void> {
  * exact PR when the thread is a PR's, else a task unit named from the request.
  */
 async function startShipUnit(
-  request: string, repo: string | undefined, model: Profile['model'], message: ThreadMessage, replyTarget: ReplyTarget,
+  request: string,
+  repo: string | undefined,
+  model: Profile['model'],
+  message: ThreadMessage,
+  replyTarget: ReplyTarget,
 ): Promise<{ kind: 'unit' | 'refused'; unitId?: string; reply: string }> {
   const onPullRequest = replyTarget.kind === 'github' ? replyTarget : undefined;
   const target = repo ?? onPullRequest?.repo;
   if (!target) {
-    return { kind: 'refused', reply: 'That is a code change for a ship unit, but no repository is named. Say it as `in owner/name: <the change>`.' };
+    return {
+      kind: 'refused',
+      reply: 'That is a code change for a ship unit, but no repository is named. Say it as `in owner/name: <the change>`.',
+    };
   }
-  const unitId = onPullRequest && onPullRequest.repo === target ? pullRequestUnitId(target, onPullRequest.pullRequest) : taskUnitId(target, request);
+  const unitId =
+    onPullRequest && onPullRequest.repo === target ? pullRequestUnitId(target, onPullRequest.pullRequest) : taskUnitId(target, request);
   const started = await units.startUnit({
-    unitId, repo: target, request, replyTarget, requester: message.requester, threadId: workflowInfo().workflowId,
+    unitId,
+    repo: target,
+    request,
+    replyTarget,
+    requester: message.requester,
+    threadId: workflowInfo().workflowId,
     effectKey: `${workflowInfo().workflowId}/unit/${message.messageId}`,
     ...(onPullRequest && onPullRequest.repo === target ? { pullRequest: onPullRequest.pullRequest } : {}),
     ...(model.chosenBy === 'directive' ? { model: model.value } : {}),
   });
   return {
-    kind: 'unit', unitId,
-    reply: started.status === 'started' ? `Started ship unit ${unitId}: coding, review and checks until the pull request is ready.` : `Ship unit ${unitId} already exists; your message was sent to it as a steer.`,
+    kind: 'unit',
+    unitId,
+    reply:
+      started.status === 'started'
+        ? `Started ship unit ${unitId}: coding, review and checks until the pull request is ready.`
+        : `Ship unit ${unitId} already exists; your message was sent to it as a steer.`,
   };
 }
 

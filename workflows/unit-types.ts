@@ -70,8 +70,14 @@ export interface UnitCarry {
 }
 
 /** The `steer` signal/update and the `stop` signal. */
-export interface UnitSteer { text: string; by?: string }
-export interface UnitStop { reason?: string; by?: string }
+export interface UnitSteer {
+  text: string;
+  by?: string;
+}
+export interface UnitStop {
+  reason?: string;
+  by?: string;
+}
 
 /** The `prEvent` signal (from the GitHub webhook router). */
 export interface UnitPullRequestEvent {

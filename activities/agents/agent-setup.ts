@@ -22,7 +22,12 @@ export interface AgentSetup {
 }
 
 export const DEFAULT_SHIP_SETTINGS: ShipSettings = {
-  addressSeverity: 'minor', maxRounds: 3, checksPollSeconds: 120, checksTimeoutMinutes: 60, idleTimeoutDays: 7, reminderHours: 48,
+  addressSeverity: 'minor',
+  maxRounds: 3,
+  checksPollSeconds: 120,
+  checksTimeoutMinutes: 60,
+  idleTimeoutDays: 7,
+  reminderHours: 48,
   planMergeAuthority: true,
 };
 

@@ -21,7 +21,15 @@ export function createConversationWrites(identities: GitHubIdentities) {
         if (isRetry(input.attempt)) {
           const reviews = await gh.paginate(gh.rest.pulls.listReviews, { ...where, per_page: 100 });
           const mine = reviews.find((r) => hasMarker(r.body, key));
-          if (mine) return { status: 'confirmed', effectKey: key, id: mine.id, number: input.number, sha: mine.commit_id ?? undefined, url: mine.html_url };
+          if (mine)
+            return {
+              status: 'confirmed',
+              effectKey: key,
+              id: mine.id,
+              number: input.number,
+              sha: mine.commit_id ?? undefined,
+              url: mine.html_url,
+            };
           return unconfirmed(key, `post the review of #${input.number}`);
         }
         const { data: pr } = await gh.rest.pulls.get(where);
@@ -33,7 +41,14 @@ export function createConversationWrites(identities: GitHubIdentities) {
           body: withMarker(input.body, key),
           comments: input.comments?.map((c) => ({ path: c.path, line: c.line, body: c.body })),
         });
-        return { status: 'confirmed', effectKey: key, id: data.id, number: input.number, sha: data.commit_id ?? undefined, url: data.html_url };
+        return {
+          status: 'confirmed',
+          effectKey: key,
+          id: data.id,
+          number: input.number,
+          sha: data.commit_id ?? undefined,
+          url: data.html_url,
+        };
       });
     },
 
@@ -60,7 +75,11 @@ export function createConversationWrites(identities: GitHubIdentities) {
       const identity = input.identity ?? 'write';
       const gh = await identities.octokitFor(identity);
       try {
-        const { data } = await gh.rest.issues.updateComment({ ...splitRepo(input.repo), comment_id: input.commentId, body: withMarker(input.body, input.effectKey) });
+        const { data } = await gh.rest.issues.updateComment({
+          ...splitRepo(input.repo),
+          comment_id: input.commentId,
+          body: withMarker(input.body, input.effectKey),
+        });
         return { status: 'confirmed', effectKey: input.effectKey, id: data.id, url: data.html_url };
       } catch (error) {
         return refusalOrThrow(error, input.effectKey, `update comment ${input.commentId}`, identity);

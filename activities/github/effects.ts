@@ -52,7 +52,13 @@ export function refusalOrThrow(error: unknown, effectKey: string, what: string, 
   const detail = error instanceof Error ? error.message : String(error);
   const retryAfterMs = rateLimitDelayMs(error);
   if (retryAfterMs !== undefined) {
-    return { status: 'refused', effectKey, code: 'rate_limited', retryAfterMs, reason: `GitHub rate limit reached; nothing was written (${what})` };
+    return {
+      status: 'refused',
+      effectKey,
+      code: 'rate_limited',
+      retryAfterMs,
+      reason: `GitHub rate limit reached; nothing was written (${what})`,
+    };
   }
   if (status === 401 || status === 403) {
     return {

@@ -23,12 +23,17 @@ export function runGit(args: string[], options: { cwd: string; token?: string; t
   const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: '0', GCM_INTERACTIVE: 'never' };
   if (options.token) env[GIT_TOKEN_VARIABLE] = options.token;
   return new Promise((resolve, reject) => {
-    execFile('git', [...gitCredentialArgs(), ...args], { cwd: options.cwd, env, timeout: options.timeoutMs ?? 120_000, maxBuffer: 8 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error && typeof error.code !== 'number') {
-        reject(new Error(`git could not run: ${error.message}`));
-        return;
-      }
-      resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
-    });
+    execFile(
+      'git',
+      [...gitCredentialArgs(), ...args],
+      { cwd: options.cwd, env, timeout: options.timeoutMs ?? 120_000, maxBuffer: 8 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        if (error && typeof error.code !== 'number') {
+          reject(new Error(`git could not run: ${error.message}`));
+          return;
+        }
+        resolve({ code: error ? Number(error.code) : 0, stdout, stderr });
+      },
+    );
   });
 }

@@ -56,8 +56,7 @@ export const APP_PERMISSIONS: Record<'read' | 'write', Record<string, 'read' | '
  * own (Temporal retries activities), and a timeout per request so a silent GitHub fails.
  */
 export function createOctokit(apiUrl: string, token: string | undefined, timeoutMs = 20_000): Octokit {
-  const timedFetch: typeof fetch = (input, init) =>
-    fetch(input, { ...init, signal: init?.signal ?? AbortSignal.timeout(timeoutMs) });
+  const timedFetch: typeof fetch = (input, init) => fetch(input, { ...init, signal: init?.signal ?? AbortSignal.timeout(timeoutMs) });
   return new Octokit({
     baseUrl: apiUrl.replace(/\/+$/, ''),
     auth: token,
@@ -117,7 +116,8 @@ export function createGitHubIdentities(options: GitHubIdentityOptions): GitHubId
     tokenFor,
     async octokitFor(scope) {
       const token = await tokenFor(scope);
-      if (!token) throw ApplicationFailure.nonRetryable(`no GitHub credential is configured for the '${scope}' identity`, 'github_no_credential');
+      if (!token)
+        throw ApplicationFailure.nonRetryable(`no GitHub credential is configured for the '${scope}' identity`, 'github_no_credential');
       return createOctokit(apiUrl, token, options.requestTimeoutMs);
     },
     gitRemote(repo) {

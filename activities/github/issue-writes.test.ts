@@ -24,7 +24,13 @@ function freshRepo(): string {
 describe('createIssue (at-most-once)', () => {
   test('opens an issue whose body carries the effect marker', async () => {
     const repo = freshRepo();
-    const result = await activities.createIssue({ repo, effectKey: 'run:t:1/github_issue_create/1.0', title: 'Flaky test', body: 'It fails one run in ten.', labels: ['bug'] });
+    const result = await activities.createIssue({
+      repo,
+      effectKey: 'run:t:1/github_issue_create/1.0',
+      title: 'Flaky test',
+      body: 'It fails one run in ten.',
+      labels: ['bug'],
+    });
     expect(result).toMatchObject({ status: 'confirmed', number: 1 });
     const issue = await activities.githubIssueGet({ repo, number: 1 });
     expect(issue).toMatchObject({ title: 'Flaky test', labels: ['bug'], isPullRequest: false });
@@ -54,7 +60,13 @@ describe('createIssue (at-most-once)', () => {
 
   test('a read-scoped identity is refused as forbidden, nothing written', async () => {
     const repo = freshRepo();
-    const result = await activities.createIssue({ repo, identity: 'read', effectKey: 'run:r/github_issue_create/1.0', title: 'No', body: 'No.' });
+    const result = await activities.createIssue({
+      repo,
+      identity: 'read',
+      effectKey: 'run:r/github_issue_create/1.0',
+      title: 'No',
+      body: 'No.',
+    });
     expect(result).toMatchObject({ status: 'refused', code: 'forbidden' });
     expect(github.state.countWrites('issue.create', repo)).toBe(0);
   });
@@ -63,9 +75,22 @@ describe('createIssue (at-most-once)', () => {
 describe('updateIssue (repeatable)', () => {
   test('changes only the fields given; a retry after a dropped response leaves the same issue', async () => {
     const repo = freshRepo();
-    const created = await activities.createIssue({ repo, effectKey: 'run:u/github_issue_create/1.0', title: 'Old title', body: 'Body.', labels: ['bug'] });
+    const created = await activities.createIssue({
+      repo,
+      effectKey: 'run:u/github_issue_create/1.0',
+      title: 'Old title',
+      body: 'Body.',
+      labels: ['bug'],
+    });
     github.faults.dropResponse({ method: 'PATCH', path: /\/issues\/\d+$/ });
-    const input = { repo, number: created.number!, effectKey: 'run:u/github_issue_update/2.0', title: 'New title', state: 'closed' as const, labels: ['bug', 'fixed'] };
+    const input = {
+      repo,
+      number: created.number!,
+      effectKey: 'run:u/github_issue_update/2.0',
+      title: 'New title',
+      state: 'closed' as const,
+      labels: ['bug', 'fixed'],
+    };
     await expect(activities.updateIssue(input)).rejects.toThrow();
     expect(await activities.updateIssue({ ...input, attempt: 2 })).toMatchObject({ status: 'confirmed', number: created.number });
     const issue = await activities.githubIssueGet({ repo, number: created.number! });
@@ -76,6 +101,9 @@ describe('updateIssue (repeatable)', () => {
 
   test('a missing issue is refused as not_found', async () => {
     const repo = freshRepo();
-    expect(await activities.updateIssue({ repo, number: 99, effectKey: 'run:u/github_issue_update/9.0', state: 'closed' })).toMatchObject({ status: 'refused', code: 'not_found' });
+    expect(await activities.updateIssue({ repo, number: 99, effectKey: 'run:u/github_issue_update/9.0', state: 'closed' })).toMatchObject({
+      status: 'refused',
+      code: 'not_found',
+    });
   });
 });

@@ -20,12 +20,23 @@ export function createIssueWrites(identities: GitHubIdentities) {
       return guarded(key, what, identity, async () => {
         if (isRetry(input.attempt)) {
           // Newest first: the lost attempt was moments ago, so it sits on the first page.
-          const issues = await gh.paginate(gh.rest.issues.listForRepo, { ...where, state: 'all', sort: 'created', direction: 'desc', per_page: 100 });
+          const issues = await gh.paginate(gh.rest.issues.listForRepo, {
+            ...where,
+            state: 'all',
+            sort: 'created',
+            direction: 'desc',
+            per_page: 100,
+          });
           const mine = issues.find((issue) => !issue.pull_request && hasMarker(issue.body, key));
           if (mine) return { status: 'confirmed', effectKey: key, number: mine.number, url: mine.html_url };
           return unconfirmed(key, what);
         }
-        const { data } = await gh.rest.issues.create({ ...where, title: input.title, body: withMarker(input.body, key), ...(input.labels ? { labels: input.labels } : {}) });
+        const { data } = await gh.rest.issues.create({
+          ...where,
+          title: input.title,
+          body: withMarker(input.body, key),
+          ...(input.labels ? { labels: input.labels } : {}),
+        });
         return { status: 'confirmed', effectKey: key, number: data.number, url: data.html_url };
       });
     },
@@ -35,8 +46,10 @@ export function createIssueWrites(identities: GitHubIdentities) {
       const identity = input.identity ?? 'write';
       const gh = await identities.octokitFor(identity);
       const fields = {
-        ...(input.title !== undefined ? { title: input.title } : {}), ...(input.body !== undefined ? { body: input.body } : {}),
-        ...(input.state !== undefined ? { state: input.state } : {}), ...(input.labels !== undefined ? { labels: input.labels } : {}),
+        ...(input.title !== undefined ? { title: input.title } : {}),
+        ...(input.body !== undefined ? { body: input.body } : {}),
+        ...(input.state !== undefined ? { state: input.state } : {}),
+        ...(input.labels !== undefined ? { labels: input.labels } : {}),
       };
       try {
         const { data } = await gh.rest.issues.update({ ...splitRepo(input.repo), issue_number: input.number, ...fields });

@@ -20,8 +20,14 @@ export function createPullRequestWrites(identities: GitHubIdentities) {
       const what = `open a pull request for ${input.head}`;
       return guarded(key, what, identity, async () => {
         const body = withMarker(input.body, key);
-        const open = await gh.paginate(gh.rest.pulls.list, { ...where, state: 'open', head: `${where.owner}:${input.head}`, per_page: 100 });
-        const existing = open.find((pr) => pr.head.ref === input.head && pr.base.ref === input.base) ?? open.find((pr) => pr.head.ref === input.head);
+        const open = await gh.paginate(gh.rest.pulls.list, {
+          ...where,
+          state: 'open',
+          head: `${where.owner}:${input.head}`,
+          per_page: 100,
+        });
+        const existing =
+          open.find((pr) => pr.head.ref === input.head && pr.base.ref === input.base) ?? open.find((pr) => pr.head.ref === input.head);
         if (existing && hasMarker(existing.body, key)) {
           return { status: 'confirmed', effectKey: key, number: existing.number, url: existing.html_url, sha: existing.head.sha };
         }
@@ -31,7 +37,14 @@ export function createPullRequestWrites(identities: GitHubIdentities) {
           return { status: 'confirmed', effectKey: key, number: data.number, url: data.html_url, sha: data.head.sha };
         }
         if (isRetry(input.attempt)) return unconfirmed(key, what);
-        const { data } = await gh.rest.pulls.create({ ...where, head: input.head, base: input.base, title: input.title, body, draft: input.draft });
+        const { data } = await gh.rest.pulls.create({
+          ...where,
+          head: input.head,
+          base: input.base,
+          title: input.title,
+          body,
+          draft: input.draft,
+        });
         return { status: 'confirmed', effectKey: key, number: data.number, url: data.html_url, sha: data.head.sha };
       });
     },
@@ -52,7 +65,13 @@ export function createPullRequestWrites(identities: GitHubIdentities) {
           if (pr.head.sha === input.expectedHeadSha && isRetry(input.attempt)) {
             return { status: 'confirmed', effectKey: key, number: pr.number, url: pr.html_url, sha: pr.merge_commit_sha ?? undefined };
           }
-          return { status: 'refused', effectKey: key, code: 'already_merged', reason: `pull request #${pr.number} is already merged`, number: pr.number };
+          return {
+            status: 'refused',
+            effectKey: key,
+            code: 'already_merged',
+            reason: `pull request #${pr.number} is already merged`,
+            number: pr.number,
+          };
         }
         if (isRetry(input.attempt)) return unconfirmed(key, what);
         if (pr.head.sha !== input.expectedHeadSha) return headMoved(key, input.number, input.expectedHeadSha, pr.head.sha);
@@ -69,7 +88,12 @@ export function createPullRequestWrites(identities: GitHubIdentities) {
           const status = httpStatusOf(error);
           if (status === 409) return headMoved(key, input.number, input.expectedHeadSha, 'a newer commit');
           if (status === 405) {
-            return { status: 'refused', effectKey: key, code: 'not_mergeable', reason: `GitHub says #${input.number} cannot be merged: ${(error as Error).message}` };
+            return {
+              status: 'refused',
+              effectKey: key,
+              code: 'not_mergeable',
+              reason: `GitHub says #${input.number} cannot be merged: ${(error as Error).message}`,
+            };
           }
           throw error;
         }

@@ -12,7 +12,8 @@ export function createPushBranch(identities: GitHubIdentities) {
       const identity = input.identity ?? 'write';
       const key = input.effectKey;
       const token = await identities.tokenFor(identity);
-      if (!token) return { status: 'refused', effectKey: key, code: 'forbidden', reason: `no GitHub credential for the '${identity}' identity` };
+      if (!token)
+        return { status: 'refused', effectKey: key, code: 'forbidden', reason: `no GitHub credential for the '${identity}' identity` };
       const remote = identities.gitRemote(input.repo);
       const ref = `refs/heads/${input.branch}`;
       const cwd = input.workingDirectory;
@@ -32,14 +33,23 @@ export function createPushBranch(identities: GitHubIdentities) {
         if ('failed' in current) return gitFailure(key, identity, current.failed ?? '');
         expected = current.sha;
       }
-      const pushed = await runGit(['push', '--porcelain', `--force-with-lease=${ref}:${expected}`, remote, `${sha}:${ref}`], { cwd, token });
+      const pushed = await runGit(['push', '--porcelain', `--force-with-lease=${ref}:${expected}`, remote, `${sha}:${ref}`], {
+        cwd,
+        token,
+      });
       if (pushed.code === 0) return { status: 'confirmed', effectKey: key, sha };
       const output = `${pushed.stdout}\n${pushed.stderr}`;
       if (/stale info|\[rejected\]|failed to push/i.test(output) && !/returned error: 40[13]/.test(output)) {
         // A retry of a push that already landed sees its own commit there: that is success.
         const now = await remoteSha();
         if ('sha' in now && now.sha === sha) return { status: 'confirmed', effectKey: key, sha };
-        return { status: 'refused', effectKey: key, code: 'stale_lease', reason: `${input.branch} is not where this push expected it (${expected || 'absent'}); someone else pushed`, sha };
+        return {
+          status: 'refused',
+          effectKey: key,
+          code: 'stale_lease',
+          reason: `${input.branch} is not where this push expected it (${expected || 'absent'}); someone else pushed`,
+          sha,
+        };
       }
       return gitFailure(key, identity, output);
     },
@@ -48,7 +58,12 @@ export function createPushBranch(identities: GitHubIdentities) {
 
 function gitFailure(effectKey: string, identity: string, output: string): EffectResult {
   if (/returned error: 40[13]|Authentication failed|Permission .* denied|not allowed/i.test(output)) {
-    return { status: 'refused', effectKey, code: 'forbidden', reason: `GitHub refused the push with this run's '${identity}' identity: ${lastLine(output)}` };
+    return {
+      status: 'refused',
+      effectKey,
+      code: 'forbidden',
+      reason: `GitHub refused the push with this run's '${identity}' identity: ${lastLine(output)}`,
+    };
   }
   if (/returned error: 404|not found/i.test(output)) return { status: 'refused', effectKey, code: 'not_found', reason: lastLine(output) };
   // Network trouble or a 5xx: repeatable, so Temporal simply retries.

@@ -13,7 +13,11 @@ let activities: ReturnType<typeof createGitHubActivities>;
 beforeAll(async () => {
   ({ github, identities } = await localGitHubWithIdentities());
   activities = createGitHubActivities({ identities });
-  github.createRepo('acme', 'reads', { 'README.md': '# Reads\n', 'src/index.ts': 'export function parseDirectives() {}\n', 'src/lib/util.ts': 'export {};\n' });
+  github.createRepo('acme', 'reads', {
+    'README.md': '# Reads\n',
+    'src/index.ts': 'export function parseDirectives() {}\n',
+    'src/lib/util.ts': 'export {};\n',
+  });
 });
 afterAll(async () => {
   await github.close();
@@ -32,7 +36,14 @@ test('tree, file and code search read the real repository', async () => {
 
 test('a pull request reads with its head SHA, files, checks and statuses', async () => {
   const head = github.commit('acme/reads', 'feature', { 'src/new.ts': 'export const x = 1;\n' });
-  const opened = await activities.openOrUpdatePullRequest({ repo: 'acme/reads', head: 'feature', base: 'main', title: 'New', body: 'b', effectKey: 'k/open/1' });
+  const opened = await activities.openOrUpdatePullRequest({
+    repo: 'acme/reads',
+    head: 'feature',
+    base: 'main',
+    title: 'New',
+    body: 'b',
+    effectKey: 'k/open/1',
+  });
   const pr = await activities.githubPullGet({ repo: 'acme/reads', number: opened.number! });
   expect(pr).toMatchObject({ headSha: head, headRef: 'feature', baseRef: 'main', state: 'open' });
   expect(pr.files).toEqual([expect.objectContaining({ path: 'src/new.ts', status: 'added', additions: 1 })]);
@@ -46,7 +57,19 @@ test('a pull request reads with its head SHA, files, checks and statuses', async
 test('issue lists follow pagination and leave pull requests out', async () => {
   const repo = github.createRepo('acme', 'many-issues', { 'a.txt': 'a\n' });
   for (let n = 1; n <= 130; n += 1) {
-    repo.issues.set(n, { number: n, title: `Issue ${n}`, body: '', state: 'open', labels: n % 2 ? ['bug'] : [], user: 'alice', createdAt: '', updatedAt: '', comments: [], reviews: [], reviewComments: [] });
+    repo.issues.set(n, {
+      number: n,
+      title: `Issue ${n}`,
+      body: '',
+      state: 'open',
+      labels: n % 2 ? ['bug'] : [],
+      user: 'alice',
+      createdAt: '',
+      updatedAt: '',
+      comments: [],
+      reviews: [],
+      reviewComments: [],
+    });
   }
   repo.nextNumber = 131;
   const all = await activities.githubIssueList({ repo: 'acme/many-issues', maxResults: 100 });
@@ -85,7 +108,14 @@ describe('vetRepository', () => {
     const before = requestsFor('/repos/acme/reads');
     expect(await activities.vetRepository({ repo: 'acme/reads' })).toMatchObject({ ok: false, code: 'repo_unverified' });
     expect(requestsFor('/repos/acme/reads') - before).toBe(1);
-    const impatient = createGitHubActivities({ identities: createGitHubIdentities({ apiUrl: github.apiUrl, gitUrl: github.gitUrl, tokens: { read: 'ghp_read_token_for_tests' }, requestTimeoutMs: 200 }) });
+    const impatient = createGitHubActivities({
+      identities: createGitHubIdentities({
+        apiUrl: github.apiUrl,
+        gitUrl: github.gitUrl,
+        tokens: { read: 'ghp_read_token_for_tests' },
+        requestTimeoutMs: 200,
+      }),
+    });
     github.faults.slow({ path: '/repos/acme/reads' }, 1_000, 1);
     expect(await impatient.vetRepository({ repo: 'acme/reads' })).toMatchObject({ ok: false, code: 'repo_unverified' });
     expect(await activities.vetRepository({ repo: 'acme/reads' })).toMatchObject({ ok: true });
@@ -95,7 +125,11 @@ describe('vetRepository', () => {
 describe('GitHub App identity', () => {
   test('mints a token per scope with narrowed permissions and reuses it until near expiry', async () => {
     const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    const app: LocalGitHubApp = { appId: '4242', installationId: 77, publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString() };
+    const app: LocalGitHubApp = {
+      appId: '4242',
+      installationId: 77,
+      publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    };
     const local = await startLocalGitHub({ tokens: { read: [], write: [] }, app });
     try {
       local.createRepo('acme', 'app-repo', { 'a.txt': 'a\n' });
@@ -110,7 +144,13 @@ describe('GitHub App identity', () => {
       expect(await appActivities.githubRepos({})).toEqual([expect.objectContaining({ fullName: 'acme/app-repo' })]);
       await appActivities.vetRepository({ repo: 'acme/app-repo' });
       expect(app.mints).toEqual([{ scope: 'read', permissions: expect.objectContaining({ contents: 'read', pull_requests: 'read' }) }]);
-      const refused = await appActivities.postComment({ repo: 'acme/app-repo', number: 1, identity: 'read', body: 'x', effectKey: 'k/c/1' });
+      const refused = await appActivities.postComment({
+        repo: 'acme/app-repo',
+        number: 1,
+        identity: 'read',
+        body: 'x',
+        effectKey: 'k/c/1',
+      });
       expect(refused).toMatchObject({ status: 'refused', code: 'forbidden' });
       clock += 58 * 60_000;
       await appActivities.vetRepository({ repo: 'acme/app-repo' });

@@ -150,10 +150,20 @@ export function createGitHubReadActivities(identities: GitHubIdentities) {
       return reading(`the reviews of ${input.repo}#${input.number}`, async () => {
         const reviews = await gh.paginate(gh.rest.pulls.listReviews, { ...where, per_page: 100 });
         const reviewComments = await gh.paginate(gh.rest.pulls.listReviewComments, { ...where, per_page: 100 });
-        const comments = await gh.paginate(gh.rest.issues.listComments, { ...splitRepo(input.repo), issue_number: input.number, per_page: 100 });
+        const comments = await gh.paginate(gh.rest.issues.listComments, {
+          ...splitRepo(input.repo),
+          issue_number: input.number,
+          per_page: 100,
+        });
         return {
           reviews: reviews.map((r) => ({ id: r.id, author: r.user?.login, state: r.state, body: r.body, commitId: r.commit_id ?? '' })),
-          reviewComments: reviewComments.map((c) => ({ id: c.id, author: c.user?.login, path: c.path, line: c.line ?? undefined, body: c.body })),
+          reviewComments: reviewComments.map((c) => ({
+            id: c.id,
+            author: c.user?.login,
+            path: c.path,
+            line: c.line ?? undefined,
+            body: c.body,
+          })),
           comments: comments.map((c) => ({ id: c.id, author: c.user?.login, body: c.body ?? '' })),
         };
       });
@@ -181,7 +191,10 @@ function issueSummary(issue: {
 
 function overall(runs: T.CommitChecks['checkRuns'], statuses: T.CommitChecks['statuses']): T.CommitChecks['overall'] {
   const failed = ['failure', 'timed_out', 'cancelled', 'action_required', 'startup_failure'];
-  if (runs.some((r) => r.conclusion && failed.includes(r.conclusion)) || statuses.some((s) => s.state === 'failure' || s.state === 'error')) {
+  if (
+    runs.some((r) => r.conclusion && failed.includes(r.conclusion)) ||
+    statuses.some((s) => s.state === 'failure' || s.state === 'error')
+  ) {
     return 'failure';
   }
   if (runs.some((r) => r.status !== 'completed') || statuses.some((s) => s.state === 'pending')) return 'pending';

@@ -15,25 +15,84 @@ interface OnRepo {
   identity?: Exclude<IdentityScope, 'none'>;
 }
 
-export interface ReposInput { identity?: Exclude<IdentityScope, 'none'>; owner?: string; query?: string }
-export interface RepoSummary { fullName: string; defaultBranch: string; private: boolean; pushedAt?: string }
+export interface ReposInput {
+  identity?: Exclude<IdentityScope, 'none'>;
+  owner?: string;
+  query?: string;
+}
+export interface RepoSummary {
+  fullName: string;
+  defaultBranch: string;
+  private: boolean;
+  pushedAt?: string;
+}
 
-export interface TreeInput extends OnRepo { ref?: string; path?: string; recursive?: boolean }
-export interface TreeEntry { path: string; type: 'blob' | 'tree' | 'commit'; size?: number }
-export interface TreeResult { sha: string; entries: TreeEntry[]; truncated: boolean }
+export interface TreeInput extends OnRepo {
+  ref?: string;
+  path?: string;
+  recursive?: boolean;
+}
+export interface TreeEntry {
+  path: string;
+  type: 'blob' | 'tree' | 'commit';
+  size?: number;
+}
+export interface TreeResult {
+  sha: string;
+  entries: TreeEntry[];
+  truncated: boolean;
+}
 
-export interface FileInput extends OnRepo { path: string; ref?: string }
-export interface FileResult { path: string; sha: string; size: number; content: string; encoding: 'utf8' | 'base64' }
+export interface FileInput extends OnRepo {
+  path: string;
+  ref?: string;
+}
+export interface FileResult {
+  path: string;
+  sha: string;
+  size: number;
+  content: string;
+  encoding: 'utf8' | 'base64';
+}
 
-export interface SearchCodeInput { identity?: Exclude<IdentityScope, 'none'>; query: string; repo?: RepoName; maxResults?: number }
-export interface SearchCodeHit { repo: RepoName; path: string; fragments: string[] }
+export interface SearchCodeInput {
+  identity?: Exclude<IdentityScope, 'none'>;
+  query: string;
+  repo?: RepoName;
+  maxResults?: number;
+}
+export interface SearchCodeHit {
+  repo: RepoName;
+  path: string;
+  fragments: string[];
+}
 
-export interface IssueListInput extends OnRepo { state?: 'open' | 'closed' | 'all'; labels?: string[]; maxResults?: number }
-export interface IssueSummary { number: number; title: string; state: string; labels: string[]; author?: string; updatedAt: string }
-export interface IssueGetInput extends OnRepo { number: number }
-export interface IssueDetail extends IssueSummary { body: string; comments: number; isPullRequest: boolean }
+export interface IssueListInput extends OnRepo {
+  state?: 'open' | 'closed' | 'all';
+  labels?: string[];
+  maxResults?: number;
+}
+export interface IssueSummary {
+  number: number;
+  title: string;
+  state: string;
+  labels: string[];
+  author?: string;
+  updatedAt: string;
+}
+export interface IssueGetInput extends OnRepo {
+  number: number;
+}
+export interface IssueDetail extends IssueSummary {
+  body: string;
+  comments: number;
+  isPullRequest: boolean;
+}
 
-export interface PullGetInput extends OnRepo { number: number; includeDiff?: boolean }
+export interface PullGetInput extends OnRepo {
+  number: number;
+  includeDiff?: boolean;
+}
 export interface PullDetail {
   number: number;
   title: string;
@@ -48,7 +107,9 @@ export interface PullDetail {
   files: Array<{ path: string; status: string; additions: number; deletions: number; patch?: string }>;
 }
 
-export interface CommitChecksInput extends OnRepo { ref: string }
+export interface CommitChecksInput extends OnRepo {
+  ref: string;
+}
 export interface CommitChecks {
   sha: string;
   /** `success`, `failure` or `pending`, combining check runs and commit statuses. */
@@ -57,14 +118,19 @@ export interface CommitChecks {
   statuses: Array<{ context: string; state: string }>;
 }
 
-export interface PullActivityInput extends OnRepo { number: number }
+export interface PullActivityInput extends OnRepo {
+  number: number;
+}
 export interface PullActivity {
   reviews: Array<{ id: number; author?: string; state: string; body: string; commitId: string }>;
   reviewComments: Array<{ id: number; author?: string; path: string; line?: number; body: string }>;
   comments: Array<{ id: number; author?: string; body: string }>;
 }
 
-export interface VetRepositoryInput { repo: RepoName; identity?: Exclude<IdentityScope, 'none'> }
+export interface VetRepositoryInput {
+  repo: RepoName;
+  identity?: Exclude<IdentityScope, 'none'>;
+}
 export type VetRepositoryResult =
   | { ok: true; repo: RepoName; defaultBranch: string; private: boolean }
   | { ok: false; repo: RepoName; code: 'repo_not_visible' | 'repo_unverified'; reason: string };
@@ -81,14 +147,7 @@ interface Effect extends OnRepo {
 
 /** Why a write was not made. */
 export type RefusalCode =
-  | 'forbidden'
-  | 'not_found'
-  | 'head_moved'
-  | 'stale_lease'
-  | 'already_merged'
-  | 'not_mergeable'
-  | 'rate_limited'
-  | 'invalid';
+  'forbidden' | 'not_found' | 'head_moved' | 'stale_lease' | 'already_merged' | 'not_mergeable' | 'rate_limited' | 'invalid';
 
 /**
  * The outcome of a write. `confirmed`: it exists on GitHub. `unconfirmed`: an earlier attempt's
@@ -116,7 +175,13 @@ export interface PushBranchInput extends Effect {
   expectedRemoteSha?: string;
 }
 
-export interface OpenPullRequestInput extends Effect { head: string; base: string; title: string; body: string; draft?: boolean }
+export interface OpenPullRequestInput extends Effect {
+  head: string;
+  base: string;
+  title: string;
+  body: string;
+  draft?: boolean;
+}
 export interface PostReviewInput extends Effect {
   number: number;
   /** The commit that was reviewed; the review is refused if the PR head moved past it. */
@@ -125,12 +190,31 @@ export interface PostReviewInput extends Effect {
   body: string;
   comments?: Array<{ path: string; line: number; body: string }>;
 }
-export interface PostCommentInput extends Effect { number: number; body: string }
-export interface UpdateCommentInput extends Effect { commentId: number; body: string }
-export interface CreateIssueInput extends Effect { title: string; body: string; labels?: string[] }
+export interface PostCommentInput extends Effect {
+  number: number;
+  body: string;
+}
+export interface UpdateCommentInput extends Effect {
+  commentId: number;
+  body: string;
+}
+export interface CreateIssueInput extends Effect {
+  title: string;
+  body: string;
+  labels?: string[];
+}
 /** Only the fields given change; `labels` is the complete new set. */
-export interface UpdateIssueInput extends Effect { number: number; title?: string; body?: string; state?: 'open' | 'closed'; labels?: string[] }
-export interface SetLabelsInput extends Effect { number: number; labels: string[] }
+export interface UpdateIssueInput extends Effect {
+  number: number;
+  title?: string;
+  body?: string;
+  state?: 'open' | 'closed';
+  labels?: string[];
+}
+export interface SetLabelsInput extends Effect {
+  number: number;
+  labels: string[];
+}
 export interface MergePullRequestInput extends Effect {
   number: number;
   expectedHeadSha: string;

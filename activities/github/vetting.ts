@@ -17,7 +17,12 @@ export function createRepositoryVetting(identities: GitHubIdentities) {
       } catch (error) {
         const status = httpStatusOf(error);
         if (rateLimitDelayMs(error) === undefined && (status === 404 || status === 403 || status === 401)) {
-          return { ok: false, repo: input.repo, code: 'repo_not_visible', reason: `${input.repo} is not visible to this run's GitHub identity (HTTP ${status})` };
+          return {
+            ok: false,
+            repo: input.repo,
+            code: 'repo_not_visible',
+            reason: `${input.repo} is not visible to this run's GitHub identity (HTTP ${status})`,
+          };
         }
         const why = isUnknownOutcome(error) ? (status ? `HTTP ${status}` : (error as Error).message) : `HTTP ${status}`;
         return { ok: false, repo: input.repo, code: 'repo_unverified', reason: `GitHub did not confirm ${input.repo} (${why})` };

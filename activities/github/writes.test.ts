@@ -25,7 +25,14 @@ async function repoWithPullRequest() {
   github.createRepo('acme', name, { 'README.md': '# hello\n' });
   const repo = `acme/${name}`;
   const head = github.commit(repo, 'feature', { 'src/a.ts': 'export const a = 1;\n' });
-  const opened = await activities.openOrUpdatePullRequest({ repo, effectKey: `wf-${name}/open/1`, head: 'feature', base: 'main', title: 'Add a', body: 'Adds a.' });
+  const opened = await activities.openOrUpdatePullRequest({
+    repo,
+    effectKey: `wf-${name}/open/1`,
+    head: 'feature',
+    base: 'main',
+    title: 'Add a',
+    body: 'Adds a.',
+  });
   expect(opened.status).toBe('confirmed');
   return { repo, number: opened.number!, head };
 }
@@ -35,7 +42,14 @@ describe('at-most-once writes under a dropped response', () => {
     github.createRepo('acme', 'open-drop', { 'README.md': 'x\n' });
     github.commit('acme/open-drop', 'topic', { 'b.txt': 'b\n' });
     github.faults.dropResponse({ method: 'POST', path: '/pulls' });
-    const input = { repo: 'acme/open-drop', effectKey: 'unit:acme/open-drop#x/open-pr/1', head: 'topic', base: 'main', title: 'T', body: 'B' };
+    const input = {
+      repo: 'acme/open-drop',
+      effectKey: 'unit:acme/open-drop#x/open-pr/1',
+      head: 'topic',
+      base: 'main',
+      title: 'T',
+      body: 'B',
+    };
     await expect(activities.openOrUpdatePullRequest(input)).rejects.toThrow();
     const retry = await activities.openOrUpdatePullRequest({ ...input, attempt: 2 });
     expect(retry).toMatchObject({ status: 'confirmed', number: 1 });
@@ -113,7 +127,13 @@ describe('repeatable writes', () => {
       writeFileSync(join(dir, 'new.txt'), 'new\n');
       await runGit(['add', '-A'], { cwd: dir });
       await runGit(['commit', '-q', '-m', 'new'], { cwd: dir });
-      const input = { repo: 'acme/push-me', workingDirectory: dir, branch: 'switchboard/push-me', effectKey: 'unit:acme/push-me:s/push/1', expectedRemoteSha: '' };
+      const input = {
+        repo: 'acme/push-me',
+        workingDirectory: dir,
+        branch: 'switchboard/push-me',
+        effectKey: 'unit:acme/push-me:s/push/1',
+        expectedRemoteSha: '',
+      };
       const first = await activities.pushBranch(input);
       expect(first.status).toBe('confirmed');
       const again = await activities.pushBranch(input);
@@ -133,7 +153,14 @@ describe('refusals', () => {
   test('a review for a head that moved is refused and nothing is posted', async () => {
     const { repo, number, head } = await repoWithPullRequest();
     github.commit(repo, 'feature', { 'src/c.ts': 'export const c = 3;\n' });
-    const result = await activities.postReview({ repo, number, commitSha: head, event: 'APPROVE', effectKey: 'unit:x/review/2', body: 'ok' });
+    const result = await activities.postReview({
+      repo,
+      number,
+      commitSha: head,
+      event: 'APPROVE',
+      effectKey: 'unit:x/review/2',
+      body: 'ok',
+    });
     expect(result).toMatchObject({ status: 'refused', code: 'head_moved' });
     expect(github.state.countWrites('review.create', repo)).toBe(0);
   });
@@ -151,7 +178,13 @@ describe('refusals', () => {
     const dir = await cloneLocal(identities, 'acme/no-push');
     try {
       await runGit(['commit', '-q', '--allow-empty', '-m', 'e'], { cwd: dir });
-      const result = await activities.pushBranch({ repo: 'acme/no-push', identity: 'read', workingDirectory: dir, branch: 'x', effectKey: 'k/push/1' });
+      const result = await activities.pushBranch({
+        repo: 'acme/no-push',
+        identity: 'read',
+        workingDirectory: dir,
+        branch: 'x',
+        effectKey: 'k/push/1',
+      });
       expect(result).toMatchObject({ status: 'refused', code: 'forbidden' });
       expect(result.reason).toMatch(/'read' identity/);
       expect(github.state.countWrites('push', 'acme/no-push')).toBe(0);

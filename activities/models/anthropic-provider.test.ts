@@ -1,4 +1,11 @@
-import { anthropicError, anthropicKeyOf, anthropicMessage, dropConnection, startAnthropicServer, type WireServer } from '../../test/emulators/anthropic-server';
+import {
+  anthropicError,
+  anthropicKeyOf,
+  anthropicMessage,
+  dropConnection,
+  startAnthropicServer,
+  type WireServer,
+} from '../../test/emulators/anthropic-server';
 import { CancelledFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createModelActivities } from './index';

@@ -21,7 +21,11 @@ describe('the models config section', () => {
   });
 
   it('takes SWITCHBOARD_MODEL, ANTHROPIC_BASE_URL and OPENAI_BASE_URL from the environment', () => {
-    const env = { SWITCHBOARD_MODEL: 'anthropic:claude-haiku-4-5', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9001', OPENAI_BASE_URL: 'http://127.0.0.1:9002/v1' };
+    const env = {
+      SWITCHBOARD_MODEL: 'anthropic:claude-haiku-4-5',
+      ANTHROPIC_BASE_URL: 'http://127.0.0.1:9001',
+      OPENAI_BASE_URL: 'http://127.0.0.1:9002/v1',
+    };
     const { config } = loadConfig({ env, cwd });
     expect(config.agents.defaults.model).toBe('anthropic:claude-haiku-4-5');
     expect(config.models).toMatchObject({

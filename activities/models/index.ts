@@ -63,7 +63,14 @@ export function createModelActivities(deps: ModelActivityDeps) {
       return scriptedTurn(id, input, call, { baseDir: deps.baseDir });
     });
     deps.logger?.debug(
-      { runId: input.runId, turn: input.turn, model: result.model, usage: result.usage, toolCalls: result.toolCalls.length, ms: Date.now() - started },
+      {
+        runId: input.runId,
+        turn: input.turn,
+        model: result.model,
+        usage: result.usage,
+        toolCalls: result.toolCalls.length,
+        ms: Date.now() - started,
+      },
       'model turn',
     );
     return result;

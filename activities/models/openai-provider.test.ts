@@ -68,7 +68,12 @@ describe('openai provider against a local chat-completions server', () => {
       sampleInput('openai:o4-mini', { effort: 'medium', tools: [] }),
     );
     const body = server.requests[0]?.body;
-    expect([body.max_tokens, body.max_completion_tokens, body.reasoning_effort, body.tools]).toEqual([1024, undefined, 'medium', undefined]);
+    expect([body.max_tokens, body.max_completion_tokens, body.reasoning_effort, body.tools]).toEqual([
+      1024,
+      undefined,
+      'medium',
+      undefined,
+    ]);
   });
 
   it('maps text, tool calls (parsed arguments), finish reason and usage with cached tokens apart', async () => {

@@ -35,6 +35,7 @@ export async function openaiTurn(
   }
   const result = fromOpenAICompletion(completion);
   // An answer without choices is a server hiccup (some routers do this under load): retry.
-  if (!result) throw ApplicationFailure.retryable(`${label.name} at ${baseUrl} answered with no choices for ${label.model}`, 'model_unavailable');
+  if (!result)
+    throw ApplicationFailure.retryable(`${label.name} at ${baseUrl} answered with no choices for ${label.model}`, 'model_unavailable');
   return result;
 }

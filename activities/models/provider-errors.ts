@@ -56,7 +56,8 @@ export function toActivityFailure(error: unknown, label: ProviderLabel, call: Ca
       cause: error,
     });
   }
-  const hint = status === 404 ? `check the model id '${label.model}' and the base URL ${label.baseUrl}` : 'the request was not accepted as sent';
+  const hint =
+    status === 404 ? `check the model id '${label.model}' and the base URL ${label.baseUrl}` : 'the request was not accepted as sent';
   return ApplicationFailure.create({
     message: `${label.name} rejected the request for ${label.model} (${status}): ${error.message}; ${hint}`,
     type: 'model_bad_request',

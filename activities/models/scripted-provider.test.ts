@@ -10,7 +10,15 @@ import { type ChatMessage, type ModelTurnInput, type ModelTurnResult } from './t
 const repoRoot = resolve(__dirname, '../..');
 
 function turnInput(model: string, messages: ChatMessage[], tools: string[] = []): ModelTurnInput {
-  return { model, system: 'system prompt', messages, tools: tools.map((name) => ({ name, description: name, inputSchema: {} })), maxTokens: 1000, runId: 'run:t:1', turn: 0 };
+  return {
+    model,
+    system: 'system prompt',
+    messages,
+    tools: tools.map((name) => ({ name, description: name, inputSchema: {} })),
+    maxTokens: 1000,
+    runId: 'run:t:1',
+    turn: 0,
+  };
 }
 
 describe('scripted provider', () => {
@@ -30,43 +38,68 @@ describe('scripted provider', () => {
 
   it('plays the examples/hello.yaml demo: tool calls first, then the bash output echoed', async () => {
     const models = createModelActivities({ baseDir: repoRoot });
-    const first = await models.modelTurn(turnInput('scripted:examples/hello.yaml', [{ role: 'user', text: 'say hello' }], ['bash', 'update_status']));
+    const first = await models.modelTurn(
+      turnInput('scripted:examples/hello.yaml', [{ role: 'user', text: 'say hello' }], ['bash', 'update_status']),
+    );
     expect(first.toolCalls).toEqual([
       { id: 'call_0_0', name: 'update_status', input: { summary: 'Saying hello from the sandbox' } },
       { id: 'call_0_1', name: 'bash', input: { command: 'echo hello from the sandbox && uname -s' } },
     ]);
     expect(first.stopReason).toBe('tool_use');
     const second = await models.modelTurn(
-      turnInput('scripted:examples/hello.yaml', [
-        { role: 'user', text: 'say hello' },
-        { role: 'assistant', text: first.text, toolCalls: first.toolCalls },
-        {
-          role: 'tool',
-          results: [
-            { callId: 'call_0_0', name: 'update_status', content: 'updated' },
-            { callId: 'call_0_1', name: 'bash', content: 'exit 0\nhello from the sandbox\nLinux' },
-          ],
-        },
-      ], ['bash', 'update_status']),
+      turnInput(
+        'scripted:examples/hello.yaml',
+        [
+          { role: 'user', text: 'say hello' },
+          { role: 'assistant', text: first.text, toolCalls: first.toolCalls },
+          {
+            role: 'tool',
+            results: [
+              { callId: 'call_0_0', name: 'update_status', content: 'updated' },
+              { callId: 'call_0_1', name: 'bash', content: 'exit 0\nhello from the sandbox\nLinux' },
+            ],
+          },
+        ],
+        ['bash', 'update_status'],
+      ),
     );
-    expect(second).toMatchObject({ text: 'The sandbox answered:\nexit 0\nhello from the sandbox\nLinux', toolCalls: [], stopReason: 'end_turn' });
+    expect(second).toMatchObject({
+      text: 'The sandbox answered:\nexit 0\nhello from the sandbox\nLinux',
+      toolCalls: [],
+      stopReason: 'end_turn',
+    });
   });
 
   it('lets a script adapt to the tools the run holds (hello.yaml under an agent without a shell)', async () => {
     const models = createModelActivities({ baseDir: repoRoot });
-    const first = await models.modelTurn(turnInput('scripted:examples/hello.yaml', [{ role: 'user', text: 'say hello' }], ['update_status']));
+    const first = await models.modelTurn(
+      turnInput('scripted:examples/hello.yaml', [{ role: 'user', text: 'say hello' }], ['update_status']),
+    );
     expect(first.toolCalls).toEqual([{ id: 'call_0_0', name: 'update_status', input: { summary: 'Saying hello' } }]);
-    const second = await models.modelTurn(turnInput('scripted:examples/hello.yaml', [
-      { role: 'user', text: 'say hello' },
-      { role: 'assistant', text: first.text, toolCalls: first.toolCalls },
-      { role: 'tool', results: [{ callId: 'call_0_0', name: 'update_status', content: 'updated' }] },
-    ], ['update_status']));
+    const second = await models.modelTurn(
+      turnInput(
+        'scripted:examples/hello.yaml',
+        [
+          { role: 'user', text: 'say hello' },
+          { role: 'assistant', text: first.text, toolCalls: first.toolCalls },
+          { role: 'tool', results: [{ callId: 'call_0_0', name: 'update_status', content: 'updated' }] },
+        ],
+        ['update_status'],
+      ),
+    );
     expect(second.text).toBe('Hello from Switchboard. You asked: say hello');
   });
 
   it('chooses the turn by the number of assistant messages, so a retry plays the same turn', async () => {
-    const model = await script('two.json', JSON.stringify([{ text: 'one' }, { text: 'two', toolCalls: [{ name: 'bash', input: { command: 'ls' }, id: 'mine' }] }]));
-    const history: ChatMessage[] = [{ role: 'user', text: 'go' }, { role: 'assistant', text: 'one', toolCalls: [] }, { role: 'user', text: 'more' }];
+    const model = await script(
+      'two.json',
+      JSON.stringify([{ text: 'one' }, { text: 'two', toolCalls: [{ name: 'bash', input: { command: 'ls' }, id: 'mine' }] }]),
+    );
+    const history: ChatMessage[] = [
+      { role: 'user', text: 'go' },
+      { role: 'assistant', text: 'one', toolCalls: [] },
+      { role: 'user', text: 'more' },
+    ];
     const once = await activities().modelTurn(turnInput(model, history));
     const again = await activities().modelTurn(turnInput(model, history));
     expect(once).toEqual(again);
@@ -83,7 +116,9 @@ describe('scripted provider', () => {
     ];
     const unsteered = await models.modelTurn(turnInput('scripted:examples/steer.yaml', before));
     expect(unsteered.text).toBe('Staying on v1.');
-    const steered = await models.modelTurn(turnInput('scripted:examples/steer.yaml', [...before, { role: 'user', text: 'Use the V2 API' }]));
+    const steered = await models.modelTurn(
+      turnInput('scripted:examples/steer.yaml', [...before, { role: 'user', text: 'Use the V2 API' }]),
+    );
     expect(steered.text).toBe('Switching to the v2 API as asked.');
   });
 
@@ -101,23 +136,36 @@ describe('scripted provider', () => {
     const model = await script('usage.yaml', '- text: big\n  usage: { inputTokens: 90000, outputTokens: 5000 }\n- text: small\n');
     const big = await activities().modelTurn(turnInput(model, [{ role: 'user', text: 'go' }]));
     expect(big.usage).toEqual({ inputTokens: 90000, outputTokens: 5000 });
-    const history: ChatMessage[] = [{ role: 'user', text: 'go' }, { role: 'assistant', text: 'big', toolCalls: [] }];
+    const history: ChatMessage[] = [
+      { role: 'user', text: 'go' },
+      { role: 'assistant', text: 'big', toolCalls: [] },
+    ];
     const small = await activities().modelTurn(turnInput(model, history));
     expect(small.usage.inputTokens).toBeGreaterThan(0);
     expect(small.usage).toEqual((await activities().modelTurn(turnInput(model, history))).usage);
   });
 
-  it('reports max_tokens when the turn\'s output reaches the call\'s cap, as a truncated answer does', async () => {
-    const model = await script('cap.yaml', '- text: cut off mid\n  usage: { inputTokens: 10, outputTokens: 1000 }\n- text: fine\n  usage: { inputTokens: 10, outputTokens: 999 }\n');
+  it("reports max_tokens when the turn's output reaches the call's cap, as a truncated answer does", async () => {
+    const model = await script(
+      'cap.yaml',
+      '- text: cut off mid\n  usage: { inputTokens: 10, outputTokens: 1000 }\n- text: fine\n  usage: { inputTokens: 10, outputTokens: 999 }\n',
+    );
     expect(await activities().modelTurn(turnInput(model, [{ role: 'user', text: 'go' }]))).toMatchObject({ stopReason: 'max_tokens' });
-    const history: ChatMessage[] = [{ role: 'user', text: 'go' }, { role: 'assistant', text: 'cut off mid', toolCalls: [] }];
+    const history: ChatMessage[] = [
+      { role: 'user', text: 'go' },
+      { role: 'assistant', text: 'cut off mid', toolCalls: [] },
+    ];
     expect(await activities().modelTurn(turnInput(model, history))).toMatchObject({ stopReason: 'end_turn' });
   });
 
   it('ends with a final text when the script runs out of turns', async () => {
     const model = await script('short.yaml', '- text: only\n');
     const result = await activities().modelTurn(
-      turnInput(model, [{ role: 'user', text: 'go' }, { role: 'assistant', text: 'only', toolCalls: [] }, { role: 'user', text: 'and?' }]),
+      turnInput(model, [
+        { role: 'user', text: 'go' },
+        { role: 'assistant', text: 'only', toolCalls: [] },
+        { role: 'user', text: 'and?' },
+      ]),
     );
     expect(result).toMatchObject({ toolCalls: [], stopReason: 'end_turn' });
     expect(result.text).toContain('has no turn 2 (it has 1)');

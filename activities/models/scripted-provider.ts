@@ -22,7 +22,12 @@ export async function scriptedTurn(
   const file = resolveScriptPath(path, options.baseDir);
   const turns = await loadScript(file);
   const index = input.messages.filter((message) => message.role === 'assistant').length;
-  const view = viewConversation(input.messages, index, input.runId, input.tools.map((tool) => tool.name));
+  const view = viewConversation(
+    input.messages,
+    index,
+    input.runId,
+    input.tools.map((tool) => tool.name),
+  );
   const model = `scripted:${path}`;
   const turn = turns[index];
   if (!turn) {

@@ -5,13 +5,13 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { TEMPLATE_PATTERN, isKnownPlaceholder } from './scripted-template';
 
-const TemplatedText = z.string().refine((text) => [...text.matchAll(TEMPLATE_PATTERN)].every((match) => isKnownPlaceholder(match[1] ?? '')), {
-  message: 'unknown placeholder: use {{lastUser}}, {{lastToolResult}}, {{lastToolResult:<tool name>}}, {{turn}} or {{runId}}',
-});
+const TemplatedText = z
+  .string()
+  .refine((text) => [...text.matchAll(TEMPLATE_PATTERN)].every((match) => isKnownPlaceholder(match[1] ?? '')), {
+    message: 'unknown placeholder: use {{lastUser}}, {{lastToolResult}}, {{lastToolResult:<tool name>}}, {{turn}} or {{runId}}',
+  });
 
-const ScriptedToolCall = z
-  .object({ name: z.string().min(1), input: z.unknown().default({}), id: z.string().min(1).optional() })
-  .strict();
+const ScriptedToolCall = z.object({ name: z.string().min(1), input: z.unknown().default({}), id: z.string().min(1).optional() }).strict();
 
 const TurnBody = {
   text: TemplatedText.optional(),
@@ -38,7 +38,9 @@ const Condition = z
     hasTool: z.string().min(1).optional(),
   })
   .strict()
-  .refine((condition) => Object.keys(condition).length > 0, { message: 'a `when` needs lastUserIncludes, lastToolResultIncludes or hasTool' });
+  .refine((condition) => Object.keys(condition).length > 0, {
+    message: 'a `when` needs lastUserIncludes, lastToolResultIncludes or hasTool',
+  });
 
 const Alternative = z.object({ when: Condition.optional(), ...TurnBody }).strict();
 
@@ -55,7 +57,11 @@ const Turn = z
       context.addIssue({ code: 'custom', message: 'a turn with alternatives keeps its text and tool calls inside them' });
     }
     if (turn.alternatives.every((alternative) => alternative.when)) {
-      context.addIssue({ code: 'custom', path: ['alternatives'], message: 'a turn with alternatives needs a fallback: one alternative without `when`' });
+      context.addIssue({
+        code: 'custom',
+        path: ['alternatives'],
+        message: 'a turn with alternatives needs a fallback: one alternative without `when`',
+      });
     }
   });
 

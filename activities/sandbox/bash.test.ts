@@ -19,7 +19,10 @@ describe.each(['auto', 'none'] as const)('sandbox bash (isolation: %s)', (isolat
   afterAll(() => fixture.cleanup());
 
   test('returns the combined output in order and the exit code, in the workspace', async () => {
-    const result = await fixture.activities.bash({ workspace: fixture.workspace(), command: 'echo out; echo err >&2; echo again; pwd; exit 3' });
+    const result = await fixture.activities.bash({
+      workspace: fixture.workspace(),
+      command: 'echo out; echo err >&2; echo again; pwd; exit 3',
+    });
     expect(result.exitCode).toBe(3);
     expect(result.timedOut).toBe(false);
     expect(result.truncated).toBe(false);
@@ -60,9 +63,15 @@ describe.each(['auto', 'none'] as const)('sandbox bash (isolation: %s)', (isolat
     ].join('\n');
     const result = await fixture.activities.bash({ workspace, command });
     expect(result).toMatchObject({ exitCode: 0, output: 'started\n' });
-    expect(await fixture.activities.jobStatus({ workspace, exitFile: '/tmp/job.exit', logFile: '/tmp/job.log' })).not.toHaveProperty('exitCode');
+    expect(await fixture.activities.jobStatus({ workspace, exitFile: '/tmp/job.exit', logFile: '/tmp/job.log' })).not.toHaveProperty(
+      'exitCode',
+    );
     await waitUntil(async () => (await fixture.activities.jobStatus({ workspace, exitFile: '/tmp/job.exit' })).done);
-    expect(await fixture.activities.jobStatus({ workspace, exitFile: '/tmp/job.exit', logFile: '/tmp/job.log' })).toEqual({ done: true, exitCode: 0, logTail: 'finished' });
+    expect(await fixture.activities.jobStatus({ workspace, exitFile: '/tmp/job.exit', logFile: '/tmp/job.log' })).toEqual({
+      done: true,
+      exitCode: 0,
+      logTail: 'finished',
+    });
     await delay(500);
     expect(existsSync(join(layout.work, 'background.txt'))).toBe(false);
     // The log is readable through the file tool too, at the path the job wrote it.
@@ -76,7 +85,11 @@ describe.each(['auto', 'none'] as const)('sandbox bash (isolation: %s)', (isolat
     const command = isolated ? recipe : recipe.replaceAll('/tmp/', '$TMPDIR/');
     expect((await fixture.activities.bash({ workspace, command })).exitCode).toBe(0);
     await waitUntil(async () => (await fixture.activities.jobStatus({ workspace, exitFile: '/tmp/job.exit' })).done);
-    expect(await fixture.activities.jobStatus({ workspace, exitFile: '/tmp/job.exit', logFile: '/tmp/job.log' })).toEqual({ done: true, exitCode: 0, logTail: 'done-by-recipe' });
+    expect(await fixture.activities.jobStatus({ workspace, exitFile: '/tmp/job.exit', logFile: '/tmp/job.log' })).toEqual({
+      done: true,
+      exitCode: 0,
+      logTail: 'done-by-recipe',
+    });
   });
 
   test('cancellation kills the whole process group and rethrows the cancellation', async () => {
@@ -84,7 +97,11 @@ describe.each(['auto', 'none'] as const)('sandbox bash (isolation: %s)', (isolat
     const environment = new MockActivityEnvironment();
     let heartbeats = 0;
     environment.on('heartbeat', () => (heartbeats += 1));
-    const running = environment.run((input: Parameters<typeof fixture.activities.bash>[0]) => fixture.activities.bash(input), { workspace, command: 'sleep 60 & sleep 60 & wait', timeoutMs: 60_000 });
+    const running = environment.run((input: Parameters<typeof fixture.activities.bash>[0]) => fixture.activities.bash(input), {
+      workspace,
+      command: 'sleep 60 & sleep 60 & wait',
+      timeoutMs: 60_000,
+    });
     // bash and its two sleeps (plus nsenter when isolated) carry the workspace's marker.
     await waitUntil(() => markedPids(workspace.key).length >= 3);
     await delay(300);
@@ -109,6 +126,9 @@ describe.each(['auto', 'none'] as const)('sandbox bash (isolation: %s)', (isolat
   });
 
   test('refuses a call without a workspace or command as a non-retryable failure', async () => {
-    await expect(fixture.activities.bash({ workspace: fixture.workspace(), command: ' ' })).rejects.toMatchObject({ type: 'invalid_input', nonRetryable: true });
+    await expect(fixture.activities.bash({ workspace: fixture.workspace(), command: ' ' })).rejects.toMatchObject({
+      type: 'invalid_input',
+      nonRetryable: true,
+    });
   });
 });

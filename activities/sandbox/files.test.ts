@@ -20,13 +20,29 @@ describe('sandbox files', () => {
 
   test('writes a file (parents created) and reads it back by lines', async () => {
     const workspace = fixture.workspace();
-    expect(await fixture.activities.writeFile({ workspace, path: 'src/deep/a.txt', content: 'one\ntwo\nthree\nfour' })).toEqual({ ok: true, path: 'src/deep/a.txt', bytes: 18 });
-    expect(await fixture.activities.readFile({ workspace, path: 'src/deep/a.txt' })).toMatchObject({ ok: true, content: 'one\ntwo\nthree\nfour', truncated: false, totalLines: 4 });
-    expect(await fixture.activities.readFile({ workspace, path: '/workspace/src/deep/a.txt', offset: 2, limit: 2 })).toMatchObject({ ok: true, content: 'two\nthree', truncated: true });
-    expect(await fixture.activities.readFile({ workspace, path: 'src/missing.txt' })).toMatchObject({ ok: false, code: expect.stringMatching(/^(not_found|path_outside_workspace)$/) });
+    expect(await fixture.activities.writeFile({ workspace, path: 'src/deep/a.txt', content: 'one\ntwo\nthree\nfour' })).toEqual({
+      ok: true,
+      path: 'src/deep/a.txt',
+      bytes: 18,
+    });
+    expect(await fixture.activities.readFile({ workspace, path: 'src/deep/a.txt' })).toMatchObject({
+      ok: true,
+      content: 'one\ntwo\nthree\nfour',
+      truncated: false,
+      totalLines: 4,
+    });
+    expect(await fixture.activities.readFile({ workspace, path: '/workspace/src/deep/a.txt', offset: 2, limit: 2 })).toMatchObject({
+      ok: true,
+      content: 'two\nthree',
+      truncated: true,
+    });
+    expect(await fixture.activities.readFile({ workspace, path: 'src/missing.txt' })).toMatchObject({
+      ok: false,
+      code: expect.stringMatching(/^(not_found|path_outside_workspace)$/),
+    });
   });
 
-  test('/tmp paths are the workspace\'s private tmp, where detached jobs log', async () => {
+  test("/tmp paths are the workspace's private tmp, where detached jobs log", async () => {
     const workspace = fixture.workspace();
     await fixture.activities.prepareWorkspace({ workspace });
     const layout = workspaceLayout(fixture.dataDir, workspace);
@@ -44,7 +60,10 @@ describe('sandbox files', () => {
   ])('refuses %s (%s) for reading and writing', async (_name, path) => {
     const workspace = fixture.workspace();
     expect(await fixture.activities.readFile({ workspace, path })).toMatchObject({ ok: false, code: 'path_outside_workspace', path });
-    expect(await fixture.activities.writeFile({ workspace, path, content: 'x' })).toMatchObject({ ok: false, code: 'path_outside_workspace' });
+    expect(await fixture.activities.writeFile({ workspace, path, content: 'x' })).toMatchObject({
+      ok: false,
+      code: 'path_outside_workspace',
+    });
   });
 
   test('refuses symlinks that lead outside, and follows ones that stay inside', async () => {
@@ -56,12 +75,24 @@ describe('sandbox files', () => {
     await symlink('/etc/passwd', join(work, 'passwd'));
     expect(await fixture.activities.readFile({ workspace, path: 'leak.txt' })).toMatchObject({ ok: false, code: 'path_outside_workspace' });
     expect(await fixture.activities.readFile({ workspace, path: 'passwd' })).toMatchObject({ ok: false, code: 'path_outside_workspace' });
-    expect(await fixture.activities.readFile({ workspace, path: 'escape/secret.txt' })).toMatchObject({ ok: false, code: 'path_outside_workspace' });
-    expect(await fixture.activities.writeFile({ workspace, path: 'escape/pwned.txt', content: 'x' })).toMatchObject({ ok: false, code: 'path_outside_workspace' });
-    expect(await fixture.activities.writeFile({ workspace, path: 'leak.txt', content: 'x' })).toMatchObject({ ok: false, code: 'path_outside_workspace' });
+    expect(await fixture.activities.readFile({ workspace, path: 'escape/secret.txt' })).toMatchObject({
+      ok: false,
+      code: 'path_outside_workspace',
+    });
+    expect(await fixture.activities.writeFile({ workspace, path: 'escape/pwned.txt', content: 'x' })).toMatchObject({
+      ok: false,
+      code: 'path_outside_workspace',
+    });
+    expect(await fixture.activities.writeFile({ workspace, path: 'leak.txt', content: 'x' })).toMatchObject({
+      ok: false,
+      code: 'path_outside_workspace',
+    });
     expect(existsSync(join(outsideDir, 'pwned.txt'))).toBe(false);
     // The machine's /tmp is never reachable: a /tmp/… path always names the private tmp.
-    expect(await fixture.activities.readFile({ workspace, path: join(outsideDir, 'secret.txt') })).toMatchObject({ ok: false, code: expect.stringMatching(/^(not_found|path_outside_workspace)$/) });
+    expect(await fixture.activities.readFile({ workspace, path: join(outsideDir, 'secret.txt') })).toMatchObject({
+      ok: false,
+      code: expect.stringMatching(/^(not_found|path_outside_workspace)$/),
+    });
 
     await fixture.activities.writeFile({ workspace, path: 'real/file.txt', content: 'inside' });
     await symlink(join(work, 'real'), join(work, 'alias'));
@@ -70,20 +101,37 @@ describe('sandbox files', () => {
 
   test('size limits, binary files and directories answer as data', async () => {
     const workspace = fixture.workspace();
-    expect(await fixture.activities.writeFile({ workspace, path: 'big.txt', content: 'x'.repeat(3_000) })).toMatchObject({ ok: false, code: 'too_large' });
+    expect(await fixture.activities.writeFile({ workspace, path: 'big.txt', content: 'x'.repeat(3_000) })).toMatchObject({
+      ok: false,
+      code: 'too_large',
+    });
     const { work } = workspaceLayout(fixture.dataDir, workspace);
     await writeFile(join(work, 'huge.txt'), 'y'.repeat(5_000));
     expect(await fixture.activities.readFile({ workspace, path: 'huge.txt' })).toMatchObject({ ok: false, code: 'too_large' });
     await writeFile(join(work, 'blob.bin'), Buffer.from([1, 0, 2, 3]));
-    expect(await fixture.activities.readFile({ workspace, path: 'blob.bin' })).toMatchObject({ ok: false, code: 'io_error', error: expect.stringMatching(/binary/) });
-    expect(await fixture.activities.readFile({ workspace, path: '.' })).toMatchObject({ ok: false, code: 'io_error', error: expect.stringMatching(/directory/) });
+    expect(await fixture.activities.readFile({ workspace, path: 'blob.bin' })).toMatchObject({
+      ok: false,
+      code: 'io_error',
+      error: expect.stringMatching(/binary/),
+    });
+    expect(await fixture.activities.readFile({ workspace, path: '.' })).toMatchObject({
+      ok: false,
+      code: 'io_error',
+      error: expect.stringMatching(/directory/),
+    });
   });
 
   test('jobStatus says an out-of-workspace file is an error, not a job still running', async () => {
     const workspace = fixture.workspace();
     await fixture.activities.prepareWorkspace({ workspace });
-    expect(await fixture.activities.jobStatus({ workspace, exitFile: '/etc/hostname' })).toMatchObject({ done: false, error: expect.stringMatching(/outside the workspace/) });
+    expect(await fixture.activities.jobStatus({ workspace, exitFile: '/etc/hostname' })).toMatchObject({
+      done: false,
+      error: expect.stringMatching(/outside the workspace/),
+    });
     expect(await fixture.activities.jobStatus({ workspace, exitFile: '/tmp/none.exit' })).toEqual({ done: false });
-    expect(await fixture.activities.jobStatus({ workspace: fixture.workspace(), exitFile: '/tmp/job.exit' })).toMatchObject({ done: false, error: expect.stringMatching(/does not exist/) });
+    expect(await fixture.activities.jobStatus({ workspace: fixture.workspace(), exitFile: '/tmp/job.exit' })).toMatchObject({
+      done: false,
+      error: expect.stringMatching(/does not exist/),
+    });
   });
 });

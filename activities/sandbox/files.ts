@@ -26,7 +26,11 @@ function failure(path: string, error: unknown): FileResult {
 
 /** Reads lines `offset`.. (1-based) of a workspace file; binary files are refused as data. */
 export async function readWorkspaceFile(
-  layout: WorkspaceLayout, path: string, limits: FileLimits, offset = 1, limit = DEFAULT_LINE_LIMIT,
+  layout: WorkspaceLayout,
+  path: string,
+  limits: FileLimits,
+  offset = 1,
+  limit = DEFAULT_LINE_LIMIT,
 ): Promise<FileResult> {
   const located = locate(layout, path);
   if ('ok' in located) return { ...located, path };
@@ -37,16 +41,23 @@ export async function readWorkspaceFile(
       const stat = await handle.stat();
       if (stat.isDirectory()) return { ok: false, path, code: 'io_error', error: `${path} is a directory; list it with bash (ls)` };
       if (stat.size > limits.maxReadBytes) {
-        return { ok: false, path, code: 'too_large', error: `${path} is ${stat.size} bytes, over the ${limits.maxReadBytes}-byte read limit; use head/tail/grep in bash` };
+        return {
+          ok: false,
+          path,
+          code: 'too_large',
+          error: `${path} is ${stat.size} bytes, over the ${limits.maxReadBytes}-byte read limit; use head/tail/grep in bash`,
+        };
       }
       const bytes = await handle.readFile();
-      if (bytes.subarray(0, 8_000).includes(0)) return { ok: false, path, code: 'io_error', error: `${path} looks binary (it holds NUL bytes); inspect it with bash` };
+      if (bytes.subarray(0, 8_000).includes(0))
+        return { ok: false, path, code: 'io_error', error: `${path} looks binary (it holds NUL bytes); inspect it with bash` };
       const lines = bytes.toString('utf8').split('\n');
       const first = Math.max(1, Math.floor(offset));
       const count = Math.max(1, Math.floor(limit));
       let content = lines.slice(first - 1, first - 1 + count).join('\n');
       const truncated = content.length > limits.maxReadChars || first - 1 + count < lines.length;
-      if (content.length > limits.maxReadChars) content = `${content.slice(0, limits.maxReadChars)}\n[… cut at ${limits.maxReadChars} characters; read on with offset …]`;
+      if (content.length > limits.maxReadChars)
+        content = `${content.slice(0, limits.maxReadChars)}\n[… cut at ${limits.maxReadChars} characters; read on with offset …]`;
       return { ok: true, path, content, bytes: stat.size, truncated, totalLines: lines.length };
     } finally {
       await handle.close();
@@ -61,7 +72,12 @@ export async function writeWorkspaceFile(layout: WorkspaceLayout, path: string, 
   if (typeof content !== 'string') return { ok: false, path, code: 'io_error', error: 'content must be a string' };
   const data = Buffer.from(content, 'utf8');
   if (data.length > limits.maxWriteBytes) {
-    return { ok: false, path, code: 'too_large', error: `the content is ${data.length} bytes, over the ${limits.maxWriteBytes}-byte write limit` };
+    return {
+      ok: false,
+      path,
+      code: 'too_large',
+      error: `the content is ${data.length} bytes, over the ${limits.maxWriteBytes}-byte write limit`,
+    };
   }
   const located = locate(layout, path);
   if ('ok' in located) return { ...located, path };

@@ -5,8 +5,7 @@ import { BASH_TIMEOUT_MAX_MS } from '../../tools/bash';
  * process-group reaping spares it, with the wrapper's own stdio closed so the call does
  * not wait on its output.
  */
-export const DETACH_RECIPE =
-  "setsid -f sh -c '<command> > /tmp/job.log 2>&1; echo $? > /tmp/job.exit' </dev/null >/dev/null 2>&1";
+export const DETACH_RECIPE = "setsid -f sh -c '<command> > /tmp/job.log 2>&1; echo $? > /tmp/job.exit' </dev/null >/dev/null 2>&1";
 
 /** What the model reads after exit 124. */
 export function timeoutHint(timeoutMs: number): string {

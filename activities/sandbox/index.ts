@@ -8,8 +8,16 @@ import { runCommand } from './run-command';
 import { SandboxHost, type PreparedWorkspace, type SandboxLogger } from './sandbox-host';
 import { workspaceLayout } from './workspace-layout';
 import {
-  type BashInput, type BashResult, type FileResult, type JobStatus, type JobStatusInput, type ReadFileInput,
-  type WorkspaceInput, type WorkspaceRef, type WorkspaceState, type WriteFileInput,
+  type BashInput,
+  type BashResult,
+  type FileResult,
+  type JobStatus,
+  type JobStatusInput,
+  type ReadFileInput,
+  type WorkspaceInput,
+  type WorkspaceRef,
+  type WorkspaceState,
+  type WriteFileInput,
 } from './types';
 
 export * from './types';
@@ -50,7 +58,12 @@ function checkWorkspace(workspace: WorkspaceRef | undefined): asserts workspace 
  */
 export function createSandboxActivities(deps: SandboxDeps) {
   const dataDir = resolve(deps.dataDir);
-  const host = new SandboxHost(dataDir, deps.isolation ?? 'auto', deps.logger, (deps.hiddenPaths ?? []).map((path) => resolve(path)));
+  const host = new SandboxHost(
+    dataDir,
+    deps.isolation ?? 'auto',
+    deps.logger,
+    (deps.hiddenPaths ?? []).map((path) => resolve(path)),
+  );
   const fileLimits = { ...DEFAULT_FILE_LIMITS, ...deps.fileLimits };
   const gitBaseUrl = deps.gitBaseUrl ?? 'https://github.com';
 
@@ -74,7 +87,9 @@ export function createSandboxActivities(deps: SandboxDeps) {
       }
       const notes: string[] = [];
       const requested = input.timeoutMs ?? BASH_TIMEOUT_DEFAULT_MS;
-      const timeoutMs = Number.isFinite(requested) ? Math.min(Math.max(Math.floor(requested), 1_000), BASH_TIMEOUT_MAX_MS) : BASH_TIMEOUT_DEFAULT_MS;
+      const timeoutMs = Number.isFinite(requested)
+        ? Math.min(Math.max(Math.floor(requested), 1_000), BASH_TIMEOUT_MAX_MS)
+        : BASH_TIMEOUT_DEFAULT_MS;
       if (timeoutMs !== requested) notes.push(clampedTimeoutNote(requested, timeoutMs));
       const prepared = await host.prepare(input.workspace);
       const mode = prepared.isolation.mode;
@@ -122,7 +137,11 @@ export function createSandboxActivities(deps: SandboxDeps) {
     async prepareWorkspace(input: WorkspaceInput): Promise<WorkspaceState> {
       checkWorkspace(input?.workspace);
       const prepared = await host.prepare(input.workspace);
-      return { root: prepared.layout.root, isolation: prepared.isolation.mode, ...(prepared.holder ? { holderPid: prepared.holder.pid } : {}) };
+      return {
+        root: prepared.layout.root,
+        isolation: prepared.isolation.mode,
+        ...(prepared.holder ? { holderPid: prepared.holder.pid } : {}),
+      };
     },
 
     /** Stops the sandbox, kills leftover jobs and removes the workspace folder; repeating it is harmless. */

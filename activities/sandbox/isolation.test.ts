@@ -50,7 +50,7 @@ describe.each(['auto', 'none'] as const)('sandbox isolation (isolation: %s)', (i
     await rm(secretDir, { recursive: true, force: true });
   });
 
-  test('the worker\'s secrets are not in the command\'s environment', async () => {
+  test("the worker's secrets are not in the command's environment", async () => {
     const command = isolated ? 'env; cat /proc/*/environ 2>/dev/null | tr "\\0" "\\n"' : 'env';
     const result = await fixture.activities.bash({ workspace: fixture.workspace(), command });
     expect(result.exitCode).toBe(0);
@@ -60,7 +60,7 @@ describe.each(['auto', 'none'] as const)('sandbox isolation (isolation: %s)', (i
     expect(result.output).not.toMatch(/^(GITHUB|SLACK|ANTHROPIC|OPENAI)_/m);
   });
 
-  test('the run\'s identity reaches git credential fill for the git host only, never env', async () => {
+  test("the run's identity reaches git credential fill for the git host only, never env", async () => {
     const workspace = fixture.workspace();
     const ask = (host: string) => `printf 'protocol=https\\nhost=${host}\\n\\n' | git credential fill 2>&1`;
     const command = `${ask('github.com')}; echo ---; ${ask('elsewhere.example')}; echo ---; env; printenv`;
@@ -92,7 +92,7 @@ describe.each(['auto', 'none'] as const)('sandbox isolation (isolation: %s)', (i
     }
   });
 
-  test('the system is read-only and the worker\'s data dir is out of view', async () => {
+  test("the system is read-only and the worker's data dir is out of view", async () => {
     const workspace = fixture.workspace();
     if (!isolated) {
       // Unisolated commands run with the worker's own rights: nothing to prove but that it is said.
@@ -111,7 +111,10 @@ describe.each(['auto', 'none'] as const)('sandbox isolation (isolation: %s)', (i
     expect(result.output).toContain('ok');
     expect(existsSync('/usr/sandbox-probe')).toBe(false);
     // A path the operator names is hidden; its neighbours stay readable.
-    const files = await fixture.activities.bash({ workspace, command: `cat ${secretDir}/visible.txt; echo; cat ${secretDir}/file-secret.txt ${secretDir}/private/secret.txt; echo end` });
+    const files = await fixture.activities.bash({
+      workspace,
+      command: `cat ${secretDir}/visible.txt; echo; cat ${secretDir}/file-secret.txt ${secretDir}/private/secret.txt; echo end`,
+    });
     expect(files.output).toMatch(/^visible\n/);
     expect(files.output).not.toContain(WORKER_SECRET);
   });
@@ -175,7 +178,7 @@ function readFileSafe(path: string): string {
   }
 }
 
-describe.each(['auto', 'none'] as const)('a call\'s command and the worker (isolation: %s)', (isolation) => {
+describe.each(['auto', 'none'] as const)("a call's command and the worker (isolation: %s)", (isolation) => {
   test('dies with the process that ran it, so a lost worker leaves no command running', async () => {
     const fixture = await sandboxFixture({ isolation });
     try {

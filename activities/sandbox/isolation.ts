@@ -35,12 +35,16 @@ export async function installed(tool: string): Promise<boolean> {
  */
 export async function detectIsolation(): Promise<IsolationCheck> {
   const setpriv = await installed('setpriv');
-  if (process.getuid?.() !== 0) return { mode: 'none', setpriv, reason: 'the worker is not root, and the bubblewrap holder needs root to enter its namespaces' };
+  if (process.getuid?.() !== 0)
+    return { mode: 'none', setpriv, reason: 'the worker is not root, and the bubblewrap holder needs root to enter its namespaces' };
   for (const tool of ['bwrap', 'nsenter', 'setpriv']) {
-    if (!(await installed(tool))) return { mode: 'none', setpriv, reason: `${tool} is not installed (Debian: apt-get install bubblewrap util-linux)` };
+    if (!(await installed(tool)))
+      return { mode: 'none', setpriv, reason: `${tool} is not installed (Debian: apt-get install bubblewrap util-linux)` };
   }
   try {
-    await run('bwrap', ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--unshare-net', '--', 'true'], { timeout: 10_000 });
+    await run('bwrap', ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--unshare-net', '--', 'true'], {
+      timeout: 10_000,
+    });
   } catch (error) {
     const detail = (error as { stderr?: string }).stderr?.trim() || (error as Error).message;
     return { mode: 'none', setpriv, reason: `bwrap is installed but cannot start a sandbox here: ${detail}` };
@@ -89,14 +93,27 @@ export function holderArguments(layout: WorkspaceLayout, dataDir: string, extraH
   // Container secrets, and whatever the operator names.
   for (const hidden of ['/run/secrets', ...extraHidden]) args.push(...hide(hidden));
   args.push(
-    '--bind', layout.work, SANDBOX_VIEW.work,
-    '--bind', layout.tmp, SANDBOX_VIEW.tmp,
-    '--bind', layout.home, SANDBOX_VIEW.home,
-    '--ro-bind', layout.credentials, SANDBOX_VIEW.credentials,
-    '--chdir', SANDBOX_VIEW.work,
+    '--bind',
+    layout.work,
+    SANDBOX_VIEW.work,
+    '--bind',
+    layout.tmp,
+    SANDBOX_VIEW.tmp,
+    '--bind',
+    layout.home,
+    SANDBOX_VIEW.home,
+    '--ro-bind',
+    layout.credentials,
+    SANDBOX_VIEW.credentials,
+    '--chdir',
+    SANDBOX_VIEW.work,
     // Network is unshared for the holder; a call allowed the network simply does not join it.
-    '--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts',
-    '--hostname', 'sandbox',
+    '--unshare-pid',
+    '--unshare-net',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--hostname',
+    'sandbox',
   );
   return args;
 }

@@ -92,10 +92,21 @@ export class SandboxHost {
     // the shell, because nsenter would resolve --wd=<dir> on the host.
     return [
       ...dieWithParent,
-      'nsenter', '--target', String(prepared.holder.pid), ...namespaces, '--root', '--',
+      'nsenter',
+      '--target',
+      String(prepared.holder.pid),
+      ...namespaces,
+      '--root',
+      '--',
       // Root inside, but with no capabilities and no way to regain them: cannot remount the
       // read-only system or leave the namespaces.
-      'setpriv', '--pdeathsig', 'KILL', '--no-new-privs', '--inh-caps=-all', '--bounding-set=-all', '--',
+      'setpriv',
+      '--pdeathsig',
+      'KILL',
+      '--no-new-privs',
+      '--inh-caps=-all',
+      '--bounding-set=-all',
+      '--',
       ...shell(command, SANDBOX_VIEW.work),
     ];
   }

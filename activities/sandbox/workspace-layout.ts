@@ -37,7 +37,11 @@ export interface WorkspaceLayout {
  */
 export function workspaceName(key: string): string {
   if (typeof key !== 'string' || key.length === 0) throw new TypeError('workspace key must be a non-empty string');
-  const slug = key.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[.-]+|-+$/g, '').slice(0, 80);
+  const slug = key
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, '-')
+    .replace(/^[.-]+|-+$/g, '')
+    .slice(0, 80);
   const hash = createHash('sha256').update(key).digest('hex').slice(0, 10);
   return `${slug || 'workspace'}-${hash}`;
 }

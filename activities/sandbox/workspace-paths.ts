@@ -22,7 +22,10 @@ export function locate(layout: WorkspaceLayout, requested: string): { root: stri
   let rest = requested;
   if (isAbsolute(requested)) {
     const mounts: Array<[string, string]> = [
-      [SANDBOX_VIEW.work, layout.work], [SANDBOX_VIEW.tmp, layout.tmp], [layout.work, layout.work], [layout.tmp, layout.tmp],
+      [SANDBOX_VIEW.work, layout.work],
+      [SANDBOX_VIEW.tmp, layout.tmp],
+      [layout.work, layout.work],
+      [layout.tmp, layout.tmp],
     ];
     const normal = resolve(requested);
     const mount = mounts.find(([view]) => within(view, normal));
@@ -35,7 +38,11 @@ export function locate(layout: WorkspaceLayout, requested: string): { root: stri
 }
 
 function outside(requested: string): PathRefusal {
-  return { ok: false, code: 'path_outside_workspace', error: `${requested} is outside the workspace; use a path inside it (relative, /workspace/… or /tmp/…)` };
+  return {
+    ok: false,
+    code: 'path_outside_workspace',
+    error: `${requested} is outside the workspace; use a path inside it (relative, /workspace/… or /tmp/…)`,
+  };
 }
 
 /** Checks that a descriptor really opened a file under `root` (no symlink swapped in meanwhile). */

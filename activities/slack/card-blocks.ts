@@ -11,13 +11,21 @@ export const REPLY_EVENT_TYPE = 'switchboard_reply';
 const CARD_ANSWER_LIMIT = 2_800;
 
 const PHASE_WORDS: Record<RunPhase, string> = {
-  starting: ':hourglass_flowing_sand: Starting', thinking: ':thought_balloon: Thinking', tools: ':hammer_and_wrench: Running tools',
-  waiting: ':hourglass: Waiting', summarising: ':memo: Summarising', finished: ':checkered_flag: Finished',
+  starting: ':hourglass_flowing_sand: Starting',
+  thinking: ':thought_balloon: Thinking',
+  tools: ':hammer_and_wrench: Running tools',
+  waiting: ':hourglass: Waiting',
+  summarising: ':memo: Summarising',
+  finished: ':checkered_flag: Finished',
 };
 
 const OUTCOME_WORDS: Record<RunOutcome, string> = {
-  completed: ':white_check_mark: Completed', stopped: ':octagonal_sign: Stopped', budget: ':alarm_clock: Out of time budget',
-  turns: ':repeat: Turn guard reached', tokens: ':scissors: Token cap reached', failed: ':x: Failed',
+  completed: ':white_check_mark: Completed',
+  stopped: ':octagonal_sign: Stopped',
+  budget: ':alarm_clock: Out of time budget',
+  turns: ':repeat: Turn guard reached',
+  tokens: ':scissors: Token cap reached',
+  failed: ':x: Failed',
 };
 
 export interface CardView {
@@ -47,11 +55,16 @@ export function renderCard(view: CardView): { text: string; blocks: unknown[] } 
   blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: facts.join('  ·  ') }] });
   if (!view.final) {
     blocks.push({
-      type: 'actions', block_id: 'controls',
-      elements: [{ type: 'button', action_id: STOP_ACTION_ID, style: 'danger', text: { type: 'plain_text', text: 'Stop' }, value: status.runId }],
+      type: 'actions',
+      block_id: 'controls',
+      elements: [
+        { type: 'button', action_id: STOP_ACTION_ID, style: 'danger', text: { type: 'plain_text', text: 'Stop' }, value: status.runId },
+      ],
     });
   }
-  const line = view.final ? `${status.agent} (${status.model}): ${plain(state)}` : `${status.agent} (${status.model}): ${plain(state)}${status.statusText ? ` - ${status.statusText}` : ''}`;
+  const line = view.final
+    ? `${status.agent} (${status.model}): ${plain(state)}`
+    : `${status.agent} (${status.model}): ${plain(state)}${status.statusText ? ` - ${status.statusText}` : ''}`;
   return { text: line, blocks };
 }
 

@@ -10,9 +10,11 @@ export function slackStatusDepsFromConfig(config: SwitchboardConfig, botToken: s
   if (!botToken) return undefined;
   let client: SlackWebClient | undefined;
   const { embedded } = config.temporal;
-  const webUiBaseUrl = config.temporal.uiUrl ?? (!config.temporal.address && embedded.ui ? `http://${embedded.ip}:${embedded.uiPort}` : undefined);
+  const webUiBaseUrl =
+    config.temporal.uiUrl ?? (!config.temporal.address && embedded.ui ? `http://${embedded.ip}:${embedded.uiPort}` : undefined);
   return {
-    client: () => (client ??= createSlackWebClient({ token: botToken, apiUrl: config.slack.apiUrl, timeoutMs: config.slack.requestTimeoutMs })),
+    client: () =>
+      (client ??= createSlackWebClient({ token: botToken, apiUrl: config.slack.apiUrl, timeoutMs: config.slack.requestTimeoutMs })),
     namespace: config.temporal.namespace,
     ...(webUiBaseUrl ? { webUiBaseUrl } : {}),
   };

@@ -18,9 +18,7 @@ export interface MarkedPost {
 }
 
 export type PostOutcome =
-  | { status: 'posted' | 'found'; ts: string }
-  | { status: 'unconfirmed'; reason: string }
-  | { status: 'refused'; reason: string };
+  { status: 'posted' | 'found'; ts: string } | { status: 'unconfirmed'; reason: string } | { status: 'refused'; reason: string };
 
 /** Pages of a thread read when looking for a marker (200 messages each). */
 const MAX_PAGES = 10;
@@ -43,7 +41,13 @@ export class MarkedPoster {
     for (let page = 0; page < MAX_PAGES; page += 1) {
       let result;
       try {
-        result = await this.client().conversations.replies({ channel, ts: threadTs, include_all_metadata: true, limit: 200, ...(cursor ? { cursor } : {}) });
+        result = await this.client().conversations.replies({
+          channel,
+          ts: threadTs,
+          include_all_metadata: true,
+          limit: 200,
+          ...(cursor ? { cursor } : {}),
+        });
       } catch (error) {
         const failure = classifySlackError(error);
         if (failure.kind === 'refused' && failure.reason === 'thread_not_found') return undefined;
@@ -72,7 +76,10 @@ export class MarkedPoster {
     }
     try {
       const result = await this.client().chat.postMessage({
-        channel: post.channel, thread_ts: post.threadTs, text: post.text, metadata: post.marker,
+        channel: post.channel,
+        thread_ts: post.threadTs,
+        text: post.text,
+        metadata: post.marker,
         ...(post.blocks ? { blocks: post.blocks as never } : {}),
       });
       return this.remember(post.key, result.ts!, 'posted');

@@ -47,7 +47,8 @@ describe('formatForSlack', () => {
   });
 
   it('names files by path instead of linking them as attachments', () => {
-    expect(formatForSlack('See [the report](reports/run.md) and [docs](https://example.com/x).'))
-      .toBe('See `reports/run.md` and [docs](https://example.com/x).');
+    expect(formatForSlack('See [the report](reports/run.md) and [docs](https://example.com/x).')).toBe(
+      'See `reports/run.md` and [docs](https://example.com/x).',
+    );
   });
 });

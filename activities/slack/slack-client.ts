@@ -57,7 +57,8 @@ export function classifySlackError(error: unknown): SlackFailure {
 export function retryLater(failure: SlackFailure, what: string): ApplicationFailure {
   if (failure.kind === 'rate_limited') {
     return ApplicationFailure.create({
-      message: `Slack rate-limited ${what}; retrying after ${failure.retryAfterSeconds}s`, type: 'slack_rate_limited',
+      message: `Slack rate-limited ${what}; retrying after ${failure.retryAfterSeconds}s`,
+      type: 'slack_rate_limited',
       nextRetryDelay: failure.retryAfterSeconds * 1000,
     });
   }

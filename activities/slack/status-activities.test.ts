@@ -12,8 +12,15 @@ describe('Slack status activities against the local Slack', () => {
   let threadTs: string;
   const target = () => ({ kind: 'slack' as const, team: 'T0LOCAL', channel: 'C1', threadTs });
   const status: RunStatus = {
-    runId: 'run:t:1', agent: 'general', model: 'scripted:x', phase: 'thinking', turns: 1, turnGuard: 40, tokens: { input: 1, output: 1 },
-    elapsedMs: 65_000, budget: { minutes: 30, boundedBy: 'agent', description: '30 minutes (general agent)' },
+    runId: 'run:t:1',
+    agent: 'general',
+    model: 'scripted:x',
+    phase: 'thinking',
+    turns: 1,
+    turnGuard: 40,
+    tokens: { input: 1, output: 1 },
+    elapsedMs: 65_000,
+    budget: { minutes: 30, boundedBy: 'agent', description: '30 minutes (general agent)' },
   };
 
   beforeAll(async () => {
@@ -25,15 +32,25 @@ describe('Slack status activities against the local Slack', () => {
   beforeEach(() => {
     slack.faults.clear();
     threadTs = slack.state.add({ channel: 'C1', user: 'U1', text: 'please' }).ts;
-    activities = createSlackStatusActivities({ client: createSlackWebClient({ token: TOKEN, apiUrl: slack.apiUrl }), logger: createLogger({ level: 'silent' }), namespace: 'default' });
+    activities = createSlackStatusActivities({
+      client: createSlackWebClient({ token: TOKEN, apiUrl: slack.apiUrl }),
+      logger: createLogger({ level: 'silent' }),
+      namespace: 'default',
+    });
   });
   const ours = () => slack.state.thread('C1', threadTs).filter((message) => message.metadata);
 
   it('posts the card once and updates it afterwards, even from a fresh worker', async () => {
     const input = { runId: 'run:t:1', effectKey: 'run:t:1/card/0', replyTarget: target(), status, final: false };
     await expect(activities.statusCard(input)).resolves.toEqual({ status: 'confirmed' });
-    const fresh = createSlackStatusActivities({ client: createSlackWebClient({ token: TOKEN, apiUrl: slack.apiUrl }), logger: createLogger({ level: 'silent' }), namespace: 'default' });
-    await expect(fresh.statusCard({ ...input, status: { ...status, phase: 'finished', outcome: 'completed' }, final: true, answer: 'done' })).resolves.toEqual({ status: 'confirmed' });
+    const fresh = createSlackStatusActivities({
+      client: createSlackWebClient({ token: TOKEN, apiUrl: slack.apiUrl }),
+      logger: createLogger({ level: 'silent' }),
+      namespace: 'default',
+    });
+    await expect(
+      fresh.statusCard({ ...input, status: { ...status, phase: 'finished', outcome: 'completed' }, final: true, answer: 'done' }),
+    ).resolves.toEqual({ status: 'confirmed' });
     expect(ours()).toHaveLength(1);
     expect(ours()[0].updates).toBe(1);
     expect(JSON.stringify(ours()[0].blocks)).toContain('Completed');
@@ -60,7 +77,13 @@ describe('Slack status activities against the local Slack', () => {
     const input = { effectKey: 'run:t:9/answer', replyTarget: target(), text: 'maybe' };
     await expect(activities.deliverReply(input)).resolves.toMatchObject({ status: 'unconfirmed' });
     await expect(activities.deliverReply(input)).resolves.toMatchObject({ status: 'unconfirmed' });
-    expect(slack.callsTo('chat.postMessage').filter((call) => (call.params.metadata as { event_payload: { effect_key: string } }).event_payload.effect_key === 'run:t:9/answer')).toHaveLength(1);
+    expect(
+      slack
+        .callsTo('chat.postMessage')
+        .filter(
+          (call) => (call.params.metadata as { event_payload: { effect_key: string } }).event_payload.effect_key === 'run:t:9/answer',
+        ),
+    ).toHaveLength(1);
     expect(ours()).toHaveLength(0);
   });
 
@@ -68,12 +91,17 @@ describe('Slack status activities against the local Slack', () => {
     slack.faults.rateLimit('chat.postMessage', 1, 7);
     const failure = activities.deliverReply({ effectKey: 'run:t:2/answer', replyTarget: target(), text: 'later' });
     await expect(failure).rejects.toMatchObject({ type: 'slack_rate_limited', nextRetryDelay: 7_000, nonRetryable: false });
-    await expect(activities.deliverReply({ effectKey: 'run:t:2/answer', replyTarget: target(), text: 'later' })).resolves.toEqual({ status: 'confirmed' });
+    await expect(activities.deliverReply({ effectKey: 'run:t:2/answer', replyTarget: target(), text: 'later' })).resolves.toEqual({
+      status: 'confirmed',
+    });
     expect(ours()).toHaveLength(1);
   });
 
   it('answers a refusal (no such thread) as refused', async () => {
     const input = { effectKey: 'x', replyTarget: { ...target(), threadTs: '1.000000' }, text: 'hi' };
-    await expect(activities.deliverReply(input)).resolves.toMatchObject({ status: 'refused', reason: expect.stringContaining('thread_not_found') });
+    await expect(activities.deliverReply(input)).resolves.toMatchObject({
+      status: 'refused',
+      reason: expect.stringContaining('thread_not_found'),
+    });
   });
 });

@@ -25,15 +25,21 @@ export function createSlackStatusActivities(deps: SlackStatusDeps) {
   const client = typeof deps.client === 'function' ? deps.client : () => deps.client as SlackWebClient;
   const poster = new MarkedPoster(client);
 
-  const webUiUrl = (runId: string) => deps.webUiBaseUrl
-    ? `${deps.webUiBaseUrl.replace(/\/$/, '')}/namespaces/${encodeURIComponent(deps.namespace)}/workflows/${encodeURIComponent(runId)}`
-    : undefined;
+  const webUiUrl = (runId: string) =>
+    deps.webUiBaseUrl
+      ? `${deps.webUiBaseUrl.replace(/\/$/, '')}/namespaces/${encodeURIComponent(deps.namespace)}/workflows/${encodeURIComponent(runId)}`
+      : undefined;
 
   return {
     async statusCard(input: StatusCardInput): Promise<EffectResult> {
       const target = slackTarget(input.replyTarget);
       const link = input.webUiUrl ?? webUiUrl(input.runId);
-      const card = renderCard({ status: input.status, final: input.final, ...(input.answer ? { answer: input.answer } : {}), ...(link ? { webUiUrl: link } : {}) });
+      const card = renderCard({
+        status: input.status,
+        final: input.final,
+        ...(input.answer ? { answer: input.answer } : {}),
+        ...(link ? { webUiUrl: link } : {}),
+      });
       const marker = { event_type: CARD_EVENT_TYPE, event_payload: { effect_key: input.effectKey, run_id: input.runId } };
       const posted = await poster.post({ channel: target.channel, threadTs: target.threadTs, key: input.effectKey, marker, ...card });
       if (posted.status === 'unconfirmed' || posted.status === 'refused') {
@@ -42,7 +48,13 @@ export function createSlackStatusActivities(deps: SlackStatusDeps) {
       }
       if (posted.status === 'posted') return { status: 'confirmed' };
       try {
-        await client().chat.update({ channel: target.channel, ts: posted.ts, text: card.text, blocks: card.blocks as never, metadata: marker });
+        await client().chat.update({
+          channel: target.channel,
+          ts: posted.ts,
+          text: card.text,
+          blocks: card.blocks as never,
+          metadata: marker,
+        });
         return { status: 'confirmed' };
       } catch (error) {
         const failure = classifySlackError(error);
@@ -58,9 +70,16 @@ export function createSlackStatusActivities(deps: SlackStatusDeps) {
       const target = slackTarget(input.replyTarget);
       const parts = splitForSlack(formatForSlack(input.text.trim() || '(no answer)'));
       for (const [index, part] of parts.entries()) {
-        const payload: Record<string, string | number> = parts.length === 1 ? { effect_key: input.effectKey } : { effect_key: input.effectKey, part: index + 1, parts: parts.length };
+        const payload: Record<string, string | number> =
+          parts.length === 1 ? { effect_key: input.effectKey } : { effect_key: input.effectKey, part: index + 1, parts: parts.length };
         const key = parts.length === 1 ? input.effectKey : `${input.effectKey}#${index + 1}`;
-        const posted = await poster.post({ channel: target.channel, threadTs: target.threadTs, key, marker: { event_type: REPLY_EVENT_TYPE, event_payload: payload }, text: part });
+        const posted = await poster.post({
+          channel: target.channel,
+          threadTs: target.threadTs,
+          key,
+          marker: { event_type: REPLY_EVENT_TYPE, event_payload: payload },
+          text: part,
+        });
         if (posted.status === 'unconfirmed' || posted.status === 'refused') {
           deps.logger.warn({ effectKey: input.effectKey, part: index + 1, reason: posted.reason }, `reply ${posted.status}`);
           return { status: posted.status, reason: `part ${index + 1} of ${parts.length}: ${posted.reason}` };

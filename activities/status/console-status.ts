@@ -15,7 +15,14 @@ export function createConsoleStatusActivities(deps: ConsoleStatusDeps) {
     async statusCard(input: StatusCardInput): Promise<EffectResult> {
       const { status } = input;
       deps.logger.info(
-        { runId: input.runId, phase: status.phase, turns: status.turns, statusText: status.statusText, outcome: status.outcome, final: input.final },
+        {
+          runId: input.runId,
+          phase: status.phase,
+          turns: status.turns,
+          statusText: status.statusText,
+          outcome: status.outcome,
+          final: input.final,
+        },
         input.final ? `run ${input.runId} ${status.outcome ?? 'finished'}` : `run ${input.runId}: ${status.statusText ?? status.phase}`,
       );
       return { status: 'confirmed' };

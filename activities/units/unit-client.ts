@@ -39,7 +39,10 @@ export function createUnitClientActivities(deps: UnitClientDeps) {
       const { effectKey, ...input } = request;
       try {
         await deps.client.workflow.start('shipUnitWorkflow', {
-          workflowId: input.unitId, taskQueue: deps.taskQueue, args: [input], ...(effectKey ? { memo: { effectKey } } : {}),
+          workflowId: input.unitId,
+          taskQueue: deps.taskQueue,
+          args: [input],
+          ...(effectKey ? { memo: { effectKey } } : {}),
           staticSummary: `ship ${input.repo}${input.pullRequest ? `#${input.pullRequest}` : ''}: ${(input.request ?? '').slice(0, 100)}`,
         });
         return { unitId: input.unitId, status: 'started' };
@@ -57,7 +60,10 @@ export function createUnitClientActivities(deps: UnitClientDeps) {
       try {
         return await deps.client.workflow.getHandle(input.unitId).query<UnitState>('state');
       } catch (error) {
-        throw ApplicationFailure.nonRetryable(`unit ${input.unitId} cannot be inspected: ${error instanceof Error ? error.message : String(error)}`, 'unit_not_found');
+        throw ApplicationFailure.nonRetryable(
+          `unit ${input.unitId} cannot be inspected: ${error instanceof Error ? error.message : String(error)}`,
+          'unit_not_found',
+        );
       }
     },
 
@@ -67,11 +73,19 @@ export function createUnitClientActivities(deps: UnitClientDeps) {
       const units: UnitSummary[] = [];
       for await (const execution of deps.client.workflow.list({ query })) {
         const attributes = execution.typedSearchAttributes;
-        const [repo, pullRequest, phase, outcome] = [attributes.get(Repo), attributes.get(PullRequest), attributes.get(Phase), attributes.get(Outcome)];
+        const [repo, pullRequest, phase, outcome] = [
+          attributes.get(Repo),
+          attributes.get(PullRequest),
+          attributes.get(Phase),
+          attributes.get(Outcome),
+        ];
         units.push({
-          unitId: execution.workflowId, status: execution.status.name,
-          ...(repo !== undefined ? { repo } : {}), ...(pullRequest !== undefined ? { pullRequest } : {}),
-          ...(phase !== undefined ? { phase } : {}), ...(outcome !== undefined ? { outcome } : {}),
+          unitId: execution.workflowId,
+          status: execution.status.name,
+          ...(repo !== undefined ? { repo } : {}),
+          ...(pullRequest !== undefined ? { pullRequest } : {}),
+          ...(phase !== undefined ? { phase } : {}),
+          ...(outcome !== undefined ? { outcome } : {}),
         });
         if (units.length >= (input.limit ?? 50)) break;
       }

@@ -57,7 +57,8 @@ export function createUnitWorkspaceActivities(deps: { dataDir: string; identitie
     async prepareUnitWorkspace(input: PrepareUnitWorkspaceInput): Promise<UnitWorkspace> {
       const layout = workspaceLayout(deps.dataDir, { key: input.workspaceKey, network: true });
       const token = await deps.identities.tokenFor(input.identity);
-      if (!token) throw ApplicationFailure.nonRetryable(`no GitHub credential for the '${input.identity}' identity`, 'github_no_credential');
+      if (!token)
+        throw ApplicationFailure.nonRetryable(`no GitHub credential for the '${input.identity}' identity`, 'github_no_credential');
       const remote = deps.identities.gitRemote(input.repo);
       await mkdir(layout.work, { recursive: true });
       if (!existsSync(join(layout.work, '.git'))) {

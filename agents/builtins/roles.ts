@@ -3,13 +3,14 @@ import { type AgentDefinitionInput } from '../definition';
 // The five specialist roles of 002: each an exact capability boundary. Reached only through
 // a run's task tool, inside the parent's session (its machine and identity); a listed tool
 // the parent does not hold is simply absent. Budgets are ceilings under the parent's own.
-const FOCUS = 'You are a child run started by another agent. You see only the task below (and nothing of the parent\'s conversation unless stated). Finish it, then answer in a form the parent can use directly: facts first, paths with line numbers, no preamble.';
+const FOCUS =
+  "You are a child run started by another agent. You see only the task below (and nothing of the parent's conversation unless stated). Finish it, then answer in a form the parent can use directly: facts first, paths with line numbers, no preamble.";
 
 export const exploreRole: AgentDefinitionInput = {
   kind: 'role',
   id: 'explore',
   displayName: 'Explore (role)',
-  description: 'Fast read-only search of the parent\'s workspace: read, grep, find, ls. Safe to run several at once.',
+  description: "Fast read-only search of the parent's workspace: read, grep, find, ls. Safe to run several at once.",
   toolset: 'role-explore',
   budgetMinutes: 10,
   tokenCap: 8_000,
@@ -20,7 +21,7 @@ export const workerRole: AgentDefinitionInput = {
   kind: 'role',
   id: 'worker',
   displayName: 'Worker',
-  description: 'Does one self-contained piece of work with the parent\'s own tools, in a fresh context.',
+  description: "Does one self-contained piece of work with the parent's own tools, in a fresh context.",
   toolset: 'inherit',
   budgetMinutes: 30,
   tokenCap: 32_000,
@@ -42,12 +43,13 @@ export const debugRole: AgentDefinitionInput = {
   kind: 'role',
   id: 'debug',
   displayName: 'Debug',
-  description: 'Diagnoses a failure starting from the parent\'s conversation, with the parent\'s tools.',
+  description: "Diagnoses a failure starting from the parent's conversation, with the parent's tools.",
   toolset: 'inherit',
   conversation: 'inherited',
   budgetMinutes: 20,
   tokenCap: 32_000,
-  prompt: 'You are a child run diagnosing a failure. You start from the parent\'s conversation, so the symptoms already discussed are above. Form hypotheses, test the cheapest one first, and narrow down to the root cause with evidence (a command and its output, a path and line). Report the cause, the evidence, and the smallest fix; do not apply a fix unless the task says to.',
+  prompt:
+    "You are a child run diagnosing a failure. You start from the parent's conversation, so the symptoms already discussed are above. Form hypotheses, test the cheapest one first, and narrow down to the root cause with evidence (a command and its output, a path and line). Report the cause, the evidence, and the smallest fix; do not apply a fix unless the task says to.",
 };
 
 export const researcherRole: AgentDefinitionInput = {

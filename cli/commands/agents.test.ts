@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { registerAgentsCommand } from './agents';
 
-const TRIAGE = 'displayName: Triage\ndescription: Sorts new issues.\ntoolset: general\nbudgetMinutes: 10\ntokenCap: 8000\nprompt: Triage.\nsurfaces: [slack]\n';
+const TRIAGE =
+  'displayName: Triage\ndescription: Sorts new issues.\ntoolset: general\nbudgetMinutes: 10\ntokenCap: 8000\nprompt: Triage.\nsurfaces: [slack]\n';
 
 /** A temp directory with a switchboard.yaml and a custom-agents folder. */
 function setupDirectory(config: string, agents: Record<string, string> = {}): string {
@@ -41,7 +42,11 @@ describe('switchboard agents list', () => {
       'bad.agent.yaml': TRIAGE.replace('budgetMinutes: 10', 'budgetMinutes: ten'),
     });
     const { output, code } = await run(cwd, ['agents', 'list', '--json', '--surface', 'github']);
-    const parsed = JSON.parse(output) as { agents: Array<{ id: string; budgetMinutes: number }>; roles: unknown[]; problems: Array<{ source: string; field: string }> };
+    const parsed = JSON.parse(output) as {
+      agents: Array<{ id: string; budgetMinutes: number }>;
+      roles: unknown[];
+      problems: Array<{ source: string; field: string }>;
+    };
     expect(parsed.agents.map((a) => a.id)).toEqual(['general', 'coding', 'review', 'ship', 'research', 'explore', 'conductor']);
     expect(parsed.roles).toHaveLength(5);
     expect(parsed.problems).toEqual([expect.objectContaining({ source: join(cwd, 'agents.d', 'bad.agent.yaml'), field: 'budgetMinutes' })]);

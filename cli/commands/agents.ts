@@ -1,5 +1,14 @@
 import { type Command } from 'commander';
-import { type AgentDefinition, type AgentsConfig, type Catalog, type CatalogProblem, inactiveReason, SURFACES, type Surface, turnGuardFor } from '../../agents';
+import {
+  type AgentDefinition,
+  type AgentsConfig,
+  type Catalog,
+  type CatalogProblem,
+  inactiveReason,
+  SURFACES,
+  type Surface,
+  turnGuardFor,
+} from '../../agents';
 import { loadCatalog } from '../../agents/custom-agents';
 import { loadConfig, resolveConfigPath } from '../../infra/config';
 import { describeError } from '../../infra/errors';
@@ -53,7 +62,9 @@ export function registerAgentsCommand(program: Command, deps: AgentsCommandDeps 
   const agents = program.command('agents').description('The agent catalog.');
   agents
     .command('list')
-    .description('List the active agents (feature flags applied) with toolset, machine, identity and budget; then any custom-agent problems.')
+    .description(
+      'List the active agents (feature flags applied) with toolset, machine, identity and budget; then any custom-agent problems.',
+    )
     .option('--json', 'print JSON')
     .option('--surface <surface>', `only agents available on this surface (${SURFACES.join(', ')})`)
     .action(async (options: { json?: boolean; surface?: string }) => {
@@ -78,16 +89,37 @@ export function registerAgentsCommand(program: Command, deps: AgentsCommandDeps 
 
 function summary(agent: AgentDefinition) {
   return {
-    id: agent.id, displayName: agent.displayName, kind: agent.kind, toolset: agent.toolset, machine: agent.machine, identity: agent.identity,
-    budgetMinutes: agent.budgetMinutes, turnGuard: turnGuardFor(agent), tokenCap: agent.tokenCap, cacheTtl: agent.cacheTtl,
-    effort: agent.effort ?? null, model: agent.model ?? null, routable: agent.routable, selfServe: agent.selfServe,
-    surfaces: agent.surfaces, featureFlag: agent.featureFlag ?? null, description: agent.description,
+    id: agent.id,
+    displayName: agent.displayName,
+    kind: agent.kind,
+    toolset: agent.toolset,
+    machine: agent.machine,
+    identity: agent.identity,
+    budgetMinutes: agent.budgetMinutes,
+    turnGuard: turnGuardFor(agent),
+    tokenCap: agent.tokenCap,
+    cacheTtl: agent.cacheTtl,
+    effort: agent.effort ?? null,
+    model: agent.model ?? null,
+    routable: agent.routable,
+    selfServe: agent.selfServe,
+    surfaces: agent.surfaces,
+    featureFlag: agent.featureFlag ?? null,
+    description: agent.description,
   };
 }
 
 function table(agents: AgentDefinition[]): string {
   const rows = [['AGENT', 'TOOLSET', 'MACHINE', 'IDENTITY', 'BUDGET', 'TURNS', 'SURFACES']];
-  for (const a of agents) rows.push([a.id, a.toolset, a.machine, a.identity, `${a.budgetMinutes} min`, String(turnGuardFor(a)), a.surfaces.join(',')]);
+  for (const a of agents)
+    rows.push([a.id, a.toolset, a.machine, a.identity, `${a.budgetMinutes} min`, String(turnGuardFor(a)), a.surfaces.join(',')]);
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
-  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column])).join('  ').trimEnd()).join('\n');
+  return rows
+    .map((row) =>
+      row
+        .map((cell, column) => cell.padEnd(widths[column]))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }

@@ -29,7 +29,12 @@ export interface SentMessage {
 }
 
 /** Signal-with-starts the thread with one message and waits until the thread has decided on it. */
-export async function sendMessage(client: Client, taskQueue: string, message: string, options: AskOptions & { requester?: string; addressedToRun?: boolean }): Promise<SentMessage> {
+export async function sendMessage(
+  client: Client,
+  taskQueue: string,
+  message: string,
+  options: AskOptions & { requester?: string; addressedToRun?: boolean },
+): Promise<SentMessage> {
   const threadId = options.thread ?? `thread:cli:${randomUUID()}`;
   const threadMessage: ThreadMessage = {
     messageId: `cli:${randomUUID()}`,
@@ -39,7 +44,11 @@ export async function sendMessage(client: Client, taskQueue: string, message: st
   };
   const input: ThreadInput = { threadId, replyTarget: { kind: 'cli' } };
   const thread = await client.workflow.signalWithStart('threadWorkflow', {
-    workflowId: threadId, taskQueue, args: [input], signal: 'message', signalArgs: [threadMessage],
+    workflowId: threadId,
+    taskQueue,
+    args: [input],
+    signal: 'message',
+    signalArgs: [threadMessage],
     staticSummary: `CLI thread of ${threadMessage.requester.id}`,
   });
   for (;;) {
@@ -55,7 +64,11 @@ export async function followRun(client: Client, runId: string, write: (line: str
   const run = client.workflow.getHandle(runId);
   const result = run.result() as Promise<RunRecord>;
   let done = false;
-  void result.finally(() => { done = true; }).catch(() => undefined);
+  void result
+    .finally(() => {
+      done = true;
+    })
+    .catch(() => undefined);
   let last = '';
   while (!done) {
     const status = await run.query<RunStatus>('status').catch(() => undefined);
@@ -68,7 +81,13 @@ export async function followRun(client: Client, runId: string, write: (line: str
 }
 
 /** Starts or continues a thread with one message and returns what became of it. */
-export async function ask(client: Client, taskQueue: string, message: string, options: AskOptions, write: (line: string) => void): Promise<{ outcome: MessageOutcome; record?: RunRecord }> {
+export async function ask(
+  client: Client,
+  taskQueue: string,
+  message: string,
+  options: AskOptions,
+  write: (line: string) => void,
+): Promise<{ outcome: MessageOutcome; record?: RunRecord }> {
   const sent = await sendMessage(client, taskQueue, message, options);
   write(`thread ${sent.threadId}`);
   const { outcome } = sent;

@@ -25,7 +25,12 @@ async function run(args: string[]): Promise<{ output: string; code: number }> {
   const lines: string[] = [];
   let code = 0;
   const program = new Command().exitOverride();
-  registerProfileCommand(program, { cwd: setupDirectory(CONFIG), env: {}, write: (text) => lines.push(text), setExitCode: (value) => (code = value) });
+  registerProfileCommand(program, {
+    cwd: setupDirectory(CONFIG),
+    env: {},
+    write: (text) => lines.push(text),
+    setExitCode: (value) => (code = value),
+  });
   await program.parseAsync(['profile', ...args], { from: 'user' });
   return { output: lines.join('\n'), code };
 }
@@ -35,8 +40,14 @@ describe('switchboard profile', () => {
     [['agent:explore budget:30 in acme/api: time the build'], 'budget: 30 min (budget directive; preset asks 120); bounded by directive'],
     [['agent:explore budget:200 go'], 'budget: 120 min (preset; budget:200 narrowed nothing); bounded by preset'],
     [['agent:explore go', '--channel', 'C45'], 'budget: 45 min (channel limit; preset asks 120); bounded by channel'],
-    [['agent:explore budget:60 go', '--channel', 'C45'], 'budget: 45 min (channel limit; preset asks 120; budget:60 narrowed nothing); bounded by channel'],
-    [['agent:explore budget:30 go', '--channel', 'C45'], 'budget: 30 min (budget directive; channel allows 45; preset asks 120); bounded by directive'],
+    [
+      ['agent:explore budget:60 go', '--channel', 'C45'],
+      'budget: 45 min (channel limit; preset asks 120; budget:60 narrowed nothing); bounded by channel',
+    ],
+    [
+      ['agent:explore budget:30 go', '--channel', 'C45'],
+      'budget: 30 min (budget directive; channel allows 45; preset asks 120); bounded by directive',
+    ],
     [['agent:explore budget:1 go'], 'read as text: budget:1 (below the 5-minute minimum)'],
     [['fix the null check in src/login.ts'], 'agent: ship (Ship), by code-change'],
     [['agent:coding fix it', '--user', 'UDEV'], 'agent: coding (Coding), by directive'],
@@ -48,21 +59,26 @@ describe('switchboard profile', () => {
 
   it('prints the whole profile for explore', async () => {
     const { output } = await run(['agent:explore in acme/api: time the build']);
-    expect(output).toBe([
-      'agent: explore (Explore), by directive',
-      'toolset: explore (15 tools)',
-      'machine: repo-cold; identity: read',
-      'model: model-default (default)',
-      'effort: medium (default)',
-      'budget: 120 min (preset); bounded by preset',
-      'turn guard: 720; token cap: 64000; cache: 1h',
-      'repository: acme/api (directive)',
-      'text: time the build',
-    ].join('\n'));
+    expect(output).toBe(
+      [
+        'agent: explore (Explore), by directive',
+        'toolset: explore (15 tools)',
+        'machine: repo-cold; identity: read',
+        'model: model-default (default)',
+        'effort: medium (default)',
+        'budget: 120 min (preset); bounded by preset',
+        'turn guard: 720; token cap: 64000; cache: 1h',
+        'repository: acme/api (directive)',
+        'text: time the build',
+      ].join('\n'),
+    );
   });
 
   it.each([
-    [['agent:coding fix it', '--user', 'U1'], /^refused: The coding agent is limited to named people .*\nrule: restrict\.agents\.coding \(agent_restricted\)$/],
+    [
+      ['agent:coding fix it', '--user', 'U1'],
+      /^refused: The coding agent is limited to named people .*\nrule: restrict\.agents\.coding \(agent_restricted\)$/,
+    ],
     [['agent:nope hi'], /^refused: There is no agent called "nope"\. You may use: general, review, ship, research, explore, conductor\./],
     [['agent:explore go', '--surface', 'mcp', '--self-serve'], /self_serve_shell/],
   ])('%j is refused', async (args, pattern) => {

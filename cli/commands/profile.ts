@@ -30,7 +30,12 @@ export function registerProfileCommand(program: Command, deps: AgentsCommandDeps
     .action(async (message: string, options: ProfileOptions) => {
       await withCatalog(deps, ({ config, catalog }) => {
         const write = writerOf(deps);
-        const requester: Requester = { surface: parseSurface(options.surface), userId: options.user, channelId: options.channel, selfServe: options.selfServe };
+        const requester: Requester = {
+          surface: parseSurface(options.surface),
+          userId: options.user,
+          channelId: options.channel,
+          selfServe: options.selfServe,
+        };
         const { directives, text, ignored } = parseDirectives(message);
         const decision = route({ directives, text, stickyAgent: options.sticky, available: usableAgents(catalog, config, requester) });
         const access = authorize(catalog, config, requester, decision.agent);
@@ -39,7 +44,14 @@ export function registerProfileCommand(program: Command, deps: AgentsCommandDeps
           else write(`refused: ${access.message}\nrule: ${access.rule} (${access.code})`);
           return 1;
         }
-        const profile = resolveProfile({ agent: access.agent, config, channelId: options.channel, userId: options.user, directives, ignoredDirectives: ignored });
+        const profile = resolveProfile({
+          agent: access.agent,
+          config,
+          channelId: options.channel,
+          userId: options.user,
+          directives,
+          ignoredDirectives: ignored,
+        });
         if (options.json) {
           write(JSON.stringify({ route: decision, profile, text }, null, 2));
           return 0;

@@ -30,12 +30,14 @@ export function registerRunsCommand(program: Command): void {
           if (rows.length >= Number(options.limit)) break;
         }
         if (options.json) console.log(JSON.stringify(rows, null, 2));
-        else for (const row of rows) console.log(`${row.started}  ${row.status.padEnd(10)} ${row.agent.padEnd(12)} ${row.outcome.padEnd(9)} ${row.workflowId}`);
+        else
+          for (const row of rows)
+            console.log(`${row.started}  ${row.status.padEnd(10)} ${row.agent.padEnd(12)} ${row.outcome.padEnd(9)} ${row.workflowId}`);
       });
     });
   runs
     .command('get')
-    .description('a run\'s record when it has finished, its live status otherwise')
+    .description("a run's record when it has finished, its live status otherwise")
     .argument('<workflowId>', 'the run id, e.g. run:thread:cli:…:1')
     .option('--json', 'print JSON')
     .action(async (workflowId: string, options: { json?: boolean }) => {
@@ -72,7 +74,11 @@ export function registerSteerCommand(program: Command): void {
         } catch (error) {
           throw new Error(`steer refused: ${await steerRefusal(handle, error)}`);
         }
-        console.log(result.pending === undefined ? 'steer accepted: it joins the next coding round' : `steer accepted (${result.pending} pending before the next turn)`);
+        console.log(
+          result.pending === undefined
+            ? 'steer accepted: it joins the next coding round'
+            : `steer accepted (${result.pending} pending before the next turn)`,
+        );
       });
     });
 }
@@ -102,7 +108,9 @@ export function registerStopCommand(program: Command): void {
     .option('--by <who>', 'who is stopping')
     .action(async (workflowId: string, options: { reason?: string; by?: string }) => {
       await withCliClient(async ({ client }) => {
-        await client.workflow.getHandle(workflowId).signal('stop', { ...(options.reason ? { reason: options.reason } : {}), ...(options.by ? { by: options.by } : {}) });
+        await client.workflow
+          .getHandle(workflowId)
+          .signal('stop', { ...(options.reason ? { reason: options.reason } : {}), ...(options.by ? { by: options.by } : {}) });
         console.log(`stop sent to ${workflowId}`);
       });
     });

@@ -7,7 +7,11 @@ describe('parseShipTarget', () => {
   });
 
   it('reads a request with its repository', () => {
-    expect(parseShipTarget('Fix #12 in the parser', 'acme/app')).toEqual({ kind: 'task', repo: 'acme/app', request: 'Fix #12 in the parser' });
+    expect(parseShipTarget('Fix #12 in the parser', 'acme/app')).toEqual({
+      kind: 'task',
+      repo: 'acme/app',
+      request: 'Fix #12 in the parser',
+    });
   });
 
   it.each([

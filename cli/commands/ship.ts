@@ -36,10 +36,16 @@ export function parseShipTarget(target: string, repo?: string): ShipTarget {
  * Starts the unit on its own id, or — one unit per PR or slug — steers the one already there
  * with the request (an exact PR with no instruction just reports that it is running).
  */
-export async function startOrSteerUnit(client: Client, taskQueue: string, input: ShipUnitInput): Promise<'started' | 'steered' | 'running'> {
+export async function startOrSteerUnit(
+  client: Client,
+  taskQueue: string,
+  input: ShipUnitInput,
+): Promise<'started' | 'steered' | 'running'> {
   try {
     await client.workflow.start('shipUnitWorkflow', {
-      workflowId: input.unitId, taskQueue, args: [input],
+      workflowId: input.unitId,
+      taskQueue,
+      args: [input],
       staticSummary: `ship ${input.repo}${input.pullRequest ? `#${input.pullRequest}` : ''}: ${(input.request ?? '').slice(0, 100)}`,
     });
     return 'started';
@@ -60,11 +66,13 @@ export function registerShipCommands(program: Command): void {
 function registerShip(program: Command): void {
   program
     .command('ship')
-    .description('start a ship unit for an exact PR (owner/name#n) or for a change (a request with --repo); a second request steers the unit')
+    .description(
+      'start a ship unit for an exact PR (owner/name#n) or for a change (a request with --repo); a second request steers the unit',
+    )
     .argument('<target>', 'owner/name#<number>, or the change asked for')
     .argument('[instruction]', 'for a PR: what to do beyond review (sent as a steer when the unit exists)')
     .option('--repo <owner/name>', 'the repository of a requested change')
-    .option('--model <model>', 'the model the unit\'s runs use')
+    .option('--model <model>', "the model the unit's runs use")
     .option('--json', 'print JSON')
     .action(async (target: string, instruction: string | undefined, options: { repo?: string; model?: string; json?: boolean }) => {
       let parsed: ShipTarget;
@@ -77,14 +85,23 @@ function registerShip(program: Command): void {
       }
       await withCliClient(async ({ client, taskQueue }) => {
         const request = parsed.kind === 'task' ? parsed.request : instruction?.trim() || undefined;
-        const unitId = parsed.kind === 'task' ? taskUnitId(parsed.repo, parsed.request) : pullRequestUnitId(parsed.repo, parsed.pullRequest);
+        const unitId =
+          parsed.kind === 'task' ? taskUnitId(parsed.repo, parsed.request) : pullRequestUnitId(parsed.repo, parsed.pullRequest);
         const input: ShipUnitInput = {
-          unitId, repo: parsed.repo, replyTarget: { kind: 'cli' }, requester: { id: userInfo().username, surface: 'cli' },
-          ...(request ? { request } : {}), ...(parsed.kind === 'pull_request' ? { pullRequest: parsed.pullRequest } : {}),
+          unitId,
+          repo: parsed.repo,
+          replyTarget: { kind: 'cli' },
+          requester: { id: userInfo().username, surface: 'cli' },
+          ...(request ? { request } : {}),
+          ...(parsed.kind === 'pull_request' ? { pullRequest: parsed.pullRequest } : {}),
           ...(options.model ? { model: options.model } : {}),
         };
         const status = await startOrSteerUnit(client, taskQueue, input);
-        const words = { started: `Started ship unit ${unitId}.`, steered: `Ship unit ${unitId} already exists; your request was sent to it as a steer.`, running: `Ship unit ${unitId} is already running (one unit per PR).` };
+        const words = {
+          started: `Started ship unit ${unitId}.`,
+          steered: `Ship unit ${unitId} already exists; your request was sent to it as a steer.`,
+          running: `Ship unit ${unitId} is already running (one unit per PR).`,
+        };
         console.log(options.json ? JSON.stringify({ unitId, status }) : words[status]);
       });
     });
@@ -106,18 +123,25 @@ function registerUnits(program: Command): void {
           const attributes = execution.typedSearchAttributes;
           const [phase, pullRequest, outcome] = [attributes.get(Phase), attributes.get(PullRequest), attributes.get(Outcome)];
           rows.push({
-            unitId: execution.workflowId, status: execution.status.name,
-            ...(phase !== undefined ? { phase } : {}), ...(pullRequest !== undefined ? { pullRequest } : {}), ...(outcome !== undefined ? { outcome } : {}),
+            unitId: execution.workflowId,
+            status: execution.status.name,
+            ...(phase !== undefined ? { phase } : {}),
+            ...(pullRequest !== undefined ? { pullRequest } : {}),
+            ...(outcome !== undefined ? { outcome } : {}),
           });
           if (rows.length >= Number(options.limit)) break;
         }
         if (options.json) console.log(JSON.stringify(rows, null, 2));
-        else for (const row of rows) console.log(`${row.status.padEnd(10)} ${(row.phase ?? '').padEnd(12)} ${(row.pullRequest ? `#${row.pullRequest}` : '-').padEnd(6)} ${(row.outcome ?? '').padEnd(13)} ${row.unitId}`);
+        else
+          for (const row of rows)
+            console.log(
+              `${row.status.padEnd(10)} ${(row.phase ?? '').padEnd(12)} ${(row.pullRequest ? `#${row.pullRequest}` : '-').padEnd(6)} ${(row.outcome ?? '').padEnd(13)} ${row.unitId}`,
+            );
       });
     });
   units
     .command('get')
-    .description('a unit\'s live state while it runs (the `state` query), its record once settled')
+    .description("a unit's live state while it runs (the `state` query), its record once settled")
     .argument('<unitId>', 'e.g. unit:acme/app#7')
     .option('--json', 'print JSON')
     .action(async (unitId: string, options: { json?: boolean }) => {

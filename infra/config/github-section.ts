@@ -17,7 +17,11 @@ export const GitHubConfigSchema = z
     /** The login people mention (`@<botLogin>`) to talk to Switchboard on GitHub. */
     botLogin: z.string().min(1).default('switchboard'),
     /** Webhook bodies larger than this are refused with 413. */
-    webhookMaxBodyBytes: z.number().int().positive().default(5 * 1024 * 1024),
+    webhookMaxBodyBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(5 * 1024 * 1024),
     /** Per-request timeout of GitHub API calls. */
     requestTimeoutMs: z.number().int().positive().default(20_000),
   })

@@ -42,7 +42,9 @@ describe('loadConfig', () => {
   it('reads the file SWITCHBOARD_CONFIG names, and says when it is missing', () => {
     const cwd = dirWith('log:\n  level: debug\n', 'custom.yaml');
     expect(loadConfig({ env: { SWITCHBOARD_CONFIG: 'custom.yaml' }, cwd }).config.log.level).toBe('debug');
-    expect(errorOf(() => loadConfig({ env: { SWITCHBOARD_CONFIG: 'nope.yaml' }, cwd })).message).toMatch(/SWITCHBOARD_CONFIG: file .*nope\.yaml does not exist/);
+    expect(errorOf(() => loadConfig({ env: { SWITCHBOARD_CONFIG: 'nope.yaml' }, cwd })).message).toMatch(
+      /SWITCHBOARD_CONFIG: file .*nope\.yaml does not exist/,
+    );
   });
 
   it.each([

@@ -14,7 +14,11 @@ type FaultKind =
   | { kind: 'hold'; delayMs: number }
   | { kind: 'rate_limit'; resetInSeconds: number; secondary: boolean };
 
-interface FaultRule { match: FaultMatch; remaining: number; fault: FaultKind }
+interface FaultRule {
+  match: FaultMatch;
+  remaining: number;
+  fault: FaultKind;
+}
 
 /** Fault injection for the local GitHub's REST API; each rule fires a number of times. */
 export class Faults {
@@ -77,14 +81,19 @@ export class Faults {
           if (fault.secondary) {
             res.status(429).set('retry-after', String(fault.resetInSeconds)).json({ message: 'You have exceeded a secondary rate limit.' });
           } else {
-            res.status(403).set({ 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset) }).json({ message: 'API rate limit exceeded' });
+            res
+              .status(403)
+              .set({ 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(reset) })
+              .json({ message: 'API rate limit exceeded' });
           }
           return;
         }
         case 'hold': {
           const end = res.end.bind(res) as (...args: unknown[]) => Response;
           res.end = ((...args: unknown[]) => {
-            setTimeout(() => { if (!req.socket.destroyed) end(...args); }, fault.delayMs).unref();
+            setTimeout(() => {
+              if (!req.socket.destroyed) end(...args);
+            }, fault.delayMs).unref();
             return res;
           }) as Response['end'];
           return next();

@@ -70,43 +70,75 @@ export function commitFiles(bareDir: string, branch: string, files: Record<strin
 /** All branch heads, for noticing what a push changed. */
 export function branchHeads(dir: string): Map<string, string> {
   const out = tryGit(dir, ['for-each-ref', '--format=%(refname:short) %(objectname)', 'refs/heads']) ?? '';
-  return new Map(out.split('\n').filter(Boolean).map((line) => line.split(' ') as [string, string]));
+  return new Map(
+    out
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.split(' ') as [string, string]),
+  );
 }
 
-export interface TreeItem { mode: string; type: string; sha: string; size?: number; path: string }
+export interface TreeItem {
+  mode: string;
+  type: string;
+  sha: string;
+  size?: number;
+  path: string;
+}
 
 export function listTree(dir: string, treeish: string, recursive: boolean): TreeItem[] | undefined {
   const out = tryGit(dir, ['ls-tree', '-l', ...(recursive ? ['-r', '-t'] : []), treeish]);
   if (out === undefined) return undefined;
-  return out.split('\n').filter(Boolean).map((line) => {
-    const [meta, path] = line.split('\t');
-    const [mode, type, sha, size] = meta.split(/\s+/);
-    return { mode, type, sha, size: size === '-' ? undefined : Number(size), path };
-  });
+  return out
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [meta, path] = line.split('\t');
+      const [mode, type, sha, size] = meta.split(/\s+/);
+      return { mode, type, sha, size: size === '-' ? undefined : Number(size), path };
+    });
 }
 
 export function readBlob(dir: string, sha: string): Buffer {
   return execFileSync('git', ['cat-file', 'blob', sha], { cwd: dir, env: GIT_ENV, maxBuffer: 64 * 1024 * 1024 });
 }
 
-export interface ChangedFile { filename: string; status: string; additions: number; deletions: number; patch: string }
+export interface ChangedFile {
+  filename: string;
+  status: string;
+  additions: number;
+  deletions: number;
+  patch: string;
+}
 
 /** The files a PR changes: head against the merge base with base, as GitHub shows them. */
 export function changedFiles(dir: string, base: string, head: string): ChangedFile[] {
   const range = `${base}...${head}`;
   const numstat = tryGit(dir, ['diff', '--numstat', range]) ?? '';
   const statuses = new Map(
-    (tryGit(dir, ['diff', '--name-status', range]) ?? '').split('\n').filter(Boolean).map((l) => {
-      const [s, ...rest] = l.split('\t');
-      return [rest[rest.length - 1], s[0]] as const;
-    }),
+    (tryGit(dir, ['diff', '--name-status', range]) ?? '')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => {
+        const [s, ...rest] = l.split('\t');
+        return [rest[rest.length - 1], s[0]] as const;
+      }),
   );
   const names: Record<string, string> = { A: 'added', D: 'removed', M: 'modified', R: 'renamed' };
-  return numstat.split('\n').filter(Boolean).map((line) => {
-    const [added, deleted, filename] = line.split('\t');
-    const lines = (tryGit(dir, ['diff', range, '--', filename]) ?? '').split('\n');
-    const hunks = lines.findIndex((l) => l.startsWith('@@'));
-    const patch = hunks < 0 ? '' : lines.slice(hunks).join('\n');
-    return { filename, status: names[statuses.get(filename) ?? 'M'] ?? 'modified', additions: Number(added) || 0, deletions: Number(deleted) || 0, patch };
-  });
+  return numstat
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [added, deleted, filename] = line.split('\t');
+      const lines = (tryGit(dir, ['diff', range, '--', filename]) ?? '').split('\n');
+      const hunks = lines.findIndex((l) => l.startsWith('@@'));
+      const patch = hunks < 0 ? '' : lines.slice(hunks).join('\n');
+      return {
+        filename,
+        status: names[statuses.get(filename) ?? 'M'] ?? 'modified',
+        additions: Number(added) || 0,
+        deletions: Number(deleted) || 0,
+        patch,
+      };
+    });
 }

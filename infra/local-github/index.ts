@@ -37,7 +37,12 @@ export interface LocalGitHub {
   state: LocalGitHubState;
   faults: Faults;
   webhooks: WebhookSender;
-  createRepo(owner: string, name: string, files: Record<string, string>, options?: { defaultBranch?: string; private?: boolean }): RepoState;
+  createRepo(
+    owner: string,
+    name: string,
+    files: Record<string, string>,
+    options?: { defaultBranch?: string; private?: boolean },
+  ): RepoState;
   /** Commits files on a branch as someone else's push would (no webhook). Returns the commit. */
   commit(repo: string, branch: string, files: Record<string, string>, message?: string): string;
   /** Sets a check run on a commit and emits `check_run` (`completed` once it is). */
@@ -61,7 +66,13 @@ export async function startLocalGitHub(options: LocalGitHubOptions): Promise<Loc
   ]);
   const loginOf = (token: string) => options.logins?.[token] ?? 'switchboard[bot]';
   let webUrl = '';
-  const ctx: RestContext = { state, webhooks, get webUrl() { return webUrl; } };
+  const ctx: RestContext = {
+    state,
+    webhooks,
+    get webUrl() {
+      return webUrl;
+    },
+  };
 
   const api = express.Router();
   api.use(express.json({ limit: '10mb' }));
@@ -111,7 +122,13 @@ export async function startLocalGitHub(options: LocalGitHubOptions): Promise<Loc
     state.writes.push({ kind: 'push', repo: `${repo.owner}/${repo.name}`, user: pusher, at: new Date().toISOString() });
     for (const item of repo.issues.values()) {
       if (item.pull && item.state === 'open' && moved.includes(item.pull.head)) {
-        webhooks.emit('pull_request', { action: 'synchronize', number: item.number, pull_request: pullJson(webUrl, repo, item), repository: repository(webUrl, repo), sender: user(pusher) });
+        webhooks.emit('pull_request', {
+          action: 'synchronize',
+          number: item.number,
+          pull_request: pullJson(webUrl, repo, item),
+          repository: repository(webUrl, repo),
+          sender: user(pusher),
+        });
       }
     }
   }
@@ -150,7 +167,17 @@ export async function startLocalGitHub(options: LocalGitHubOptions): Promise<Loc
       const defaultBranch = repoOptions.defaultBranch ?? 'main';
       const dir = join(root, owner, `${name}.git`);
       createBareRepository(dir, defaultBranch, files);
-      const repo: RepoState = { owner, name, dir, defaultBranch, private: repoOptions.private ?? true, issues: new Map(), nextNumber: 1, checkRuns: new Map(), statuses: new Map() };
+      const repo: RepoState = {
+        owner,
+        name,
+        dir,
+        defaultBranch,
+        private: repoOptions.private ?? true,
+        issues: new Map(),
+        nextNumber: 1,
+        checkRuns: new Map(),
+        statuses: new Map(),
+      };
       state.repos.set(`${owner}/${name}`.toLowerCase(), repo);
       return repo;
     },
@@ -167,8 +194,16 @@ export async function startLocalGitHub(options: LocalGitHubOptions): Promise<Loc
       const pulls = [...repo.issues.values()].filter((item) => item.pull && item.state === 'open' && headSha(repo, item) === sha);
       webhooks.emit('check_run', {
         action: run.status === 'completed' ? 'completed' : 'created',
-        check_run: { id: stored.id, name: run.name, head_sha: sha, status: run.status, conclusion: run.conclusion, pull_requests: pulls.map((item) => ({ number: item.number, head: { ref: item.pull!.head, sha } })) },
-        repository: repository(webUrl, repo), sender: user('github-actions[bot]'),
+        check_run: {
+          id: stored.id,
+          name: run.name,
+          head_sha: sha,
+          status: run.status,
+          conclusion: run.conclusion,
+          pull_requests: pulls.map((item) => ({ number: item.number, head: { ref: item.pull!.head, sha } })),
+        },
+        repository: repository(webUrl, repo),
+        sender: user('github-actions[bot]'),
       });
     },
     setStatus(fullName, sha, status) {

@@ -55,7 +55,12 @@ export function pull(base: string, repo: RepoState, item: IssueState) {
     mergeable: !p.merged && item.state === 'open',
     merge_commit_sha: p.mergeCommitSha ?? null,
     head: { ref: p.head, sha, label: `${repo.owner}:${p.head}`, repo: repository(base, repo) },
-    base: { ref: p.base, sha: revParse(repo.dir, `refs/heads/${p.base}`) ?? '', label: `${repo.owner}:${p.base}`, repo: repository(base, repo) },
+    base: {
+      ref: p.base,
+      sha: revParse(repo.dir, `refs/heads/${p.base}`) ?? '',
+      label: `${repo.owner}:${p.base}`,
+      repo: repository(base, repo),
+    },
   };
 }
 

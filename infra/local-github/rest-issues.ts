@@ -41,7 +41,11 @@ export function issueRoutes(ctx: RestContext): Router {
     const item = repo?.issues.get(Number(req.params.number));
     if (!repo) return;
     if (!item) return void res.status(404).json({ message: 'Not Found' });
-    page(req, res, item.comments.map((c) => commentJson(`${repo.owner}/${repo.name}`, item.number, c)));
+    page(
+      req,
+      res,
+      item.comments.map((c) => commentJson(`${repo.owner}/${repo.name}`, item.number, c)),
+    );
   });
 
   router.post('/repos/:owner/:repo/issues/:number/comments', (req, res) => {
@@ -82,12 +86,26 @@ export function issueRoutes(ctx: RestContext): Router {
     const { title, body, labels } = req.body ?? {};
     if (typeof title !== 'string' || !title || !optionalLabels(labels)) return void res.status(422).json({ message: 'Validation Failed' });
     const item: IssueState = {
-      number: repo.nextNumber++, title, body: typeof body === 'string' ? body : '', state: 'open', labels: [...new Set(labels ?? [])],
-      user: login(res), createdAt: now(), updatedAt: now(), comments: [], reviews: [], reviewComments: [],
+      number: repo.nextNumber++,
+      title,
+      body: typeof body === 'string' ? body : '',
+      state: 'open',
+      labels: [...new Set(labels ?? [])],
+      user: login(res),
+      createdAt: now(),
+      updatedAt: now(),
+      comments: [],
+      reviews: [],
+      reviewComments: [],
     };
     repo.issues.set(item.number, item);
     record(ctx, res, { kind: 'issue.create', repo: `${repo.owner}/${repo.name}`, number: item.number });
-    ctx.webhooks.emit('issues', { action: 'opened', issue: issueJson(ctx.webUrl, repo, item), repository: repository(ctx.webUrl, repo), sender: user(item.user) });
+    ctx.webhooks.emit('issues', {
+      action: 'opened',
+      issue: issueJson(ctx.webUrl, repo, item),
+      repository: repository(ctx.webUrl, repo),
+      sender: user(item.user),
+    });
     res.status(201).json(issueJson(ctx.webUrl, repo, item));
   });
 
@@ -98,12 +116,18 @@ export function issueRoutes(ctx: RestContext): Router {
     if (!repo) return;
     if (!item) return void res.status(404).json({ message: 'Not Found' });
     const { title, body, state, labels } = req.body ?? {};
-    const valid = (title === undefined || (typeof title === 'string' && title !== '')) && (body === undefined || typeof body === 'string')
-      && (state === undefined || state === 'open' || state === 'closed') && optionalLabels(labels);
+    const valid =
+      (title === undefined || (typeof title === 'string' && title !== '')) &&
+      (body === undefined || typeof body === 'string') &&
+      (state === undefined || state === 'open' || state === 'closed') &&
+      optionalLabels(labels);
     if (!valid) return void res.status(422).json({ message: 'Validation Failed' });
     Object.assign(item, {
-      ...(title !== undefined ? { title } : {}), ...(body !== undefined ? { body } : {}), ...(state !== undefined ? { state } : {}),
-      ...(labels !== undefined ? { labels: [...new Set(labels)] } : {}), updatedAt: now(),
+      ...(title !== undefined ? { title } : {}),
+      ...(body !== undefined ? { body } : {}),
+      ...(state !== undefined ? { state } : {}),
+      ...(labels !== undefined ? { labels: [...new Set(labels)] } : {}),
+      updatedAt: now(),
     });
     record(ctx, res, { kind: 'issue.update', repo: `${repo.owner}/${repo.name}`, number: item.number });
     res.json(issueJson(ctx.webUrl, repo, item));
@@ -115,7 +139,8 @@ export function issueRoutes(ctx: RestContext): Router {
     if (!repo) return;
     if (!item) return void res.status(404).json({ message: 'Not Found' });
     const labels: unknown = Array.isArray(req.body) ? req.body : req.body?.labels;
-    if (!Array.isArray(labels) || !labels.every((l) => typeof l === 'string')) return void res.status(422).json({ message: 'Validation Failed' });
+    if (!Array.isArray(labels) || !labels.every((l) => typeof l === 'string'))
+      return void res.status(422).json({ message: 'Validation Failed' });
     item.labels = [...new Set(labels)];
     item.updatedAt = now();
     record(ctx, res, { kind: 'labels.set', repo: `${repo.owner}/${repo.name}`, number: item.number });

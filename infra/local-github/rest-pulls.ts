@@ -12,7 +12,13 @@ export function pullRoutes(ctx: RestContext): Router {
     return item?.pull ? item : undefined;
   };
   const event = (action: string, repo: RepoState, item: IssueState, sender: string) =>
-    ctx.webhooks.emit('pull_request', { action, number: item.number, pull_request: pullJson(ctx.webUrl, repo, item), repository: repository(ctx.webUrl, repo), sender: user(sender) });
+    ctx.webhooks.emit('pull_request', {
+      action,
+      number: item.number,
+      pull_request: pullJson(ctx.webUrl, repo, item),
+      repository: repository(ctx.webUrl, repo),
+      sender: user(sender),
+    });
   const reviewJson = (repo: RepoState, item: IssueState, r: Review) => ({
     id: r.id,
     body: r.body,
@@ -41,7 +47,8 @@ export function pullRoutes(ctx: RestContext): Router {
     if (!repo) return;
     const { head, base, title, body, draft } = req.body ?? {};
     const headRef = typeof head === 'string' ? head.replace(/^[^:]+:/, '') : '';
-    if (!headRef || typeof base !== 'string' || typeof title !== 'string') return void res.status(422).json({ message: 'Validation Failed' });
+    if (!headRef || typeof base !== 'string' || typeof title !== 'string')
+      return void res.status(422).json({ message: 'Validation Failed' });
     if (!revParse(repo.dir, `refs/heads/${headRef}`) || !revParse(repo.dir, `refs/heads/${base}`)) {
       return void res.status(422).json({ message: 'Validation Failed', errors: [{ field: 'head', code: 'invalid' }] });
     }
@@ -101,7 +108,11 @@ export function pullRoutes(ctx: RestContext): Router {
     const item = pullOf(repo, req.params.number);
     if (!repo) return;
     if (!item) return void res.status(404).json({ message: 'Not Found' });
-    page(req, res, item.reviews.map((r) => reviewJson(repo, item, r)));
+    page(
+      req,
+      res,
+      item.reviews.map((r) => reviewJson(repo, item, r)),
+    );
   });
 
   router.post('/repos/:owner/:repo/pulls/:number/reviews', (req, res) => {
@@ -110,15 +121,38 @@ export function pullRoutes(ctx: RestContext): Router {
     if (!repo) return;
     if (!item) return void res.status(404).json({ message: 'Not Found' });
     const commitId = typeof req.body?.commit_id === 'string' ? req.body.commit_id : headSha(repo, item);
-    if (!revParse(repo.dir, commitId)) return void res.status(422).json({ message: 'Validation Failed: commit_id is not part of the pull request' });
+    if (!revParse(repo.dir, commitId))
+      return void res.status(422).json({ message: 'Validation Failed: commit_id is not part of the pull request' });
     const states: Record<string, string> = { APPROVE: 'APPROVED', REQUEST_CHANGES: 'CHANGES_REQUESTED', COMMENT: 'COMMENTED' };
-    const review: Review = { id: ctx.state.id(), body: String(req.body?.body ?? ''), user: login(res), event: String(req.body?.event ?? 'COMMENT'), state: states[String(req.body?.event ?? 'COMMENT')] ?? 'PENDING', commitId, submittedAt: now() };
+    const review: Review = {
+      id: ctx.state.id(),
+      body: String(req.body?.body ?? ''),
+      user: login(res),
+      event: String(req.body?.event ?? 'COMMENT'),
+      state: states[String(req.body?.event ?? 'COMMENT')] ?? 'PENDING',
+      commitId,
+      submittedAt: now(),
+    };
     item.reviews.push(review);
     for (const c of Array.isArray(req.body?.comments) ? req.body.comments : []) {
-      item.reviewComments.push({ id: ctx.state.id(), body: String(c.body), path: String(c.path), line: Number(c.line), user: review.user, commitId, reviewId: review.id });
+      item.reviewComments.push({
+        id: ctx.state.id(),
+        body: String(c.body),
+        path: String(c.path),
+        line: Number(c.line),
+        user: review.user,
+        commitId,
+        reviewId: review.id,
+      });
     }
     record(ctx, res, { kind: 'review.create', repo: `${repo.owner}/${repo.name}`, number: item.number, id: review.id });
-    ctx.webhooks.emit('pull_request_review', { action: 'submitted', review: reviewJson(repo, item, review), pull_request: pullJson(ctx.webUrl, repo, item), repository: repository(ctx.webUrl, repo), sender: user(review.user) });
+    ctx.webhooks.emit('pull_request_review', {
+      action: 'submitted',
+      review: reviewJson(repo, item, review),
+      pull_request: pullJson(ctx.webUrl, repo, item),
+      repository: repository(ctx.webUrl, repo),
+      sender: user(review.user),
+    });
     res.json(reviewJson(repo, item, review));
   });
 
@@ -127,7 +161,19 @@ export function pullRoutes(ctx: RestContext): Router {
     const item = pullOf(repo, req.params.number);
     if (!repo) return;
     if (!item) return void res.status(404).json({ message: 'Not Found' });
-    page(req, res, item.reviewComments.map((c) => ({ id: c.id, body: c.body, path: c.path, line: c.line, commit_id: c.commitId, user: user(c.user), pull_request_review_id: c.reviewId })));
+    page(
+      req,
+      res,
+      item.reviewComments.map((c) => ({
+        id: c.id,
+        body: c.body,
+        path: c.path,
+        line: c.line,
+        commit_id: c.commitId,
+        user: user(c.user),
+        pull_request_review_id: c.reviewId,
+      })),
+    );
   });
 
   router.put('/repos/:owner/:repo/pulls/:number/merge', (req, res) => {
@@ -138,7 +184,8 @@ export function pullRoutes(ctx: RestContext): Router {
     const pr = item.pull!;
     if (pr.merged || item.state !== 'open') return void res.status(405).json({ message: 'Pull Request is not mergeable' });
     const head = headSha(repo, item);
-    if (typeof req.body?.sha === 'string' && req.body.sha !== head) return void res.status(409).json({ message: 'Head branch was modified. Review and try the merge again.' });
+    if (typeof req.body?.sha === 'string' && req.body.sha !== head)
+      return void res.status(409).json({ message: 'Head branch was modified. Review and try the merge again.' });
     const base = revParse(repo.dir, `refs/heads/${pr.base}`)!;
     const message = [req.body?.commit_title ?? `${item.title} (#${item.number})`, req.body?.commit_message ?? ''].join('\n\n');
     // A squash: the head's tree as one commit on the base.

@@ -8,9 +8,20 @@ export function repoRoutes(ctx: RestContext): Router {
   const router = Router();
   const visible = () => [...ctx.state.repos.values()];
 
-  router.get('/user/repos', (req, res) => page(req, res, visible().map((r) => repository(ctx.webUrl, r))));
+  router.get('/user/repos', (req, res) =>
+    page(
+      req,
+      res,
+      visible().map((r) => repository(ctx.webUrl, r)),
+    ),
+  );
   router.get('/installation/repositories', (req, res) =>
-    page(req, res, visible().map((r) => repository(ctx.webUrl, r)), (repositories) => ({ total_count: visible().length, repositories })),
+    page(
+      req,
+      res,
+      visible().map((r) => repository(ctx.webUrl, r)),
+      (repositories) => ({ total_count: visible().length, repositories }),
+    ),
   );
 
   router.get('/repos/:owner/:repo', (req, res) => {
@@ -21,7 +32,7 @@ export function repoRoutes(ctx: RestContext): Router {
   router.get('/repos/:owner/:repo/git/trees/*tree', (req, res) => {
     const repo = repoOf(ctx, req, res);
     if (!repo) return;
-    const treeish = (req.params.tree).join('/');
+    const treeish = req.params.tree.join('/');
     // `ref:path` names a tree directly; a bare ref or commit needs peeling to its tree.
     const named = treeish.includes(':') ? treeish : `${treeish}^{tree}`;
     const found = tryGit(repo.dir, ['rev-parse', '--verify', '--quiet', named])?.trim();
@@ -40,14 +51,30 @@ export function repoRoutes(ctx: RestContext): Router {
     const entry = commit && clean ? listTree(repo.dir, commit, true)?.find((i) => i.path === clean) : undefined;
     if (commit && (!clean || entry?.type === 'tree')) {
       const items = listTree(repo.dir, clean ? `${commit}:${clean}` : commit, false) ?? [];
-      return void res.json(items.map((i) => ({ name: i.path, path: clean ? `${clean}/${i.path}` : i.path, sha: i.sha, size: i.size ?? 0, type: i.type === 'tree' ? 'dir' : 'file' })));
+      return void res.json(
+        items.map((i) => ({
+          name: i.path,
+          path: clean ? `${clean}/${i.path}` : i.path,
+          sha: i.sha,
+          size: i.size ?? 0,
+          type: i.type === 'tree' ? 'dir' : 'file',
+        })),
+      );
     }
     if (!entry || entry.type !== 'blob') return void res.status(404).json({ message: 'Not Found' });
     const bytes = readBlob(repo.dir, entry.sha);
-    res.json({ type: 'file', encoding: 'base64', name: clean.split('/').pop(), path: clean, sha: entry.sha, size: bytes.length, content: bytes.toString('base64') });
+    res.json({
+      type: 'file',
+      encoding: 'base64',
+      name: clean.split('/').pop(),
+      path: clean,
+      sha: entry.sha,
+      size: bytes.length,
+      content: bytes.toString('base64'),
+    });
   };
   router.get('/repos/:owner/:repo/contents', (req, res) => contents('', req, res));
-  router.get('/repos/:owner/:repo/contents/*path', (req, res) => contents((req.params.path).join('/'), req, res));
+  router.get('/repos/:owner/:repo/contents/*path', (req, res) => contents(req.params.path.join('/'), req, res));
 
   router.get('/search/code', (req, res) => {
     const q = typeof req.query.q === 'string' ? req.query.q : '';
@@ -65,7 +92,13 @@ export function repoRoutes(ctx: RestContext): Router {
         byPath.set(path, [...(byPath.get(path) ?? []), rest.join(':')]);
       }
       for (const [path, fragments] of byPath) {
-        items.push({ name: path.split('/').pop(), path, sha: '', repository: repository(ctx.webUrl, repo), text_matches: fragments.map((fragment) => ({ fragment })) });
+        items.push({
+          name: path.split('/').pop(),
+          path,
+          sha: '',
+          repository: repository(ctx.webUrl, repo),
+          text_matches: fragments.map((fragment) => ({ fragment })),
+        });
       }
     }
     page(req, res, items, (slice) => ({ total_count: items.length, incomplete_results: false, items: slice }));
@@ -84,7 +117,11 @@ export function repoRoutes(ctx: RestContext): Router {
     if (!repo) return;
     const sha = revParse(repo.dir, String(req.params.ref)) ?? String(req.params.ref);
     const statuses = repo.statuses.get(sha) ?? [];
-    const state = statuses.some((s) => s.state === 'failure' || s.state === 'error') ? 'failure' : statuses.some((s) => s.state === 'pending') || statuses.length === 0 ? 'pending' : 'success';
+    const state = statuses.some((s) => s.state === 'failure' || s.state === 'error')
+      ? 'failure'
+      : statuses.some((s) => s.state === 'pending') || statuses.length === 0
+        ? 'pending'
+        : 'success';
     res.json({ sha, state, total_count: statuses.length, statuses });
   });
 

@@ -2,9 +2,31 @@
 
 export type Scope = 'read' | 'write';
 
-export interface Comment { id: number; body: string; user: string; createdAt: string; updatedAt: string }
-export interface Review { id: number; body: string; user: string; event: string; state: string; commitId: string; submittedAt: string }
-export interface ReviewComment { id: number; body: string; user: string; path: string; line: number; commitId: string; reviewId: number }
+export interface Comment {
+  id: number;
+  body: string;
+  user: string;
+  createdAt: string;
+  updatedAt: string;
+}
+export interface Review {
+  id: number;
+  body: string;
+  user: string;
+  event: string;
+  state: string;
+  commitId: string;
+  submittedAt: string;
+}
+export interface ReviewComment {
+  id: number;
+  body: string;
+  user: string;
+  path: string;
+  line: number;
+  commitId: string;
+  reviewId: number;
+}
 
 export interface PullState {
   head: string;
@@ -31,8 +53,16 @@ export interface IssueState {
   pull?: PullState;
 }
 
-export interface CheckRunState { id: number; name: string; status: 'queued' | 'in_progress' | 'completed'; conclusion: string | null }
-export interface StatusState { context: string; state: 'pending' | 'success' | 'failure' | 'error' }
+export interface CheckRunState {
+  id: number;
+  name: string;
+  status: 'queued' | 'in_progress' | 'completed';
+  conclusion: string | null;
+}
+export interface StatusState {
+  context: string;
+  state: 'pending' | 'success' | 'failure' | 'error';
+}
 
 export interface RepoState {
   owner: string;
@@ -50,8 +80,16 @@ export interface RepoState {
 /** One write the local GitHub applied, so tests can count effects. */
 export interface WriteRecord {
   kind:
-    | 'pull_request.create' | 'pull_request.update' | 'pull_request.merge' | 'review.create' | 'comment.create' | 'comment.update'
-    | 'labels.set' | 'push' | 'issue.create' | 'issue.update';
+    | 'pull_request.create'
+    | 'pull_request.update'
+    | 'pull_request.merge'
+    | 'review.create'
+    | 'comment.create'
+    | 'comment.update'
+    | 'labels.set'
+    | 'push'
+    | 'issue.create'
+    | 'issue.update';
   repo: string;
   number?: number;
   id?: number;

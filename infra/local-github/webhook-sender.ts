@@ -1,6 +1,12 @@
 import { createHmac, randomUUID } from 'node:crypto';
 
-export interface Delivery { id: string; event: string; body: string; status?: number; error?: string }
+export interface Delivery {
+  id: string;
+  event: string;
+  body: string;
+  status?: number;
+  error?: string;
+}
 
 /**
  * Sends webhooks as GitHub does: a JSON body, `X-GitHub-Event`, `X-GitHub-Delivery` and an

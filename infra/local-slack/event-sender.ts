@@ -32,17 +32,28 @@ export class SlackEventSender {
   ) {}
 
   /** An `event_callback` envelope around one event, with a fresh event id unless given. */
-  envelope(event: Record<string, unknown>, eventId = `Ev${randomUUID().replace(/-/g, '').slice(0, 10).toUpperCase()}`): Record<string, unknown> {
+  envelope(
+    event: Record<string, unknown>,
+    eventId = `Ev${randomUUID().replace(/-/g, '').slice(0, 10).toUpperCase()}`,
+  ): Record<string, unknown> {
     return {
-      token: 'deprecated-verification-token', team_id: this.team.id, api_app_id: this.team.appId, event, type: 'event_callback',
-      event_id: eventId, event_time: Math.floor(Date.now() / 1000),
+      token: 'deprecated-verification-token',
+      team_id: this.team.id,
+      api_app_id: this.team.appId,
+      event,
+      type: 'event_callback',
+      event_id: eventId,
+      event_time: Math.floor(Date.now() / 1000),
       authorizations: [{ team_id: this.team.id, user_id: this.team.botUserId, is_bot: true, is_enterprise_install: false }],
       is_ext_shared_channel: false,
     };
   }
 
   /** Sends one event; returns its envelope (for a redelivery) and the app's answer. */
-  async sendEvent(event: Record<string, unknown>, options: SendOptions & { eventId?: string } = {}): Promise<{ envelope: Record<string, unknown>; result: SendResult }> {
+  async sendEvent(
+    event: Record<string, unknown>,
+    options: SendOptions & { eventId?: string } = {},
+  ): Promise<{ envelope: Record<string, unknown>; result: SendResult }> {
     const envelope = this.envelope(event, options.eventId);
     return { envelope, result: await this.sendJson(envelope, options) };
   }

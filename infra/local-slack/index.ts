@@ -48,11 +48,17 @@ export interface LocalSlack {
   deliverTo(eventsUrl: string, signingSecret: string): SlackEventSender;
   callsTo(method: string): RecordedCall[];
   /** A person writes a message (stored, then its events delivered: `message`, and `app_mention` when it mentions the bot). */
-  userSays(input: { channel: string; user: string; text: string; threadTs?: string; channelType?: 'channel' | 'group' | 'im' }, options?: SendOptions): Promise<{ message: LocalMessage; deliveries: Array<{ envelope: Record<string, unknown>; result: SendResult }> }>;
+  userSays(
+    input: { channel: string; user: string; text: string; threadTs?: string; channelType?: 'channel' | 'group' | 'im' },
+    options?: SendOptions,
+  ): Promise<{ message: LocalMessage; deliveries: Array<{ envelope: Record<string, unknown>; result: SendResult }> }>;
   /** A person adds a reaction to a message (`reaction_added` delivered). */
   react(input: { channel: string; user: string; ts: string; name: string }, options?: SendOptions): Promise<SendResult>;
   /** A person clicks a button on a message (`block_actions` delivered). */
-  clickButton(input: { channel: string; user: string; messageTs: string; actionId: string; value: string }, options?: SendOptions): Promise<SendResult>;
+  clickButton(
+    input: { channel: string; user: string; messageTs: string; actionId: string; value: string },
+    options?: SendOptions,
+  ): Promise<SendResult>;
   close(): Promise<void>;
 }
 
@@ -104,16 +110,31 @@ export async function startLocalSlack(options: LocalSlackOptions): Promise<Local
     return local.events;
   };
   local.deliverTo = (eventsUrl, signingSecret) => {
-    local.events = new SlackEventSender(eventsUrl, signingSecret, { id: team.id, appId: options.appId ?? 'A0SWITCHBOARD', botUserId: bot.userId });
+    local.events = new SlackEventSender(eventsUrl, signingSecret, {
+      id: team.id,
+      appId: options.appId ?? 'A0SWITCHBOARD',
+      botUserId: bot.userId,
+    });
     return local.events;
   };
   if (options.eventsUrl && options.signingSecret) local.deliverTo(options.eventsUrl, options.signingSecret);
   local.callsTo = (method) => calls.filter((call) => call.method === method);
   local.userSays = async (input, sendOptions) => {
     const channelType = input.channelType ?? (input.channel.startsWith('D') ? 'im' : 'channel');
-    const message = state.add({ channel: input.channel, user: input.user, text: input.text, ...(input.threadTs ? { thread_ts: input.threadTs } : {}) });
+    const message = state.add({
+      channel: input.channel,
+      user: input.user,
+      text: input.text,
+      ...(input.threadTs ? { thread_ts: input.threadTs } : {}),
+    });
     const event = {
-      type: 'message', channel: input.channel, user: input.user, text: input.text, ts: message.ts, event_ts: message.ts, channel_type: channelType,
+      type: 'message',
+      channel: input.channel,
+      user: input.user,
+      text: input.text,
+      ts: message.ts,
+      event_ts: message.ts,
+      channel_type: channelType,
       ...(input.threadTs ? { thread_ts: input.threadTs } : {}),
     };
     const deliveries = [await sender().sendEvent(event, sendOptions)];
@@ -128,24 +149,41 @@ export async function startLocalSlack(options: LocalSlackOptions): Promise<Local
     if (message) {
       message.reactions ??= [];
       const existing = message.reactions.find((reaction) => reaction.name === input.name);
-      if (existing) { existing.users.push(input.user); existing.count += 1; } else message.reactions.push({ name: input.name, users: [input.user], count: 1 });
+      if (existing) {
+        existing.users.push(input.user);
+        existing.count += 1;
+      } else message.reactions.push({ name: input.name, users: [input.user], count: 1 });
     }
     const event = {
-      type: 'reaction_added', user: input.user, reaction: input.name, item: { type: 'message', channel: input.channel, ts: input.ts },
-      item_user: message?.user, event_ts: state.nextTs(),
+      type: 'reaction_added',
+      user: input.user,
+      reaction: input.name,
+      item: { type: 'message', channel: input.channel, ts: input.ts },
+      item_user: message?.user,
+      event_ts: state.nextTs(),
     };
     return (await sender().sendEvent(event, sendOptions)).result;
   };
   local.clickButton = (input, sendOptions) => {
     const message = state.find(input.channel, input.messageTs);
-    return sender().sendInteraction({
-      type: 'block_actions', team: { id: team.id, domain: team.name }, user: { id: input.user, username: input.user, team_id: team.id },
-      api_app_id: options.appId ?? 'A0SWITCHBOARD', token: 'deprecated-verification-token', trigger_id: `trigger-${Date.now()}`,
-      container: { type: 'message', message_ts: input.messageTs, channel_id: input.channel, is_ephemeral: false },
-      channel: { id: input.channel, name: input.channel }, message: message ? { ...message } : { ts: input.messageTs },
-      response_url: `${local.url}/_local/response`,
-      actions: [{ type: 'button', action_id: input.actionId, block_id: 'controls', value: input.value, action_ts: `${Date.now() / 1000}` }],
-    }, sendOptions);
+    return sender().sendInteraction(
+      {
+        type: 'block_actions',
+        team: { id: team.id, domain: team.name },
+        user: { id: input.user, username: input.user, team_id: team.id },
+        api_app_id: options.appId ?? 'A0SWITCHBOARD',
+        token: 'deprecated-verification-token',
+        trigger_id: `trigger-${Date.now()}`,
+        container: { type: 'message', message_ts: input.messageTs, channel_id: input.channel, is_ephemeral: false },
+        channel: { id: input.channel, name: input.channel },
+        message: message ? { ...message } : { ts: input.messageTs },
+        response_url: `${local.url}/_local/response`,
+        actions: [
+          { type: 'button', action_id: input.actionId, block_id: 'controls', value: input.value, action_ts: `${Date.now() / 1000}` },
+        ],
+      },
+      sendOptions,
+    );
   };
 
   app.post('/_local/say', express.json(), async (req, res) => res.json(await local.userSays(req.body)));
@@ -161,10 +199,11 @@ export async function startLocalSlack(options: LocalSlackOptions): Promise<Local
   const { port } = server.address() as AddressInfo;
   local.url = `http://${options.host ?? '127.0.0.1'}:${port}`;
   local.apiUrl = `${local.url}/api/`;
-  local.close = () => new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
+  local.close = () =>
+    new Promise((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
   return local;
 }
 

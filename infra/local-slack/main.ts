@@ -14,7 +14,9 @@ async function main(): Promise<void> {
     return;
   }
   const slack = await startLocalSlack({
-    botToken, signingSecret, port: Number(process.env.LOCAL_SLACK_PORT ?? 3100),
+    botToken,
+    signingSecret,
+    port: Number(process.env.LOCAL_SLACK_PORT ?? 3100),
     eventsUrl: process.env.LOCAL_SLACK_EVENTS_URL ?? 'http://127.0.0.1:3000/slack/events',
   });
   console.log(`Local Slack on ${slack.url} (Web API ${slack.apiUrl}); bot user ${slack.bot.userId}`);

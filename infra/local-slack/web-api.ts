@@ -1,7 +1,7 @@
 import { type LocalMessage, type LocalSlackState } from './state';
 
 /** A Web API answer: Slack always answers 200 with `ok`, and `error` when refused. */
-export type WebApiAnswer = { ok: true } & Record<string, unknown> | { ok: false; error: string } & Record<string, unknown>;
+export type WebApiAnswer = ({ ok: true } & Record<string, unknown>) | ({ ok: false; error: string } & Record<string, unknown>);
 
 export interface WebApiContext {
   state: LocalSlackState;
@@ -20,7 +20,13 @@ const refuse = (error: string): WebApiAnswer => ({ ok: false, error });
  */
 export const WEB_API_METHODS: Record<string, Method> = {
   'auth.test': ({ team, bot }) => ({
-    ok: true, url: `https://${team.name}.slack.test/`, team: team.name, user: bot.name, team_id: team.id, user_id: bot.userId, bot_id: bot.botId,
+    ok: true,
+    url: `https://${team.name}.slack.test/`,
+    team: team.name,
+    user: bot.name,
+    team_id: team.id,
+    user_id: bot.userId,
+    bot_id: bot.botId,
   }),
 
   'chat.postMessage': ({ state, bot }, params) => {
@@ -30,7 +36,10 @@ export const WEB_API_METHODS: Record<string, Method> = {
     const threadTs = text(params.thread_ts);
     if (threadTs && !state.find(channel, threadTs)) return refuse('thread_not_found');
     const message = state.add({
-      channel, text: text(params.text) ?? '', user: bot.userId, bot_id: bot.botId,
+      channel,
+      text: text(params.text) ?? '',
+      user: bot.userId,
+      bot_id: bot.botId,
       ...(threadTs ? { thread_ts: threadTs } : {}),
       ...(Array.isArray(params.blocks) ? { blocks: params.blocks } : {}),
       ...(isMetadata(params.metadata) ? { metadata: params.metadata } : {}),
@@ -69,7 +78,9 @@ export const WEB_API_METHODS: Record<string, Method> = {
     const more = start + limit < thread.length;
     const metadata = params.include_all_metadata === true || params.include_all_metadata === 'true';
     return {
-      ok: true, messages: page.map((message) => publicMessage(message, metadata)), has_more: more,
+      ok: true,
+      messages: page.map((message) => publicMessage(message, metadata)),
+      has_more: more,
       response_metadata: { next_cursor: more ? `offset:${start + limit}` : '' },
     };
   },

@@ -5,12 +5,19 @@ import { type Logger } from '../../infra/logger';
 export function boltLogger(logger: Logger): BoltLogger {
   const child = logger.child({ component: 'slack' });
   let level = LogLevel.INFO;
-  const write = (method: 'debug' | 'info' | 'warn' | 'error') => (...messages: unknown[]) => {
-    child[method](messages.map((message) => (typeof message === 'string' ? message : JSON.stringify(message))).join(' '));
-  };
+  const write =
+    (method: 'debug' | 'info' | 'warn' | 'error') =>
+    (...messages: unknown[]) => {
+      child[method](messages.map((message) => (typeof message === 'string' ? message : JSON.stringify(message))).join(' '));
+    };
   return {
-    debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error'),
-    setLevel: (next: LogLevel) => { level = next; },
+    debug: write('debug'),
+    info: write('info'),
+    warn: write('warn'),
+    error: write('error'),
+    setLevel: (next: LogLevel) => {
+      level = next;
+    },
     getLevel: () => level,
     setName: () => undefined,
   };

@@ -4,26 +4,43 @@ const context = { teamId: 'T1', eventId: 'Ev1', botUserId: 'UBOT' };
 
 describe('routeSlackMessage', () => {
   it('starts a thread from a channel mention, keyed by the mention, with the mention stripped', () => {
-    const routed = routeSlackMessage({ type: 'app_mention', channel: 'C1', user: 'U1', text: '<@UBOT>  agent:explore look', ts: '10.1' }, context);
+    const routed = routeSlackMessage(
+      { type: 'app_mention', channel: 'C1', user: 'U1', text: '<@UBOT>  agent:explore look', ts: '10.1' },
+      context,
+    );
     expect(routed).toEqual({
-      kind: 'start', threadId: 'thread:slack:T1:C1:10.1',
+      kind: 'start',
+      threadId: 'thread:slack:T1:C1:10.1',
       input: { threadId: 'thread:slack:T1:C1:10.1', replyTarget: { kind: 'slack', team: 'T1', channel: 'C1', threadTs: '10.1' } },
       message: { messageId: 'Ev1', text: 'agent:explore look', requester: { id: 'U1', surface: 'slack' }, channelId: 'C1' },
     });
   });
 
   it('addresses a mention inside a thread to its running run', () => {
-    const routed = routeSlackMessage({ type: 'app_mention', channel: 'C1', user: 'U1', text: '<@UBOT> more', ts: '12.0', thread_ts: '10.1' }, context);
+    const routed = routeSlackMessage(
+      { type: 'app_mention', channel: 'C1', user: 'U1', text: '<@UBOT> more', ts: '12.0', thread_ts: '10.1' },
+      context,
+    );
     expect(routed).toMatchObject({ kind: 'start', threadId: 'thread:slack:T1:C1:10.1', message: { addressedToRun: true } });
   });
 
   it('continues a thread from a plain reply, addressed to the run', () => {
-    const routed = routeSlackMessage({ type: 'message', channel: 'C1', channel_type: 'channel', user: 'U1', text: 'use v2', ts: '11.0', thread_ts: '10.1' }, context);
-    expect(routed).toMatchObject({ kind: 'continue', threadId: 'thread:slack:T1:C1:10.1', message: { addressedToRun: true, text: 'use v2' } });
+    const routed = routeSlackMessage(
+      { type: 'message', channel: 'C1', channel_type: 'channel', user: 'U1', text: 'use v2', ts: '11.0', thread_ts: '10.1' },
+      context,
+    );
+    expect(routed).toMatchObject({
+      kind: 'continue',
+      threadId: 'thread:slack:T1:C1:10.1',
+      message: { addressedToRun: true, text: 'use v2' },
+    });
   });
 
   it('routes a private DM to the orchestrator by default', () => {
-    const routed = routeSlackMessage({ type: 'message', channel: 'D1', channel_type: 'im', user: 'U1', text: 'status?', ts: '9.0' }, context);
+    const routed = routeSlackMessage(
+      { type: 'message', channel: 'D1', channel_type: 'im', user: 'U1', text: 'status?', ts: '9.0' },
+      context,
+    );
     expect(routed).toMatchObject({ kind: 'start', message: { defaultAgent: 'orchestrator' } });
   });
 
@@ -35,7 +52,16 @@ describe('routeSlackMessage', () => {
     ['a top-level channel message', { thread_ts: undefined }],
     ['a reply that mentions us (it arrives as app_mention)', { text: '<@UBOT> hi' }],
   ])('ignores %s', (_what, change) => {
-    const event = { type: 'message', channel: 'C1', channel_type: 'channel', user: 'U1', text: 'hi', ts: '11.0', thread_ts: '10.1', ...change };
+    const event = {
+      type: 'message',
+      channel: 'C1',
+      channel_type: 'channel',
+      user: 'U1',
+      text: 'hi',
+      ts: '11.0',
+      thread_ts: '10.1',
+      ...change,
+    };
     expect(routeSlackMessage(event, context).kind).toBe('ignore');
   });
 });

@@ -9,17 +9,23 @@ import { createSlackFrontEnd, type SlackFrontEnd } from './front-end';
  */
 export function slackFrontEndFromConfig(loaded: LoadedConfig, client: Client, logger: Logger): SlackFrontEnd | undefined {
   const { config } = loaded;
-  const ready = readSecret('slackBotToken') && (config.slack.mode === 'socket' ? readSecret('slackAppToken') : readSecret('slackSigningSecret'));
+  const ready =
+    readSecret('slackBotToken') && (config.slack.mode === 'socket' ? readSecret('slackAppToken') : readSecret('slackSigningSecret'));
   if (!ready) {
-    logger.info(config.slack.mode === 'socket'
-      ? 'Slack is off: set SLACK_BOT_TOKEN and SLACK_APP_TOKEN for Socket Mode'
-      : 'Slack is off: set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET to receive events');
+    logger.info(
+      config.slack.mode === 'socket'
+        ? 'Slack is off: set SLACK_BOT_TOKEN and SLACK_APP_TOKEN for Socket Mode'
+        : 'Slack is off: set SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET to receive events',
+    );
     return undefined;
   }
   return createSlackFrontEnd({
-    client, taskQueue: config.temporal.taskQueue, logger,
+    client,
+    taskQueue: config.temporal.taskQueue,
+    logger,
     config: {
-      slack: config.slack, agents: config.agents,
+      slack: config.slack,
+      agents: config.agents,
       ...(config.agents.customAgentsDir ? { customAgentsDir: resolveConfigPath(loaded, config.agents.customAgentsDir) } : {}),
     },
   });

@@ -49,7 +49,8 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
   let router: Router | undefined;
   let app: App;
   if (slack.mode === 'socket') {
-    if (!appToken) throw new SwitchboardError('config_invalid', 'Socket Mode needs SLACK_APP_TOKEN (an app-level token with connections:write)');
+    if (!appToken)
+      throw new SwitchboardError('config_invalid', 'Socket Mode needs SLACK_APP_TOKEN (an app-level token with connections:write)');
     app = new App({ token: botToken, appToken, socketMode: true, clientOptions, logger, deferInitialization: true });
   } else {
     if (!signingSecret) throw new SwitchboardError('config_invalid', 'SLACK_SIGNING_SECRET is not set');
@@ -74,7 +75,11 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
 function registerHandlers(app: App, options: SlackFrontEndOptions, reader: SlackWebClient, logger: BoltLogger): void {
   const seen = new Set<string>();
   const limit = options.rememberEvents ?? 10_000;
-  const access: StopAccessOptions = { client: options.client, agents: options.config.agents, ...(options.config.customAgentsDir ? { customAgentsDir: options.config.customAgentsDir } : {}) };
+  const access: StopAccessOptions = {
+    client: options.client,
+    agents: options.config.agents,
+    ...(options.config.customAgentsDir ? { customAgentsDir: options.config.customAgentsDir } : {}),
+  };
   const log = options.logger.child({ component: 'slack' });
 
   // Events are acknowledged by Bolt before this runs; a redelivery (X-Slack-Retry-Num) or a
@@ -100,7 +105,11 @@ function registerHandlers(app: App, options: SlackFrontEndOptions, reader: Slack
 
   const onMessage = async ({ event, body, context }: { event: unknown; body: unknown; context: { botUserId?: string } }) => {
     const envelope = body as { team_id: string; event_id: string };
-    const routed = routeSlackMessage(event as SlackMessageEvent, { teamId: envelope.team_id, eventId: envelope.event_id, ...(context.botUserId ? { botUserId: context.botUserId } : {}) });
+    const routed = routeSlackMessage(event as SlackMessageEvent, {
+      teamId: envelope.team_id,
+      eventId: envelope.event_id,
+      ...(context.botUserId ? { botUserId: context.botUserId } : {}),
+    });
     if (routed.kind === 'ignore') return void log.debug({ eventId: envelope.event_id, why: routed.why }, 'Slack message ignored');
     await signalThread(options, routed);
     log.info({ eventId: envelope.event_id, threadId: routed.threadId, kind: routed.kind }, 'Slack message sent to its thread');
@@ -113,7 +122,8 @@ function registerHandlers(app: App, options: SlackFrontEndOptions, reader: Slack
     const { channel, ts } = event.item;
     const teamId = (body as { team_id: string }).team_id;
     const runId = await cardRunId(reader, channel, ts).catch(() => undefined);
-    if (runId) return void (await stopRun(options, access, reader, { runId, userId: event.user, channel, how: 'the stop reaction on the card' }));
+    if (runId)
+      return void (await stopRun(options, access, reader, { runId, userId: event.user, channel, how: 'the stop reaction on the card' }));
     // A reaction on the request names its thread (the request's ts is the thread's root).
     const threadTs = (await threadRootOf(reader, channel, ts).catch(() => undefined)) ?? ts;
     const threadId = slackThreadId(teamId, channel, threadTs);
@@ -142,7 +152,11 @@ async function signalThread(options: SlackFrontEndOptions, routed: Exclude<Route
   const { client, taskQueue } = options;
   if (routed.kind === 'start') {
     await client.workflow.signalWithStart('threadWorkflow', {
-      workflowId: routed.threadId, taskQueue, args: [routed.input], signal: 'message', signalArgs: [routed.message],
+      workflowId: routed.threadId,
+      taskQueue,
+      args: [routed.input],
+      signal: 'message',
+      signalArgs: [routed.message],
       staticSummary: `Slack thread in ${routed.input.replyTarget.kind === 'slack' ? routed.input.replyTarget.channel : '?'}`,
     });
     return;
@@ -156,7 +170,9 @@ async function signalThread(options: SlackFrontEndOptions, routed: Exclude<Route
 }
 
 async function stopRun(
-  options: SlackFrontEndOptions, access: StopAccessOptions, reader: SlackWebClient,
+  options: SlackFrontEndOptions,
+  access: StopAccessOptions,
+  reader: SlackWebClient,
   request: { runId: string; userId: string; channel?: string; how: string },
 ): Promise<void> {
   const decision = await mayStopRun(access, request.runId, request.userId, request.channel);

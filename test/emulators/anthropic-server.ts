@@ -76,7 +76,6 @@ export function anthropicError(status: number, message: string, options: { retry
   return { kind: 'json', status, body: errorBody(status, message), headers };
 }
 
-
 /** The API key a request carried: `x-api-key`, or `Authorization: Bearer` as newer SDKs send it. */
 export function anthropicKeyOf(request: { headers: Record<string, string | string[] | undefined> }): string | undefined {
   const key = request.headers['x-api-key'];

@@ -60,7 +60,13 @@ export function chatCompletion(options: ChatCompletionOptions = {}): WireReply {
             refusal: null,
             annotations: [],
             ...(toolCalls.length > 0
-              ? { tool_calls: toolCalls.map((call) => ({ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } })) }
+              ? {
+                  tool_calls: toolCalls.map((call) => ({
+                    id: call.id,
+                    type: 'function',
+                    function: { name: call.name, arguments: call.arguments },
+                  })),
+                }
               : {}),
           },
           logprobs: null,

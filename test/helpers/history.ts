@@ -14,7 +14,8 @@ export async function activityCounts(client: Client, workflowId: string): Promis
       typeOf.set(String(event.eventId), scheduled.activityType.name);
       entry(scheduled.activityType.name).scheduled += 1;
     }
-    const ended = event.activityTaskCompletedEventAttributes ?? event.activityTaskFailedEventAttributes ?? event.activityTaskTimedOutEventAttributes;
+    const ended =
+      event.activityTaskCompletedEventAttributes ?? event.activityTaskFailedEventAttributes ?? event.activityTaskTimedOutEventAttributes;
     const type = ended ? typeOf.get(String(ended.scheduledEventId)) : undefined;
     if (!type) continue;
     if (event.activityTaskCompletedEventAttributes) entry(type).completed += 1;

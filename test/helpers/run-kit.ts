@@ -47,14 +47,24 @@ export async function startRunKit(label: string, options: RunKitOptions = {}): P
   const logger = createLogger({ level: 'silent' });
   const identities = options.github ?? createGitHubIdentities({ apiUrl: 'http://127.0.0.1:9/api/v3', gitUrl: 'http://127.0.0.1:9' });
   const activities = createActivities({
-    logger, models: { baseDir: dir, logger }, agents: { config: defaultAgentsConfig(agents), ship: { ...DEFAULT_SHIP_SETTINGS, ...options.ship }, ...(options.customAgentsDir ? { customAgentsDir: options.customAgentsDir } : {}) }, github: { identities },
+    logger,
+    models: { baseDir: dir, logger },
+    agents: {
+      config: defaultAgentsConfig(agents),
+      ship: { ...DEFAULT_SHIP_SETTINGS, ...options.ship },
+      ...(options.customAgentsDir ? { customAgentsDir: options.customAgentsDir } : {}),
+    },
+    github: { identities },
     sandbox: { dataDir, identityToken: (scope) => identities.tokenFor(scope), gitBaseUrl: identities.gitUrl },
     units: { client: environment.client, taskQueue },
   });
   const worker: Worker = await productWorker(environment, taskQueue, activities);
   const running = worker.run();
   return {
-    env: environment, taskQueue, dir, dataDir,
+    env: environment,
+    taskQueue,
+    dir,
+    dataDir,
     script(name, turns) {
       const file = join(dir, `${name}.yaml`);
       writeFileSync(file, stringify({ turns }));

@@ -13,23 +13,38 @@ export interface ShipKit {
   github: LocalGitHub;
   /** One scripted model for the unit's coding and review runs (turns chosen by the request text). */
   model(turns: unknown[]): string;
-  start(input: Partial<ShipUnitInput> & { unitId: string }): Promise<{ result(): Promise<UnitRecord>; signal: (name: string, arg: unknown) => Promise<void>; query<T>(name: string): Promise<T> }>;
+  start(
+    input: Partial<ShipUnitInput> & { unitId: string },
+  ): Promise<{ result(): Promise<UnitRecord>; signal: (name: string, arg: unknown) => Promise<void>; query<T>(name: string): Promise<T> }>;
   close(): Promise<void>;
 }
 
 /** A run kit whose GitHub is a local GitHub with one repository, for ship unit tests. */
-export async function startShipKit(label: string, options: { env?: TestWorkflowEnvironment; ship?: Partial<ShipSettings>; agents?: AgentsConfigInput } = {}): Promise<ShipKit> {
+export async function startShipKit(
+  label: string,
+  options: { env?: TestWorkflowEnvironment; ship?: Partial<ShipSettings>; agents?: AgentsConfigInput } = {},
+): Promise<ShipKit> {
   const github = await startLocalGitHub({ tokens: { read: ['read-token'], write: ['write-token'] } });
   github.createRepo('acme', 'app', { 'README.md': '# app\n', 'src/sum.js': 'module.exports = (a, b) => a + b;\n' });
-  const identities = createGitHubIdentities({ apiUrl: github.apiUrl, gitUrl: github.gitUrl, tokens: { read: 'read-token', write: 'write-token' } });
-  const kit = await startRunKit(label, { github: identities, ...(options.env ? { env: options.env } : {}), ...(options.agents ? { agents: options.agents } : {}), ship: { checksPollSeconds: 10, ...options.ship } });
+  const identities = createGitHubIdentities({
+    apiUrl: github.apiUrl,
+    gitUrl: github.gitUrl,
+    tokens: { read: 'read-token', write: 'write-token' },
+  });
+  const kit = await startRunKit(label, {
+    github: identities,
+    ...(options.env ? { env: options.env } : {}),
+    ...(options.agents ? { agents: options.agents } : {}),
+    ship: { checksPollSeconds: 10, ...options.ship },
+  });
   return {
     kit,
     github,
     model: (turns) => kit.script(`${label}-model`, turns),
     async start(input) {
       const handle = await kit.env.client.workflow.start('shipUnitWorkflow', {
-        workflowId: input.unitId, taskQueue: kit.taskQueue,
+        workflowId: input.unitId,
+        taskQueue: kit.taskQueue,
         args: [{ repo: REPO, replyTarget: { kind: 'cli' }, requester: { id: 'tester', surface: 'cli' }, ...input }],
       });
       return {

@@ -56,14 +56,29 @@ export async function startSlackKit(label: string, agents: AgentsConfigInput = {
   const taskQueue = uniqueTaskQueue(label);
   const dir = mkdtempSync(join(tmpdir(), `switchboard-${label}-`));
   const logger = createLogger({ level: process.env.SLACK_KIT_LOG ?? 'silent' });
-  const slack = await startLocalSlack({ botToken: BOT_TOKEN, team: { id: TEAM, name: 'local' }, bot: { userId: BOT, botId: 'B0SWITCHBOARD', name: 'switchboard' } });
+  const slack = await startLocalSlack({
+    botToken: BOT_TOKEN,
+    team: { id: TEAM, name: 'local' },
+    bot: { userId: BOT, botId: 'B0SWITCHBOARD', name: 'switchboard' },
+  });
   const agentsConfig = defaultAgentsConfig(agents);
   const identities = createGitHubIdentities({ apiUrl: 'http://127.0.0.1:9/api/v3', gitUrl: 'http://127.0.0.1:9' });
   const deps: ActivityDeps = {
-    logger, models: { baseDir: dir, logger }, agents: { config: agentsConfig }, github: { identities },
-    sandbox: { dataDir: join(dir, 'data'), identityToken: (scope: 'read' | 'write') => identities.tokenFor(scope), gitBaseUrl: identities.gitUrl },
+    logger,
+    models: { baseDir: dir, logger },
+    agents: { config: agentsConfig },
+    github: { identities },
+    sandbox: {
+      dataDir: join(dir, 'data'),
+      identityToken: (scope: 'read' | 'write') => identities.tokenFor(scope),
+      gitBaseUrl: identities.gitUrl,
+    },
     units: { client: env.client, taskQueue },
-    slack: { client: createSlackWebClient({ token: BOT_TOKEN, apiUrl: slack.apiUrl }), namespace: 'default', webUiBaseUrl: 'http://127.0.0.1:8233' },
+    slack: {
+      client: createSlackWebClient({ token: BOT_TOKEN, apiUrl: slack.apiUrl }),
+      namespace: 'default',
+      webUiBaseUrl: 'http://127.0.0.1:8233',
+    },
   };
   const activities = createActivities(deps);
   let worker: Worker | undefined;
@@ -81,12 +96,17 @@ export async function startSlackKit(label: string, agents: AgentsConfigInput = {
   await startWorker();
 
   const frontEnd = createSlackFrontEnd({
-    client: env.client, taskQueue, logger, secrets: { botToken: BOT_TOKEN, signingSecret: SIGNING_SECRET },
+    client: env.client,
+    taskQueue,
+    logger,
+    secrets: { botToken: BOT_TOKEN, signingSecret: SIGNING_SECRET },
     config: { slack: SlackConfigSchema.parse({ apiUrl: slack.apiUrl }), agents: agentsConfig },
   });
   await frontEnd.start();
   const app = createServerApp({
-    client: env.client, logger, mounts: [{ path: '/', handler: frontEnd.router! }],
+    client: env.client,
+    logger,
+    mounts: [{ path: '/', handler: frontEnd.router! }],
     health: { namespace: 'default', taskQueue, pingTemporal: async () => undefined, workerState: () => worker?.getState() },
   });
   const server: Server = await new Promise((resolve) => {
@@ -105,24 +125,33 @@ export async function startSlackKit(label: string, agents: AgentsConfigInput = {
   };
   const threadState = (threadId: string) => env.client.workflow.getHandle(threadId).query<ThreadState>('state');
   return {
-    env, taskQueue, slack, frontEnd, startWorker, stopWorker, until, threadState,
+    env,
+    taskQueue,
+    slack,
+    frontEnd,
+    startWorker,
+    stopWorker,
+    until,
+    threadState,
     script(name, turns) {
       const file = join(dir, `${name}.yaml`);
       writeFileSync(file, stringify({ turns }));
       return file;
     },
-    runFor: (threadId, messageId) => until(async () => {
-      // The ack comes before the signal lands, so the thread may not exist yet.
-      const state = await threadState(threadId).catch((error: unknown) => {
-        if (error instanceof WorkflowNotFoundError) return undefined;
-        throw error;
-      });
-      const outcome = state?.outcomes.find((entry) => entry.messageId === messageId);
-      if (outcome && outcome.kind !== 'run') throw new Error(`the message was not run: ${JSON.stringify(outcome)}`);
-      return outcome?.runId;
-    }, `a run for ${messageId}`),
+    runFor: (threadId, messageId) =>
+      until(async () => {
+        // The ack comes before the signal lands, so the thread may not exist yet.
+        const state = await threadState(threadId).catch((error: unknown) => {
+          if (error instanceof WorkflowNotFoundError) return undefined;
+          throw error;
+        });
+        const outcome = state?.outcomes.find((entry) => entry.messageId === messageId);
+        if (outcome && outcome.kind !== 'run') throw new Error(`the message was not run: ${JSON.stringify(outcome)}`);
+        return outcome?.runId;
+      }, `a run for ${messageId}`),
     result: (runId) => env.client.workflow.getHandle(runId).result() as Promise<RunRecord>,
-    marked: (channel, threadTs, eventType) => slack.state.thread(channel, threadTs).filter((message) => message.metadata?.event_type === eventType),
+    marked: (channel, threadTs, eventType) =>
+      slack.state.thread(channel, threadTs).filter((message) => message.metadata?.event_type === eventType),
     async close() {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -8,7 +8,8 @@ import { SEARCH_ATTRIBUTE_KEYS } from '../../workflows/search-attributes';
 /** The address of the run's shared dev server (started by test/global-setup.ts). */
 export function testTemporalAddress(): string {
   const address = process.env.SWITCHBOARD_TEST_TEMPORAL_ADDRESS;
-  if (!address) throw new Error('SWITCHBOARD_TEST_TEMPORAL_ADDRESS is unset: run the suite through jest (its global setup starts Temporal)');
+  if (!address)
+    throw new Error('SWITCHBOARD_TEST_TEMPORAL_ADDRESS is unset: run the suite through jest (its global setup starts Temporal)');
   return address;
 }
 
@@ -43,7 +44,14 @@ export async function timeSkippingEnvironment(): Promise<TestWorkflowEnvironment
   // The test server knows no custom search attributes until told; product workflows upsert ours.
   await env.connection.operatorService.addSearchAttributes({
     namespace: env.namespace ?? 'default',
-    searchAttributes: Object.fromEntries(SEARCH_ATTRIBUTE_KEYS.map((key) => [key.name, key.type === 'INT' ? temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_INT : temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD])),
+    searchAttributes: Object.fromEntries(
+      SEARCH_ATTRIBUTE_KEYS.map((key) => [
+        key.name,
+        key.type === 'INT'
+          ? temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_INT
+          : temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+      ]),
+    ),
   });
   return env;
 }
@@ -54,10 +62,6 @@ export function uniqueTaskQueue(label: string): string {
 }
 
 /** A worker on the prebuilt product bundle, for an environment and its own task queue. */
-export async function productWorker(
-  env: TestWorkflowEnvironment,
-  taskQueue: string,
-  activities: object,
-): Promise<Worker> {
+export async function productWorker(env: TestWorkflowEnvironment, taskQueue: string, activities: object): Promise<Worker> {
   return createSwitchboardWorker({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, activities });
 }

@@ -19,26 +19,44 @@ export interface WorkerProcess {
  * Starts a worker process on the shared test server and resolves once it polls
  * (`SWITCHBOARD_WORKER_READY`). `env` adds to a minimal environment (no secrets of ours).
  */
-export async function startWorkerProcess(options: { taskQueue: string; dataDir: string; cwd: string; env?: Record<string, string> }): Promise<WorkerProcess> {
+export async function startWorkerProcess(options: {
+  taskQueue: string;
+  dataDir: string;
+  cwd: string;
+  env?: Record<string, string>;
+}): Promise<WorkerProcess> {
   const child: ChildProcess = spawn(process.execPath, [join(projectRoot(), 'dist', 'infra', 'worker-main.js')], {
     cwd: options.cwd,
     env: {
-      PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', SWITCHBOARD_LOG_FORMAT: 'json',
-      TEMPORAL_ADDRESS: testTemporalAddress(), SWITCHBOARD_TASK_QUEUE: options.taskQueue, SWITCHBOARD_DATA_DIR: options.dataDir,
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: process.env.HOME ?? '/tmp',
+      LOG_LEVEL: 'warn',
+      SWITCHBOARD_LOG_FORMAT: 'json',
+      TEMPORAL_ADDRESS: testTemporalAddress(),
+      SWITCHBOARD_TASK_QUEUE: options.taskQueue,
+      SWITCHBOARD_DATA_DIR: options.dataDir,
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let text = '';
-  child.stderr?.on('data', (chunk: Buffer) => { text += chunk.toString(); });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    text += chunk.toString();
+  });
   const exited = once(child, 'exit');
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`worker not ready in 30 s:\n${text}`)), 30_000);
     child.stdout?.on('data', (chunk: Buffer) => {
       text += chunk.toString();
-      if (text.includes('SWITCHBOARD_WORKER_READY')) { clearTimeout(timer); resolve(); }
+      if (text.includes('SWITCHBOARD_WORKER_READY')) {
+        clearTimeout(timer);
+        resolve();
+      }
     });
-    void exited.then(() => { clearTimeout(timer); reject(new Error(`worker exited before it was ready:\n${text}`)); });
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`worker exited before it was ready:\n${text}`));
+    });
   });
   return {
     pid: child.pid!,

@@ -10,7 +10,8 @@ export function planProblems(units: PlanUnitSpec[]): string[] {
     keys.add(unit.key);
   }
   for (const unit of units) {
-    for (const dependency of unit.dependsOn ?? []) if (!keys.has(dependency)) problems.push(`${unit.key} depends on unknown unit "${dependency}"`);
+    for (const dependency of unit.dependsOn ?? [])
+      if (!keys.has(dependency)) problems.push(`${unit.key} depends on unknown unit "${dependency}"`);
   }
   if (problems.length === 0 && topologicalOrder(units).length !== units.length) problems.push('the dependencies form a cycle');
   return problems;
@@ -48,8 +49,11 @@ export function mayStart(unit: PlanUnitState, all: PlanUnitState[], mergeAuthori
 
 /** A unit whose dependency settled without merging can never start. */
 export function isBlocked(unit: PlanUnitState, all: PlanUnitState[]): boolean {
-  return unit.status === 'waiting' && unit.dependsOn.some((key) => {
-    const dependency = all.find((candidate) => candidate.key === key);
-    return dependency?.status === 'settled' || dependency?.status === 'blocked';
-  });
+  return (
+    unit.status === 'waiting' &&
+    unit.dependsOn.some((key) => {
+      const dependency = all.find((candidate) => candidate.key === key);
+      return dependency?.status === 'settled' || dependency?.status === 'blocked';
+    })
+  );
 }

@@ -27,8 +27,16 @@ const writes = proxyActivities<GitHubActivities>({
 
 /** The GitHub tools the run dispatches to activities; others are not GitHub tools. */
 export const GITHUB_TOOLS = new Set([
-  'github_repos', 'github_tree', 'github_file', 'github_search_code', 'github_issue_list', 'github_issue_get', 'github_pull_get',
-  'github_issue_comment', 'github_issue_create', 'github_issue_update',
+  'github_repos',
+  'github_tree',
+  'github_file',
+  'github_search_code',
+  'github_issue_list',
+  'github_issue_get',
+  'github_pull_get',
+  'github_issue_comment',
+  'github_issue_create',
+  'github_issue_update',
 ]);
 
 /**
@@ -36,7 +44,12 @@ export const GITHUB_TOOLS = new Set([
  * privilege); writes use the run's own identity, so a read-scoped run's write is refused by
  * GitHub itself and reported as such. Failures come back as data.
  */
-export async function runGitHubTool(call: ToolCall, input: Record<string, unknown>, profile: Profile, effectKey: string): Promise<ToolResult> {
+export async function runGitHubTool(
+  call: ToolCall,
+  input: Record<string, unknown>,
+  profile: Profile,
+  effectKey: string,
+): Promise<ToolResult> {
   const identity = 'read' as const;
   const writer = profile.identity === 'none' ? 'read' : profile.identity;
   try {
@@ -46,25 +59,58 @@ export async function runGitHubTool(call: ToolCall, input: Record<string, unknow
       case 'github_tree':
         return done(call, await reads.githubTree({ identity, repo: input.repo as string, ...pick(input, 'ref', 'path', 'recursive') }));
       case 'github_file':
-        return done(call, await reads.githubFile({ identity, repo: input.repo as string, path: input.path as string, ...pick(input, 'ref') }));
+        return done(
+          call,
+          await reads.githubFile({ identity, repo: input.repo as string, path: input.path as string, ...pick(input, 'ref') }),
+        );
       case 'github_search_code':
         return done(call, await reads.githubSearchCode({ identity, query: input.query as string, ...pick(input, 'repo', 'maxResults') }));
       case 'github_issue_list':
-        return done(call, await reads.githubIssueList({ identity, repo: input.repo as string, ...pick(input, 'state', 'labels', 'maxResults') }));
+        return done(
+          call,
+          await reads.githubIssueList({ identity, repo: input.repo as string, ...pick(input, 'state', 'labels', 'maxResults') }),
+        );
       case 'github_issue_get':
         return done(call, await reads.githubIssueGet({ identity, repo: input.repo as string, number: input.number as number }));
       case 'github_pull_get':
-        return done(call, await reads.githubPullGet({ identity, repo: input.repo as string, number: input.number as number, ...pick(input, 'includeDiff') }));
+        return done(
+          call,
+          await reads.githubPullGet({
+            identity,
+            repo: input.repo as string,
+            number: input.number as number,
+            ...pick(input, 'includeDiff'),
+          }),
+        );
       case 'github_issue_comment': {
-        const result = await writes.postComment({ identity: writer, repo: input.repo as string, number: input.number as number, body: input.body as string, effectKey });
+        const result = await writes.postComment({
+          identity: writer,
+          repo: input.repo as string,
+          number: input.number as number,
+          body: input.body as string,
+          effectKey,
+        });
         return written(call, result, 'comment', `Comment posted: ${result.url ?? `#${result.id}`}.`);
       }
       case 'github_issue_create': {
-        const result = await writes.createIssue({ identity: writer, repo: input.repo as string, title: input.title as string, body: input.body as string, effectKey, ...pick(input, 'labels') });
+        const result = await writes.createIssue({
+          identity: writer,
+          repo: input.repo as string,
+          title: input.title as string,
+          body: input.body as string,
+          effectKey,
+          ...pick(input, 'labels'),
+        });
         return written(call, result, 'issue', `Issue #${result.number} opened: ${result.url ?? ''}.`);
       }
       case 'github_issue_update': {
-        const result = await writes.updateIssue({ identity: writer, repo: input.repo as string, number: input.number as number, effectKey, ...pick(input, 'title', 'body', 'state', 'labels') });
+        const result = await writes.updateIssue({
+          identity: writer,
+          repo: input.repo as string,
+          number: input.number as number,
+          effectKey,
+          ...pick(input, 'title', 'body', 'state', 'labels'),
+        });
         return written(call, result, 'issue change', `Issue #${result.number} updated: ${result.url ?? ''}.`);
       }
       default:
@@ -79,9 +125,19 @@ export async function runGitHubTool(call: ToolCall, input: Record<string, unknow
 function written(call: ToolCall, result: EffectResult, what: string, confirmed: string): ToolResult {
   if (result.status === 'confirmed') return { callId: call.id, name: call.name, content: confirmed };
   if (result.status === 'unconfirmed') {
-    return { callId: call.id, name: call.name, content: `The ${what}'s delivery could not be confirmed (its response was lost and no trace was found); it was not sent again.`, isError: true };
+    return {
+      callId: call.id,
+      name: call.name,
+      content: `The ${what}'s delivery could not be confirmed (its response was lost and no trace was found); it was not sent again.`,
+      isError: true,
+    };
   }
-  return { callId: call.id, name: call.name, content: `GitHub refused the ${what} (${result.code}): ${result.reason ?? ''}`, isError: true };
+  return {
+    callId: call.id,
+    name: call.name,
+    content: `GitHub refused the ${what} (${result.code}): ${result.reason ?? ''}`,
+    isError: true,
+  };
 }
 
 function done(call: ToolCall, value: unknown): ToolResult {

@@ -1,8 +1,6 @@
 import type { ChatMessage, ModelTurnResult, ToolResult } from '../../activities/models/types';
 import { describeBudget } from '../../agents/profile';
-import type {
-  ChildRecord, RunCarry, RunInput, RunOutcome, RunPhase, RunRecord, RunStatus, SteerInput, ToolCallRecord,
-} from '../run-types';
+import type { ChildRecord, RunCarry, RunInput, RunOutcome, RunPhase, RunRecord, RunStatus, SteerInput, ToolCallRecord } from '../run-types';
 
 /**
  * The run's bookkeeping as a plain class: the conversation, counters and record. The
@@ -29,7 +27,10 @@ export class RunState {
   /** Status card updates that could not be delivered after their retries. */
   cardFailures = 0;
 
-  constructor(readonly input: RunInput, now: number) {
+  constructor(
+    readonly input: RunInput,
+    now: number,
+  ) {
     const carry = input.carry;
     this.startedAt = carry?.startedAt ?? now;
     this.deadline = carry?.deadline ?? now + input.profile.budget.minutes * 60_000;
@@ -68,7 +69,12 @@ export class RunState {
 
   recordToolResults(results: ToolResult[]): void {
     for (const result of results) {
-      this.toolCalls.push({ turn: this.turns, name: result.name, ok: !result.isError, ...(result.isError ? { error: result.content.slice(0, 300) } : {}) });
+      this.toolCalls.push({
+        turn: this.turns,
+        name: result.name,
+        ok: !result.isError,
+        ...(result.isError ? { error: result.content.slice(0, 300) } : {}),
+      });
       this.lastTool = result.name;
     }
     this.messages.push({ role: 'tool', results });
@@ -110,20 +116,42 @@ export class RunState {
 
   carry(): RunCarry {
     return {
-      startedAt: this.startedAt, deadline: this.deadline, messages: this.messages, turns: this.turns, tokens: this.tokens,
-      toolCalls: this.toolCalls, children: this.children, pendingSteers: this.pendingSteers, jobWaits: this.jobWaits,
-      taskCounter: this.taskCounter, statusText: this.statusText, submissions: this.submissions,
+      startedAt: this.startedAt,
+      deadline: this.deadline,
+      messages: this.messages,
+      turns: this.turns,
+      tokens: this.tokens,
+      toolCalls: this.toolCalls,
+      children: this.children,
+      pendingSteers: this.pendingSteers,
+      jobWaits: this.jobWaits,
+      taskCounter: this.taskCounter,
+      statusText: this.statusText,
+      submissions: this.submissions,
     };
   }
 
   record(runId: string, now: number): RunRecord {
     const { input } = this;
     return {
-      runId, threadId: input.threadId, profile: input.profile, request: input.request, requester: input.requester,
-      outcome: this.outcome ?? 'failed', ...(this.endedBy ? { endedBy: this.endedBy } : {}),
-      turns: this.turns, tokens: this.tokens, toolCalls: this.toolCalls, children: this.children, jobWaits: this.jobWaits,
-      finalText: this.finalText, submissions: this.submissions, startedAt: this.startedAt, endedAt: now,
-      messageCount: this.messages.length, cardFailures: this.cardFailures,
+      runId,
+      threadId: input.threadId,
+      profile: input.profile,
+      request: input.request,
+      requester: input.requester,
+      outcome: this.outcome ?? 'failed',
+      ...(this.endedBy ? { endedBy: this.endedBy } : {}),
+      turns: this.turns,
+      tokens: this.tokens,
+      toolCalls: this.toolCalls,
+      children: this.children,
+      jobWaits: this.jobWaits,
+      finalText: this.finalText,
+      submissions: this.submissions,
+      startedAt: this.startedAt,
+      endedAt: now,
+      messageCount: this.messages.length,
+      cardFailures: this.cardFailures,
     };
   }
 }

@@ -62,7 +62,10 @@ async function executeOne(ctx: DispatchContext, call: ToolCall): Promise<ToolRes
   const { profile } = ctx.state.input;
   const tool = getTool(call.name);
   if (!tool || !profile.tools.includes(call.name)) {
-    return fail(call, `The tool "${call.name}" is not available to this run (agent ${profile.agent}); it was not executed. Available tools: ${profile.tools.join(', ')}.`);
+    return fail(
+      call,
+      `The tool "${call.name}" is not available to this run (agent ${profile.agent}); it was not executed. Available tools: ${profile.tools.join(', ')}.`,
+    );
   }
   const parsed = parseToolInput(tool, call.input);
   if (!parsed.ok) return fail(call, parsed.message);
@@ -80,7 +83,12 @@ async function executeOne(ctx: DispatchContext, call: ToolCall): Promise<ToolRes
     case 'list_directory':
       return runBash(ctx, call, listDirectoryCommand(input));
     case 'read_file': {
-      const result = await files.readFile({ workspace, path: input.path as string, offset: input.offset as number | undefined, limit: input.limit as number | undefined });
+      const result = await files.readFile({
+        workspace,
+        path: input.path as string,
+        offset: input.offset as number | undefined,
+        limit: input.limit as number | undefined,
+      });
       return result.ok ? ok(call, describeFile(result)) : fail(call, `${result.code}: ${result.error}`);
     }
     case 'write_file': {
@@ -102,7 +110,10 @@ async function executeOne(ctx: DispatchContext, call: ToolCall): Promise<ToolRes
     default:
       if (GITHUB_TOOLS.has(call.name)) return runGitHubTool(call, input, ctx.state.input.profile, ctx.effectKey(call));
       if (UNIT_TOOLS.has(call.name)) return runUnitTool(call, input, ctx.state.input, ctx.effectKey(call));
-      return fail(call, `The tool "${call.name}" is not connected in this deployment yet; nothing was done. Carry on without it and say so in your answer if it matters.`);
+      return fail(
+        call,
+        `The tool "${call.name}" is not connected in this deployment yet; nothing was done. Carry on without it and say so in your answer if it matters.`,
+      );
   }
 }
 
@@ -115,7 +126,10 @@ async function runBash(ctx: DispatchContext, call: ToolCall, command: string, ti
   } catch (error) {
     if (isCancellation(error)) throw error;
     // The command's worker was lost (or the sandbox failed): its effect is unknown, and it is not re-run.
-    return fail(call, `The command did not report a result (${errorMessage(error)}). It may or may not have run; check its effects before repeating it.`);
+    return fail(
+      call,
+      `The command did not report a result (${errorMessage(error)}). It may or may not have run; check its effects before repeating it.`,
+    );
   }
 }
 
@@ -130,7 +144,8 @@ async function waitForDetachedJob(ctx: DispatchContext, call: ToolCall, input: R
     const job = await files.jobStatus({ workspace: ctx.workspace, exitFile, ...(logFile ? { logFile } : {}) });
     ctx.state.jobWaits.polls += 1;
     const tail = job.logTail ? `\nLast lines of ${logFile}:\n${job.logTail}` : '';
-    if (job.done) return ok(call, `The job finished with exit code ${job.exitCode ?? 'unknown'} after ${ctx.state.jobWaits.polls} checks.${tail}`);
+    if (job.done)
+      return ok(call, `The job finished with exit code ${job.exitCode ?? 'unknown'} after ${ctx.state.jobWaits.polls} checks.${tail}`);
     if (job.error) return fail(call, `Stopped waiting: ${job.error}${tail}`);
     const wait = Math.min(pollMs, ctx.remainingMs());
     if (wait <= 0) return fail(call, `The budget ended while the job was still running (no ${exitFile} yet).${tail}`);

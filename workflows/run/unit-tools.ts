@@ -13,29 +13,50 @@ export const UNIT_TOOLS = new Set(['unit_start', 'unit_inspect', 'unit_steer', '
  */
 export async function runUnitTool(call: ToolCall, input: Record<string, unknown>, run: RunInput, effectKey: string): Promise<ToolResult> {
   const person = run.requester.id;
-  const answer = (content: string, isError = false): ToolResult => ({ callId: call.id, name: call.name, content, ...(isError ? { isError } : {}) });
+  const answer = (content: string, isError = false): ToolResult => ({
+    callId: call.id,
+    name: call.name,
+    content,
+    ...(isError ? { isError } : {}),
+  });
   try {
     if (call.name === 'unit_start') {
       const repo = input.repo as string;
       const pullRequest = input.pullRequest as number | undefined;
-      const unitId = pullRequest ? pullRequestUnitId(repo, pullRequest) : input.slug ? `unit:${repo}:${input.slug as string}` : taskUnitId(repo, input.request as string);
+      const unitId = pullRequest
+        ? pullRequestUnitId(repo, pullRequest)
+        : input.slug
+          ? `unit:${repo}:${input.slug as string}`
+          : taskUnitId(repo, input.request as string);
       const started = await units.startUnit({
-        unitId, repo, request: input.request as string, replyTarget: run.replyTarget, requester: run.requester, threadId: run.threadId, effectKey,
+        unitId,
+        repo,
+        request: input.request as string,
+        replyTarget: run.replyTarget,
+        requester: run.requester,
+        threadId: run.threadId,
+        effectKey,
         ...(pullRequest ? { pullRequest } : {}),
         // The person's explicit model choice carries over to the unit's runs.
         ...(run.profile.model.chosenBy === 'directive' ? { model: run.profile.model.value } : {}),
       });
-      return answer(started.status === 'started' ? `Started ${unitId}.` : `${unitId} already exists; the request was sent to it as a steer.`);
+      return answer(
+        started.status === 'started' ? `Started ${unitId}.` : `${unitId} already exists; the request was sent to it as a steer.`,
+      );
     }
     if (call.name === 'fleet_status') {
-      const kinds = input.kind === undefined || input.kind === 'all' ? (['unit', 'plan', 'run'] as const) : [input.kind as 'unit' | 'plan' | 'run'];
-      const lists = await Promise.all(kinds.map((kind) => units.listUnits({ kind, requester: person, limit: 25, ...(input.repo ? { repo: input.repo as string } : {}) })));
+      const kinds =
+        input.kind === undefined || input.kind === 'all' ? (['unit', 'plan', 'run'] as const) : [input.kind as 'unit' | 'plan' | 'run'];
+      const lists = await Promise.all(
+        kinds.map((kind) => units.listUnits({ kind, requester: person, limit: 25, ...(input.repo ? { repo: input.repo as string } : {}) })),
+      );
       const rows = lists.flat();
       return answer(rows.length === 0 ? 'Nothing of yours is running or recorded.' : JSON.stringify(rows, null, 1));
     }
     const unitId = input.unitId as string;
     const state = await units.inspectUnit({ unitId });
-    if (state.requester !== person) return answer(`${unitId} is not one of your linked units (it was asked for by ${state.requester}); nothing was done.`, true);
+    if (state.requester !== person)
+      return answer(`${unitId} is not one of your linked units (it was asked for by ${state.requester}); nothing was done.`, true);
     if (call.name === 'unit_inspect') return answer(JSON.stringify(state, null, 1));
     if (state.outcome) return answer(`${unitId} has already settled (${state.outcome}); nothing was done.`, true);
     if (call.name === 'unit_steer') {

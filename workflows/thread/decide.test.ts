@@ -4,7 +4,13 @@ import type { ThreadMessage } from '../thread-types';
 import { decide } from './decide';
 
 const setup = (config = {}) => ({ catalog: builtinCatalog(), config: defaultAgentsConfig(config), ship: DEFAULT_SHIP_SETTINGS });
-const message = (text: string, extra: Partial<ThreadMessage> = {}): ThreadMessage => ({ messageId: 'm1', text, requester: { id: 'ada', surface: 'slack' }, channelId: 'C1', ...extra });
+const message = (text: string, extra: Partial<ThreadMessage> = {}): ThreadMessage => ({
+  messageId: 'm1',
+  text,
+  requester: { id: 'ada', surface: 'slack' },
+  channelId: 'C1',
+  ...extra,
+});
 
 describe('what a thread does with a message', () => {
   it('runs the explicit agent, makes it sticky, and resolves its profile and prompt', () => {
@@ -21,10 +27,13 @@ describe('what a thread does with a message', () => {
   });
 
   it('sends a plain code change to a ship unit', () => {
-    expect(decide(setup(), message('in acme/app: fix the login redirect bug'), undefined)).toMatchObject({ kind: 'ship', request: 'fix the login redirect bug' });
+    expect(decide(setup(), message('in acme/app: fix the login redirect bug'), undefined)).toMatchObject({
+      kind: 'ship',
+      request: 'fix the login redirect bug',
+    });
   });
 
-  it('answers an unknown agent with the agents the person may use, and keeps the thread\'s agent', () => {
+  it("answers an unknown agent with the agents the person may use, and keeps the thread's agent", () => {
     const decision = decide(setup(), message('agent:wizard do magic'), 'explore');
     expect(decision).toMatchObject({ kind: 'refused', stickyAgent: 'explore' });
     expect(decision.kind === 'refused' && decision.reply).toMatch(/There is no agent called "wizard"\. You may use: general, .*explore/);
@@ -35,7 +44,7 @@ describe('what a thread does with a message', () => {
     expect(decision.kind === 'refused' && decision.reply).toMatch(/channels\.C1\.allowedAgents/);
   });
 
-  it('uses the surface\'s implied agent only when it is available', () => {
+  it("uses the surface's implied agent only when it is available", () => {
     const dm = message('what is running?', { defaultAgent: 'orchestrator' });
     expect(decide(setup(), dm, undefined)).toMatchObject({ kind: 'run', agent: 'general' });
     expect(decide(setup({ featureFlags: { orchestrator: true } }), dm, undefined)).toMatchObject({ kind: 'run', agent: 'orchestrator' });

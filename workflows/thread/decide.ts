@@ -16,8 +16,10 @@ export function decide(setup: AgentSetup, message: ThreadMessage, stickyAgent: s
   const { catalog, config } = setup;
   const parsed = parseDirectives(message.text);
   const requester = {
-    surface: message.requester.surface, userId: message.requester.id,
-    ...(message.channelId ? { channelId: message.channelId } : {}), ...(message.selfServe ? { selfServe: true } : {}),
+    surface: message.requester.surface,
+    userId: message.requester.id,
+    ...(message.channelId ? { channelId: message.channelId } : {}),
+    ...(message.selfServe ? { selfServe: true } : {}),
   };
   const available = usableAgents(catalog, config, requester);
   const implied = stickyAgent ?? (message.defaultAgent && available.includes(message.defaultAgent) ? message.defaultAgent : undefined);
@@ -29,13 +31,28 @@ export function decide(setup: AgentSetup, message: ThreadMessage, stickyAgent: s
   }
   if (!parsed.text) {
     const sticky = routed.stickyAgent ?? stickyAgent;
-    return { kind: 'refused', reply: `Noted: this thread now uses ${allowed.agent.displayName}. What should it do?`, ...(sticky ? { stickyAgent: sticky } : {}) };
+    return {
+      kind: 'refused',
+      reply: `Noted: this thread now uses ${allowed.agent.displayName}. What should it do?`,
+      ...(sticky ? { stickyAgent: sticky } : {}),
+    };
   }
   const profile = resolveProfile({
-    agent: allowed.agent, config, directives: parsed.directives, ignoredDirectives: parsed.ignored,
-    ...(message.channelId ? { channelId: message.channelId } : {}), userId: message.requester.id,
+    agent: allowed.agent,
+    config,
+    directives: parsed.directives,
+    ignoredDirectives: parsed.ignored,
+    ...(message.channelId ? { channelId: message.channelId } : {}),
+    userId: message.requester.id,
   });
   const sticky = routed.stickyAgent ? { stickyAgent: routed.stickyAgent } : {};
   if (profile.pipeline === 'ship') return { kind: 'ship', profile, request: parsed.text, ...sticky };
-  return { kind: 'run', agent: allowed.agent.id, profile, system: buildSystemPrompt(allowed.agent, profile), request: parsed.text, ...sticky };
+  return {
+    kind: 'run',
+    agent: allowed.agent.id,
+    profile,
+    system: buildSystemPrompt(allowed.agent, profile),
+    request: parsed.text,
+    ...sticky,
+  };
 }

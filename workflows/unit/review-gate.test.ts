@@ -1,13 +1,25 @@
 import { applyGate, atOrAbove, renderReview, validateSubmission, type Submission } from './review-gate';
 
 const finding = (severity: 'blocking' | 'major' | 'minor' | 'nit') => ({
-  severity, path: 'src/a.ts', line: 3, title: `${severity} defect`, scenario: 'When x is empty.', impact: 'It crashes.',
+  severity,
+  path: 'src/a.ts',
+  line: 3,
+  title: `${severity} defect`,
+  scenario: 'When x is empty.',
+  impact: 'It crashes.',
 });
 
 describe('the review gate', () => {
   it.each([
-    ['blocking', 'minor', true], ['major', 'minor', true], ['minor', 'minor', true], ['nit', 'minor', false],
-    ['minor', 'major', false], ['major', 'major', true], ['nit', 'nit', true], ['blocking', 'blocking', true], ['major', 'blocking', false],
+    ['blocking', 'minor', true],
+    ['major', 'minor', true],
+    ['minor', 'minor', true],
+    ['nit', 'minor', false],
+    ['minor', 'major', false],
+    ['major', 'major', true],
+    ['nit', 'nit', true],
+    ['blocking', 'blocking', true],
+    ['major', 'blocking', false],
   ] as const)('%s at gate %s is addressed: %s', (severity, gate, expected) => {
     expect(atOrAbove(severity, gate)).toBe(expected);
   });
@@ -15,7 +27,13 @@ describe('the review gate', () => {
   it('requests changes for findings at or above the gate and counts every severity', () => {
     const submission: Submission = { verdict: 'approve', summary: 'ok', findings: [finding('minor'), finding('nit'), finding('nit')] };
     const { summary, addressed } = applyGate(submission, 'minor', 'abc123');
-    expect(summary).toEqual({ verdict: 'request_changes', commitSha: 'abc123', counts: { blocking: 0, major: 0, minor: 1, nit: 2 }, addressed: 1, posted: 'not_posted' });
+    expect(summary).toEqual({
+      verdict: 'request_changes',
+      commitSha: 'abc123',
+      counts: { blocking: 0, major: 0, minor: 1, nit: 2 },
+      addressed: 1,
+      posted: 'not_posted',
+    });
     expect(addressed.map((item) => item.severity)).toEqual(['minor']);
   });
 

@@ -27,7 +27,11 @@ export function atOrAbove(severity: FindingSeverity, gate: FindingSeverity): boo
  * model's: any addressed finding requests changes; none approves (the model's own
  * `request_changes` without a finding at the gate is recorded as a comment).
  */
-export function applyGate(submission: Submission, gate: FindingSeverity, commitSha: string): { summary: ReviewSummary; addressed: Finding[] } {
+export function applyGate(
+  submission: Submission,
+  gate: FindingSeverity,
+  commitSha: string,
+): { summary: ReviewSummary; addressed: Finding[] } {
   const counts = Object.fromEntries(FINDING_SEVERITIES.map((severity) => [severity, 0])) as Record<FindingSeverity, number>;
   for (const finding of submission.findings) counts[finding.severity] += 1;
   const addressed = submission.findings.filter((finding) => atOrAbove(finding.severity, gate));
@@ -40,13 +44,18 @@ export function applyGate(submission: Submission, gate: FindingSeverity, commitS
  * GitHub refuses an approval or a change request from the author of the PR (the unit opened it).
  */
 export function renderReview(submission: Submission, summary: ReviewSummary, gate: FindingSeverity): string {
-  const verdict = summary.verdict === 'approve' ? '**Verdict: approve**' : `**Verdict: changes requested** (${summary.addressed} at or above \`${gate}\`)`;
+  const verdict =
+    summary.verdict === 'approve'
+      ? '**Verdict: approve**'
+      : `**Verdict: changes requested** (${summary.addressed} at or above \`${gate}\`)`;
   const lines = [verdict, '', submission.summary];
   if (submission.findings.length > 0) {
     lines.push('', '| severity | where | finding |', '| --- | --- | --- |');
     for (const finding of submission.findings) {
       const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
-      lines.push(`| ${finding.severity} | \`${cell(finding.path)}:${finding.line}\` | **${cell(finding.title)}** — ${cell(finding.scenario)} Impact: ${cell(finding.impact)} |`);
+      lines.push(
+        `| ${finding.severity} | \`${cell(finding.path)}:${finding.line}\` | **${cell(finding.title)}** — ${cell(finding.scenario)} Impact: ${cell(finding.impact)} |`,
+      );
     }
   }
   lines.push('', `Reviewed commit ${summary.commitSha.slice(0, 12)}. Findings at or above \`${gate}\` go back to a coding round.`);

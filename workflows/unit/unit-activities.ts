@@ -11,7 +11,8 @@ export const WORKSPACE_TIMEOUT = '10 minutes';
 export const GITHUB_TIMEOUT = '1 minute';
 
 export const setup = proxyActivities<{ loadAgentSetup(): Promise<AgentSetup> }>({
-  startToCloseTimeout: SETUP_TIMEOUT, retry: { maximumAttempts: 5 },
+  startToCloseTimeout: SETUP_TIMEOUT,
+  retry: { maximumAttempts: 5 },
 });
 
 export const workspace = proxyActivities<{
@@ -38,7 +39,9 @@ export const github = proxyActivities<GitHubActivities>({
  */
 export const GITHUB_WRITE_TIMEOUT = '25 seconds';
 
-export const githubWrites = proxyActivities<Pick<GitHubActivities, 'openOrUpdatePullRequest' | 'postReview' | 'postComment' | 'mergePullRequest'>>({
+export const githubWrites = proxyActivities<
+  Pick<GitHubActivities, 'openOrUpdatePullRequest' | 'postReview' | 'postComment' | 'mergePullRequest'>
+>({
   startToCloseTimeout: GITHUB_WRITE_TIMEOUT,
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
 });
@@ -48,5 +51,6 @@ export const units = proxyActivities<{
   inspectUnit(input: { unitId: string }): Promise<UnitState>;
   listUnits(input: { requester?: string; repo?: string; kind?: 'unit' | 'plan' | 'run'; limit?: number }): Promise<UnitSummary[]>;
 }>({
-  startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumAttempts: 5 },
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumAttempts: 5 },
 });

@@ -2,7 +2,19 @@ import type { UnitCarry, UnitPhase } from '../unit-types';
 import { UnitInbox } from './unit-inbox';
 
 function carry(overrides: Partial<UnitCarry> = {}): UnitCarry {
-  return { phase: 'idle', round: 1, branch: 'b', work: [], reviews: 1, postedReviews: [], runMinutes: 0, reminders: 0, startedAt: 0, headSha: 'ours', ...overrides };
+  return {
+    phase: 'idle',
+    round: 1,
+    branch: 'b',
+    work: [],
+    reviews: 1,
+    postedReviews: [],
+    runMinutes: 0,
+    reminders: 0,
+    startedAt: 0,
+    headSha: 'ours',
+    ...overrides,
+  };
 }
 
 describe('UnitInbox', () => {
@@ -40,7 +52,7 @@ describe('UnitInbox', () => {
     expect(inbox.terminal).toEqual({ outcome: 'merged' });
   });
 
-  it('does not mistake the unit\'s own review for a person\'s, nor an approval for changes', () => {
+  it("does not mistake the unit's own review for a person's, nor an approval for changes", () => {
     const inbox = new UnitInbox(carry({ postedReviews: [41] }));
     inbox.prEvent({ repo: 'a/b', number: 1, kind: 'review', reviewState: 'commented', reviewId: 41 });
     inbox.prEvent({ repo: 'a/b', number: 1, kind: 'review', reviewState: 'approved', reviewId: 42 });

@@ -18,7 +18,8 @@ export class UnitInbox {
   constructor(private readonly carry: Pick<UnitCarry, 'headSha' | 'postedReviews'>) {}
 
   steer(steer: UnitSteer): void {
-    if (typeof steer?.text === 'string' && steer.text.trim()) this.steers.push({ text: steer.text.trim(), ...(steer.by ? { by: steer.by } : {}) });
+    if (typeof steer?.text === 'string' && steer.text.trim())
+      this.steers.push({ text: steer.text.trim(), ...(steer.by ? { by: steer.by } : {}) });
   }
 
   stop(stop: UnitStop): void {
@@ -35,7 +36,11 @@ export class UnitInbox {
     else if (event.kind === 'closed') this.terminal ??= { outcome: 'closed' };
     else if (event.kind === 'synchronize' && event.headSha) this.pushes.push(event.headSha);
     else if (event.kind === 'review' && event.reviewState !== 'approved') {
-      this.humanReviews.push({ ...(event.reviewId ? { reviewId: event.reviewId } : {}), ...(event.actor ? { actor: event.actor } : {}), ...(event.reviewState ? { state: event.reviewState } : {}) });
+      this.humanReviews.push({
+        ...(event.reviewId ? { reviewId: event.reviewId } : {}),
+        ...(event.actor ? { actor: event.actor } : {}),
+        ...(event.reviewState ? { state: event.reviewState } : {}),
+      });
     }
   }
 
@@ -54,7 +59,12 @@ export class UnitInbox {
 
   /** Something that ends the current wait: a stop, a merge or close, a steer, a foreign push, a person's review. */
   interrupting(): boolean {
-    return Boolean(this.stopped || this.terminal) || this.steers.length > 0 || this.foreignPushes().length > 0 || this.pendingHumanReviews().length > 0;
+    return (
+      Boolean(this.stopped || this.terminal) ||
+      this.steers.length > 0 ||
+      this.foreignPushes().length > 0 ||
+      this.pendingHumanReviews().length > 0
+    );
   }
 
   /** Nothing waiting to be applied (safe to continue-as-new). */
@@ -83,7 +93,9 @@ export class UnitInbox {
   }
 
   private pendingHumanReviews() {
-    return this.humanReviews.filter((review) => review.reviewId === undefined || !(this.carry.postedReviews ?? []).includes(review.reviewId));
+    return this.humanReviews.filter(
+      (review) => review.reviewId === undefined || !(this.carry.postedReviews ?? []).includes(review.reviewId),
+    );
   }
 
   private duplicate(deliveryId: string | undefined): boolean {

@@ -19,10 +19,15 @@ function describeWork(item: WorkItem): string {
 }
 
 /** The coding run's request for one round: the repository, the branch, and the work. */
-export function codingRequest(context: { repo: string; branch: string; base?: string; pullRequest?: number; round: number }, work: WorkItem[]): string {
+export function codingRequest(
+  context: { repo: string; branch: string; base?: string; pullRequest?: number; round: number },
+  work: WorkItem[],
+): string {
   return [
     `Repository ${context.repo}, checked out in your workspace on branch ${context.branch}${context.base ? ` (based on ${context.base})` : ''}.`,
-    context.pullRequest ? `This is round ${context.round} on pull request #${context.pullRequest}.` : 'No pull request exists yet; Switchboard opens it from your description.',
+    context.pullRequest
+      ? `This is round ${context.round} on pull request #${context.pullRequest}.`
+      : 'No pull request exists yet; Switchboard opens it from your description.',
     '',
     ...work.map(describeWork),
     '',
@@ -42,8 +47,13 @@ export function reviewRequest(context: { repo: string; pullRequest: number; head
 }
 
 const OUTCOME_WORDS: Record<UnitOutcome, string> = {
-  merged: 'merged', closed: 'closed without merging', stopped: 'stopped', out_of_rounds: 'out of rounds', budget: 'out of budget',
-  idle_expired: 'idle for too long', failed: 'failed',
+  merged: 'merged',
+  closed: 'closed without merging',
+  stopped: 'stopped',
+  out_of_rounds: 'out of rounds',
+  budget: 'out of budget',
+  idle_expired: 'idle for too long',
+  failed: 'failed',
 };
 
 /** The final report, for the thread and the PR. */
