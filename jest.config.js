@@ -1,4 +1,4 @@
-// Jest runs TypeScript through SWC. The Octokit packages are ESM-only, so they are
+// Jest runs TypeScript through SWC. The Octokit packages (and linkedom's parsers) are ESM-only, so they are
 // transformed to CommonJS here; at run time Node 20.19+ loads them with require(esm).
 const esmPackages = [
   '@octokit',
@@ -9,6 +9,18 @@ const esmPackages = [
   'toad-cache',
   'json-with-bigint',
   'content-type',
+  // linkedom's DOM (web_fetch) stands on these ESM-only packages.
+  'css-select',
+  'css-what',
+  'boolbase',
+  'domutils',
+  'dom-serializer',
+  'domhandler',
+  'domelementtype',
+  'entities',
+  'nth-check',
+  'htmlparser2',
+  'cssomnom',
 ].join('|');
 
 const swc = ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }];
