@@ -40,6 +40,7 @@ export function resolveRoleProfile(input: RoleProfileInput): Profile {
     kind: 'role',
     toolset: role.toolset,
     tools,
+    ...offFor(role, parent),
     model: input.model !== undefined ? { value: input.model, chosenBy: 'directive' } : parent.model,
     budget: {
       minutes,
@@ -53,6 +54,13 @@ export function resolveRoleProfile(input: RoleProfileInput): Profile {
     cacheTtl: role.cacheTtl,
     ignoredDirectives: [],
   };
+}
+
+/** What of the parent's switched-off tools the role would have held, so its About block says so too. */
+function offFor(role: AgentDefinition, parent: Profile): Pick<Profile, 'toolsOff'> {
+  const listed: readonly string[] = role.toolset === 'inherit' ? [] : toolsetTools(role.toolset);
+  const off = (parent.toolsOff ?? []).filter((entry) => role.toolset === 'inherit' || listed.includes(entry.tool));
+  return { toolsOff: off };
 }
 
 /**

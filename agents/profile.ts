@@ -1,6 +1,7 @@
 import { type AgentsConfig } from './config';
 import { type AgentDefinition, type CacheTtl, type Effort, type Identity, type Machine, turnGuardFor } from './definition';
 import { type Directives, type IgnoredDirective } from './directives';
+import { availableTools, type ToolBackends, type ToolContext, type ToolOff } from '../tools/availability';
 import { toolsetTools } from '../tools/toolsets';
 
 /** The layer that set the budget's final bound (`parent`: a child run's parent had less left). */
@@ -36,6 +37,8 @@ export interface Profile {
   kind: 'agent' | 'role';
   toolset: string;
   tools: string[];
+  /** Tools of the toolset this deployment cannot run (no backend configured), with why; absent in older records. */
+  toolsOff?: ToolOff[];
   machine: Machine;
   identity: Identity;
   model: Chosen<string>;
@@ -57,6 +60,11 @@ export interface ProfileInput {
   userId?: string;
   directives: Directives;
   ignoredDirectives?: IgnoredDirective[];
+  /**
+   * The deployment's tool backends and the conversation the run answers in: tools that
+   * cannot work there are taken out of the list. Without it the toolset is taken whole.
+   */
+  tooling?: { backends: ToolBackends; conversation: ToolContext['conversation'] };
 }
 
 /**
@@ -64,7 +72,8 @@ export interface ProfileInput {
  * directive. The budget only narrows: each layer may lower it, never raise it, and the
  * profile records which layer bounded it. Model and effort are choices, not limits: the
  * latest layer that names one wins. Machine, identity and tools come from the agent alone;
- * no layer can change what kind of work a run does.
+ * no layer can change what kind of work a run does. Tools whose backend this deployment
+ * lacks are taken out (`toolsOff` says which and why).
  */
 export function resolveProfile(input: ProfileInput): Profile {
   const { agent, config, directives } = input;
@@ -81,12 +90,18 @@ export function resolveProfile(input: ProfileInput): Profile {
         ? { value: channel.defaultRepo, chosenBy: 'channel' }
         : undefined;
 
+  const listed = [...toolsetTools(agent.toolset)];
+  const usable = input.tooling
+    ? availableTools(listed, input.tooling.backends, { machine: agent.machine, conversation: input.tooling.conversation })
+    : { tools: listed, off: [] };
+
   return {
     agent: agent.id,
     displayName: agent.displayName,
     kind: agent.kind,
     toolset: agent.toolset,
-    tools: [...toolsetTools(agent.toolset)],
+    tools: usable.tools,
+    ...(usable.off.length ? { toolsOff: usable.off } : {}),
     machine: agent.machine,
     identity: agent.identity,
     model,

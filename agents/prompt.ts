@@ -39,6 +39,13 @@ export function renderAboutBlock(definition: AgentDefinition, profile: Profile):
     'The person sees your status card and your final answer. They can steer you with a message in the thread, which joins the conversation before your next turn, or stop you. ' +
       'The run ends when the budget, the turn guard or the token cap is reached, so leave time to write the answer.',
   ];
+  const off = profile.toolsOff ?? [];
+  if (off.length > 0) {
+    lines.push(
+      `Turned off in this deployment (not in your tool list, whatever your instructions above say about them): ${off.map((entry) => `${entry.tool} (${entry.why})`).join('; ')}. ` +
+        'When the request needs one of them, do what you can without it and say in your answer what was not possible and why.',
+    );
+  }
   if (profile.kind === 'agent') {
     lines.push(
       'A follow-up in the same thread continues with this agent when it was chosen by name, and sees the saved context of earlier runs.',

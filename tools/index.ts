@@ -3,5 +3,6 @@
 export * from './tool';
 export * from './registry';
 export * from './toolsets';
+export * from './availability';
 export { BASH_TIMEOUT_DEFAULT_MS, BASH_TIMEOUT_MAX_MS } from './bash';
 export { FINDING_SEVERITIES, FindingSchema, type Finding, type FindingSeverity } from './submit-review';

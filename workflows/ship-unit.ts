@@ -75,7 +75,7 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
   let nextTimer: UnitState['nextTimer'];
   let outcome: UnitOutcome | undefined;
 
-  const { catalog, config, ship } = await setup.loadAgentSetup();
+  const { catalog, config, ship, backends } = await setup.loadAgentSetup();
   const profileFor = (agentId: string): { profile: Profile; system: string } => {
     const agent = getAgent(catalog, agentId);
     if (!agent) throw ApplicationFailure.nonRetryable(`the ${agentId} agent is not in the catalog`, 'agent_unknown');
@@ -84,6 +84,7 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
       config,
       directives: { repo, ...(input.model ? { model: input.model } : {}) },
       userId: input.requester.id,
+      ...(backends ? { tooling: { backends, conversation: input.replyTarget.kind } } : {}),
     });
     return { profile, system: agent.pipeline ? '' : buildSystemPrompt(agent, profile) };
   };

@@ -105,7 +105,7 @@ export async function threadWorkflow(input: ThreadInput): Promise<void> {
     await condition(() => queue.length > 0);
     const message = queue.shift()!;
     const replyTarget = message.replyTarget ?? input.replyTarget;
-    const decision = decide(await setup.loadAgentSetup(), message, stickyAgent);
+    const decision = decide(await setup.loadAgentSetup(), message, stickyAgent, replyTarget);
     stickyAgent = decision.stickyAgent;
     if (decision.kind === 'refused') {
       remember({ messageId: message.messageId, kind: 'refused', reply: decision.reply });

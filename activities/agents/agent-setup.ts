@@ -1,6 +1,6 @@
 import { type AgentsConfig, type Catalog, type CatalogProblem } from '../../agents';
 import { loadCatalog } from '../../agents/custom-agents';
-import { type FindingSeverity } from '../../tools';
+import { ALL_BACKENDS, type FindingSeverity, type ToolBackends } from '../../tools';
 import { type Logger } from '../../infra/logger';
 
 /** The settings ship units and plans run by (from the `review`, `ship` and `plan` sections). */
@@ -19,6 +19,8 @@ export interface AgentSetup {
   catalog: Catalog;
   config: AgentsConfig;
   ship: ShipSettings;
+  /** Which tool backends this deployment has configured; absent in setups recorded before they were reported. */
+  backends?: ToolBackends;
 }
 
 export const DEFAULT_SHIP_SETTINGS: ShipSettings = {
@@ -38,6 +40,8 @@ export interface AgentSetupDeps {
   customAgentsDir?: string;
   /** Ship and review settings; defaults when omitted. */
   ship?: ShipSettings;
+  /** The deployment's tool backends (from config and secrets); every tool's backend counts as present when omitted. */
+  backends?: ToolBackends;
   logger?: Logger;
 }
 
@@ -52,7 +56,7 @@ export function createAgentSetupActivities(deps: AgentSetupDeps) {
     async loadAgentSetup(): Promise<AgentSetup> {
       const { catalog, problems } = loadCatalog(deps.customAgentsDir);
       reported = reportOnce(problems, reported, deps.logger);
-      return { catalog, config: deps.config, ship: deps.ship ?? DEFAULT_SHIP_SETTINGS };
+      return { catalog, config: deps.config, ship: deps.ship ?? DEFAULT_SHIP_SETTINGS, backends: deps.backends ?? ALL_BACKENDS };
     },
   };
 }

@@ -34,6 +34,8 @@ export interface GitHubIdentities {
   readonly gitUrl: string;
   /** `app` when tokens are minted per scope, `tokens` for the personal pair. */
   readonly kind: 'app' | 'tokens';
+  /** True when any credential (the App, or a read or write token) is configured. */
+  readonly configured: boolean;
   /** The token for a scope, or undefined for `none` or a scope with no credential configured. */
   tokenFor(scope: IdentityScope): Promise<string | undefined>;
   /** An Octokit on the scope's token; throws when the scope has no credential. */
@@ -113,6 +115,7 @@ export function createGitHubIdentities(options: GitHubIdentityOptions): GitHubId
     apiUrl,
     gitUrl,
     kind: appAuth ? 'app' : 'tokens',
+    configured: Boolean(appAuth || options.tokens?.read || options.tokens?.write),
     tokenFor,
     async octokitFor(scope) {
       const token = await tokenFor(scope);

@@ -49,7 +49,7 @@ function htmlToMarkdown(url: string, html: string): ReadablePage {
   const pageTitle = document.querySelector('title')?.textContent?.trim() || undefined;
   let article: { title?: string | null; content?: string | null } | null = null;
   try {
-    article = new Readability(document as unknown as Document, { charThreshold: 200 }).parse();
+    article = new Readability(document as unknown as ConstructorParameters<typeof Readability>[0], { charThreshold: 200 }).parse();
   } catch {
     article = null;
   }

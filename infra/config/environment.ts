@@ -32,6 +32,8 @@ export const ENVIRONMENT_BINDINGS: readonly EnvironmentBinding[] = [
   { variable: 'GITHUB_BOT_LOGIN', path: ['github', 'botLogin'], kind: 'string' },
   { variable: 'SLACK_API_URL', path: ['slack', 'apiUrl'], kind: 'string' },
   { variable: 'SWITCHBOARD_SLACK_MODE', path: ['slack', 'mode'], kind: 'string' },
+  { variable: 'SWITCHBOARD_SEARCH_PROVIDER', path: ['web', 'search', 'provider'], kind: 'string' },
+  { variable: 'SEARXNG_URL', path: ['web', 'search', 'searxng', 'url'], kind: 'string' },
 ];
 
 /** Converts one variable's text; a value that cannot convert is passed on as text so the schema names it. */

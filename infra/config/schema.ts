@@ -4,6 +4,7 @@ import { AgentsConfigSchema } from '../../agents/config';
 import { ModelsConfigSchema } from './models-section';
 import { GitHubConfigSchema } from './github-section';
 import { SlackConfigSchema } from './slack-section';
+import { SkillsConfigSchema, WebConfigSchema } from './web-section';
 
 /**
  * One schema for all of Switchboard's settings. Every field has a default, so an empty
@@ -64,6 +65,8 @@ export const ConfigSchema = z
     ship: ShipConfigSchema.prefault({}),
     plan: PlanConfigSchema.prefault({}),
     slack: SlackConfigSchema.prefault({}),
+    web: WebConfigSchema.prefault({}),
+    skills: SkillsConfigSchema.prefault({}),
   })
   .strict();
 

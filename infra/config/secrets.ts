@@ -12,6 +12,8 @@ export const SECRET_VARIABLES = {
   slackAppToken: 'SLACK_APP_TOKEN',
   anthropicApiKey: 'ANTHROPIC_API_KEY',
   openaiApiKey: 'OPENAI_API_KEY',
+  braveSearchApiKey: 'BRAVE_SEARCH_API_KEY',
+  tavilyApiKey: 'TAVILY_API_KEY',
 } as const;
 
 export type SecretName = keyof typeof SECRET_VARIABLES;

@@ -1,5 +1,6 @@
 import type { AgentSetup } from '../../activities/agents/agent-setup';
 import { authorize, buildSystemPrompt, parseDirectives, resolveProfile, route, usableAgents, type Profile } from '../../agents';
+import type { ReplyTarget } from '../run-types';
 import type { ThreadMessage } from '../thread-types';
 
 export type Decision =
@@ -10,9 +11,10 @@ export type Decision =
 /**
  * What a message asks for, decided with the pure agents layer: directives, routing (with
  * the thread's sticky agent), access, and the resolved profile and prompt. A refusal is a
- * plain answer that names the rule and what the person may use instead.
+ * plain answer that names the rule and what the person may use instead. Tools whose backend
+ * the deployment lacks (or that cannot reach `replyTarget`) are left out of the profile.
  */
-export function decide(setup: AgentSetup, message: ThreadMessage, stickyAgent: string | undefined): Decision {
+export function decide(setup: AgentSetup, message: ThreadMessage, stickyAgent: string | undefined, replyTarget?: ReplyTarget): Decision {
   const { catalog, config } = setup;
   const parsed = parseDirectives(message.text);
   const requester = {
@@ -44,6 +46,8 @@ export function decide(setup: AgentSetup, message: ThreadMessage, stickyAgent: s
     ignoredDirectives: parsed.ignored,
     ...(message.channelId ? { channelId: message.channelId } : {}),
     userId: message.requester.id,
+    // A setup recorded before backends were reported (replayed histories) filters nothing.
+    ...(setup.backends ? { tooling: { backends: setup.backends, conversation: (replyTarget ?? message.replyTarget ?? { kind: 'api' }).kind } } : {}),
   });
   const sticky = routed.stickyAgent ? { stickyAgent: routed.stickyAgent } : {};
   if (profile.pipeline === 'ship') return { kind: 'ship', profile, request: parsed.text, ...sticky };
