@@ -17,7 +17,7 @@ describe('skills', () => {
   const dataDir = join(root, 'data');
   const configured = join(root, 'configured');
   const secret = join(root, 'secret.txt');
-  const workspace = { key: 'thread:test:skills' };
+  const workspace = { key: 'thread:test:skills', network: false };
   const work = workspaceLayout(dataDir, workspace).work;
   const skills = createSkillActivities({ dataDir, dirs: [configured, join(root, 'missing')] });
 

@@ -74,7 +74,7 @@ export async function startLocalSlack(options: LocalSlackOptions): Promise<Local
   const calls: RecordedCall[] = [];
   const team = options.team ?? { id: 'T0LOCAL', name: 'local' };
   const bot = options.bot ?? { userId: 'U0SWITCHBOARD', botId: 'B0SWITCHBOARD', name: 'switchboard' };
-  const context: WebApiContext = { state, team, bot };
+  const context: WebApiContext = { state, team, bot, baseUrl: () => local.url };
   const app = express();
 
   app.post('/api/:method', express.urlencoded({ extended: false }), express.json(), (req: Request, res: Response) => {
@@ -102,6 +102,29 @@ export async function startLocalSlack(options: LocalSlackOptions): Promise<Local
       return void req.socket.destroy();
     }
     res.json(result);
+  });
+
+  // The upload URL files.getUploadURLExternal hands out: takes the raw bytes (or a multipart form).
+  app.post('/upload/v1/:id', express.raw({ type: () => true, limit: '60mb' }), (req: Request, res: Response) => {
+    const file = state.files.get(String(req.params.id));
+    const call: RecordedCall = { method: 'upload', params: { id: req.params.id }, outcome: 'ok', at: Date.now() };
+    calls.push(call);
+    if (!file || file.completed) {
+      call.outcome = 'not_found';
+      return void res.status(404).send('upload not found');
+    }
+    const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    if (body.length !== file.length) {
+      call.outcome = 'length_mismatch';
+      return void res.status(400).send(`expected ${file.length} bytes, got ${body.length}`);
+    }
+    file.content = body;
+    res.status(200).send(`OK - ${body.length}`);
+  });
+  app.get('/files/:id', (req, res) => {
+    const file = state.files.get(String(req.params.id));
+    if (!file?.content) return void res.status(404).send('no such file');
+    res.type('application/octet-stream').send(file.content);
   });
 
   const local = { state, faults, calls, team, bot } as LocalSlack;
@@ -207,10 +230,10 @@ export async function startLocalSlack(options: LocalSlackOptions): Promise<Local
   return local;
 }
 
-/** Form fields that carry JSON (`blocks`, `metadata`) become objects, as Slack reads them. */
+/** Form fields that carry JSON (`blocks`, `metadata`, `files`) become objects, as Slack reads them. */
 function decodeParams(params: Record<string, unknown>): Record<string, unknown> {
   const decoded: Record<string, unknown> = { ...params };
-  for (const key of ['blocks', 'metadata', 'attachments']) {
+  for (const key of ['blocks', 'metadata', 'attachments', 'files']) {
     const value = decoded[key];
     if (typeof value === 'string') {
       try {

@@ -12,8 +12,33 @@ export interface LocalMessage {
   metadata?: { event_type: string; event_payload: Record<string, unknown> };
   edited?: { user: string; ts: string };
   reactions?: Array<{ name: string; users: string[]; count: number }>;
+  /** Files shared with this message (files.completeUploadExternal). */
+  files?: LocalFileInfo[];
+  upload?: boolean;
   /** How many times chat.update changed it. */
   updates: number;
+}
+
+/** A file as the Web API describes it in a message. */
+export interface LocalFileInfo {
+  id: string;
+  name: string;
+  title: string;
+  size: number;
+  mimetype: string;
+  url_private: string;
+  permalink: string;
+}
+
+/** An upload in progress or done: announced by files.getUploadURLExternal, filled by the POST to its URL. */
+export interface LocalFile {
+  id: string;
+  filename: string;
+  /** The length announced; the upload must match it. */
+  length: number;
+  content?: Buffer;
+  /** Set once files.completeUploadExternal shared it. */
+  completed?: { channel?: string; threadTs?: string; title: string };
 }
 
 export interface LocalUser {
@@ -30,7 +55,15 @@ export interface LocalUser {
 export class LocalSlackState {
   private readonly channels = new Map<string, LocalMessage[]>();
   readonly users = new Map<string, LocalUser>();
+  readonly files = new Map<string, LocalFile>();
   private clock = 0;
+  private fileCounter = 0;
+
+  /** A new file id, in Slack's shape (F + letters and digits). */
+  nextFileId(): string {
+    this.fileCounter += 1;
+    return `F0LOCAL${String(this.fileCounter).padStart(5, '0')}`;
+  }
 
   /** A new message ts: seconds since the epoch, and a counter that keeps ts unique and ordered. */
   nextTs(): string {

@@ -5,11 +5,14 @@ export type WebApiAnswer = ({ ok: true } & Record<string, unknown>) | ({ ok: fal
 
 export interface WebApiContext {
   state: LocalSlackState;
+  /** The local Slack's base URL (upload URLs point at it). */
+  baseUrl: () => string;
   team: { id: string; name: string };
   bot: { userId: string; botId: string; name: string };
 }
 
 type Params = Record<string, unknown>;
+
 type Method = (context: WebApiContext, params: Params) => WebApiAnswer;
 
 const refuse = (error: string): WebApiAnswer => ({ ok: false, error });
@@ -102,6 +105,57 @@ export const WEB_API_METHODS: Record<string, Method> = {
       message.reactions.push({ name, users: [bot.userId], count: 1 });
     }
     return { ok: true };
+  },
+
+  // The external upload flow, as files.uploadV2 drives it: announce, POST the bytes to the
+  // returned URL (served by index.ts), then complete, which shares the file in one message.
+  'files.getUploadURLExternal': ({ state, baseUrl }, params) => {
+    const filename = text(params.filename);
+    const length = Number(params.length);
+    if (!filename) return refuse('invalid_arguments');
+    if (!Number.isInteger(length) || length <= 0) return refuse('invalid_arguments');
+    const id = state.nextFileId();
+    state.files.set(id, { id, filename, length });
+    return { ok: true, upload_url: `${baseUrl()}/upload/v1/${id}`, file_id: id };
+  },
+
+  'files.completeUploadExternal': ({ state, bot, baseUrl }, params) => {
+    const list = Array.isArray(params.files) ? (params.files as Array<{ id?: unknown; title?: unknown }>) : undefined;
+    if (!list || list.length === 0) return refuse('invalid_arguments');
+    const files = list.map((entry) => state.files.get(String(entry.id)));
+    if (files.some((file) => !file || !file.content)) return refuse('file_not_found');
+    if (files.some((file) => file!.completed)) return refuse('file_already_completed');
+    const channel = text(params.channel_id);
+    const threadTs = text(params.thread_ts);
+    if (threadTs && (!channel || !state.find(channel, threadTs))) return refuse('thread_not_found');
+    const infos = files.map((file, index) => {
+      const title = text(list[index]!.title) ?? file!.filename;
+      file!.completed = { title, ...(channel ? { channel } : {}), ...(threadTs ? { threadTs } : {}) };
+      return {
+        id: file!.id,
+        name: file!.filename,
+        title,
+        size: file!.content!.length,
+        mimetype: 'application/octet-stream',
+        url_private: `${baseUrl()}/files/${file!.id}`,
+        permalink: `${baseUrl()}/archives/${channel ?? 'private'}/p${file!.id}`,
+      };
+    });
+    if (channel) {
+      // initial_comment wins over blocks, as Slack documents.
+      const comment = text(params.initial_comment);
+      state.add({
+        channel,
+        text: comment ?? '',
+        user: bot.userId,
+        bot_id: bot.botId,
+        upload: true,
+        files: infos,
+        ...(threadTs ? { thread_ts: threadTs } : {}),
+        ...(!comment && Array.isArray(params.blocks) ? { blocks: params.blocks } : {}),
+      });
+    }
+    return { ok: true, files: infos.map(({ id, title }) => ({ id, title })) };
   },
 
   'users.info': ({ state }, params) => {
