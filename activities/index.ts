@@ -1,11 +1,15 @@
 import { type Logger } from '../infra/logger';
+import { type ToolBackends } from '../tools/availability';
 import { createAgentSetupActivities, type AgentSetupDeps } from './agents/agent-setup';
+import { createAttachActivities } from './attach';
 import { createGitHubActivities, type GitHubActivityDeps } from './github';
 import { createModelActivities, type ModelActivityDeps } from './models';
 import { createSandboxActivities, type SandboxDeps } from './sandbox';
-import { createStatusActivities, type StatusActivityDeps } from './slack';
+import { createSkillActivities } from './skills';
+import { createStatusActivities, type SlackWebClient, type StatusActivityDeps } from './slack';
 import { createUnitClientActivities, type UnitClientDeps } from './units/unit-client';
 import { createUnitWorkspaceActivities } from './units/unit-workspace';
+import { createWebActivities, type WebActivityDeps } from './web';
 
 /** What the activities need from the outside world; `infra/activity-deps.ts` builds it from config, tests build their own. */
 export interface ActivityDeps {
@@ -18,6 +22,27 @@ export interface ActivityDeps {
   units: UnitClientDeps;
   /** Slack delivery of cards and answers for Slack threads; without it they are logged. */
   slack?: StatusActivityDeps['slack'];
+  /** web_fetch and web_search; without it both are off. */
+  web?: WebActivityDeps & { searchOff?: string };
+  /** Configured skill folders (absolute paths), beside each checkout's .switchboard/skills/. */
+  skillDirs?: readonly string[];
+}
+
+/**
+ * Which tool backends these deps provide: what the run's tool list is filtered by, so a tool
+ * is offered only when the activity behind it can do its work.
+ */
+export function backendsOf(deps: ActivityDeps): ToolBackends {
+  const search = deps.web?.search;
+  return {
+    webSearch: search
+      ? { on: true, provider: search.name }
+      : { on: false, why: deps.web?.searchOff ?? 'no search provider is configured (web.search.provider)' },
+    webFetch: Boolean(deps.web?.fetch),
+    skillFolders: (deps.skillDirs?.length ?? 0) > 0,
+    github: deps.github.identities.configured,
+    slack: Boolean(deps.slack),
+  };
 }
 
 /**
@@ -26,14 +51,25 @@ export interface ActivityDeps {
  */
 export function createActivities(deps: ActivityDeps) {
   return {
-    ...createAgentSetupActivities(deps.agents),
+    ...createAgentSetupActivities({ ...deps.agents, backends: deps.agents.backends ?? backendsOf(deps) }),
     ...createModelActivities(deps.models),
     ...createSandboxActivities(deps.sandbox),
     ...createGitHubActivities(deps.github),
     ...createUnitWorkspaceActivities({ dataDir: deps.sandbox.dataDir, identities: deps.github.identities }),
     ...createUnitClientActivities(deps.units),
     ...createStatusActivities({ logger: deps.logger, ...(deps.slack ? { slack: deps.slack } : {}) }),
+    ...createWebActivities(deps.web ?? {}),
+    ...createSkillActivities({ dataDir: deps.sandbox.dataDir, dirs: deps.skillDirs ?? [] }),
+    ...createAttachActivities({
+      dataDir: deps.sandbox.dataDir,
+      github: deps.github.identities,
+      ...(deps.slack ? { slack: slackClientFactory(deps.slack.client) } : {}),
+    }),
   };
 }
 
 export type Activities = ReturnType<typeof createActivities>;
+
+function slackClientFactory(client: NonNullable<StatusActivityDeps['slack']>['client']): () => SlackWebClient {
+  return typeof client === 'function' ? client : () => client;
+}

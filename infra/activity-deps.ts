@@ -3,6 +3,7 @@ import { type ActivityDeps } from '../activities';
 import { githubIdentitiesFromEnvironment } from '../activities/github';
 import { modelDepsFromConfig } from '../activities/models/from-config';
 import { slackStatusDepsFromConfig } from '../activities/slack/from-config';
+import { webDepsFromConfig } from '../activities/web/from-config';
 import { readSecret, resolveConfigPath, type LoadedConfig } from './config';
 import { type Logger } from './logger';
 
@@ -24,6 +25,8 @@ export function activityDepsFromConfig(loaded: LoadedConfig, logger: Logger, cli
     sandbox: { dataDir, logger, identityToken: (scope) => identities.tokenFor(scope), gitBaseUrl: identities.gitUrl },
     github: { identities },
     units: { client, taskQueue: config.temporal.taskQueue },
+    web: webDepsFromConfig(config.web, (name) => readSecret(name)),
+    skillDirs: config.skills.dirs.map((dir) => resolveConfigPath(loaded, dir)),
     agents: {
       config: config.agents,
       ...(config.agents.customAgentsDir ? { customAgentsDir: resolveConfigPath(loaded, config.agents.customAgentsDir) } : {}),

@@ -72,7 +72,7 @@ describe('toolsets', () => {
     ['write_file only in coding', ['write_file'], ['coding']],
     ['submit_review only in review', ['submit_review'], ['review']],
     ['submit_description only in coding', ['submit_description'], ['coding']],
-    ['attach_file only in the full sets', ['attach_file'], ['coding', 'general']],
+    ['attach_file only where there is a workspace file to post: coding', ['attach_file'], ['coding']],
     ['unit tools only in orchestrator', ['unit_start', 'unit_inspect', 'unit_steer', 'unit_stop', 'fleet_status'], ['orchestrator']],
     ['task only in coding and conductor', ['task'], ['coding', 'conductor']],
   ])('%s', (_label, tools, holders) => {

@@ -16,8 +16,8 @@ const SKILLS = ['list_skills', 'use_skill'] as const satisfies readonly ToolName
 const WORKSPACE_READS = ['read_file', 'grep', 'find_files', 'list_directory'] as const satisfies readonly ToolName[];
 
 export const TOOLSETS = {
-  /** Answers and issue management: no workspace, no shell. */
-  general: ['update_status', 'web_fetch', ...SKILLS, ...GITHUB_READS, ...ISSUE_WRITES, 'attach_file'],
+  /** Answers and issue management: no workspace, no shell (so no file to attach either). */
+  general: ['update_status', 'web_fetch', ...SKILLS, ...GITHUB_READS, ...ISSUE_WRITES],
   /** The full workspace set: the one with write_file, submit_description and delegation. */
   coding: [
     'bash',

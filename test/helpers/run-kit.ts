@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { type TestWorkflowEnvironment } from '@temporalio/testing';
 import { type Worker } from '@temporalio/worker';
 import { stringify } from 'yaml';
-import { createActivities } from '../../activities';
+import { createActivities, type ActivityDeps } from '../../activities';
 import { DEFAULT_SHIP_SETTINGS, type ShipSettings } from '../../activities/agents/agent-setup';
 import { createGitHubIdentities, type GitHubIdentities } from '../../activities/github';
 import { defaultAgentsConfig, type AgentsConfigInput } from '../../agents';
@@ -36,6 +36,12 @@ export interface RunKitOptions {
   ship?: Partial<ShipSettings>;
   /** A folder of custom `*.agent.yaml` files (built-ins only by default). */
   customAgentsDir?: string;
+  /** web_fetch and web_search backends (both off by default, so the runs do not offer them). */
+  web?: ActivityDeps['web'];
+  /** Configured skill folders. */
+  skillDirs?: string[];
+  /** Slack delivery (e.g. against the local Slack). */
+  slack?: ActivityDeps['slack'];
 }
 
 export async function startRunKit(label: string, options: RunKitOptions = {}): Promise<RunKit> {
@@ -57,6 +63,9 @@ export async function startRunKit(label: string, options: RunKitOptions = {}): P
     github: { identities },
     sandbox: { dataDir, identityToken: (scope) => identities.tokenFor(scope), gitBaseUrl: identities.gitUrl },
     units: { client: environment.client, taskQueue },
+    ...(options.web ? { web: options.web } : {}),
+    ...(options.skillDirs ? { skillDirs: options.skillDirs } : {}),
+    ...(options.slack ? { slack: options.slack } : {}),
   });
   const worker: Worker = await productWorker(environment, taskQueue, activities);
   const running = worker.run();

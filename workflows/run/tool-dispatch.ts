@@ -3,8 +3,12 @@ import type { ToolCall, ToolResult } from '../../activities/models/types';
 import type { WorkspaceRef } from '../../activities/sandbox/types';
 import { getTool, parseToolInput } from '../../tools';
 import { files, shell } from './activities';
-import { GITHUB_TOOLS, runGitHubTool } from './github-tools';
-import { runUnitTool, UNIT_TOOLS } from './unit-tools';
+import { runAttachTool } from './attach-tools';
+import { runGitHubTool } from './github-tools';
+import { runSkillTool } from './skill-tools';
+import { TOOL_EXECUTORS } from './tool-executors';
+import { runUnitTool } from './unit-tools';
+import { runWebTool } from './web-tools';
 import type { RunState } from './run-state';
 import { grepCommand, findFilesCommand, listDirectoryCommand, describeBash, describeFile } from './tool-text';
 
@@ -108,12 +112,32 @@ async function executeOne(ctx: DispatchContext, call: ToolCall): Promise<ToolRes
       if (input.jobId !== undefined) return ctx.waitForTask(call, input.jobId as string);
       return waitForDetachedJob(ctx, call, input);
     default:
-      if (GITHUB_TOOLS.has(call.name)) return runGitHubTool(call, input, ctx.state.input.profile, ctx.effectKey(call));
-      if (UNIT_TOOLS.has(call.name)) return runUnitTool(call, input, ctx.state.input, ctx.effectKey(call));
-      return fail(
-        call,
-        `The tool "${call.name}" is not connected in this deployment yet; nothing was done. Carry on without it and say so in your answer if it matters.`,
-      );
+      return runFamily(ctx, call, input);
+  }
+}
+
+/** Tools executed by their own modules, by the family the executor map gives them. */
+function runFamily(ctx: DispatchContext, call: ToolCall, input: Record<string, unknown>): Promise<ToolResult> {
+  const { profile } = ctx.state.input;
+  switch (TOOL_EXECUTORS[call.name as keyof typeof TOOL_EXECUTORS]) {
+    case 'github':
+      return runGitHubTool(call, input, profile, ctx.effectKey(call));
+    case 'unit':
+      return runUnitTool(call, input, ctx.state.input, ctx.effectKey(call));
+    case 'web':
+      return runWebTool(call, input);
+    case 'skills':
+      return runSkillTool(call, input, profile.machine === 'none' ? undefined : ctx.workspace);
+    case 'attach':
+      return runAttachTool(call, input, {
+        workspace: ctx.workspace,
+        replyTarget: ctx.state.input.replyTarget,
+        profile,
+        effectKey: ctx.effectKey(call),
+      });
+    default:
+      // Unreachable while tool-executors.test.ts passes: every tool has an executor.
+      return Promise.resolve(fail(call, `No executor runs "${call.name}"; nothing was done.`));
   }
 }
 
