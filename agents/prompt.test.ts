@@ -72,3 +72,31 @@ describe('purity: agents/ and tools/ are safe for the workflow sandbox', () => {
     expect(readFileSync(join(root, 'agents', 'index.ts'), 'utf8')).not.toMatch(/from '.\/custom-agents'/);
   });
 });
+
+describe('tools turned off by the deployment', () => {
+  it('leaves them out of the tool list and says in the About block what is off and why', () => {
+    const agent = getAgent(catalog, 'research')!;
+    const backends = {
+      webSearch: { on: false as const, why: 'web.search.provider is brave but BRAVE_SEARCH_API_KEY is not set' },
+      webFetch: true,
+      skillFolders: false,
+      github: true,
+      slack: true,
+    };
+    const profile = resolveProfile({ agent, config, directives: {}, tooling: { backends, conversation: 'slack' } });
+    expect(profile.tools).not.toContain('web_search');
+    expect(profile.tools).toContain('web_fetch');
+    expect(profile.toolsOff?.map((entry) => entry.tool)).toEqual(['web_search', 'list_skills', 'use_skill']);
+    const prompt = buildSystemPrompt(agent, profile);
+    expect(prompt).toContain(`You hold exactly ${profile.tools.length} tools`);
+    expect(prompt).not.toMatch(/^- web_search:/m);
+    expect(prompt).toContain(
+      'Turned off in this deployment (not in your tool list, whatever your instructions above say about them): web_search (web.search.provider is brave but BRAVE_SEARCH_API_KEY is not set); list_skills (',
+    );
+  });
+
+  it('says nothing when nothing is off', () => {
+    const { agent, profile } = build('agent:explore go');
+    expect(buildSystemPrompt(agent, profile)).not.toContain('Turned off in this deployment');
+  });
+});

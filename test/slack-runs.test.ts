@@ -154,4 +154,28 @@ describe('Slack front end: runs from mentions, replies, steers and stops', () =>
     expect(record.outcome).toBe('stopped');
     expect(record.endedBy).toBe(`stopped by ${ALICE}: the Stop button`);
   });
+
+  it('attach_file posts a workspace file into the thread through the upload flow, once', async () => {
+    const model = kit.script('attach', [
+      {
+        text: 'Writing the report.',
+        toolCalls: [{ name: 'write_file', input: { path: 'out/summary.txt', content: 'three findings\n' } }],
+      },
+      { text: 'Attaching it.', toolCalls: [{ name: 'attach_file', input: { path: 'out/summary.txt', comment: 'The summary.' } }] },
+      { text: 'Attached: {{lastToolResult:attach_file}}' },
+    ]);
+    const { ts, runId } = await mention(`agent:coding model:scripted:${model} summarise`);
+    const record = await kit.result(runId);
+    expect(record.profile.tools).toContain('attach_file');
+    expect(record.toolCalls.map((call) => [call.name, call.ok])).toEqual([
+      ['write_file', true],
+      ['attach_file', true],
+    ]);
+    const shared = kit.slack.state.thread(CHANNEL, ts).filter((message) => message.files?.length);
+    expect(shared).toHaveLength(1);
+    expect(shared[0]!.files![0]).toMatchObject({ name: 'summary.txt', size: 15 });
+    expect(kit.slack.state.files.get(shared[0]!.files![0]!.id)?.content?.toString()).toBe('three findings\n');
+    expect(JSON.stringify(shared[0]!.blocks)).toContain('The summary.');
+    expect(record.finalText).toContain('Attached out/summary.txt to the conversation.');
+  });
 });

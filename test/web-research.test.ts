@@ -1,4 +1,7 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { type AddressInfo } from 'node:net';
 import { searxngProvider } from '../activities/web/search-providers';
 import { startSearchServer, type SearchServer } from './emulators/search-server';
@@ -27,6 +30,7 @@ async function site(): Promise<{ server: Server; base: string; hits: string[] }>
 }
 
 describe('research with web_search and web_fetch against local wire servers', () => {
+  const skillsDir = mkdtempSync(join(tmpdir(), 'switchboard-skills-'));
   let kit: RunKit;
   let search: SearchServer;
   let docs: Awaited<ReturnType<typeof site>>;
@@ -39,7 +43,14 @@ describe('research with web_search and web_fetch against local wire servers', ()
       { title: 'Pinning the scheduler | Example Docs', url: `${docs.base}/docs/pinning`, content: 'Since release 4.2 the scheduler pins jobs.' },
       { title: 'Pricing', url: `${docs.base}/pricing`, content: 'Plans and prices.' },
     ]);
+    mkdirSync(join(skillsDir, 'release-notes', 'templates'), { recursive: true });
+    writeFileSync(
+      join(skillsDir, 'release-notes', 'SKILL.md'),
+      '---\nname: release-notes\ndescription: Write release notes the house way.\n---\nStart from templates/notes.md and list breaking changes first.\n',
+    );
+    writeFileSync(join(skillsDir, 'release-notes', 'templates', 'notes.md'), '## Breaking changes\n');
     kit = await startRunKit('web', {
+      skillDirs: [skillsDir],
       web: {
         // Only the docs site is allowlisted: the intranet server stands for every loopback service.
         fetch: { timeoutMs: 5_000, maxBytes: 1_000_000, maxRedirects: 3, allowHosts: [new URL(docs.base).host], userAgent: 'switchboard-test' },
@@ -50,6 +61,7 @@ describe('research with web_search and web_fetch against local wire servers', ()
   afterAll(async () => {
     await kit.close();
     await search.close();
+    rmSync(skillsDir, { recursive: true, force: true });
     for (const s of [docs, intranet]) {
       s.server.closeAllConnections();
       await new Promise((resolve) => s.server.close(resolve));
@@ -107,5 +119,48 @@ describe('research with web_search and web_fetch against local wire servers', ()
     expect(record.toolCalls[2]!.error).toContain(`Could not fetch ${intranet.base}/admin (blocked_address)`);
     expect(intranet.hits).toEqual([]);
     expect(docs.hits).toContain(`/go?to=${encodeURIComponent(`${intranet.base}/admin`)}`);
+  });
+
+  it('offers configured skills to a run without a workspace (files inline) and repository skills beside them in a workspace', async () => {
+    const research = kit.script('skills-none', [
+      { text: 'Looking for a how-to.', toolCalls: [{ name: 'list_skills', input: {} }] },
+      { text: 'Loading it.', toolCalls: [{ name: 'use_skill', input: { name: 'release-notes' } }] },
+      { text: 'Skills: {{lastToolResult:list_skills}}\n\nLoaded: {{lastToolResult:use_skill}}' },
+    ]);
+    const none = await kit.result((await kit.start('write release notes', { agent: 'research', model: research })).runId);
+    expect(none.toolCalls.map((call) => call.ok)).toEqual([true, true]);
+    expect(none.finalText).toContain('- release-notes: Write release notes the house way. (configured)');
+    expect(none.finalText).toContain('Start from templates/notes.md and list breaking changes first.');
+    expect(none.finalText).toContain('## templates/notes.md\n```\n## Breaking changes\n```');
+
+    const coding = kit.script('skills-workspace', [
+      {
+        text: 'Adding a repository skill.',
+        toolCalls: [
+          {
+            name: 'write_file',
+            input: { path: '.switchboard/skills/check/SKILL.md', content: '---\nname: check\ndescription: Run the checks.\n---\nRun scripts/check.sh.\n' },
+          },
+          { name: 'write_file', input: { path: '.switchboard/skills/check/scripts/check.sh', content: 'echo ok\n' } },
+        ],
+      },
+      { text: 'Listing.', toolCalls: [{ name: 'list_skills', input: {} }] },
+      { text: 'Loading both.', toolCalls: [{ name: 'use_skill', input: { name: 'check' } }] },
+      { text: 'And the configured one.', toolCalls: [{ name: 'use_skill', input: { name: 'release-notes' } }] },
+      { text: 'Reading its template.', toolCalls: [{ name: 'read_file', input: { path: '/tmp/skills/release-notes/templates/notes.md' } }] },
+      { text: 'List: {{lastToolResult:list_skills}}\n\nTemplate: {{lastToolResult:read_file}}' },
+    ]);
+    const ws = await kit.result((await kit.start('use the skills', { agent: 'coding', model: coding })).runId);
+    expect(ws.toolCalls.map((call) => [call.name, call.ok])).toEqual([
+      ['write_file', true],
+      ['write_file', true],
+      ['list_skills', true],
+      ['use_skill', true],
+      ['use_skill', true],
+      ['read_file', true],
+    ]);
+    expect(ws.finalText).toContain('- check: Run the checks. (from the repository)');
+    expect(ws.finalText).toContain('- release-notes: Write release notes the house way. (configured)');
+    expect(ws.finalText).toContain('## Breaking changes');
   });
 });
