@@ -173,9 +173,9 @@ describe('Slack front end: runs from mentions, replies, steers and stops', () =>
     ]);
     const shared = kit.slack.state.thread(CHANNEL, ts).filter((message) => message.files?.length);
     expect(shared).toHaveLength(1);
-    expect(shared[0]!.files![0]).toMatchObject({ name: 'summary.txt', size: 15 });
-    expect(kit.slack.state.files.get(shared[0]!.files![0]!.id)?.content?.toString()).toBe('three findings\n');
-    expect(JSON.stringify(shared[0]!.blocks)).toContain('The summary.');
+    expect(shared[0].files![0]).toMatchObject({ name: 'summary.txt', size: 15 });
+    expect(kit.slack.state.files.get(shared[0].files![0].id)?.content?.toString()).toBe('three findings\n');
+    expect(JSON.stringify(shared[0].blocks)).toContain('The summary.');
     expect(record.finalText).toContain('Attached out/summary.txt to the conversation.');
   });
 });

@@ -40,7 +40,11 @@ describe('research with web_search and web_fetch against local wire servers', ()
     docs = await site();
     intranet = await site();
     search = await startSearchServer('searxng', [
-      { title: 'Pinning the scheduler | Example Docs', url: `${docs.base}/docs/pinning`, content: 'Since release 4.2 the scheduler pins jobs.' },
+      {
+        title: 'Pinning the scheduler | Example Docs',
+        url: `${docs.base}/docs/pinning`,
+        content: 'Since release 4.2 the scheduler pins jobs.',
+      },
       { title: 'Pricing', url: `${docs.base}/pricing`, content: 'Plans and prices.' },
     ]);
     mkdirSync(join(skillsDir, 'release-notes', 'templates'), { recursive: true });
@@ -53,7 +57,13 @@ describe('research with web_search and web_fetch against local wire servers', ()
       skillDirs: [skillsDir],
       web: {
         // Only the docs site is allowlisted: the intranet server stands for every loopback service.
-        fetch: { timeoutMs: 5_000, maxBytes: 1_000_000, maxRedirects: 3, allowHosts: [new URL(docs.base).host], userAgent: 'switchboard-test' },
+        fetch: {
+          timeoutMs: 5_000,
+          maxBytes: 1_000_000,
+          maxRedirects: 3,
+          allowHosts: [new URL(docs.base).host],
+          userAgent: 'switchboard-test',
+        },
         search: searxngProvider({ url: search.url, timeoutMs: 5_000 }),
       },
     });
@@ -73,7 +83,9 @@ describe('research with web_search and web_fetch against local wire servers', ()
     const model = kit.script('research', [
       { text: 'Searching first.', toolCalls: [{ name: 'web_search', input: { query: 'scheduler pinning release', maxResults: 3 } }] },
       { text: 'Reading the top result.', toolCalls: [{ name: 'web_fetch', input: { url: page } }] },
-      { text: `The scheduler pins jobs since 4.2 (source: ${page}).\n\nSearch said:\n{{lastToolResult:web_search}}\n\nPage said:\n{{lastToolResult:web_fetch}}` },
+      {
+        text: `The scheduler pins jobs since 4.2 (source: ${page}).\n\nSearch said:\n{{lastToolResult:web_search}}\n\nPage said:\n{{lastToolResult:web_fetch}}`,
+      },
     ]);
     const { runId } = await kit.start('does the scheduler pin jobs?', { agent: 'research', model });
     const record = await kit.result(runId);
@@ -86,7 +98,9 @@ describe('research with web_search and web_fetch against local wire servers', ()
     expect(search.requests.map((request) => request.path)).toEqual(['/search?q=scheduler+pinning+release&format=json']);
     expect(docs.hits).toEqual(['/docs/pinning']);
     // The search result carries title, URL and snippet; the page arrives as Markdown of the article alone.
-    expect(record.finalText).toContain(`1. Pinning the scheduler | Example Docs\n   ${page}\n   Since release 4.2 the scheduler pins jobs.`);
+    expect(record.finalText).toContain(
+      `1. Pinning the scheduler | Example Docs\n   ${page}\n   Since release 4.2 the scheduler pins jobs.`,
+    );
     expect(record.finalText).toContain(`Source: ${page} [HTTP 200, html,`);
     expect(record.finalText).toContain('Set `scheduler.pin: false` to restore the old behaviour.');
     expect(record.finalText).not.toContain('Example footer');
@@ -113,10 +127,10 @@ describe('research with web_search and web_fetch against local wire servers', ()
       ['web_fetch', false],
       ['web_fetch', false],
     ]);
-    expect(record.toolCalls[0]!.error).toContain('(blocked_address)');
-    expect(record.toolCalls[0]!.error).toContain('127.0.0.1 (loopback)');
-    expect(record.toolCalls[1]!.error).toContain('169.254.169.254 (metadata)');
-    expect(record.toolCalls[2]!.error).toContain(`Could not fetch ${intranet.base}/admin (blocked_address)`);
+    expect(record.toolCalls[0].error).toContain('(blocked_address)');
+    expect(record.toolCalls[0].error).toContain('127.0.0.1 (loopback)');
+    expect(record.toolCalls[1].error).toContain('169.254.169.254 (metadata)');
+    expect(record.toolCalls[2].error).toContain(`Could not fetch ${intranet.base}/admin (blocked_address)`);
     expect(intranet.hits).toEqual([]);
     expect(docs.hits).toContain(`/go?to=${encodeURIComponent(`${intranet.base}/admin`)}`);
   });
@@ -139,7 +153,10 @@ describe('research with web_search and web_fetch against local wire servers', ()
         toolCalls: [
           {
             name: 'write_file',
-            input: { path: '.switchboard/skills/check/SKILL.md', content: '---\nname: check\ndescription: Run the checks.\n---\nRun scripts/check.sh.\n' },
+            input: {
+              path: '.switchboard/skills/check/SKILL.md',
+              content: '---\nname: check\ndescription: Run the checks.\n---\nRun scripts/check.sh.\n',
+            },
           },
           { name: 'write_file', input: { path: '.switchboard/skills/check/scripts/check.sh', content: 'echo ok\n' } },
         ],
@@ -147,7 +164,10 @@ describe('research with web_search and web_fetch against local wire servers', ()
       { text: 'Listing.', toolCalls: [{ name: 'list_skills', input: {} }] },
       { text: 'Loading both.', toolCalls: [{ name: 'use_skill', input: { name: 'check' } }] },
       { text: 'And the configured one.', toolCalls: [{ name: 'use_skill', input: { name: 'release-notes' } }] },
-      { text: 'Reading its template.', toolCalls: [{ name: 'read_file', input: { path: '/tmp/skills/release-notes/templates/notes.md' } }] },
+      {
+        text: 'Reading its template.',
+        toolCalls: [{ name: 'read_file', input: { path: '/tmp/skills/release-notes/templates/notes.md' } }],
+      },
       { text: 'List: {{lastToolResult:list_skills}}\n\nTemplate: {{lastToolResult:read_file}}' },
     ]);
     const ws = await kit.result((await kit.start('use the skills', { agent: 'coding', model: coding })).runId);

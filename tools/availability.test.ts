@@ -12,7 +12,10 @@ const NOTHING: ToolBackends = {
 describe('tool availability', () => {
   it('keeps everything when every backend is there and the run can post', () => {
     const coding = toolsetTools('coding');
-    expect(availableTools(coding, ALL_BACKENDS, { machine: 'repo-resident', conversation: 'slack' })).toEqual({ tools: [...coding], off: [] });
+    expect(availableTools(coding, ALL_BACKENDS, { machine: 'repo-resident', conversation: 'slack' })).toEqual({
+      tools: [...coding],
+      off: [],
+    });
   });
 
   it('takes out each tool whose backend is missing, with why', () => {

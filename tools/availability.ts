@@ -59,13 +59,19 @@ export function toolOffReason(tool: string, backends: ToolBackends, context: Too
 
 function attachOffReason(backends: ToolBackends, context: ToolContext): string | undefined {
   if (context.machine === 'none') return 'this run has no workspace to attach a file from';
-  if (context.conversation === 'slack') return backends.slack ? undefined : 'Slack is not configured (SLACK_BOT_TOKEN), so a file cannot be posted';
-  if (context.conversation === 'github') return backends.github ? undefined : 'no GitHub credential is configured, so a file cannot be posted';
+  if (context.conversation === 'slack')
+    return backends.slack ? undefined : 'Slack is not configured (SLACK_BOT_TOKEN), so a file cannot be posted';
+  if (context.conversation === 'github')
+    return backends.github ? undefined : 'no GitHub credential is configured, so a file cannot be posted';
   return `this conversation (${context.conversation}) has no thread to post a file to; name the file's path in the answer instead`;
 }
 
 /** Splits a tool list into what this run holds and what is off, with why. */
-export function availableTools(tools: readonly string[], backends: ToolBackends, context: ToolContext): { tools: string[]; off: ToolOff[] } {
+export function availableTools(
+  tools: readonly string[],
+  backends: ToolBackends,
+  context: ToolContext,
+): { tools: string[]; off: ToolOff[] } {
   const kept: string[] = [];
   const off: ToolOff[] = [];
   for (const tool of tools) {

@@ -31,8 +31,17 @@ describe('attach_file', () => {
     github = started.github;
     github.createRepo('acme', 'app', { 'README.md': '# app\n' });
     repo = 'acme/app';
-    await createGitHubActivities({ identities: started.identities }).createIssue({ repo, effectKey: 'setup/issue', title: 'PR stand-in', body: 'x' });
-    attach = createAttachActivities({ dataDir: dir, slack: () => createSlackWebClient({ token: TOKEN, apiUrl: slack.apiUrl }), github: started.identities });
+    await createGitHubActivities({ identities: started.identities }).createIssue({
+      repo,
+      effectKey: 'setup/issue',
+      title: 'PR stand-in',
+      body: 'x',
+    });
+    attach = createAttachActivities({
+      dataDir: dir,
+      slack: () => createSlackWebClient({ token: TOKEN, apiUrl: slack.apiUrl }),
+      github: started.identities,
+    });
   });
   afterAll(async () => {
     await slack.close();
@@ -48,15 +57,24 @@ describe('attach_file', () => {
 
   it('uploads to a Slack thread through the external upload flow, once per effect key', async () => {
     const replyTarget = slackTarget();
-    const input = { workspace, path: 'out/report.md', comment: 'Here is the report.', replyTarget, effectKey: 'run:a/attach_file/1.0', identity: 'write' as const };
+    const input = {
+      workspace,
+      path: 'out/report.md',
+      comment: 'Here is the report.',
+      replyTarget,
+      effectKey: 'run:a/attach_file/1.0',
+      identity: 'write' as const,
+    };
     const first = await attach.attachFile(input);
     expect(first).toMatchObject({ status: 'confirmed' });
     expect(slack.callsTo('files.getUploadURLExternal')).toHaveLength(1);
     expect(slack.callsTo('upload')).toHaveLength(1);
     const [message] = shared(replyTarget.threadTs);
     expect(message).toMatchObject({ thread_ts: replyTarget.threadTs, files: [{ name: 'report.md', title: 'report.md', size: 21 }] });
-    expect(message!.blocks).toEqual([{ type: 'section', block_id: attachBlockId(input.effectKey), text: { type: 'mrkdwn', text: 'Here is the report.' } }]);
-    const file = slack.state.files.get(message!.files![0]!.id);
+    expect(message.blocks).toEqual([
+      { type: 'section', block_id: attachBlockId(input.effectKey), text: { type: 'mrkdwn', text: 'Here is the report.' } },
+    ]);
+    const file = slack.state.files.get(message.files![0].id);
     expect(file?.content?.toString()).toBe('# Report\n\nAll green.\n');
     // A retry (another worker, a lost answer) finds the marker and uploads nothing.
     await expect(attach.attachFile(input)).resolves.toMatchObject({ status: 'confirmed' });
@@ -67,17 +85,31 @@ describe('attach_file', () => {
   it('confirms a share whose answer was lost by finding it in the thread, without sharing twice', async () => {
     const replyTarget = slackTarget();
     slack.faults.dropResponse('files.completeUploadExternal');
-    const result = await attach.attachFile({ workspace, path: 'out/report.md', replyTarget, effectKey: 'run:b/attach_file/1.0', identity: 'write' });
+    const result = await attach.attachFile({
+      workspace,
+      path: 'out/report.md',
+      replyTarget,
+      effectKey: 'run:b/attach_file/1.0',
+      identity: 'write',
+    });
     expect(result).toMatchObject({ status: 'confirmed' });
     expect(shared(replyTarget.threadTs)).toHaveLength(1);
-    expect(shared(replyTarget.threadTs)[0]!.blocks).toEqual([expect.objectContaining({ text: { type: 'mrkdwn', text: ':paperclip: report.md' } })]);
+    expect(shared(replyTarget.threadTs)[0].blocks).toEqual([
+      expect.objectContaining({ text: { type: 'mrkdwn', text: ':paperclip: report.md' } }),
+    ]);
   });
 
   it('refuses paths outside the workspace and links that lead out, as data', async () => {
     const replyTarget = slackTarget();
     const base = { workspace, replyTarget, effectKey: 'run:c/attach_file/1.0', identity: 'write' as const };
-    await expect(attach.attachFile({ ...base, path: '/etc/passwd' })).resolves.toMatchObject({ status: 'refused', reason: expect.stringContaining('outside the workspace') });
-    await expect(attach.attachFile({ ...base, path: 'out/leak.txt' })).resolves.toMatchObject({ status: 'refused', reason: expect.stringContaining('outside the workspace') });
+    await expect(attach.attachFile({ ...base, path: '/etc/passwd' })).resolves.toMatchObject({
+      status: 'refused',
+      reason: expect.stringContaining('outside the workspace'),
+    });
+    await expect(attach.attachFile({ ...base, path: 'out/leak.txt' })).resolves.toMatchObject({
+      status: 'refused',
+      reason: expect.stringContaining('outside the workspace'),
+    });
     await expect(attach.attachFile({ ...base, path: 'out/missing.txt' })).resolves.toMatchObject({ status: 'refused' });
     expect(shared(replyTarget.threadTs)).toHaveLength(0);
   });
@@ -94,8 +126,8 @@ describe('attach_file', () => {
     expect(result).toMatchObject({ status: 'confirmed', url: expect.stringContaining('/acme/app/') });
     const comments = github.state.repo('acme', 'app')!.issues.get(1)!.comments;
     expect(comments).toHaveLength(1);
-    expect(comments[0]!.body).toContain(':paperclip: **CI report** (`out/report.md`, 21 bytes)\n\n```md\n# Report\n\nAll green.\n```');
-    expect(comments[0]!.body).toContain('<!-- switchboard-effect: run:d/attach_file/2.0 -->');
+    expect(comments[0].body).toContain(':paperclip: **CI report** (`out/report.md`, 21 bytes)\n\n```md\n# Report\n\nAll green.\n```');
+    expect(comments[0].body).toContain('<!-- switchboard-effect: run:d/attach_file/2.0 -->');
   });
 
   it('cuts a long file to what a comment holds and fences content that has backticks', () => {

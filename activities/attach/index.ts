@@ -84,7 +84,12 @@ export function createAttachActivities(deps: AttachDeps) {
           body,
           effectKey: input.effectKey,
         });
-        return { status: result.status, ...(result.url ? { url: result.url } : {}), ...(result.reason ? { reason: result.reason } : {}), ...(truncated ? { truncated } : {}) };
+        return {
+          status: result.status,
+          ...(result.url ? { url: result.url } : {}),
+          ...(result.reason ? { reason: result.reason } : {}),
+          ...(truncated ? { truncated } : {}),
+        };
       }
       return { status: 'refused', reason: `a ${target.kind} conversation has no thread to post a file to` };
     },
@@ -100,14 +105,26 @@ export function commentBody(path: string, title: string, comment: string | undef
   const shown = truncated ? text.slice(0, GITHUB_COMMENT_CONTENT_LIMIT) : text;
   const longestRun = Math.max(2, ...[...shown.matchAll(/`+/g)].map((match) => match[0].length));
   const fence = '`'.repeat(longestRun + 1);
-  const language = extname(path).slice(1).replace(/[^A-Za-z0-9+-]/g, '');
+  const language = extname(path)
+    .slice(1)
+    .replace(/[^A-Za-z0-9+-]/g, '');
   const header = `:paperclip: **${title}** (\`${path}\`, ${bytes.length} bytes)`;
-  const note = truncated ? `\n\n_Only the first ${GITHUB_COMMENT_CONTENT_LIMIT} characters fit in a comment; the whole file is ${bytes.length} bytes._` : '';
-  return { body: [header, comment?.trim(), `${fence}${language}\n${shown.replace(/\n$/, '')}\n${fence}`].filter(Boolean).join('\n\n') + note, truncated };
+  const note = truncated
+    ? `\n\n_Only the first ${GITHUB_COMMENT_CONTENT_LIMIT} characters fit in a comment; the whole file is ${bytes.length} bytes._`
+    : '';
+  return {
+    body: [header, comment?.trim(), `${fence}${language}\n${shown.replace(/\n$/, '')}\n${fence}`].filter(Boolean).join('\n\n') + note,
+    truncated,
+  };
 }
 
 /** A workspace file's bytes, only through a path whose real location stays inside the workspace. */
-async function readWorkspaceBytes(dataDir: string, workspace: WorkspaceRef, path: string, maxBytes: number): Promise<{ bytes: Buffer } | { error: string }> {
+async function readWorkspaceBytes(
+  dataDir: string,
+  workspace: WorkspaceRef,
+  path: string,
+  maxBytes: number,
+): Promise<{ bytes: Buffer } | { error: string }> {
   const layout = workspaceLayout(dataDir, workspace);
   const located = locate(layout, path);
   if ('ok' in located) return { error: located.error };

@@ -67,7 +67,7 @@ export async function uploadToSlackThread(client: SlackWebClient, upload: SlackU
       thread_ts: upload.threadTs,
       blocks: [{ type: 'section', block_id: blockId, text: { type: 'mrkdwn', text: upload.text } }],
     });
-    const permalink = (completed.files?.[0] as { permalink?: string } | undefined)?.permalink;
+    const permalink = (completed.files?.[0])?.permalink;
     return { status: 'confirmed', ...(permalink ? { permalink } : {}) };
   } catch (error) {
     const failure = classifySlackError(error);
@@ -81,7 +81,12 @@ export async function uploadToSlackThread(client: SlackWebClient, upload: SlackU
 }
 
 /** Our earlier share of this file in the thread, found by its block id. */
-async function findShared(client: SlackWebClient, channel: string, threadTs: string, blockId: string): Promise<{ permalink?: string } | undefined> {
+async function findShared(
+  client: SlackWebClient,
+  channel: string,
+  threadTs: string,
+  blockId: string,
+): Promise<{ permalink?: string } | undefined> {
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page += 1) {
     let result;

@@ -53,7 +53,9 @@ const INLINE_LIMIT = 30_000;
  * own file tools without exposing the worker's folders to the sandbox.
  */
 export function createSkillActivities(deps: SkillDeps) {
-  async function discover(workspace?: WorkspaceRef): Promise<{ skills: SkillFolder[]; problems: SkillProblem[]; bodies: Map<string, string> }> {
+  async function discover(
+    workspace?: WorkspaceRef,
+  ): Promise<{ skills: SkillFolder[]; problems: SkillProblem[]; bodies: Map<string, string> }> {
     const skills: SkillFolder[] = [];
     const problems: SkillProblem[] = [];
     const bodies = new Map<string, string>();
@@ -102,7 +104,14 @@ export function createSkillActivities(deps: SkillDeps) {
         return { ok: false, code: 'skill_unknown', error: `no skill is called "${input.name}"`, available: skills.map((s) => s.name) };
       }
       const files = await skillFiles(skill.dir);
-      const base = { ok: true as const, name: skill.name, description: skill.description, source: skill.source, instructions: bodies.get(skill.name) ?? '', files };
+      const base = {
+        ok: true as const,
+        name: skill.name,
+        description: skill.description,
+        source: skill.source,
+        instructions: bodies.get(skill.name) ?? '',
+        files,
+      };
       if (input.workspace && skill.source === 'repository') {
         const work = await realpath(workspaceLayout(deps.dataDir, input.workspace).work);
         return { ...base, location: `${SANDBOX_VIEW.work}/${relative(work, skill.dir)}` };
@@ -145,7 +154,12 @@ async function readInside(realWork: string, file: string): Promise<string | unde
 }
 
 /** Copies a configured skill's text files to /tmp/skills/<name>/ of the workspace, through the guarded writer. */
-async function copyIntoWorkspace(dataDir: string, workspace: WorkspaceRef, skill: SkillFolder, files: string[]): Promise<string | { error: string }> {
+async function copyIntoWorkspace(
+  dataDir: string,
+  workspace: WorkspaceRef,
+  skill: SkillFolder,
+  files: string[],
+): Promise<string | { error: string }> {
   const layout = workspaceLayout(dataDir, workspace);
   await ensureWorkspaceFolders(layout);
   const target = `${SANDBOX_VIEW.tmp}/skills/${skill.name}`;

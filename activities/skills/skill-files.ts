@@ -23,12 +23,14 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 export const MAX_SKILL_BYTES = 200_000;
 
 /** Splits SKILL.md into its front matter (validated) and its instructions. */
-export function parseSkillFile(text: string): { ok: true; name: string; description: string; body: string } | { ok: false; problem: string } {
+export function parseSkillFile(
+  text: string,
+): { ok: true; name: string; description: string; body: string } | { ok: false; problem: string } {
   const match = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
   if (!match) return { ok: false, problem: 'SKILL.md must start with YAML front matter between --- lines' };
   let meta: unknown;
   try {
-    meta = parseYaml(match[1]!);
+    meta = parseYaml(match[1]);
   } catch (error) {
     return { ok: false, problem: `its front matter is not YAML: ${(error as Error).message.split('\n')[0]}` };
   }

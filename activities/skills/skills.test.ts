@@ -26,7 +26,10 @@ describe('skills', () => {
     put(join(configured, 'deploy', 'SKILL.md'), skill('deploy', 'Ship a release to staging.', '1. Run scripts/deploy.sh'));
     put(join(configured, 'deploy', 'scripts', 'deploy.sh'), 'echo deploying\n');
     put(join(configured, 'broken', 'SKILL.md'), 'no front matter here');
-    put(join(work, 'app', '.switchboard', 'skills', 'lint', 'SKILL.md'), skill('lint', 'Lint this repository the house way.', 'Run npm run lint.'));
+    put(
+      join(work, 'app', '.switchboard', 'skills', 'lint', 'SKILL.md'),
+      skill('lint', 'Lint this repository the house way.', 'Run npm run lint.'),
+    );
     put(join(work, 'app', '.switchboard', 'skills', 'deploy', 'SKILL.md'), skill('deploy', 'A repository skill shadowed by config.', 'x'));
     // A repository skill that links out of the workspace must never be read.
     mkdirSync(join(work, 'app', '.switchboard', 'skills', 'escape'), { recursive: true });
@@ -52,10 +55,15 @@ describe('skills', () => {
 
   it('returns a repository skill with its location in the workspace', async () => {
     const used = await skills.useSkill({ workspace, name: 'lint' });
-    expect(used).toMatchObject({ ok: true, instructions: 'Run npm run lint.', location: '/workspace/app/.switchboard/skills/lint', files: [] });
+    expect(used).toMatchObject({
+      ok: true,
+      instructions: 'Run npm run lint.',
+      location: '/workspace/app/.switchboard/skills/lint',
+      files: [],
+    });
   });
 
-  it('copies a configured skill into the run\'s /tmp so its files are reachable with the run\'s tools', async () => {
+  it("copies a configured skill into the run's /tmp so its files are reachable with the run's tools", async () => {
     const used = await skills.useSkill({ workspace, name: 'deploy' });
     expect(used).toMatchObject({ ok: true, source: 'config', location: '/tmp/skills/deploy', files: ['scripts/deploy.sh'] });
     const tmp = workspaceLayout(dataDir, workspace).tmp;
@@ -66,11 +74,20 @@ describe('skills', () => {
     const used = await skills.useSkill({ name: 'deploy' });
     expect(used).toMatchObject({ ok: true, inlined: [{ path: 'scripts/deploy.sh', content: 'echo deploying\n' }] });
     expect(used.ok && used.location).toBeUndefined();
-    expect(await skills.useSkill({ workspace, name: 'escape' })).toMatchObject({ ok: false, code: 'skill_unknown', available: ['deploy', 'lint'] });
+    expect(await skills.useSkill({ workspace, name: 'escape' })).toMatchObject({
+      ok: false,
+      code: 'skill_unknown',
+      available: ['deploy', 'lint'],
+    });
   });
 
   it('validates front matter', () => {
-    expect(parseSkillFile(skill('ok-name', 'Does a thing.', 'Body'))).toEqual({ ok: true, name: 'ok-name', description: 'Does a thing.', body: 'Body' });
+    expect(parseSkillFile(skill('ok-name', 'Does a thing.', 'Body'))).toEqual({
+      ok: true,
+      name: 'ok-name',
+      description: 'Does a thing.',
+      body: 'Body',
+    });
     expect(parseSkillFile(skill('bad name!', 'x', ''))).toMatchObject({ ok: false });
     expect(parseSkillFile('---\nname: a\n---\n')).toMatchObject({ ok: false, problem: expect.stringContaining('description') });
     expect(parseSkillFile('---\n: [\n---\n')).toMatchObject({ ok: false, problem: expect.stringContaining('not YAML') });

@@ -6,16 +6,7 @@ import { isIP } from 'node:net';
  * is not a public unicast address is refused, whatever name resolved to it.
  */
 export type AddressClass =
-  | 'public'
-  | 'loopback'
-  | 'private'
-  | 'link-local'
-  | 'metadata'
-  | 'cgnat'
-  | 'unique-local'
-  | 'unspecified'
-  | 'multicast'
-  | 'reserved';
+  'public' | 'loopback' | 'private' | 'link-local' | 'metadata' | 'cgnat' | 'unique-local' | 'unspecified' | 'multicast' | 'reserved';
 
 interface Range {
   /** Network address bytes (4 for IPv4, 16 for IPv6). */
@@ -118,7 +109,7 @@ export function parseIPv6(text: string): number[] | undefined {
   let tail4: number[] = [];
   const dotted = /:(\d+\.\d+\.\d+\.\d+)$/.exec(text);
   if (dotted) {
-    const v4 = parseIPv4(dotted[1]!);
+    const v4 = parseIPv4(dotted[1]);
     if (!v4) return undefined;
     tail4 = v4;
     head = `${text.slice(0, dotted.index)}:0:0`;
@@ -126,8 +117,8 @@ export function parseIPv6(text: string): number[] | undefined {
   const halves = head.split('::');
   if (halves.length > 2) return undefined;
   const groups = (half: string) => (half === '' ? [] : half.split(':'));
-  const left = groups(halves[0]!);
-  const right = halves.length === 2 ? groups(halves[1]!) : [];
+  const left = groups(halves[0]);
+  const right = halves.length === 2 ? groups(halves[1]) : [];
   const missing = 8 - left.length - right.length;
   if ((halves.length === 1 && missing !== 0) || missing < 0) return undefined;
   const all = [...left, ...Array<string>(halves.length === 2 ? missing : 0).fill('0'), ...right];

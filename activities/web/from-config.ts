@@ -30,7 +30,8 @@ export function webDepsFromConfig(
     else deps.searchOff = 'web.search.provider is brave but BRAVE_SEARCH_API_KEY is not set';
   } else if (search.provider === 'tavily') {
     const apiKey = readKey('tavilyApiKey');
-    if (apiKey) provider = tavilyProvider({ url: search.tavily.url, apiKey, timeoutMs: search.timeoutMs, searchDepth: search.tavily.searchDepth });
+    if (apiKey)
+      provider = tavilyProvider({ url: search.tavily.url, apiKey, timeoutMs: search.timeoutMs, searchDepth: search.tavily.searchDepth });
     else deps.searchOff = 'web.search.provider is tavily but TAVILY_API_KEY is not set';
   }
   if (provider) deps.search = provider;

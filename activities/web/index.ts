@@ -19,7 +19,17 @@ export interface WebFetchInput {
 }
 
 export type WebFetchResult =
-  | { ok: true; url: string; status: number; kind: string; title?: string; text: string; truncated: boolean; bytes: number; redirects: string[] }
+  | {
+      ok: true;
+      url: string;
+      status: number;
+      kind: string;
+      title?: string;
+      text: string;
+      truncated: boolean;
+      bytes: number;
+      redirects: string[];
+    }
   | { ok: false; url: string; code: string; error: string };
 
 export interface WebSearchInput {
@@ -27,7 +37,8 @@ export interface WebSearchInput {
   maxResults?: number;
 }
 
-export type WebSearchResult = { ok: true; provider: string; query: string; results: SearchHit[] } | { ok: false; code: string; error: string };
+export type WebSearchResult =
+  { ok: true; provider: string; query: string; results: SearchHit[] } | { ok: false; code: string; error: string };
 
 export const DEFAULT_FETCH_CHARACTERS = 40_000;
 export const DEFAULT_SEARCH_RESULTS = 8;

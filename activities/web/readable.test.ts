@@ -21,18 +21,27 @@ describe('toReadable', () => {
   });
 
   it('keeps a short page that has no article', () => {
-    const page = toReadable('https://example.test/', 'text/html', Buffer.from('<html><body><p>Only <b>this</b>.</p><script>x()</script></body></html>'));
+    const page = toReadable(
+      'https://example.test/',
+      'text/html',
+      Buffer.from('<html><body><p>Only <b>this</b>.</p><script>x()</script></body></html>'),
+    );
     expect(page).toMatchObject({ kind: 'html', text: 'Only **this**.' });
   });
 
   it('returns text and JSON as they are (JSON indented)', () => {
     expect(toReadable('u', 'text/plain', Buffer.from('plain words'))).toEqual({ kind: 'text', text: 'plain words' });
-    expect(toReadable('u', 'application/json', Buffer.from('{"a":[1,2]}'))).toEqual({ kind: 'json', text: '{\n  "a": [\n    1,\n    2\n  ]\n}' });
+    expect(toReadable('u', 'application/json', Buffer.from('{"a":[1,2]}'))).toEqual({
+      kind: 'json',
+      text: '{\n  "a": [\n    1,\n    2\n  ]\n}',
+    });
     expect(toReadable('u', 'application/json', Buffer.from('{"cut'))).toEqual({ kind: 'json', text: '{"cut' });
   });
 
   it('describes a PDF by title, pages and size', () => {
-    const pdf = Buffer.from('%PDF-1.4\n1 0 obj <</Type /Page>> 2 0 obj <</Type /Page>> 3 0 obj <</Type /Pages>> <</Title (Annual \\(draft\\) report)>>');
+    const pdf = Buffer.from(
+      '%PDF-1.4\n1 0 obj <</Type /Page>> 2 0 obj <</Type /Page>> 3 0 obj <</Type /Pages>> <</Title (Annual \\(draft\\) report)>>',
+    );
     const page = toReadable('u', 'application/pdf', pdf);
     expect(page).toMatchObject({ kind: 'pdf', title: 'Annual (draft) report' });
     expect(page.text).toBe(`(PDF document, ${pdf.length} bytes, 2 pages, titled "Annual (draft) report"; its text is not extracted)`);

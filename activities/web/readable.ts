@@ -17,7 +17,7 @@ export interface ReadablePage {
  * are; a PDF by its title, page count and size; anything else by its type and size.
  */
 export function toReadable(url: string, contentType: string, body: Buffer): ReadablePage {
-  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  const type = contentType.split(';')[0].trim().toLowerCase();
   if (type === 'application/pdf' || body.subarray(0, 5).toString('latin1') === '%PDF-') return describePdf(body);
   const text = decode(body, contentType);
   if (type === 'text/html' || type === 'application/xhtml+xml' || (!type && /^\s*(<!doctype html|<html)/i.test(text))) {
@@ -32,7 +32,9 @@ export function toReadable(url: string, contentType: string, body: Buffer): Read
 }
 
 function decode(body: Buffer, contentType: string): string {
-  const declared = /charset=["']?([\w-]+)/i.exec(contentType)?.[1] ?? /<meta[^>]+charset=["']?([\w-]+)/i.exec(body.subarray(0, 2048).toString('latin1'))?.[1];
+  const declared =
+    /charset=["']?([\w-]+)/i.exec(contentType)?.[1] ??
+    /<meta[^>]+charset=["']?([\w-]+)/i.exec(body.subarray(0, 2048).toString('latin1'))?.[1];
   try {
     return new TextDecoder(declared ?? 'utf-8').decode(body);
   } catch {
@@ -49,7 +51,7 @@ function htmlToMarkdown(url: string, html: string): ReadablePage {
   const pageTitle = document.querySelector('title')?.textContent?.trim() || undefined;
   let article: { title?: string | null; content?: string | null } | null = null;
   try {
-    article = new Readability(document as unknown as ConstructorParameters<typeof Readability>[0], { charThreshold: 200 }).parse();
+    article = new Readability(document, { charThreshold: 200 }).parse();
   } catch {
     article = null;
   }

@@ -109,10 +109,7 @@ export function allowlisted(url: URL, allowHosts: readonly string[]): boolean {
 }
 
 function refusal(host: string, address: string): Refused {
-  return new Refused(
-    'blocked_address',
-    `${host} resolves to ${address} (${classifyAddress(address)}); only public addresses are fetched`,
-  );
+  return new Refused('blocked_address', `${host} resolves to ${address} (${classifyAddress(address)}); only public addresses are fetched`);
 }
 
 async function get(url: URL, options: SafeFetchOptions, signal: AbortSignal): Promise<IncomingMessage> {

@@ -2,7 +2,11 @@ import { startSearchServer, type IndexedPage, type SearchServer } from '../../te
 import { braveProvider, SearchError, searxngProvider, tavilyProvider, type SearchProvider } from './search-providers';
 
 const INDEX: IndexedPage[] = [
-  { title: 'Temporal docs: continue-as-new', url: 'https://docs.example.test/can', content: 'Continue-as-new keeps workflow history small & bounded.' },
+  {
+    title: 'Temporal docs: continue-as-new',
+    url: 'https://docs.example.test/can',
+    content: 'Continue-as-new keeps workflow history small & bounded.',
+  },
   { title: 'Unrelated', url: 'https://other.example.test/', content: 'Nothing about workflows here.' },
 ];
 
@@ -28,7 +32,7 @@ describe.each(cases)('the %s provider against its wire emulator', (protocol, mak
         snippet: 'Continue-as-new keeps workflow history small & bounded.',
       },
     ]);
-    const last = server.requests[server.requests.length - 1]!;
+    const last = server.requests[server.requests.length - 1];
     if (protocol === 'searxng') expect(last.path).toMatch(/^\/search\?q=continue-as-new\+workflow\+history&format=json$/);
     if (protocol === 'brave') expect(last.headers['x-subscription-token']).toBe('key-123');
     if (protocol === 'tavily') expect(last.body).toMatchObject({ query: 'continue-as-new workflow history', max_results: 1 });
@@ -45,7 +49,9 @@ describe.each(cases)('the %s provider against its wire emulator', (protocol, mak
     server.failNext(429);
     await expect(make(server, 'key-123').search('workflow', 5)).rejects.toMatchObject({ code: 'rate_limited' });
     server.failNext(502);
-    const failure = await make(server, 'key-123').search('workflow', 5).catch((error: unknown) => error);
+    const failure = await make(server, 'key-123')
+      .search('workflow', 5)
+      .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(SearchError);
     expect(failure).toMatchObject({ code: 'provider_error' });
   });

@@ -88,7 +88,10 @@ async function call(provider: string, url: URL, init: RequestInit, timeoutMs: nu
   }
   const text = await response.text();
   if (response.status === 401 || response.status === 403) {
-    throw new SearchError('unauthorized', `${provider} refused the request (HTTP ${response.status}): check its key or its JSON format setting`);
+    throw new SearchError(
+      'unauthorized',
+      `${provider} refused the request (HTTP ${response.status}): check its key or its JSON format setting`,
+    );
   }
   if (response.status === 429) throw new SearchError('rate_limited', `${provider} is rate limiting searches (HTTP 429); try again later`);
   if (!response.ok) throw new SearchError('provider_error', `${provider} answered HTTP ${response.status}: ${text.slice(0, 200)}`);
@@ -104,7 +107,7 @@ function hits(results: unknown[], snippetField: string, maxResults: number): Sea
     .flatMap((entry) => {
       const item = entry as Record<string, unknown>;
       if (typeof item.url !== 'string') return [];
-      const snippet = typeof item[snippetField] === 'string' ? plain(item[snippetField] as string) : '';
+      const snippet = typeof item[snippetField] === 'string' ? plain(item[snippetField]) : '';
       return [{ title: typeof item.title === 'string' ? plain(item.title) : item.url, url: item.url, snippet }];
     })
     .slice(0, maxResults);
@@ -114,7 +117,10 @@ function hits(results: unknown[], snippetField: string, maxResults: number): Sea
 function plain(text: string): string {
   return text
     .replace(/<[^>]+>/g, '')
-    .replace(/&(amp|lt|gt|quot|#39|nbsp);/g, (_m, name: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", nbsp: ' ' })[name] ?? '')
+    .replace(
+      /&(amp|lt|gt|quot|#39|nbsp);/g,
+      (_m, name: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", nbsp: ' ' })[name] ?? '',
+    )
     .replace(/\s+/g, ' ')
     .trim();
 }

@@ -32,7 +32,12 @@ export const WebConfigSchema = z
         provider: z.enum(['none', 'searxng', 'brave', 'tavily']).default('none').describe('The web_search backend; `none` turns it off.'),
         timeoutMs: z.number().int().positive().default(15_000),
         searxng: z
-          .object({ url: z.url({ protocol: /^https?$/ }).optional().describe("SearXNG's base URL; its settings must enable the json format.") })
+          .object({
+            url: z
+              .url({ protocol: /^https?$/ })
+              .optional()
+              .describe("SearXNG's base URL; its settings must enable the json format."),
+          })
           .strict()
           .prefault({}),
         brave: z
@@ -51,7 +56,11 @@ export const WebConfigSchema = z
       .prefault({})
       .superRefine((search, context) => {
         if (search.provider === 'searxng' && !search.searxng.url) {
-          context.addIssue({ code: 'custom', path: ['searxng', 'url'], message: 'web.search.provider is searxng: set web.search.searxng.url' });
+          context.addIssue({
+            code: 'custom',
+            path: ['searxng', 'url'],
+            message: 'web.search.provider is searxng: set web.search.searxng.url',
+          });
         }
       }),
   })

@@ -129,7 +129,7 @@ export const WEB_API_METHODS: Record<string, Method> = {
     const threadTs = text(params.thread_ts);
     if (threadTs && (!channel || !state.find(channel, threadTs))) return refuse('thread_not_found');
     const infos = files.map((file, index) => {
-      const title = text(list[index]!.title) ?? file!.filename;
+      const title = text(list[index].title) ?? file!.filename;
       file!.completed = { title, ...(channel ? { channel } : {}), ...(threadTs ? { threadTs } : {}) };
       return {
         id: file!.id,

@@ -38,34 +38,63 @@ export async function startSearchServer(protocol: SearchProtocol, index: Indexed
       const raw = Buffer.concat(chunks).toString('utf8');
       const body = raw ? safeJson(raw) : undefined;
       requests.push({ method: req.method ?? 'GET', path: url.pathname + url.search, headers: req.headers, ...(body ? { body } : {}) });
-      const json = (status: number, payload: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(payload));
+      const json = (status: number, payload: unknown) =>
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(payload));
       const forced = failures.shift();
       if (forced) return json(forced, errorBody(protocol, forced, 'forced failure'));
       if (protocol === 'searxng') {
         if (req.method !== 'GET' || url.pathname !== '/search') return json(404, { error: 'not found' });
         if (url.searchParams.get('format') !== 'json') return void res.writeHead(403).end('Forbidden');
         const query = url.searchParams.get('q') ?? '';
-        const results = rank(index, query).map((page, i) => ({ ...page, engine: 'local', engines: ['local'], score: 1 / (i + 1), category: 'general' }));
-        return json(200, { query, number_of_results: results.length, results, answers: [], corrections: [], infoboxes: [], suggestions: [], unresponsive_engines: [] });
+        const results = rank(index, query).map((page, i) => ({
+          ...page,
+          engine: 'local',
+          engines: ['local'],
+          score: 1 / (i + 1),
+          category: 'general',
+        }));
+        return json(200, {
+          query,
+          number_of_results: results.length,
+          results,
+          answers: [],
+          corrections: [],
+          infoboxes: [],
+          suggestions: [],
+          unresponsive_engines: [],
+        });
       }
       if (protocol === 'brave') {
         if (req.method !== 'GET' || url.pathname !== '/res/v1/web/search') return json(404, errorBody(protocol, 404, 'not found'));
-        if (req.headers['x-subscription-token'] !== apiKey) return json(401, errorBody(protocol, 401, 'The provided subscription token is invalid.'));
+        if (req.headers['x-subscription-token'] !== apiKey)
+          return json(401, errorBody(protocol, 401, 'The provided subscription token is invalid.'));
         const query = url.searchParams.get('q') ?? '';
         const count = Number(url.searchParams.get('count') ?? 20);
         const found = rank(index, query).slice(0, count);
-        const results = found.map((page) => ({ type: 'search_result', title: page.title, url: page.url, description: emphasise(page.content, query) }));
+        const results = found.map((page) => ({
+          type: 'search_result',
+          title: page.title,
+          url: page.url,
+          description: emphasise(page.content, query),
+        }));
         return json(200, { type: 'search', query: { original: query }, ...(results.length ? { web: { type: 'search', results } } : {}) });
       }
       if (req.method !== 'POST' || url.pathname !== '/search') return json(404, errorBody(protocol, 404, 'not found'));
-      if (req.headers.authorization !== `Bearer ${apiKey}`) return json(401, errorBody(protocol, 401, 'Unauthorized: missing or invalid API key.'));
+      if (req.headers.authorization !== `Bearer ${apiKey}`)
+        return json(401, errorBody(protocol, 401, 'Unauthorized: missing or invalid API key.'));
       const request = (body ?? {}) as { query?: string; max_results?: number };
       const found = rank(index, request.query ?? '').slice(0, request.max_results ?? 5);
       return json(200, {
         query: request.query,
         answer: null,
         images: [],
-        results: found.map((page, i) => ({ title: page.title, url: page.url, content: page.content, score: 1 / (i + 1), raw_content: null })),
+        results: found.map((page, i) => ({
+          title: page.title,
+          url: page.url,
+          content: page.content,
+          score: 1 / (i + 1),
+          raw_content: null,
+        })),
         response_time: 0.01,
       });
     });
@@ -86,7 +115,10 @@ export async function startSearchServer(protocol: SearchProtocol, index: Indexed
 }
 
 function rank(index: IndexedPage[], query: string): IndexedPage[] {
-  const words = query.toLowerCase().split(/\W+/).filter((word) => word.length > 1);
+  const words = query
+    .toLowerCase()
+    .split(/\W+/)
+    .filter((word) => word.length > 1);
   return index
     .map((page) => ({ page, score: words.filter((word) => `${page.title} ${page.content}`.toLowerCase().includes(word)).length }))
     .filter((entry) => entry.score > 0)
@@ -103,7 +135,11 @@ function emphasise(text: string, query: string): string {
 }
 
 function errorBody(protocol: SearchProtocol, status: number, message: string): unknown {
-  if (protocol === 'brave') return { type: 'ErrorResponse', error: { id: 'local', status, code: status === 401 ? 'SUBSCRIPTION_TOKEN_INVALID' : 'ERROR', detail: message } };
+  if (protocol === 'brave')
+    return {
+      type: 'ErrorResponse',
+      error: { id: 'local', status, code: status === 401 ? 'SUBSCRIPTION_TOKEN_INVALID' : 'ERROR', detail: message },
+    };
   if (protocol === 'tavily') return { detail: { error: message } };
   return { error: message };
 }

@@ -35,7 +35,11 @@ export async function runAttachTool(
     });
     if (result.status === 'confirmed') {
       const cut = result.truncated ? ' Only its beginning fit in the comment; say so if it matters.' : '';
-      return { callId: call.id, name: call.name, content: `Attached ${input.path as string} to the conversation${result.url ? ` (${result.url})` : ''}.${cut}` };
+      return {
+        callId: call.id,
+        name: call.name,
+        content: `Attached ${input.path as string} to the conversation${result.url ? ` (${result.url})` : ''}.${cut}`,
+      };
     }
     if (result.status === 'unconfirmed') {
       return {

@@ -15,7 +15,11 @@ export const SKILL_TOOLS = new Set(['list_skills', 'use_skill']);
  * its checkout's .switchboard/skills/ count, and a used skill's files are placed where the
  * run's file tools reach them.
  */
-export async function runSkillTool(call: ToolCall, input: Record<string, unknown>, workspace: WorkspaceRef | undefined): Promise<ToolResult> {
+export async function runSkillTool(
+  call: ToolCall,
+  input: Record<string, unknown>,
+  workspace: WorkspaceRef | undefined,
+): Promise<ToolResult> {
   const where = workspace ? { workspace } : {};
   try {
     if (call.name === 'list_skills') {
@@ -25,15 +29,26 @@ export async function runSkillTool(call: ToolCall, input: Record<string, unknown
   } catch (error) {
     if (isCancellation(error)) throw error;
     const failure = error as { message?: string; cause?: { message?: string } };
-    return { callId: call.id, name: call.name, content: `${call.name} failed: ${failure.cause?.message ?? failure.message ?? String(error)}`, isError: true };
+    return {
+      callId: call.id,
+      name: call.name,
+      content: `${call.name} failed: ${failure.cause?.message ?? failure.message ?? String(error)}`,
+      isError: true,
+    };
   }
 }
 
 function describeList(call: ToolCall, listed: ListSkillsResult): ToolResult {
-  const lines = listed.skills.map((skill) => `- ${skill.name}: ${skill.description} (${skill.source === 'config' ? 'configured' : 'from the repository'})`);
+  const lines = listed.skills.map(
+    (skill) => `- ${skill.name}: ${skill.description} (${skill.source === 'config' ? 'configured' : 'from the repository'})`,
+  );
   const skipped = listed.problems.map((problem) => `- ${problem.path}: ${problem.problem}`);
   const body = lines.length ? ['Skills (load one with use_skill and its name):', ...lines] : ['No skills are available to this run.'];
-  return { callId: call.id, name: call.name, content: [...body, ...(skipped.length ? ['Skipped skill folders:', ...skipped] : [])].join('\n') };
+  return {
+    callId: call.id,
+    name: call.name,
+    content: [...body, ...(skipped.length ? ['Skipped skill folders:', ...skipped] : [])].join('\n'),
+  };
 }
 
 function describeSkill(call: ToolCall, used: UseSkillResult): ToolResult {

@@ -119,7 +119,7 @@ async function executeOne(ctx: DispatchContext, call: ToolCall): Promise<ToolRes
 /** Tools executed by their own modules, by the family the executor map gives them. */
 function runFamily(ctx: DispatchContext, call: ToolCall, input: Record<string, unknown>): Promise<ToolResult> {
   const { profile } = ctx.state.input;
-  switch (TOOL_EXECUTORS[call.name as keyof typeof TOOL_EXECUTORS]) {
+  switch (TOOL_EXECUTORS[call.name]) {
     case 'github':
       return runGitHubTool(call, input, profile, ctx.effectKey(call));
     case 'unit':

@@ -26,7 +26,7 @@ function sources(dir: string): string[] {
 }
 
 describe('no hollow tools', () => {
-  const familyOf = (tool: string) => TOOL_EXECUTORS[tool as keyof typeof TOOL_EXECUTORS];
+  const familyOf = (tool: string) => TOOL_EXECUTORS[tool];
 
   it('gives every tool of every toolset an executor', () => {
     for (const toolset of TOOLSET_NAMES) {
@@ -44,7 +44,8 @@ describe('no hollow tools', () => {
 
   it("handles every native tool in the dispatcher's own switch", () => {
     const dispatcher = readFileSync(join(__dirname, 'tool-dispatch.ts'), 'utf8');
-    for (const tool of TOOL_NAMES.filter((name) => familyOf(name) === 'native')) expect([tool, dispatcher.includes(`case '${tool}':`)]).toEqual([tool, true]);
+    for (const tool of TOOL_NAMES.filter((name) => familyOf(name) === 'native'))
+      expect([tool, dispatcher.includes(`case '${tool}':`)]).toEqual([tool, true]);
   });
 
   it('leaves no "not connected" stub anywhere in the run path', () => {

@@ -19,20 +19,32 @@ export const WEB_TOOLS = new Set(['web_fetch', 'web_search']);
 export async function runWebTool(call: ToolCall, input: Record<string, unknown>): Promise<ToolResult> {
   try {
     if (call.name === 'web_fetch') {
-      const page = await web.webFetch({ url: input.url as string, ...(input.maxCharacters ? { maxCharacters: input.maxCharacters as number } : {}) });
+      const page = await web.webFetch({
+        url: input.url as string,
+        ...(input.maxCharacters ? { maxCharacters: input.maxCharacters as number } : {}),
+      });
       return describeFetch(call, page);
     }
-    const found = await web.webSearch({ query: input.query as string, ...(input.maxResults ? { maxResults: input.maxResults as number } : {}) });
+    const found = await web.webSearch({
+      query: input.query as string,
+      ...(input.maxResults ? { maxResults: input.maxResults as number } : {}),
+    });
     return describeSearch(call, found);
   } catch (error) {
     if (isCancellation(error)) throw error;
     const failure = error as { message?: string; cause?: { message?: string } };
-    return { callId: call.id, name: call.name, content: `${call.name} failed: ${failure.cause?.message ?? failure.message ?? String(error)}`, isError: true };
+    return {
+      callId: call.id,
+      name: call.name,
+      content: `${call.name} failed: ${failure.cause?.message ?? failure.message ?? String(error)}`,
+      isError: true,
+    };
   }
 }
 
 export function describeFetch(call: ToolCall, page: WebFetchResult): ToolResult {
-  if (!page.ok) return { callId: call.id, name: call.name, content: `Could not fetch ${page.url} (${page.code}): ${page.error}`, isError: true };
+  if (!page.ok)
+    return { callId: call.id, name: call.name, content: `Could not fetch ${page.url} (${page.code}): ${page.error}`, isError: true };
   const facts = [`HTTP ${page.status}`, page.kind, `${page.bytes} bytes`, ...(page.truncated ? ['truncated'] : [])].join(', ');
   const redirected = page.redirects.length ? ` (after ${page.redirects.length} redirect${page.redirects.length > 1 ? 's' : ''})` : '';
   const header = [...(page.title ? [`# ${page.title}`] : []), `Source: ${page.url}${redirected} [${facts}]`].join('\n');

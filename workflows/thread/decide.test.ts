@@ -52,11 +52,22 @@ describe('what a thread does with a message', () => {
 });
 
 describe('tools the deployment cannot run', () => {
-  const backends = { webSearch: { on: true as const, provider: 'searxng' }, webFetch: true, skillFolders: false, github: true, slack: true };
+  const backends = {
+    webSearch: { on: true as const, provider: 'searxng' },
+    webFetch: true,
+    skillFolders: false,
+    github: true,
+    slack: true,
+  };
 
   it('offers attach_file in a Slack thread, and not to a CLI caller, who is told why', () => {
     const withSetup = { ...setup(), backends };
-    const slack = decide(withSetup, message('agent:coding add a test'), undefined, { kind: 'slack', team: 'T', channel: 'C1', threadTs: '1.0' });
+    const slack = decide(withSetup, message('agent:coding add a test'), undefined, {
+      kind: 'slack',
+      team: 'T',
+      channel: 'C1',
+      threadTs: '1.0',
+    });
     const cli = decide(withSetup, message('agent:coding add a test'), undefined, { kind: 'cli' });
     expect(slack.kind === 'run' && slack.profile.tools).toContain('attach_file');
     expect(cli.kind === 'run' && cli.profile.tools).not.toContain('attach_file');

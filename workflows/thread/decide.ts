@@ -47,7 +47,9 @@ export function decide(setup: AgentSetup, message: ThreadMessage, stickyAgent: s
     ...(message.channelId ? { channelId: message.channelId } : {}),
     userId: message.requester.id,
     // A setup recorded before backends were reported (replayed histories) filters nothing.
-    ...(setup.backends ? { tooling: { backends: setup.backends, conversation: (replyTarget ?? message.replyTarget ?? { kind: 'api' }).kind } } : {}),
+    ...(setup.backends
+      ? { tooling: { backends: setup.backends, conversation: (replyTarget ?? message.replyTarget ?? { kind: 'api' }).kind } }
+      : {}),
   });
   const sticky = routed.stickyAgent ? { stickyAgent: routed.stickyAgent } : {};
   if (profile.pipeline === 'ship') return { kind: 'ship', profile, request: parsed.text, ...sticky };
