@@ -67,7 +67,7 @@ export async function uploadToSlackThread(client: SlackWebClient, upload: SlackU
       thread_ts: upload.threadTs,
       blocks: [{ type: 'section', block_id: blockId, text: { type: 'mrkdwn', text: upload.text } }],
     });
-    const permalink = (completed.files?.[0])?.permalink;
+    const permalink = completed.files?.[0]?.permalink;
     return { status: 'confirmed', ...(permalink ? { permalink } : {}) };
   } catch (error) {
     const failure = classifySlackError(error);
