@@ -11,7 +11,9 @@ export const webFetchTool = defineTool({
         .number()
         .int()
         .min(1_000)
-        .max(200_000)
+        // Every turn's model call carries the whole conversation as its activity input, so one
+        // page is kept well below Temporal's payload limit.
+        .max(100_000)
         .optional()
         .describe('Truncate the text after this many characters (default 40000).'),
     })

@@ -43,6 +43,14 @@ export type UseSkillResult =
 
 /** Text beside SKILL.md given inline to a run that has no file tools. */
 const INLINE_LIMIT = 30_000;
+/** Instructions longer than this are cut (they join the conversation every later turn carries). */
+const INSTRUCTIONS_LIMIT = 60_000;
+
+function capped(text: string): string {
+  return text.length > INSTRUCTIONS_LIMIT
+    ? `${text.slice(0, INSTRUCTIONS_LIMIT)}\n[… SKILL.md cut at ${INSTRUCTIONS_LIMIT} characters]`
+    : text;
+}
 
 /**
  * `listSkills` and `useSkill`. Skills come from the configured folders (the operator's, which
@@ -109,7 +117,7 @@ export function createSkillActivities(deps: SkillDeps) {
         name: skill.name,
         description: skill.description,
         source: skill.source,
-        instructions: bodies.get(skill.name) ?? '',
+        instructions: capped(bodies.get(skill.name) ?? ''),
         files,
       };
       if (input.workspace && skill.source === 'repository') {
