@@ -11,7 +11,6 @@ import type { ReplyTarget } from '../run-types';
  */
 const attach = proxyActivities<AttachActivities>({
   startToCloseTimeout: '2 minutes',
-  heartbeatTimeout: '1 minute',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 6 },
 });
 
@@ -52,12 +51,12 @@ export async function runAttachTool(
     return { callId: call.id, name: call.name, content: `The file was not attached: ${result.reason ?? 'refused'}.`, isError: true };
   } catch (error) {
     if (isCancellation(error)) throw error;
-    const failure = error as { message?: string; cause?: { message?: string } };
-    return {
-      callId: call.id,
-      name: call.name,
-      content: `attach_file did not report a result (${failure.cause?.message ?? failure.message ?? String(error)}); do not say the file is attached.`,
-      isError: true,
-    };
+    const failure = error as { message?: string; cause?: { message?: string; nonRetryable?: boolean } };
+    const reason = failure.cause?.message ?? failure.message ?? String(error);
+    // A non-retryable failure (no credential for the target) was decided before anything was sent.
+    const content = failure.cause?.nonRetryable
+      ? `The file was not attached: ${reason}.`
+      : `attach_file did not report a result (${reason}); do not say the file is attached.`;
+    return { callId: call.id, name: call.name, content, isError: true };
   }
 }
