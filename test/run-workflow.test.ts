@@ -62,6 +62,28 @@ describe('agentRunWorkflow on the real server', () => {
     expect(threadId).toMatch(/^thread:cli:/);
   });
 
+  it('leaves tools without a backend out of the run and tells the model why', async () => {
+    // This kit configures no search provider, no web fetch, no skill folders and no GitHub credential.
+    const model = kit.script('hollow', [
+      { text: 'Searching.', toolCalls: [{ name: 'web_search', input: { query: 'anything' } }] },
+      { text: 'Could not: {{lastToolResult}}' },
+    ]);
+    const { runId } = await kit.start('look it up', { agent: 'research', model });
+    const record = await kit.result(runId);
+    expect(record.profile.tools).toEqual(['update_status']);
+    expect(record.profile.toolsOff?.map((off) => off.tool)).toEqual(
+      expect.arrayContaining(['web_search', 'web_fetch', 'list_skills', 'github_repos']),
+    );
+    expect(record.toolCalls).toEqual([
+      expect.objectContaining({ name: 'web_search', ok: false, error: expect.stringContaining('not available to this run') }),
+    ]);
+    const history = await kit.env.client.workflow.getHandle(runId).fetchHistory();
+    const payload = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0]?.data;
+    const { system } = JSON.parse(Buffer.from(payload!).toString('utf8')) as { system: string };
+    expect(system).toContain('Turned off in this deployment');
+    expect(system).toContain('web_search (no search provider is configured (web.search.provider))');
+  });
+
   it('takes a steer sent with the temporal CLI before its next turn', async () => {
     const model = kit.script('steer', [
       { text: 'Working with v1.', toolCalls: [{ name: 'bash', input: { command: 'sleep 3 && echo slept' } }] },
