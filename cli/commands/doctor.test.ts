@@ -18,7 +18,18 @@ describe('switchboard doctor', () => {
     expect(output).toMatch(/ok {4}temporal CLI: .*temporal version 1\.9\.1/);
     expect(output).toMatch(/ok {4}temporal server: /);
     expect(output).toMatch(/ok {4}search attributes: all registered/);
+    expect(output).toContain(
+      "info  tools: web_fetch on (allowlist: none); web_search off (no search provider is configured (web.search.provider)); skills: 0 configured folders beside each checkout's .switchboard/skills/",
+    );
     expect(code).toBe(0);
+  });
+
+  it('says which search provider is off for want of its key, without failing', async () => {
+    const { code, output } = await doctor({ ...base, TEMPORAL_ADDRESS: address, SWITCHBOARD_SEARCH_PROVIDER: 'tavily' });
+    expect(output).toContain('web_search off (web.search.provider is tavily but TAVILY_API_KEY is not set)');
+    expect(code).toBe(0);
+    const keyed = await doctor({ ...base, TEMPORAL_ADDRESS: address, SWITCHBOARD_SEARCH_PROVIDER: 'tavily', TAVILY_API_KEY: 'k' });
+    expect(keyed.output).toContain('web_search on (tavily)');
   });
 
   it('fails with the fix when the CLI binary is missing', async () => {

@@ -1,5 +1,6 @@
 import { type Command } from 'commander';
-import { loadConfig, type LoadedConfig } from '../../infra/config';
+import { webDepsFromConfig } from '../../activities/web/from-config';
+import { loadConfig, readSecret, type LoadedConfig } from '../../infra/config';
 import { describeError } from '../../infra/errors';
 import { binaryVersion, findTemporalBinary, resolveTemporalBinary, type BinaryKind } from '../../infra/temporal-binaries';
 import { connectTemporal, missingSearchAttributes, pingTemporal } from '../../infra/temporal';
@@ -43,6 +44,8 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<number> {
     }
   }
 
+  if (loaded) write(`info  tools: ${describeWebTools(loaded, env)}`);
+
   if (loaded) {
     const { temporal } = loaded.config;
     const address = temporal.address ?? `${temporal.embedded.ip}:${temporal.embedded.port}`;
@@ -76,6 +79,18 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<number> {
   write(`\n${problems.length} problem${problems.length > 1 ? 's' : ''}:`);
   for (const problem of problems) write(`  - ${problem}`);
   return 1;
+}
+
+/** What the web and skill tools will do here: a tool whose backend is missing is off in every run. */
+function describeWebTools(loaded: LoadedConfig, env: NodeJS.ProcessEnv): string {
+  const { web, skills } = loaded.config;
+  const deps = webDepsFromConfig(web, (name) => readSecret(name, env));
+  const allow = web.fetch.allowHosts.length ? web.fetch.allowHosts.join(', ') : 'none';
+  const fetch = deps.fetch ? `web_fetch on (allowlist: ${allow})` : 'web_fetch off (web.fetch.enabled is false)';
+  const search = deps.search
+    ? `web_search on (${deps.search.name})`
+    : `web_search off (${deps.searchOff ?? 'no search provider is configured (web.search.provider)'})`;
+  return `${fetch}; ${search}; skills: ${skills.dirs.length} configured folder${skills.dirs.length === 1 ? '' : 's'} beside each checkout's .switchboard/skills/`;
 }
 
 function tryResolve(kind: BinaryKind, env: NodeJS.ProcessEnv): string {
