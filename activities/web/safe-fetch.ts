@@ -117,19 +117,23 @@ async function get(url: URL, options: SafeFetchOptions, signal: AbortSignal): Pr
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (isIP(host) && !allowed && !isPublicAddress(host)) throw refusal(host, host);
   // Resolved here, before the request, so the refusal is ours and the socket reuses the answer.
-  let checked: { address: string; family: number } | undefined;
+  let checked: Array<{ address: string; family: number }> | undefined;
   if (!isIP(host)) {
     const resolve = options.resolve ?? ((name: string) => dnsLookup(name, { all: true, verbatim: true }));
     const addresses = await resolve(host);
-    checked = allowed ? addresses[0] : addresses.find((entry) => isPublicAddress(entry.address));
-    if (!checked) throw addresses[0] ? refusal(host, addresses[0].address) : new Refused('network_error', `${host} has no address`);
+    // Every usable address is handed over (all checked), so the socket can still try IPv4 and IPv6 in turn.
+    checked = allowed ? addresses : addresses.filter((entry) => isPublicAddress(entry.address));
+    if (checked.length === 0) {
+      throw addresses[0] ? refusal(host, addresses[0].address) : new Refused('network_error', `${host} has no address`);
+    }
   }
   const pinned = checked;
   const lookup: LookupFunction = (_hostname, lookupOptions, callback) => {
-    if (!pinned) return callback(new Error('no checked address'), '', 0);
+    const first = pinned?.[0];
+    if (!pinned || !first) return callback(new Error('no checked address'), '', 0);
     if ((lookupOptions as { all?: boolean }).all) {
-      (callback as unknown as (error: null, addresses: Array<{ address: string; family: number }>) => void)(null, [pinned]);
-    } else callback(null, pinned.address, pinned.family);
+      (callback as unknown as (error: null, addresses: Array<{ address: string; family: number }>) => void)(null, pinned);
+    } else callback(null, first.address, first.family);
   };
   const requestOptions: RequestOptions = {
     method: 'GET',
