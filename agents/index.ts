@@ -8,6 +8,7 @@ export * from './profile';
 export * from './delegation';
 export * from './routing';
 export * from './access';
+export * from './model-choice';
 export * from './prompt';
 export * from './errors';
 export { BUILTIN_AGENTS, BUILTIN_ROLES, DETACH_RECIPE } from './builtins';

@@ -1,10 +1,11 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { projectRoot } from '../infra/paths';
 import { testTemporalAddress, uniqueTaskQueue } from './helpers/temporal';
+import { testScripts, type TestScripts } from './helpers/scripts';
 import { startWorkerProcess, type WorkerProcess } from './helpers/worker-process';
 
 jest.setTimeout(90_000);
@@ -19,6 +20,7 @@ describe('switchboard ask, runs, steer and stop', () => {
   const root = projectRoot();
   const taskQueue = uniqueTaskQueue('cli');
   let dir: string;
+  let scripts: TestScripts;
   let worker: WorkerProcess;
   const cliEnv = () => ({
     PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -45,7 +47,14 @@ describe('switchboard ask, runs, steer and stop', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'switchboard-cli-'));
-    worker = await startWorkerProcess({ taskQueue, dataDir: join(dir, 'data'), cwd: root });
+    // The examples as on a fresh clone, plus this test's own scripted directory (kit).
+    scripts = testScripts(dir);
+    worker = await startWorkerProcess({
+      taskQueue,
+      dataDir: join(dir, 'data'),
+      cwd: root,
+      env: { SWITCHBOARD_CONFIG: scripts.configFile },
+    });
   });
   afterAll(async () => {
     await worker?.stop();
@@ -98,14 +107,13 @@ describe('switchboard ask, runs, steer and stop', () => {
   });
 
   it('stop ends a running run as stopped', async () => {
-    const model = join(dir, 'slow.yaml');
-    writeFileSync(
-      model,
+    const model = scripts.write(
+      'slow',
       'turns:\n  - text: "Sleeping."\n    toolCalls:\n      - { name: bash, input: { command: "sleep 5151; echo woke" } }\n  - text: "should not be reached"\n',
     );
     const asking = spawn(
       process.execPath,
-      [join(root, 'bin', 'switchboard.js'), 'ask', '--agent', 'coding', '--model', `scripted:${model}`, 'sleep a while'],
+      [join(root, 'bin', 'switchboard.js'), 'ask', '--agent', 'coding', '--model', model, 'sleep a while'],
       { cwd: root, env: cliEnv() },
     );
     let out = '';

@@ -1,6 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { type TestWorkflowEnvironment } from '@temporalio/testing';
 import { stringify } from 'yaml';
 import { createGitHubActivities } from '../activities/github';
@@ -9,6 +9,7 @@ import { followRun, sendMessage } from '../cli/commands/ask';
 import { type LocalGitHub } from '../infra/local-github';
 import { activityCounts } from './helpers/history';
 import { sharedEnvironment, uniqueTaskQueue } from './helpers/temporal';
+import { testScripts, type TestScripts } from './helpers/scripts';
 import { startWorkerProcess, type WorkerProcess } from './helpers/worker-process';
 
 jest.setTimeout(120_000);
@@ -22,6 +23,7 @@ describe('a GitHub write under a worker SIGKILL between request and result', () 
   let env: TestWorkflowEnvironment;
   let github: LocalGitHub;
   let dir: string;
+  let scripts: TestScripts;
   const workers: WorkerProcess[] = [];
 
   beforeAll(async () => {
@@ -37,6 +39,7 @@ describe('a GitHub write under a worker SIGKILL between request and result', () 
     });
     expect(opened.number).toBe(1);
     dir = mkdtempSync(join(tmpdir(), 'switchboard-gh-kill-'));
+    scripts = testScripts(dir);
   });
   afterAll(async () => {
     await Promise.all(workers.map((worker) => worker.stop()));
@@ -54,7 +57,7 @@ describe('a GitHub write under a worker SIGKILL between request and result', () 
 
   it('leaves exactly one comment, and the run records the call as confirmed', async () => {
     const taskQueue = uniqueTaskQueue('gh-kill');
-    const modelFile = join(dir, 'comment.yaml');
+    const modelFile = join(scripts.dir, 'comment.yaml');
     writeFileSync(
       modelFile,
       stringify({
@@ -73,7 +76,7 @@ describe('a GitHub write under a worker SIGKILL between request and result', () 
     workers.push(first);
     const sent = await sendMessage(env.client, taskQueue, 'comment on the widgets issue', {
       agent: 'general',
-      model: `scripted:${modelFile}`,
+      model: `scripted:kit/${basename(modelFile)}`,
       requester: 'tester',
     });
     const runId = sent.outcome.runId!;
@@ -104,7 +107,7 @@ describe('a GitHub write under a worker SIGKILL between request and result', () 
   it('wires github_issue_create and github_issue_update: one issue under a dropped response, then changed', async () => {
     const taskQueue = uniqueTaskQueue('gh-issues');
     workers.push(await startWorkerProcess(workerOptions(taskQueue)));
-    const modelFile = join(dir, 'issues.yaml');
+    const modelFile = join(scripts.dir, 'issues.yaml');
     writeFileSync(
       modelFile,
       stringify({
@@ -128,7 +131,7 @@ describe('a GitHub write under a worker SIGKILL between request and result', () 
     github.faults.dropResponse({ method: 'POST', path: /\/issues$/ });
     const sent = await sendMessage(env.client, taskQueue, 'file and close an issue', {
       agent: 'general',
-      model: `scripted:${modelFile}`,
+      model: `scripted:kit/${basename(modelFile)}`,
       requester: 'tester',
     });
     const record = await followRun(env.client, sent.outcome.runId!, () => undefined);

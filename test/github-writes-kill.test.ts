@@ -12,6 +12,7 @@ import { unitBranchName } from '../workflows/unit/branch';
 import type { UnitRecord, UnitState } from '../workflows/unit-types';
 import { sharedEnvironment, uniqueTaskQueue } from './helpers/temporal';
 import { waitUntil } from './helpers/wait';
+import { testScripts, type TestScripts } from './helpers/scripts';
 import { startWorkerProcess, type WorkerProcess } from './helpers/worker-process';
 
 jest.setTimeout(300_000);
@@ -28,12 +29,14 @@ describe('every remaining GitHub write kind under a worker SIGKILL while GitHub 
   let github: LocalGitHub;
   let gitProxy: GitProxy;
   let dir: string;
+  let scripts: TestScripts;
   const workers: WorkerProcess[] = [];
   const timings: string[] = [];
 
   beforeAll(async () => {
     env = await sharedEnvironment();
     dir = mkdtempSync(join(tmpdir(), 'switchboard-writes-kill-'));
+    scripts = testScripts(dir);
     github = await startLocalGitHub({ tokens: { read: ['read-token'], write: ['write-token'] } });
     github.createRepo('acme', 'widgets', { 'README.md': '# widgets\n' });
     github.createRepo('acme', 'app', { 'README.md': '# app\n' });
@@ -76,7 +79,7 @@ describe('every remaining GitHub write kind under a worker SIGKILL while GitHub 
   it.concurrent('github_issue_create: one issue, and the run records the call as confirmed', async () => {
     const began = Date.now();
     const taskQueue = uniqueTaskQueue('gh-writes-issue');
-    const modelFile = join(dir, 'issue.yaml');
+    const modelFile = join(scripts.dir, 'issue.yaml');
     writeFileSync(
       modelFile,
       stringify({
@@ -94,7 +97,7 @@ describe('every remaining GitHub write kind under a worker SIGKILL while GitHub 
     const first = await startWorker(taskQueue);
     const sent = await sendMessage(env.client, taskQueue, 'file an issue about the gears', {
       agent: 'general',
-      model: `scripted:${modelFile}`,
+      model: 'scripted:kit/issue.yaml',
       requester: 'tester',
     });
     const runId = sent.outcome.runId!;
@@ -118,9 +121,9 @@ describe('every remaining GitHub write kind under a worker SIGKILL while GitHub 
   it.concurrent('a ship unit: one push, one review, one merge and one report comment, each confirmed after a kill', async () => {
     const repo = 'acme/app';
     const taskQueue = uniqueTaskQueue('gh-writes-unit');
-    const model = `scripted:${join(dir, 'unit.yaml')}`;
+    const model = 'scripted:kit/unit.yaml';
     writeFileSync(
-      join(dir, 'unit.yaml'),
+      join(scripts.dir, 'unit.yaml'),
       stringify({
         turns: [
           {

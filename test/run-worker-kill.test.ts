@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { type TestWorkflowEnvironment } from '@temporalio/testing';
-import { stringify } from 'yaml';
 import { sendMessage, followRun } from '../cli/commands/ask';
 import type { RunStatus } from '../workflows/run-types';
 import { activityCounts } from './helpers/history';
 import { sharedEnvironment, uniqueTaskQueue } from './helpers/temporal';
+import { testScripts, type TestScripts } from './helpers/scripts';
 import { startWorkerProcess, type WorkerProcess } from './helpers/worker-process';
 import { waitFor } from './helpers/wait';
 
@@ -29,11 +29,8 @@ describe('a worker SIGKILLed mid-run', () => {
     workers.push(worker);
     return worker;
   };
-  const script = (name: string, turns: unknown[]) => {
-    const file = join(dir, `${name}.yaml`);
-    writeFileSync(file, stringify({ turns }));
-    return `scripted:${file}`;
-  };
+  let scripts: TestScripts;
+  const script = (name: string, turns: unknown[]) => scripts.write(name, turns);
   const start = async (message: string, model: string) => {
     const sent = await sendMessage(env.client, taskQueue, message, { agent: 'coding', model, requester: 'tester' });
     if (sent.outcome.kind !== 'run' || !sent.outcome.runId) throw new Error(`no run: ${JSON.stringify(sent.outcome)}`);
@@ -50,6 +47,8 @@ describe('a worker SIGKILLed mid-run', () => {
   beforeAll(async () => {
     env = await sharedEnvironment();
     dir = mkdtempSync(join(tmpdir(), 'switchboard-kill-'));
+    // The worker runs in `dir`, so it reads this config (and its scripted directory) by default.
+    scripts = testScripts(dir);
   });
   beforeEach(() => {
     taskQueue = uniqueTaskQueue('kill');

@@ -11,6 +11,7 @@ import { startLocalGitHub, type LocalGitHub } from '../infra/local-github';
 import type { RunRecord } from '../workflows/run-types';
 import type { UnitRecord, UnitState } from '../workflows/unit-types';
 import { sharedEnvironment, uniqueTaskQueue } from './helpers/temporal';
+import { testScripts, type TestScripts } from './helpers/scripts';
 import { startWorkerProcess, type WorkerProcess } from './helpers/worker-process';
 
 jest.setTimeout(300_000);
@@ -35,6 +36,7 @@ describe('a ship unit whose worker is SIGKILLed in every phase', () => {
   let env: TestWorkflowEnvironment;
   let github: LocalGitHub;
   let dir: string;
+  let scripts: TestScripts;
   let worker: WorkerProcess | undefined;
   const taskQueue = uniqueTaskQueue('unit-kill');
   const repo = `kill-${randomUUID().slice(0, 8)}/app`;
@@ -49,7 +51,7 @@ describe('a ship unit whose worker is SIGKILLed in every phase', () => {
         GITHUB_GIT_URL: github.gitUrl,
         GITHUB_READ_TOKEN: 'read-token',
         GITHUB_WRITE_TOKEN: 'write-token',
-        SWITCHBOARD_CONFIG: join(dir, 'switchboard.yaml'),
+        SWITCHBOARD_CONFIG: scripts.configFile,
       },
     });
   };
@@ -62,7 +64,7 @@ describe('a ship unit whose worker is SIGKILLed in every phase', () => {
     env = await sharedEnvironment();
     dir = mkdtempSync(join(tmpdir(), 'switchboard-unit-kill-'));
     // A long poll: the CI wait ends only by the `checks` signal this test sends.
-    writeFileSync(join(dir, 'switchboard.yaml'), stringify({ ship: { checksPollSeconds: 600 } }));
+    scripts = testScripts(dir, { ship: { checksPollSeconds: 600 } });
     github = await startLocalGitHub({ tokens: { read: ['read-token'], write: ['write-token'] } });
     const [owner, name] = repo.split('/');
     github.createRepo(owner, name, { 'README.md': '# app\n' });
@@ -77,9 +79,9 @@ describe('a ship unit whose worker is SIGKILLed in every phase', () => {
   });
 
   it('resumes after each kill and leaves one PR, one review per commit, one report, two pushes', async () => {
-    const model = `scripted:${join(dir, 'model.yaml')}`;
+    const model = 'scripted:kit/model.yaml';
     writeFileSync(
-      join(dir, 'model.yaml'),
+      join(scripts.dir, 'model.yaml'),
       stringify({
         turns: [
           {

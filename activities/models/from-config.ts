@@ -12,6 +12,7 @@ export function modelDepsFromConfig(
     openaiBaseUrl: models.openai.baseUrl,
     openaiMaxTokensField: models.openai.maxTokensField,
     openaiReasoningEffort: models.openai.reasoningEffort,
+    scriptedDirs: models.scriptedDirs,
     ...rest,
   };
 }

@@ -13,6 +13,12 @@ export { parseModelId, type ModelId, type ProviderName } from './model-id';
 export interface ModelActivityDeps {
   /** Where relative `scripted:<path>` files are found (the project root or the config's directory). */
   baseDir: string;
+  /**
+   * The only directories scripted files are read from, by name: `scripted:<name>/<file>`
+   * (absolute, or relative to `baseDir`; default `{ examples: 'examples' }`). A test adds
+   * its own temp directory here.
+   */
+  scriptedDirs?: Readonly<Record<string, string>>;
   /** Where API keys are read from, lazily, per call (default `process.env`). */
   env?: NodeJS.ProcessEnv;
   /** Anthropic API base URL (default https://api.anthropic.com). */
@@ -33,6 +39,7 @@ export interface ModelActivityDeps {
 }
 
 export const DEFAULT_MODEL = 'scripted:examples/hello.yaml';
+export const DEFAULT_SCRIPTED_DIRS: Readonly<Record<string, string>> = { examples: 'examples' };
 
 /**
  * The `modelTurn` activity: one model call, provider chosen by the `<provider>:` prefix.
@@ -60,7 +67,7 @@ export function createModelActivities(deps: ModelActivityDeps) {
           reasoningEffort: deps.openaiReasoningEffort ?? false,
         });
       }
-      return scriptedTurn(id, input, call, { baseDir: deps.baseDir });
+      return scriptedTurn(id, input, call, { baseDir: deps.baseDir, dirs: deps.scriptedDirs ?? DEFAULT_SCRIPTED_DIRS });
     });
     deps.logger?.debug(
       {

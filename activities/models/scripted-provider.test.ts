@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CancelledFailure } from '@temporalio/common';
@@ -23,10 +23,10 @@ function turnInput(model: string, messages: ChatMessage[], tools: string[] = [])
 
 describe('scripted provider', () => {
   let dir: string;
-  const activities = () => createModelActivities({ baseDir: dir, heartbeatIntervalMs: 20 });
+  const activities = () => createModelActivities({ baseDir: '/nonexistent', scriptedDirs: { t: dir }, heartbeatIntervalMs: 20 });
   const script = async (name: string, content: string) => {
     await writeFile(join(dir, name), content);
-    return `scripted:${name}`;
+    return `scripted:t/${name}`;
   };
 
   beforeEach(async () => {
@@ -178,11 +178,87 @@ describe('scripted provider', () => {
     ['nofallback.yaml', '- alternatives:\n    - when: { lastUserIncludes: v2 }\n      text: v2\n', 'needs a fallback'],
     ['placeholder.yaml', '- text: "{{nope}}"\n', 'unknown placeholder'],
   ])('refuses a bad script (%s) as non-retryable, naming the file and the problem', async (name, content, problem) => {
-    const model = content === null ? `scripted:${name}` : await script(name, content);
+    const model = content === null ? `scripted:t/${name}` : await script(name, content);
     const failure = await failureOf(activities().modelTurn(turnInput(model, [{ role: 'user', text: 'go' }])));
     expect([failure.nonRetryable, failure.type]).toEqual([true, 'model_script_invalid']);
     expect(failure.message).toContain(join(dir, name));
     expect(failure.message).toContain(problem);
+  });
+
+  describe('confinement to the scripted directories', () => {
+    const SECRET = 'hunter2-secret-content';
+    let outside: string;
+    // Scripts live in <dir>/scripts (named `s`); <dir>/private and the temp root are outside.
+    const confined = () => createModelActivities({ baseDir: dir, scriptedDirs: { s: 'scripts' } });
+    const refusal = async (model: string) => failureOf(confined().modelTurn(turnInput(model, [{ role: 'user', text: 'go' }])));
+
+    beforeEach(async () => {
+      outside = await mkdtemp(join(tmpdir(), 'scripted-outside-'));
+      await mkdir(join(dir, 'scripts'));
+      await mkdir(join(dir, 'private'));
+      await writeFile(join(dir, 'scripts', 'ok.yaml'), '- text: inside\n');
+      await writeFile(join(dir, 'private', 'secret.yaml'), `- text: ${SECRET}\n`);
+      await writeFile(join(outside, 'secret.yaml'), `- text: ${SECRET}\n`);
+    });
+    afterEach(async () => {
+      await rm(outside, { recursive: true, force: true });
+    });
+
+    it('plays a script inside, named relative to the base directory', async () => {
+      expect((await confined().modelTurn(turnInput('scripted:s/ok.yaml', [{ role: 'user', text: 'go' }]))).text).toBe('inside');
+      expect((await confined().modelTurn(turnInput('scripted:./s//ok.yaml', [{ role: 'user', text: 'go' }]))).text).toBe('inside');
+    });
+
+    it.each([
+      ['an absolute path, even to a file inside', () => `scripted:${join(dir, 'scripts', 'ok.yaml')}`, 'absolute path'],
+      ['an absolute path outside', () => `scripted:${join(outside, 'secret.yaml')}`, 'absolute path'],
+      ['a climb with ..', () => 'scripted:s/../private/secret.yaml', 'climbs out'],
+      ['a directory that is not a scripted one', () => 'scripted:private/secret.yaml', 'not inside a scripted directory'],
+      ['the base directory by its path', () => 'scripted:scripts/ok.yaml', 'not inside a scripted directory'],
+      ['a name without a file', () => 'scripted:s', 'not inside a scripted directory'],
+      ['an inherited property as a name', () => 'scripted:constructor/x.yaml', 'not inside a scripted directory'],
+      ['/etc/passwd', () => 'scripted:/etc/passwd', 'absolute path'],
+    ])('refuses %s without reading it', async (_what, model, why) => {
+      const failure = await refusal(model());
+      expect([failure.nonRetryable, failure.type]).toEqual([true, 'model_script_refused']);
+      expect(failure.message).toContain(why);
+      expect(failure.message).not.toContain(SECRET);
+    });
+
+    it('refuses a symbolic link that leads out, whatever the link is called', async () => {
+      await symlink(join(outside, 'secret.yaml'), join(dir, 'scripts', 'link.yaml'));
+      await symlink(outside, join(dir, 'scripts', 'linked-dir'));
+      for (const model of ['scripted:s/link.yaml', 'scripted:s/linked-dir/secret.yaml']) {
+        const failure = await refusal(model);
+        expect(failure.type).toBe('model_script_refused');
+        expect(failure.message).toContain('symbolic link');
+        expect(failure.message).not.toContain(SECRET);
+      }
+    });
+
+    it('never quotes the file in a parse or schema error', async () => {
+      await writeFile(join(dir, 'scripts', 'yaml.yaml'), `${SECRET}: [unclosed\n`);
+      await writeFile(join(dir, 'scripts', 'json.json'), `${SECRET}`);
+      await writeFile(join(dir, 'scripts', 'keys.yaml'), `- ${SECRET}: 1\n`);
+      await mkdir(join(dir, 'scripts', 'folder.yaml'));
+      const expected: Array<[string, RegExp]> = [
+        ['yaml.yaml', /is not valid YAML \([A-Z_]+ at line \d+, column \d+\)$/],
+        ['json.json', /is not valid JSON$/],
+        ['keys.yaml', /0: unknown key/],
+        ['folder.yaml', /not a regular file$/],
+      ];
+      for (const [name, pattern] of expected) {
+        const failure = await refusal(`scripted:s/${name}`);
+        expect([failure.type, failure.message]).toEqual(['model_script_invalid', expect.stringMatching(pattern)]);
+        expect(failure.message).not.toContain(SECRET);
+      }
+    });
+
+    it('reads nothing when no scripted directory is configured', async () => {
+      const none = createModelActivities({ baseDir: dir, scriptedDirs: {} });
+      const failure = await failureOf(none.modelTurn(turnInput('scripted:s/ok.yaml', [{ role: 'user', text: 'go' }])));
+      expect(failure.type).toBe('model_script_refused');
+    });
   });
 
   it('refuses a model string without a known provider as non-retryable', async () => {
@@ -193,7 +269,7 @@ describe('scripted provider', () => {
 
   it('uses the default model when the input names none', async () => {
     const model = await script('default.yaml', '- text: from the default\n');
-    const models = createModelActivities({ baseDir: dir, defaultModel: model });
+    const models = createModelActivities({ baseDir: dir, scriptedDirs: { t: '.' }, defaultModel: model });
     expect((await models.modelTurn(turnInput('', [{ role: 'user', text: 'go' }]))).text).toBe('from the default');
   });
 

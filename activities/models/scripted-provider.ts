@@ -6,6 +6,8 @@ import { type ChatMessage, type ModelTurnInput, type ModelTurnResult, type Token
 
 export interface ScriptedProviderOptions {
   baseDir: string;
+  /** The scripted directories by name (absolute, or relative to `baseDir`); nothing outside them is read. */
+  dirs: Readonly<Record<string, string>>;
 }
 
 /**
@@ -19,7 +21,7 @@ export async function scriptedTurn(
   call: CallContext,
   options: ScriptedProviderOptions,
 ): Promise<ModelTurnResult> {
-  const file = resolveScriptPath(path, options.baseDir);
+  const file = await resolveScriptPath(path, options);
   const turns = await loadScript(file);
   const index = input.messages.filter((message) => message.role === 'assistant').length;
   const view = viewConversation(

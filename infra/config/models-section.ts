@@ -8,6 +8,14 @@ export const ModelsConfigSchema = z
   .object({
     /** Per-request timeout of the API providers; a timeout is retried by Temporal. */
     requestTimeoutMs: z.number().int().positive().default(600_000),
+    /**
+     * The directories `scripted:<name>/<file>` reads from, by name (absolute, or relative to
+     * the base directory). Nothing outside them is read: no absolute path, no `..`, no
+     * symbolic link out. The default keeps `scripted:examples/hello.yaml` working.
+     */
+    scriptedDirs: z
+      .record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,39}$/, 'a directory name: letters, digits, - and _'), z.string().min(1))
+      .default({ examples: 'examples' }),
     anthropic: z
       .object({
         /** Messages API base URL (a proxy or a local emulator); default https://api.anthropic.com. */

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type TestWorkflowEnvironment } from '@temporalio/testing';
@@ -11,6 +11,7 @@ import { defaultAgentsConfig, type AgentsConfigInput } from '../../agents';
 import { sendMessage, followRun, type AskOptions } from '../../cli/commands/ask';
 import { createLogger } from '../../infra/logger';
 import type { RunRecord } from '../../workflows/run-types';
+import { KIT_SCRIPTS } from './scripts';
 import { productWorker, sharedEnvironment, uniqueTaskQueue } from './temporal';
 
 export interface RunKit {
@@ -18,7 +19,7 @@ export interface RunKit {
   taskQueue: string;
   dir: string;
   dataDir: string;
-  /** Writes a scripted model file and returns its `scripted:` model id. */
+  /** Writes a scripted model file into the kit's scripted directory (`kit`) and returns its model id, `scripted:kit/<name>.yaml`. */
   script(name: string, turns: unknown[]): string;
   /** Sends a message to a thread (new unless `thread` is given) and returns the run id it started. */
   start(message: string, options?: AskOptions & { requester?: string }): Promise<{ threadId: string; runId: string }>;
@@ -50,11 +51,14 @@ export async function startRunKit(label: string, options: RunKitOptions = {}): P
   const taskQueue = uniqueTaskQueue(label);
   const dir = mkdtempSync(join(tmpdir(), `switchboard-${label}-`));
   const dataDir = join(dir, 'data');
+  // Scripts apart from the workspaces (under data/), so nothing a run writes can become a script.
+  const scripts = join(dir, 'scripts');
+  mkdirSync(scripts);
   const logger = createLogger({ level: 'silent' });
   const identities = options.github ?? createGitHubIdentities({ apiUrl: 'http://127.0.0.1:9/api/v3', gitUrl: 'http://127.0.0.1:9' });
   const activities = createActivities({
     logger,
-    models: { baseDir: dir, logger },
+    models: { baseDir: dir, scriptedDirs: { [KIT_SCRIPTS]: scripts }, logger },
     agents: {
       config: defaultAgentsConfig(agents),
       ship: { ...DEFAULT_SHIP_SETTINGS, ...options.ship },
@@ -75,9 +79,8 @@ export async function startRunKit(label: string, options: RunKitOptions = {}): P
     dir,
     dataDir,
     script(name, turns) {
-      const file = join(dir, `${name}.yaml`);
-      writeFileSync(file, stringify({ turns }));
-      return `scripted:${file}`;
+      writeFileSync(join(scripts, `${name}.yaml`), stringify({ turns }));
+      return `scripted:${KIT_SCRIPTS}/${name}.yaml`;
     },
     async start(message, options = {}) {
       const sent = await sendMessage(environment.client, taskQueue, message, { requester: 'tester', ...options });

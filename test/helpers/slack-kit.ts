@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -19,6 +19,7 @@ import { createServerApp } from '../../server/app';
 import { createSlackFrontEnd, type SlackFrontEnd } from '../../server/slack';
 import type { RunRecord } from '../../workflows/run-types';
 import type { ThreadState } from '../../workflows/thread-types';
+import { KIT_SCRIPTS } from './scripts';
 import { productWorker, sharedEnvironment, uniqueTaskQueue } from './temporal';
 
 export const BOT_TOKEN = 'xoxb-local-test-token';
@@ -31,7 +32,7 @@ export interface SlackKit {
   taskQueue: string;
   slack: LocalSlack;
   frontEnd: SlackFrontEnd;
-  /** Writes a scripted model file and returns its absolute path (for `model:scripted:<path>`). */
+  /** Writes a scripted model file and returns its path among the scripted directories, `kit/<name>.yaml` (for `model:scripted:<path>`). */
   script(name: string, turns: unknown[]): string;
   stopWorker(): Promise<void>;
   startWorker(): Promise<void>;
@@ -55,6 +56,9 @@ export async function startSlackKit(label: string, agents: AgentsConfigInput = {
   const env = await sharedEnvironment();
   const taskQueue = uniqueTaskQueue(label);
   const dir = mkdtempSync(join(tmpdir(), `switchboard-${label}-`));
+  // Scripts apart from the workspaces (under data/), so nothing a run writes can become a script.
+  const scripts = join(dir, 'scripts');
+  mkdirSync(scripts);
   const logger = createLogger({ level: process.env.SLACK_KIT_LOG ?? 'silent' });
   const slack = await startLocalSlack({
     botToken: BOT_TOKEN,
@@ -65,7 +69,7 @@ export async function startSlackKit(label: string, agents: AgentsConfigInput = {
   const identities = createGitHubIdentities({ apiUrl: 'http://127.0.0.1:9/api/v3', gitUrl: 'http://127.0.0.1:9' });
   const deps: ActivityDeps = {
     logger,
-    models: { baseDir: dir, logger },
+    models: { baseDir: dir, scriptedDirs: { [KIT_SCRIPTS]: scripts }, logger },
     agents: { config: agentsConfig },
     github: { identities },
     sandbox: {
@@ -134,9 +138,8 @@ export async function startSlackKit(label: string, agents: AgentsConfigInput = {
     until,
     threadState,
     script(name, turns) {
-      const file = join(dir, `${name}.yaml`);
-      writeFileSync(file, stringify({ turns }));
-      return file;
+      writeFileSync(join(scripts, `${name}.yaml`), stringify({ turns }));
+      return `${KIT_SCRIPTS}/${name}.yaml`;
     },
     runFor: (threadId, messageId) =>
       until(async () => {
