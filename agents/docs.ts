@@ -40,7 +40,7 @@ export function renderAgentsDoc(catalog: Catalog = builtinCatalog()): string {
     '',
     '## Directives',
     '',
-    `At the start of a message, in any order: \`agent:<name>\`, \`budget:<minutes>\`, \`model:<id>\`, \`effort:<low|medium|high>\`, \`in <owner/name>:\`. A malformed or repeated directive is text, never a refusal, and the config block notes it. A budget below ${MIN_DIRECTIVE_BUDGET_MINUTES} minutes (no run can clone, install and answer in less) or above ${MAX_DIRECTIVE_BUDGET_MINUTES} is malformed: \`budget:1\` is text and the run keeps its preset budget. An unknown agent gets a plain answer listing the agents the requester may use.`,
+    `At the start of a message, in any order: \`agent:<name>\`, \`budget:<minutes>\`, \`model:<id>\`, \`effort:<low|medium|high>\`, \`in <owner/name>:\`. A malformed or repeated directive is text, never a refusal, and the config block notes it. A budget below ${MIN_DIRECTIVE_BUDGET_MINUTES} minutes (no run can clone, install and answer in less) or above ${MAX_DIRECTIVE_BUDGET_MINUTES} is malformed: \`budget:1\` is text and the run keeps its preset budget. An unknown agent gets a plain answer listing the agents the requester may use. A \`model:\` may name only what \`models.allowed\` lists (default: the models the configuration already names) and a scripted model only by a relative path inside a scripted directory; anything else gets a plain refusal (docs/models.md). From the operator's CLI any model may be named.`,
     '',
     '## Profiles',
     '',

@@ -35,6 +35,7 @@ export function activityDepsFromConfig(loaded: LoadedConfig, logger: Logger, cli
         ...config.ship,
         planMergeAuthority: config.plan.mergeAuthority,
       },
+      ...(config.models.allowed ? { allowedModels: config.models.allowed } : {}),
       logger,
     },
   };

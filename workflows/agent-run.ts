@@ -19,7 +19,7 @@ import {
 } from '@temporalio/workflow';
 import type { ToolCall, ToolResult } from '../activities/models/types';
 import type { AgentSetup } from '../activities/agents/agent-setup';
-import { buildSystemPrompt, resolveRoleProfile, resolveTaskTarget, authorize } from '../agents';
+import { allowedModels, buildSystemPrompt, checkModelChoice, resolveRoleProfile, resolveTaskTarget, authorize } from '../agents';
 import { modelToolSchemas } from '../tools';
 import type { ChildRecord, RunInput, RunRecord, RunStatus, SteerInput, StopInput } from './run-types';
 import { models, status as statusActivities } from './run/activities';
@@ -192,9 +192,15 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
     const index = state.taskCounter;
     const depth = (input.parent?.depth ?? 0) + 1;
     if (depth > MAX_TASK_DEPTH) return toolError(call, `Delegation is limited to ${MAX_TASK_DEPTH} levels; do this part yourself.`);
-    const { catalog, config } = await setup.loadAgentSetup();
+    const { catalog, config, allowedModels: configured } = await setup.loadAgentSetup();
     const target = resolveTaskTarget(catalog, args.agent_type as string, profile);
     if (!target.ok) return toolError(call, target.message);
+    if (typeof args.model === 'string') {
+      // The model writes what chat asked for, so its choice passes the same allowlist as a directive.
+      const allowed = allowedModels(catalog, config, configured);
+      const choice = checkModelChoice({ model: args.model, surface: input.requester.surface, allowed });
+      if (!choice.ok) return toolError(call, choice.message);
+    }
     if (target.kind === 'agent') {
       const allowed = authorize(catalog, config, { surface: input.requester.surface, userId: input.requester.id }, target.definition.id);
       if (!allowed.ok) return toolError(call, allowed.message);

@@ -21,6 +21,8 @@ export interface AgentSetup {
   ship: ShipSettings;
   /** Which tool backends this deployment has configured; absent in setups recorded before they were reported. */
   backends?: ToolBackends;
+  /** `models.allowed`: what a chat `model:` may name (absent: the configured models, see `allowedModels`). */
+  allowedModels?: string[];
 }
 
 export const DEFAULT_SHIP_SETTINGS: ShipSettings = {
@@ -42,6 +44,8 @@ export interface AgentSetupDeps {
   ship?: ShipSettings;
   /** The deployment's tool backends (from config and secrets); every tool's backend counts as present when omitted. */
   backends?: ToolBackends;
+  /** `models.allowed` (absent: the models the config already names). */
+  allowedModels?: string[];
   logger?: Logger;
 }
 
@@ -56,7 +60,13 @@ export function createAgentSetupActivities(deps: AgentSetupDeps) {
     async loadAgentSetup(): Promise<AgentSetup> {
       const { catalog, problems } = loadCatalog(deps.customAgentsDir);
       reported = reportOnce(problems, reported, deps.logger);
-      return { catalog, config: deps.config, ship: deps.ship ?? DEFAULT_SHIP_SETTINGS, backends: deps.backends ?? ALL_BACKENDS };
+      return {
+        catalog,
+        config: deps.config,
+        ship: deps.ship ?? DEFAULT_SHIP_SETTINGS,
+        backends: deps.backends ?? ALL_BACKENDS,
+        ...(deps.allowedModels ? { allowedModels: deps.allowedModels } : {}),
+      };
     },
   };
 }

@@ -25,6 +25,8 @@ export interface OperatorCatalog {
   config: AgentsConfig;
   catalog: Catalog;
   problems: CatalogProblem[];
+  /** `models.allowed`, when configured. */
+  allowedModels?: string[];
 }
 
 /** Loads the config and the catalog (built-ins plus the custom folder, relative to the config's directory). */
@@ -32,7 +34,8 @@ export function loadOperatorCatalog(deps: AgentsCommandDeps): OperatorCatalog {
   const loaded = loadConfig({ env: deps.env, cwd: deps.cwd });
   const { customAgentsDir } = loaded.config.agents;
   const folder = customAgentsDir === undefined ? undefined : resolveConfigPath(loaded, customAgentsDir);
-  return { config: loaded.config.agents, ...loadCatalog(folder) };
+  const { allowed } = loaded.config.models;
+  return { config: loaded.config.agents, ...loadCatalog(folder), ...(allowed ? { allowedModels: allowed } : {}) };
 }
 
 /** Runs a command body, turning a config error into a readable message and exit code 1. */

@@ -80,6 +80,14 @@ describe('switchboard profile', () => {
       /^refused: The coding agent is limited to named people .*\nrule: restrict\.agents\.coding \(agent_restricted\)$/,
     ],
     [['agent:nope hi'], /^refused: There is no agent called "nope"\. You may use: general, review, ship, research, explore, conductor\./],
+    [
+      ['model:openai:gpt-5 hi'],
+      /^refused: The model openai:gpt-5 is not one .*You may choose model-default, .*\nrule: models\.allowed \(model_not_allowed\)$/,
+    ],
+    [
+      ['model:scripted:/etc/passwd hi', '--surface', 'cli'],
+      /^refused: I did not use the model scripted:\/etc\/passwd: it is an absolute path/,
+    ],
     [['agent:explore go', '--surface', 'mcp', '--self-serve'], /self_serve_shell/],
   ])('%j is refused', async (args, pattern) => {
     const { output, code } = await run(args);

@@ -1,5 +1,15 @@
 import { type Command } from 'commander';
-import { authorize, describeBudget, parseDirectives, type Requester, resolveProfile, route, usableAgents } from '../../agents';
+import {
+  allowedModels,
+  authorize,
+  checkModelChoice,
+  describeBudget,
+  parseDirectives,
+  type Requester,
+  resolveProfile,
+  route,
+  usableAgents,
+} from '../../agents';
 import { type AgentsCommandDeps, parseSurface, withCatalog, writerOf } from './agents';
 
 interface ProfileOptions {
@@ -28,7 +38,7 @@ export function registerProfileCommand(program: Command, deps: AgentsCommandDeps
     .option('--sticky <agent>', 'the agent this thread already chose explicitly')
     .option('--json', 'print JSON')
     .action(async (message: string, options: ProfileOptions) => {
-      await withCatalog(deps, ({ config, catalog }) => {
+      await withCatalog(deps, ({ config, catalog, allowedModels: configured }) => {
         const write = writerOf(deps);
         const requester: Requester = {
           surface: parseSurface(options.surface),
@@ -42,6 +52,26 @@ export function registerProfileCommand(program: Command, deps: AgentsCommandDeps
         if (!access.ok) {
           if (options.json) write(JSON.stringify({ route: decision, refusal: access, text }, null, 2));
           else write(`refused: ${access.message}\nrule: ${access.rule} (${access.code})`);
+          return 1;
+        }
+        const model =
+          directives.model === undefined
+            ? undefined
+            : checkModelChoice({
+                model: directives.model,
+                surface: requester.surface,
+                allowed: allowedModels(catalog, config, configured),
+              });
+        if (model && !model.ok) {
+          if (options.json)
+            write(
+              JSON.stringify(
+                { route: decision, refusal: { code: 'model_not_allowed', rule: model.rule, message: model.message }, text },
+                null,
+                2,
+              ),
+            );
+          else write(`refused: ${model.message}\nrule: ${model.rule} (model_not_allowed)`);
           return 1;
         }
         const profile = resolveProfile({

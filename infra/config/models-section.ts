@@ -9,6 +9,12 @@ export const ModelsConfigSchema = z
     /** Per-request timeout of the API providers; a timeout is retried by Temporal. */
     requestTimeoutMs: z.number().int().positive().default(600_000),
     /**
+     * The models a `model:` directive from chat (and a run's `task` call) may name: exact ids,
+     * or a prefix ending in `*` (`openai:*`, `scripted:*`). Absent: the models the config
+     * already names (`agents.defaults.model`, the agents', channels' and people's).
+     */
+    allowed: z.array(z.string().min(1)).optional(),
+    /**
      * The directories `scripted:<name>/<file>` reads from, by name (absolute, or relative to
      * the base directory). Nothing outside them is read: no absolute path, no `..`, no
      * symbolic link out. The default keeps `scripted:examples/hello.yaml` working.

@@ -43,6 +43,8 @@ export interface RunKitOptions {
   skillDirs?: string[];
   /** Slack delivery (e.g. against the local Slack). */
   slack?: ActivityDeps['slack'];
+  /** `models.allowed`: what a chat `model:` may name (default: the configured models). */
+  allowedModels?: string[];
 }
 
 export async function startRunKit(label: string, options: RunKitOptions = {}): Promise<RunKit> {
@@ -61,6 +63,7 @@ export async function startRunKit(label: string, options: RunKitOptions = {}): P
     models: { baseDir: dir, scriptedDirs: { [KIT_SCRIPTS]: scripts }, logger },
     agents: {
       config: defaultAgentsConfig(agents),
+      ...(options.allowedModels ? { allowedModels: options.allowedModels } : {}),
       ship: { ...DEFAULT_SHIP_SETTINGS, ...options.ship },
       ...(options.customAgentsDir ? { customAgentsDir: options.customAgentsDir } : {}),
     },

@@ -52,7 +52,11 @@ export interface SlackKit {
  * mounted, and a worker on the product bundle whose status activities post to the local
  * Slack. Events are signed exactly as Slack signs them.
  */
-export async function startSlackKit(label: string, agents: AgentsConfigInput = {}): Promise<SlackKit> {
+export async function startSlackKit(
+  label: string,
+  agents: AgentsConfigInput = {},
+  options: { allowedModels?: string[] } = {},
+): Promise<SlackKit> {
   const env = await sharedEnvironment();
   const taskQueue = uniqueTaskQueue(label);
   const dir = mkdtempSync(join(tmpdir(), `switchboard-${label}-`));
@@ -70,7 +74,8 @@ export async function startSlackKit(label: string, agents: AgentsConfigInput = {
   const deps: ActivityDeps = {
     logger,
     models: { baseDir: dir, scriptedDirs: { [KIT_SCRIPTS]: scripts }, logger },
-    agents: { config: agentsConfig },
+    // As an operator would allow the team's scripts: by config, never from chat.
+    agents: { config: agentsConfig, allowedModels: options.allowedModels ?? [`scripted:${KIT_SCRIPTS}/*`] },
     github: { identities },
     sandbox: {
       dataDir: join(dir, 'data'),

@@ -3,7 +3,12 @@ import { DEFAULT_SHIP_SETTINGS } from '../../activities/agents/agent-setup';
 import type { ThreadMessage } from '../thread-types';
 import { decide } from './decide';
 
-const setup = (config = {}) => ({ catalog: builtinCatalog(), config: defaultAgentsConfig(config), ship: DEFAULT_SHIP_SETTINGS });
+const setup = (config = {}, allowedModels?: string[]) => ({
+  catalog: builtinCatalog(),
+  config: defaultAgentsConfig(config),
+  ship: DEFAULT_SHIP_SETTINGS,
+  ...(allowedModels ? { allowedModels } : {}),
+});
 const message = (text: string, extra: Partial<ThreadMessage> = {}): ThreadMessage => ({
   messageId: 'm1',
   text,
@@ -48,6 +53,48 @@ describe('what a thread does with a message', () => {
     const dm = message('what is running?', { defaultAgent: 'orchestrator' });
     expect(decide(setup(), dm, undefined)).toMatchObject({ kind: 'run', agent: 'general' });
     expect(decide(setup({ featureFlags: { orchestrator: true } }), dm, undefined)).toMatchObject({ kind: 'run', agent: 'orchestrator' });
+  });
+
+  describe('a model: directive', () => {
+    it('may name the configured default, in either spelling', () => {
+      for (const text of ['model:claude-sonnet-4-6 hi', 'model:anthropic:claude-sonnet-4-6 hi']) {
+        expect(decide(setup(), message(text), undefined)).toMatchObject({ kind: 'run' });
+      }
+    });
+
+    it('is refused in words when the model is not allowed, keeping the thread as it was', () => {
+      const decision = decide(setup(), message('model:anthropic:claude-opus-4-1 hi'), 'explore');
+      expect(decision).toMatchObject({ kind: 'refused', stickyAgent: 'explore' });
+      expect(decision.kind === 'refused' && decision.reply).toMatch(
+        /model anthropic:claude-opus-4-1 is not one a message may choose.*anthropic:claude-sonnet-4-6/,
+      );
+    });
+
+    it('follows models.allowed when configured, patterns included', () => {
+      const configured = setup({}, ['openai:*', 'scripted:examples/*']);
+      expect(decide(configured, message('model:openai:gpt-4.1 hi'), undefined)).toMatchObject({ kind: 'run' });
+      expect(decide(configured, message('model:scripted:examples/hello.yaml hi'), undefined)).toMatchObject({ kind: 'run' });
+      expect(decide(configured, message('model:claude-sonnet-4-6 hi'), undefined)).toMatchObject({ kind: 'refused' });
+    });
+
+    it.each(['scripted:/etc/passwd', 'scripted:../../x.yaml', 'scripted:examples/../../x.yaml'])(
+      'refuses %s from every surface, even an operator allowing scripted:*',
+      (model) => {
+        for (const surface of ['slack', 'github', 'cli'] as const) {
+          const decision = decide(
+            setup({}, ['scripted:*']),
+            message(`model:${model} hi`, { requester: { id: 'ada', surface } }),
+            undefined,
+          );
+          expect(decision.kind === 'refused' && decision.reply).toMatch(/I did not use the model .*(absolute path|climbs out)/);
+        }
+      },
+    );
+
+    it('leaves the choice to the operator on the CLI', () => {
+      const cli = message('model:scripted:examples/hello.yaml hi', { requester: { id: 'ada', surface: 'cli' } });
+      expect(decide(setup(), cli, undefined)).toMatchObject({ kind: 'run' });
+    });
   });
 });
 

@@ -1,5 +1,15 @@
 import type { AgentSetup } from '../../activities/agents/agent-setup';
-import { authorize, buildSystemPrompt, parseDirectives, resolveProfile, route, usableAgents, type Profile } from '../../agents';
+import {
+  allowedModels,
+  authorize,
+  buildSystemPrompt,
+  checkModelChoice,
+  parseDirectives,
+  resolveProfile,
+  route,
+  usableAgents,
+  type Profile,
+} from '../../agents';
 import type { ReplyTarget } from '../run-types';
 import type { ThreadMessage } from '../thread-types';
 
@@ -30,6 +40,12 @@ export function decide(setup: AgentSetup, message: ThreadMessage, stickyAgent: s
   if (!allowed.ok) {
     // A refused explicit choice does not stick; the thread keeps what it had.
     return { kind: 'refused', reply: allowed.message, ...(stickyAgent ? { stickyAgent } : {}) };
+  }
+  if (parsed.directives.model !== undefined) {
+    const allowedList = allowedModels(catalog, config, setup.allowedModels);
+    const choice = checkModelChoice({ model: parsed.directives.model, surface: requester.surface, allowed: allowedList });
+    // Like a refused agent, a refused model changes nothing in the thread.
+    if (!choice.ok) return { kind: 'refused', reply: choice.message, ...(stickyAgent ? { stickyAgent } : {}) };
   }
   if (!parsed.text) {
     const sticky = routed.stickyAgent ?? stickyAgent;
