@@ -64,4 +64,28 @@ describe('routeSlackMessage', () => {
     };
     expect(routeSlackMessage(event, context).kind).toBe('ignore');
   });
+
+  it.each([
+    ['a channel that is not a Slack id', { channel: 'C1:x' }, /channel/],
+    ['a 1,202-character channel', { channel: 'C'.repeat(1202) }, /channel/],
+    ['a thread ts that is not a timestamp', { thread_ts: '1e300' }, /ts/],
+    ['a ts with a colon', { thread_ts: '10.1:x' }, /ts/],
+  ])('ignores %s as malformed, before any id is built', (_what, change, why) => {
+    const event = {
+      type: 'message',
+      channel: 'C1',
+      channel_type: 'channel',
+      user: 'U1',
+      text: 'hi',
+      ts: '11.0',
+      thread_ts: '10.1',
+      ...change,
+    };
+    expect(routeSlackMessage(event, context)).toEqual({ kind: 'ignore', why: expect.stringMatching(why), malformed: true });
+  });
+
+  it('ignores a team id that is not a Slack id', () => {
+    const event = { type: 'app_mention', channel: 'C1', user: 'U1', text: '<@UBOT> hi', ts: '10.1' };
+    expect(routeSlackMessage(event, { ...context, teamId: 'T1/../x' })).toMatchObject({ kind: 'ignore', malformed: true });
+  });
 });

@@ -28,10 +28,24 @@ export type RoutedSlackMessage =
   | { kind: 'start'; threadId: string; input: ThreadInput; message: ThreadMessage }
   /** Signal the thread only if it exists (a reply in a thread that may not be Switchboard's). */
   | { kind: 'continue'; threadId: string; message: ThreadMessage }
-  | { kind: 'ignore'; why: string };
+  /** `malformed`: the ids a thread id is built from do not look like Slack's (logged as a warning). */
+  | { kind: 'ignore'; why: string; malformed?: true };
 
 /** Subtypes that are still a person writing; every other subtype (edits, deletes, joins, bots) is ignored. */
 const PERSON_SUBTYPES = new Set(['thread_broadcast', 'file_share']);
+
+// Slack's own shapes: ids are short upper-case alphanumerics (T…, C…, D…), a ts is
+// `<seconds>.<sequence>`. Anything else never becomes part of a workflow id.
+const SLACK_ID = /^[A-Z0-9]{2,32}$/;
+const SLACK_TS = /^\d{1,12}\.\d{1,8}$/;
+
+/** Why these values cannot name a thread, or undefined when they are Slack-shaped. */
+export function slackIdProblem(teamId: unknown, channel: unknown, threadTs: unknown): string | undefined {
+  if (typeof teamId !== 'string' || !SLACK_ID.test(teamId)) return 'team id is not a Slack id';
+  if (typeof channel !== 'string' || !SLACK_ID.test(channel)) return 'channel is not a Slack id';
+  if (typeof threadTs !== 'string' || !SLACK_TS.test(threadTs)) return 'ts is not a Slack timestamp';
+  return undefined;
+}
 
 /** `thread:slack:<team>:<channel>:<thread_ts>`, the thread workflow's id. */
 export function slackThreadId(teamId: string, channel: string, threadTs: string): string {
@@ -50,6 +64,8 @@ export function routeSlackMessage(event: SlackMessageEvent, context: RoutingCont
   if (event.edited) return { kind: 'ignore', why: 'an edit' };
   const isReply = Boolean(event.thread_ts && event.thread_ts !== event.ts);
   const threadTs = event.thread_ts ?? event.ts;
+  const malformed = slackIdProblem(context.teamId, event.channel, threadTs);
+  if (malformed) return { kind: 'ignore', why: malformed, malformed: true };
   const threadId = slackThreadId(context.teamId, event.channel, threadTs);
   // Only a DM channel Slack itself marks as `im` (in a signed request) counts as private.
   const privateDm = event.channel_type === 'im' && event.channel.startsWith('D');

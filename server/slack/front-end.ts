@@ -8,7 +8,8 @@ import { readSecret } from '../../infra/config/secrets';
 import { SwitchboardError } from '../../infra/errors';
 import { type Logger } from '../../infra/logger';
 import { boltLogger } from './bolt-logger';
-import { routeSlackMessage, slackThreadId, type RoutedSlackMessage, type SlackMessageEvent } from './event-routing';
+import { rejectSkewedSlackRequests } from './request-age';
+import { routeSlackMessage, slackIdProblem, slackThreadId, type RoutedSlackMessage, type SlackMessageEvent } from './event-routing';
 import { currentRunOf, mayStopRun, type StopAccessOptions } from './stop-control';
 
 export interface SlackFrontEndOptions {
@@ -32,8 +33,8 @@ export interface SlackFrontEnd {
 }
 
 /**
- * The Slack front end: Bolt verifies each request (signature and a timestamp within five
- * minutes, else 401), acknowledges at once, and the handlers then signal Temporal: a
+ * The Slack front end: each request is verified (a timestamp within five minutes either
+ * way, then Bolt's signature check; else 401), acknowledged at once, and the handlers then signal Temporal: a
  * mention or DM signal-with-starts its thread, a thread reply continues it, the stop
  * reaction and the Stop button stop the run after an access check. Retries and duplicate
  * event ids are dropped here, and the thread drops repeats of a message id as well.
@@ -55,6 +56,8 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
   } else {
     if (!signingSecret) throw new SwitchboardError('config_invalid', 'SLACK_SIGNING_SECRET is not set');
     router = Router();
+    // Before Bolt's own verification, which checks only the past.
+    router.post(slack.eventsPath, rejectSkewedSlackRequests(options.logger.child({ component: 'slack' })));
     const receiver = new ExpressReceiver({ signingSecret, endpoints: slack.eventsPath, router, logger, processBeforeResponse: false });
     app = new App({ token: botToken, receiver, clientOptions, logger, deferInitialization: true });
   }
@@ -110,7 +113,10 @@ function registerHandlers(app: App, options: SlackFrontEndOptions, reader: Slack
       eventId: envelope.event_id,
       ...(context.botUserId ? { botUserId: context.botUserId } : {}),
     });
-    if (routed.kind === 'ignore') return void log.debug({ eventId: envelope.event_id, why: routed.why }, 'Slack message ignored');
+    if (routed.kind === 'ignore') {
+      const level = routed.malformed ? 'warn' : 'debug';
+      return void log[level]({ eventId: envelope.event_id, why: routed.why }, 'Slack message ignored');
+    }
     await signalThread(options, routed);
     log.info({ eventId: envelope.event_id, threadId: routed.threadId, kind: routed.kind }, 'Slack message sent to its thread');
   };
@@ -121,6 +127,8 @@ function registerHandlers(app: App, options: SlackFrontEndOptions, reader: Slack
     if (event.reaction !== options.config.slack.stopReaction || event.item.type !== 'message') return;
     const { channel, ts } = event.item;
     const teamId = (body as { team_id: string }).team_id;
+    const malformed = slackIdProblem(teamId, channel, ts);
+    if (malformed) return void log.warn({ why: malformed }, 'Slack reaction ignored');
     const runId = await cardRunId(reader, channel, ts).catch(() => undefined);
     if (runId)
       return void (await stopRun(options, access, reader, { runId, userId: event.user, channel, how: 'the stop reaction on the card' }));
