@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { REPOSITORY_PATTERN } from '../tools/github-fields';
 import { EFFORTS } from './definition';
 
 // The `agents` section of switchboard.yaml. Pure zod: the workflow bundle imports it for
@@ -20,7 +21,7 @@ const ChannelSchema = z
   .object({
     defaultRepo: z
       .string()
-      .regex(/^[A-Za-z0-9-]+\/[A-Za-z0-9._-]+$/, 'expected owner/name')
+      .regex(REPOSITORY_PATTERN, 'expected owner/name')
       .optional()
       .describe('Repository a request in this channel is about when it names none.'),
     budgetMinutes: z.number().int().positive().optional().describe('Upper bound on run budgets in this channel.'),

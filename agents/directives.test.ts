@@ -24,6 +24,8 @@ describe('parseDirectives', () => {
     ['what does agent:explore do?', {}, 'what does agent:explore do?', []],
     ['in the repo: fix it', {}, 'in the repo: fix it', []],
     ['in acme/api:fix', {}, 'in acme/api:fix', []],
+    [`in acme/${'x'.repeat(101)}: fix`, {}, `in acme/${'x'.repeat(101)}: fix`, [`in acme/${'x'.repeat(101)}:`]],
+    ['in acme/..: fix', {}, 'in acme/..: fix', ['in acme/..:']],
     ['agent:unknown-thing hello', { agent: 'unknown-thing' }, 'hello', []],
     ['  plain question  ', {}, 'plain question', []],
     ['agent:explore', { agent: 'explore' }, '', []],

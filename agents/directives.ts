@@ -1,3 +1,4 @@
+import { isRepositoryName } from '../tools/github-fields';
 import { type Effort, EFFORTS } from './definition';
 
 /**
@@ -51,7 +52,9 @@ export function parseDirectives(message: string): ParsedMessage {
   for (;;) {
     const repo = REPO.exec(rest);
     if (repo) {
-      if (directives.repo === undefined) directives.repo = repo[1];
+      // A unit's workflow id is built from it, so it must be a name GitHub allows (lengths too).
+      if (!isRepositoryName(repo[1])) ignore(repo[0], 'not a repository GitHub allows (owner/name)');
+      else if (directives.repo === undefined) directives.repo = repo[1];
       else ignore(repo[0], 'repeated');
       rest = rest.slice(repo[0].length).trimStart();
       continue;

@@ -1,4 +1,4 @@
-import { routeGitHubEvent } from './github-event-routing';
+import { malformedGitHubPayload, routeGitHubEvent } from './github-event-routing';
 
 const repository = { full_name: 'acme/app' };
 const options = { botLogin: 'switchboard', deliveryId: 'd-1' };
@@ -59,5 +59,53 @@ describe('routeGitHubEvent', () => {
     expect(
       routeGitHubEvent('check_suite', { action: 'completed', check_suite: { pull_requests: [] }, repository }, options),
     ).toBeUndefined();
+  });
+});
+
+describe('malformedGitHubPayload', () => {
+  const comment = (repo: unknown, number: unknown) => ({
+    action: 'created',
+    issue: { number },
+    comment: { id: 1, body: '@switchboard hi', user: { login: 'alice' } },
+    repository: { full_name: repo },
+  });
+
+  it('passes what GitHub sends', () => {
+    expect(malformedGitHubPayload('issue_comment', comment('acme/app', 7))).toBeUndefined();
+    expect(malformedGitHubPayload('ping', { zen: 'hi', hook_id: 1 })).toBeUndefined();
+    const check = { action: 'completed', check_run: { pull_requests: [{ number: 3 }], check_suite: { pull_requests: [] } } };
+    expect(malformedGitHubPayload('check_run', { ...check, repository: { full_name: 'acme/app' } })).toBeUndefined();
+  });
+
+  it.each([
+    ['a 1,202-character full name', 'issue_comment', comment(`acme/${'x'.repeat(1197)}`, 7), /repository\.full_name/],
+    ['a full name that is not owner/name', 'issue_comment', comment('acme/app#1', 7), /repository\.full_name/],
+    ['a full name that is not text', 'issue_comment', comment(['acme/app'], 7), /repository\.full_name/],
+    ['1e300', 'issue_comment', comment('acme/app', 1e300), /issue\.number/],
+    ['2.5', 'issue_comment', comment('acme/app', 2.5), /issue\.number/],
+    ['-1', 'issue_comment', comment('acme/app', -1), /issue\.number/],
+    ['0', 'issue_comment', comment('acme/app', 0), /issue\.number/],
+    ['a number as text', 'issue_comment', comment('acme/app', '7'), /issue\.number/],
+    ['a PR number', 'pull_request', { action: 'opened', number: 2.5, pull_request: { number: 2.5 }, repository }, /^number/],
+    [
+      "a check's PR number",
+      'check_suite',
+      { action: 'completed', check_suite: { pull_requests: [{ number: 1e300 }] }, repository },
+      /check_suite\.pull_requests\.0\.number/,
+    ],
+    [
+      'a comment longer than GitHub allows',
+      'issue_comment',
+      { ...comment('acme/app', 7), comment: { body: 'x'.repeat(65_537) } },
+      /comment\.body/,
+    ],
+    ['a payload that is not an object', 'issue_comment', [1, 2], /not a JSON object/],
+  ])('refuses %s', (_what, event, payload, reason) => {
+    expect(malformedGitHubPayload(event, payload)).toMatch(reason);
+  });
+
+  it('leaves nothing for routing to turn into an odd id', () => {
+    expect(routeGitHubEvent('issue_comment', comment('acme/app', 1e300), options)).toBeUndefined();
+    expect(routeGitHubEvent('issue_comment', comment(`acme/${'x'.repeat(1197)}`, 7), options)).toBeUndefined();
   });
 });

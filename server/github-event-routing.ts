@@ -1,3 +1,4 @@
+import { isItemNumber, isRepositoryName } from '../tools/github-fields';
 import { type ThreadInput, type ThreadMessage } from '../workflows/thread-types';
 import type { UnitChecksEvent as ChecksEvent, UnitPullRequestEvent as PullRequestEvent } from '../workflows/unit-types';
 
@@ -27,13 +28,51 @@ export interface RouteOptions {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Payload = Record<string, any>;
 
+/** GitHub's own limit on a comment's length; a longer body did not come from GitHub. */
+const MAX_COMMENT_CHARS = 65_536;
+
+/**
+ * Why a payload cannot be GitHub's, or undefined. Every value that may become part of a
+ * workflow id is checked where it appears, whatever the event: the repository's full name
+ * (GitHub's owner/name grammar and lengths) and each issue, PR and check PR number (positive
+ * safe integers, so never `1e300`, `2.5`, `0` or `-1`); and a comment body within GitHub's limit.
+ */
+export function malformedGitHubPayload(name: string, payload: unknown): string | undefined {
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return 'the payload is not a JSON object';
+  const body = payload as Payload;
+  const repo = body.repository?.full_name;
+  if (repo !== undefined && !isRepositoryName(repo)) return 'repository.full_name is not owner/name as GitHub allows it';
+  const numbers: Array<[string, unknown]> = [
+    ['number', body.number],
+    ['issue.number', body.issue?.number],
+    ['pull_request.number', body.pull_request?.number],
+  ];
+  const check = name === 'check_suite' || name === 'check_run' ? body[name] : undefined;
+  for (const [path, list] of [
+    [`${name}.pull_requests`, check?.pull_requests],
+    [`${name}.check_suite.pull_requests`, check?.check_suite?.pull_requests],
+  ] as const) {
+    if (list === undefined) continue;
+    if (!Array.isArray(list)) return `${path} is not a list`;
+    list.forEach((entry: Payload | undefined, index: number) => numbers.push([`${path}.${index}.number`, entry?.number]));
+  }
+  const bad = numbers.find(([, value]) => value !== undefined && !isItemNumber(value));
+  if (bad) return `${bad[0]} is not a positive whole number`;
+  const comment = body.comment?.body;
+  if (comment !== undefined && (typeof comment !== 'string' || comment.length > MAX_COMMENT_CHARS)) {
+    return `comment.body is not text of at most ${MAX_COMMENT_CHARS} characters`;
+  }
+  return undefined;
+}
+
 /**
  * The one mapping from GitHub events to workflows. Pure: the webhook route verifies, parses,
  * calls this, and signals what it returns. Undefined means "not ours; acknowledge and drop".
  */
 export function routeGitHubEvent(name: string, payload: Payload, options: RouteOptions): RoutedGitHubEvent | undefined {
-  const repo: string | undefined = payload?.repository?.full_name;
-  if (!repo) return undefined;
+  const repo: unknown = payload?.repository?.full_name;
+  // `malformedGitHubPayload` refuses these first; checked again so no caller can build a bad id.
+  if (!isRepositoryName(repo)) return undefined;
   switch (name) {
     case 'issue_comment':
       return payload.action === 'created' ? mention(repo, payload.issue?.number, payload.comment, options) : undefined;
@@ -42,7 +81,7 @@ export function routeGitHubEvent(name: string, payload: Payload, options: RouteO
     case 'pull_request': {
       const kind = pullKind(payload);
       const number = payload.pull_request?.number ?? payload.number;
-      if (!kind || typeof number !== 'number') return undefined;
+      if (!kind || !isItemNumber(number)) return undefined;
       return unit(repo, number, 'prEvent', {
         deliveryId: options.deliveryId,
         repo,
@@ -54,7 +93,7 @@ export function routeGitHubEvent(name: string, payload: Payload, options: RouteO
     }
     case 'pull_request_review': {
       const number = payload.pull_request?.number;
-      if (payload.action !== 'submitted' || typeof number !== 'number') return undefined;
+      if (payload.action !== 'submitted' || !isItemNumber(number)) return undefined;
       return unit(repo, number, 'prEvent', {
         deliveryId: options.deliveryId,
         repo,
@@ -72,7 +111,7 @@ export function routeGitHubEvent(name: string, payload: Payload, options: RouteO
       if (payload.action !== 'completed' || !check) return undefined;
       // A check belongs to a commit; GitHub lists the PRs whose head it is.
       const number = check.pull_requests?.[0]?.number ?? check.check_suite?.pull_requests?.[0]?.number;
-      if (typeof number !== 'number') return undefined;
+      if (!isItemNumber(number)) return undefined;
       return unit(repo, number, 'checks', {
         deliveryId: options.deliveryId,
         repo,
@@ -103,7 +142,7 @@ function mention(repo: string, number: unknown, comment: Payload | undefined, op
   const author: string = comment?.user?.login ?? '';
   const bot = options.botLogin.replace(/\[bot\]$/, '');
   // Never answer ourselves; only a mention of the App addresses it.
-  if (typeof number !== 'number' || author.replace(/\[bot\]$/, '').toLowerCase() === bot.toLowerCase()) return undefined;
+  if (!isItemNumber(number) || author.replace(/\[bot\]$/, '').toLowerCase() === bot.toLowerCase()) return undefined;
   const pattern = new RegExp(`(^|[^\\w@/])@${escape(bot)}(\\[bot\\])?(?![\\w-])`, 'i');
   if (!pattern.test(body)) return undefined;
   const threadId = `thread:gh:${repo}#${number}`;

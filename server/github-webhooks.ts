@@ -2,7 +2,7 @@ import { Webhooks } from '@octokit/webhooks';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
 import { type Logger } from '../infra/logger';
-import { type RoutedGitHubEvent, routeGitHubEvent } from './github-event-routing';
+import { malformedGitHubPayload, type RoutedGitHubEvent, routeGitHubEvent } from './github-event-routing';
 import { visibilityQuery } from '../infra/visibility';
 
 export interface GitHubWebhookOptions {
@@ -21,7 +21,8 @@ export interface GitHubWebhookOptions {
 
 /**
  * `POST /` for GitHub's webhooks: size limit (413), signature over the exact bytes (401,
- * nothing signalled), JSON (400), then one signal (or signal-with-start) chosen by
+ * nothing signalled), JSON (400), values that would become workflow ids (400, logged with the
+ * reason, nothing signalled), then one signal (or signal-with-start) chosen by
  * `routeGitHubEvent`. A delivery id seen before is acknowledged and does nothing again;
  * messages also carry it so the workflow can drop a repeat that reaches another process.
  */
@@ -48,6 +49,11 @@ export function createGitHubWebhookRouter(options: GitHubWebhookOptions): Router
         payload = JSON.parse(body);
       } catch {
         return void res.status(400).json({ error: 'malformed_json' });
+      }
+      const malformed = malformedGitHubPayload(event, payload);
+      if (malformed) {
+        options.logger.warn({ deliveryId, event, reason: malformed }, 'GitHub webhook refused: malformed payload');
+        return void res.status(400).json({ error: 'malformed_payload', reason: malformed });
       }
       if (seen.has(deliveryId)) return void res.status(202).json({ ok: true, duplicate: true });
       const routed = routeGitHubEvent(event, payload as Record<string, unknown>, { botLogin: options.botLogin, deliveryId });

@@ -3,11 +3,10 @@ import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/c
 import { type Command } from 'commander';
 import { pullRequestUnitId, taskUnitId } from '../../workflows/unit/unit-id';
 import type { ShipUnitInput, UnitRecord, UnitState } from '../../workflows/unit-types';
+import { isRepositoryName } from '../../tools/github-fields';
 import { withCliClient } from '../temporal-client';
 import { visibilityQuery } from '../../infra/visibility';
 import { Outcome, Phase, PullRequest } from '../../workflows/search-attributes';
-
-const REPO_PATTERN = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
 
 /** What `switchboard ship` was asked for: an exact PR, or a change in a repository. */
 export type ShipTarget = { kind: 'pull_request'; repo: string; pullRequest: number } | { kind: 'task'; repo: string; request: string };
@@ -21,14 +20,14 @@ export function parseShipTarget(target: string, repo?: string): ShipTarget {
   if (/^[^\s/#]+\/[^\s#]+#/.test(text)) {
     const match = /^([^\s/#]+\/[^\s#]+)#(\d+)$/.exec(text);
     const number = match ? Number(match[2]) : NaN;
-    if (!match || !REPO_PATTERN.test(match[1]) || !Number.isSafeInteger(number) || number < 1) {
+    if (!match || !isRepositoryName(match[1]) || !Number.isSafeInteger(number) || number < 1) {
       throw new Error(`not a pull request reference: '${text}' (expected owner/name#<number>, e.g. acme/app#7)`);
     }
     return { kind: 'pull_request', repo: match[1], pullRequest: number };
   }
   if (!text) throw new Error('say what to ship: owner/name#<number>, or a request with --repo owner/name');
   if (!repo) throw new Error('a request needs its repository: --repo owner/name (or give a pull request as owner/name#<number>)');
-  if (!REPO_PATTERN.test(repo)) throw new Error(`not a repository: '${repo}' (expected owner/name)`);
+  if (!isRepositoryName(repo)) throw new Error(`not a repository: '${repo}' (expected owner/name)`);
   return { kind: 'task', repo, request: text };
 }
 
