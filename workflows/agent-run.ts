@@ -10,6 +10,7 @@ import {
   isCancellation,
   ParentClosePolicy,
   proxyActivities,
+  rootCause,
   setHandler,
   sleep,
   startChild,
@@ -349,7 +350,8 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
     }
   } catch (error) {
     if (isContinueAsNew(error)) throw error;
-    state.finish('failed', error instanceof Error ? error.message : String(error));
+    // The root cause says why (a refused script, a missing key), not "Activity task failed".
+    state.finish('failed', rootCause(error) ?? String(error));
   }
 
   deadlineScope.cancel();

@@ -34,6 +34,8 @@ export interface SlackKit {
   frontEnd: SlackFrontEnd;
   /** Writes a scripted model file and returns its path among the scripted directories, `kit/<name>.yaml` (for `model:scripted:<path>`). */
   script(name: string, turns: unknown[]): string;
+  /** The host directory behind `kit/` (the worker's base directory is its parent). */
+  scriptsDir: string;
   stopWorker(): Promise<void>;
   startWorker(): Promise<void>;
   /** Polls until `check` is truthy (or fails after `timeoutMs`). */
@@ -142,6 +144,7 @@ export async function startSlackKit(
     stopWorker,
     until,
     threadState,
+    scriptsDir: scripts,
     script(name, turns) {
       writeFileSync(join(scripts, `${name}.yaml`), stringify({ turns }));
       return `${KIT_SCRIPTS}/${name}.yaml`;
