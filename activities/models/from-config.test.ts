@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../../infra/errors';
@@ -38,5 +38,16 @@ describe('the models config section', () => {
   it('refuses a base URL that is not a URL, naming the key', () => {
     expect(() => loadConfig({ env: { OPENAI_BASE_URL: 'localhost:8000' }, cwd })).toThrow(ConfigError);
     expect(() => loadConfig({ env: { OPENAI_BASE_URL: 'localhost:8000' }, cwd })).toThrow(/models\.openai\.baseUrl/);
+  });
+
+  it('reads models.allowed and models.scriptedDirs from the file, and names a bad directory name', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'models-config-file-'));
+    const file = join(dir, 'switchboard.yaml');
+    writeFileSync(file, 'models:\n  allowed: [openai:*, claude-opus-4-1]\n  scriptedDirs: { examples: examples, team: /srv/scripts }\n');
+    const { config } = loadConfig({ env: { SWITCHBOARD_CONFIG: file }, cwd: dir });
+    expect(config.models.allowed).toEqual(['openai:*', 'claude-opus-4-1']);
+    expect(modelDepsFromConfig(config.models, { baseDir: dir }).scriptedDirs).toEqual({ examples: 'examples', team: '/srv/scripts' });
+    writeFileSync(file, 'models:\n  scriptedDirs: { "../up": /tmp }\n');
+    expect(() => loadConfig({ env: { SWITCHBOARD_CONFIG: file }, cwd: dir })).toThrow(/models\.scriptedDirs/);
   });
 });
