@@ -109,7 +109,9 @@ describe("explore's prompt", () => {
   });
 
   it('uses the exact detach recipe', () => {
-    expect(DETACH_RECIPE).toBe("setsid -f sh -c '<command> > /tmp/job.log 2>&1; echo $? > /tmp/job.exit' </dev/null >/dev/null 2>&1");
+    expect(DETACH_RECIPE).toBe(
+      'setsid -f sh -c \'<command> > "$TMPDIR/job.log" 2>&1; echo $? > "$TMPDIR/job.exit"\' </dev/null >/dev/null 2>&1',
+    );
   });
 });
 

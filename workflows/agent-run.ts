@@ -9,6 +9,7 @@ import {
   defineUpdate,
   isCancellation,
   ParentClosePolicy,
+  patched,
   proxyActivities,
   rootCause,
   setHandler,
@@ -23,7 +24,7 @@ import type { AgentSetup } from '../activities/agents/agent-setup';
 import { allowedModels, buildSystemPrompt, checkModelChoice, resolveRoleProfile, resolveTaskTarget, authorize } from '../agents';
 import { modelToolSchemas } from '../tools';
 import type { ChildRecord, RunInput, RunRecord, RunStatus, SteerInput, StopInput } from './run-types';
-import { models, status as statusActivities } from './run/activities';
+import { models, status as statusActivities, workspaces } from './run/activities';
 import { RunState } from './run/run-state';
 import { executeToolCalls } from './run/tool-dispatch';
 import { Agent, Outcome, Phase, Repo, Requester, SwitchboardKind, Thread } from './search-attributes';
@@ -37,6 +38,8 @@ export const statusQuery = defineQuery<RunStatus>('status');
 export const CARD_MIN_INTERVAL_MS = 3_000;
 /** A run may delegate this many levels deep (a child of a child is the limit). */
 export const MAX_TASK_DEPTH = 2;
+/** Tools that run commands in the workspace's sandbox. */
+const SANDBOX_COMMAND_TOOLS = ['bash', 'grep', 'find_files', 'list_directory'];
 /** Time kept back from the deadline for the closing summary turn. */
 export const SUMMARY_RESERVE_MS = 60_000;
 
@@ -355,12 +358,25 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
   }
 
   deadlineScope.cancel();
+  await closeOwnWorkspace();
   await settleCard(true);
   upsertSearchAttributes([
     { key: Phase, value: 'finished' },
     { key: Outcome, value: state.outcome ?? 'failed' },
   ]);
   return state.record(runId, Date.now());
+
+  /**
+   * Every process the run started in its workspace ends with the run, however it detached
+   * (the files stay for the thread's next run). A role child shares its parent's workspace
+   * and leaves it to the parent.
+   */
+  async function closeOwnWorkspace(): Promise<void> {
+    if (input.parent && profile.kind === 'role') return;
+    if (!SANDBOX_COMMAND_TOOLS.some((tool) => profile.tools.includes(tool))) return;
+    if (!patched('close-workspace-at-run-end')) return;
+    await CancellationScope.nonCancellable(() => workspaces.closeWorkspace({ workspace: dispatch.workspace })).catch(() => undefined);
+  }
 
   async function closingSummary(bound: string): Promise<void> {
     if (state.remainingMs(Date.now()) < SUMMARY_RESERVE_MS) return;

@@ -4,17 +4,17 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { CancelledFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DETACH_RECIPE } from './hints';
-import { bubblewrapHere, markedPids, sandboxFixture, waitUntil } from './test-support';
+import { markedPids, requireBubblewrap, sandboxFixture, waitUntil } from './test-support';
 import { workspaceLayout } from './workspace-layout';
 
-// `auto` is bubblewrap wherever it works (CI installs it); `none` is the fallback, run here too
-// so both paths are proven on every machine.
-describe.each(['auto', 'none'] as const)('sandbox bash (isolation: %s)', (isolation) => {
+// `bwrap` is the default (the README's quick start and CI install it); `unisolated-unsafe` is the
+// explicit local-development mode, run here too so both paths are proven on every machine.
+describe.each(['bwrap', 'unisolated-unsafe'] as const)('sandbox bash (isolation: %s)', (isolation) => {
   let fixture: Awaited<ReturnType<typeof sandboxFixture>>;
-  let isolated: boolean;
+  const isolated = isolation === 'bwrap';
   beforeAll(async () => {
+    if (isolated) await requireBubblewrap();
     fixture = await sandboxFixture({ heartbeatMs: 100, isolation });
-    isolated = isolation === 'auto' && (await bubblewrapHere());
   });
   afterAll(() => fixture.cleanup());
 
@@ -40,7 +40,9 @@ describe.each(['auto', 'none'] as const)('sandbox bash (isolation: %s)', (isolat
     expect(result).toMatchObject({ exitCode: 124, timedOut: true });
     expect(result.output).toMatch(/^begun\n/);
     expect(result.hint).toContain(DETACH_RECIPE);
-    expect(DETACH_RECIPE).toBe("setsid -f sh -c '<command> > /tmp/job.log 2>&1; echo $? > /tmp/job.exit' </dev/null >/dev/null 2>&1");
+    expect(DETACH_RECIPE).toBe(
+      'setsid -f sh -c \'<command> > "$TMPDIR/job.log" 2>&1; echo $? > "$TMPDIR/job.exit"\' </dev/null >/dev/null 2>&1',
+    );
     expect(result.hint).toContain('wait_for_job');
     expect(`${result.hint} ${result.output}`).not.toMatch(/nohup/i);
   });
@@ -80,9 +82,9 @@ describe.each(['auto', 'none'] as const)('sandbox bash (isolation: %s)', (isolat
 
   test('the detach recipe, exactly as the hint gives it, survives the call', async () => {
     const workspace = fixture.workspace();
-    const recipe = DETACH_RECIPE.replace('<command>', 'sleep 1; echo done-by-recipe');
-    // Unisolated, the inner sh (which has $TMPDIR) writes the job files where /tmp/… maps.
-    const command = isolated ? recipe : recipe.replaceAll('/tmp/', '$TMPDIR/');
+    // The recipe keeps its files in $TMPDIR: the sandbox's own /tmp, or the workspace's tmp when
+    // unisolated, so two workspaces' jobs never share /tmp/job.exit in either mode.
+    const command = DETACH_RECIPE.replace('<command>', 'sleep 1; echo done-by-recipe');
     expect((await fixture.activities.bash({ workspace, command })).exitCode).toBe(0);
     await waitUntil(async () => (await fixture.activities.jobStatus({ workspace, exitFile: '/tmp/job.exit' })).done);
     expect(await fixture.activities.jobStatus({ workspace, exitFile: '/tmp/job.exit', logFile: '/tmp/job.log' })).toEqual({

@@ -1,16 +1,23 @@
-import { randomBytes } from 'node:crypto';
-import { rm, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { type IsolationMode } from './isolation';
 import { SANDBOX_VIEW, type WorkspaceLayout } from './workspace-layout';
 
 const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
+/** Where a command finds the workspace's network door, and which git host it stands in for. */
+export interface DoorAddress {
+  port: number;
+  /** The real git host (`https://github.com`); git URLs under it are rewritten to the door. */
+  gitBaseUrl: string;
+}
+
 /**
  * The whole environment a command sees. It is built from nothing, never copied from the
- * worker, so no token the worker holds (GITHUB_*, SLACK_*, ANTHROPIC_*, OPENAI_*) can leak.
+ * worker, so no secret the worker holds (GITHUB_*, SLACK_*, ANTHROPIC_*, OPENAI_*) can leak;
+ * and it names no token: git reaches the git host through the door, which adds the run's
+ * token outside the sandbox.
  */
-export function commandEnvironment(layout: WorkspaceLayout, mode: IsolationMode): Record<string, string> {
+export function commandEnvironment(layout: WorkspaceLayout, mode: IsolationMode, door?: DoorAddress): Record<string, string> {
   const view = mode === 'bwrap' ? SANDBOX_VIEW : layout;
   // The worker's node is on PATH too, so `npm test` works without a separate install.
   const nodeDir = dirname(process.execPath);
@@ -25,47 +32,37 @@ export function commandEnvironment(layout: WorkspaceLayout, mode: IsolationMode)
     GIT_TERMINAL_PROMPT: '0',
     GIT_PAGER: 'cat',
     PAGER: 'cat',
+    // The host's /etc/gitconfig is not the sandbox's business (and is hidden in it).
+    GIT_CONFIG_NOSYSTEM: '1',
+    ...(door ? doorEnvironment(door, mode) : {}),
     // Lets releaseWorkspace find this workspace's leftover jobs when there is no sandbox.
     SWITCHBOARD_WORKSPACE: layout.name,
   };
 }
 
-/** A per-call git credential helper; `remove` deletes it when the call ends. */
-export interface CredentialHelper {
-  env: Record<string, string>;
-  remove(): Promise<void>;
-}
-
 /**
- * Offers a token to git only: a helper script answers `git credential fill` for the
- * configured git host, configured through GIT_CONFIG_* variables that name the script,
- * never the token, so `env` and `printenv` do not show it.
+ * Isolated, the sandbox's only route out is the door, so the usual proxy variables point
+ * at it (curl, git, npm, pip and most HTTP clients honour them). In both modes git URLs
+ * under the git host are rewritten to the door's git endpoint: clones keep their real,
+ * token-less remote URL, and the token is added on the worker's side of the door.
  */
-export async function writeCredentialHelper(
-  layout: WorkspaceLayout,
-  mode: IsolationMode,
-  token: string,
-  gitBaseUrl: string,
-): Promise<CredentialHelper> {
-  const file = `credential-${randomBytes(8).toString('hex')}.sh`;
-  const hostPath = join(layout.credentials, file);
-  const viewPath = mode === 'bwrap' ? `${SANDBOX_VIEW.credentials}/${file}` : hostPath;
-  const quoted = `'${token.replace(/'/g, `'\\''`)}'`;
-  const script = [
-    '#!/bin/sh',
-    '# Switchboard: the run identity for git, for one command only.',
-    '[ "$1" = get ] || exit 0',
-    'echo username=x-access-token',
-    `printf 'password=%s\\n' ${quoted}`,
-    '',
-  ].join('\n');
-  await writeFile(hostPath, script, { mode: 0o700 });
+function doorEnvironment(door: DoorAddress, mode: IsolationMode): Record<string, string> {
+  const url = `http://127.0.0.1:${door.port}`;
+  const proxies: Record<string, string> =
+    mode === 'bwrap'
+      ? {
+          HTTP_PROXY: url,
+          HTTPS_PROXY: url,
+          http_proxy: url,
+          https_proxy: url,
+          NO_PROXY: '127.0.0.1,localhost,::1',
+          no_proxy: '127.0.0.1,localhost,::1',
+        }
+      : {};
   return {
-    env: {
-      GIT_CONFIG_COUNT: '1',
-      GIT_CONFIG_KEY_0: `credential.${gitBaseUrl.replace(/\/+$/, '')}.helper`,
-      GIT_CONFIG_VALUE_0: viewPath,
-    },
-    remove: () => rm(hostPath, { force: true }),
+    ...proxies,
+    GIT_CONFIG_COUNT: '1',
+    GIT_CONFIG_KEY_0: `url.${url}/git/.insteadOf`,
+    GIT_CONFIG_VALUE_0: `${door.gitBaseUrl.replace(/\/+$/, '')}/`,
   };
 }

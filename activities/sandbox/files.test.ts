@@ -9,7 +9,7 @@ describe('sandbox files', () => {
   let fixture: Awaited<ReturnType<typeof sandboxFixture>>;
   let outsideDir: string;
   beforeAll(async () => {
-    fixture = await sandboxFixture({ isolation: 'none', fileLimits: { maxReadBytes: 4_096, maxWriteBytes: 2_048 } });
+    fixture = await sandboxFixture({ isolation: 'unisolated-unsafe', fileLimits: { maxReadBytes: 4_096, maxWriteBytes: 2_048 } });
     outsideDir = await mkdtemp(join(tmpdir(), 'switchboard-outside-'));
     await writeFile(join(outsideDir, 'secret.txt'), 'do not read');
   });

@@ -5,7 +5,8 @@ import { BASH_TIMEOUT_MAX_MS } from '../../tools/bash';
  * process-group reaping spares it, with the wrapper's own stdio closed so the call does
  * not wait on its output.
  */
-export const DETACH_RECIPE = "setsid -f sh -c '<command> > /tmp/job.log 2>&1; echo $? > /tmp/job.exit' </dev/null >/dev/null 2>&1";
+export const DETACH_RECIPE =
+  'setsid -f sh -c \'<command> > "$TMPDIR/job.log" 2>&1; echo $? > "$TMPDIR/job.exit"\' </dev/null >/dev/null 2>&1';
 
 /** What the model reads after exit 124. */
 export function timeoutHint(timeoutMs: number): string {
@@ -25,5 +26,5 @@ export function clampedTimeoutNote(requested: number, used: number): string {
 
 /** Said on results of unisolated commands, so nobody mistakes them for sandboxed ones. */
 export function unisolatedNote(reason: string): string {
-  return `This command ran without bubblewrap isolation (${reason}); /tmp is the machine's, so use $TMPDIR for job files.`;
+  return `This command ran without bubblewrap isolation (${reason}); /tmp is the machine's, so keep job files in $TMPDIR as the detach recipe does.`;
 }

@@ -1,11 +1,13 @@
 import { resolve } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { BASH_TIMEOUT_DEFAULT_MS, BASH_TIMEOUT_MAX_MS } from '../../tools/bash';
-import { commandEnvironment, writeCredentialHelper, type CredentialHelper } from './command-environment';
+import { commandEnvironment } from './command-environment';
 import { DEFAULT_FILE_LIMITS, readJobStatus, readWorkspaceFile, writeWorkspaceFile, type FileLimits } from './files';
 import { clampedTimeoutNote, timeoutHint, unisolatedNote } from './hints';
+import { type IsolationCheck, type IsolationSetting } from './isolation';
+import { DEFAULT_EGRESS, egressAllowFor, type EgressSettings, type Resolver } from './network/door-grant';
 import { runCommand } from './run-command';
-import { SandboxHost, type PreparedWorkspace, type SandboxLogger } from './sandbox-host';
+import { SandboxHost, SandboxUnavailable, type PreparedWorkspace, type SandboxLogger } from './sandbox-host';
 import { workspaceLayout } from './workspace-layout';
 import {
   type BashInput,
@@ -23,27 +25,35 @@ import {
 export * from './types';
 export { DETACH_RECIPE } from './hints';
 export { type SandboxLogger } from './sandbox-host';
+export { detectIsolation, ISOLATION_FIX, readinessOf, type IsolationSetting, type SandboxReadiness } from './isolation';
+export { DEFAULT_EGRESS, type EgressSettings } from './network/door-grant';
 
 /** What the sandbox activities need; everything else is derived. */
 export interface SandboxDeps {
   /** Workspaces live under `<dataDir>/workspaces/`. */
   dataDir: string;
   logger?: SandboxLogger;
-  /** The run's token for git, by scope; offered to commands only through a credential helper. */
+  /** The run's token for git, by scope; added by the worker's side of the network door, never given to commands. */
   identityToken?: (scope: 'read' | 'write') => Promise<string | undefined>;
-  /** The git host the token is for (default https://github.com); other hosts never get it. */
+  /** The git host the token is for (default https://github.com); git URLs under it go through the door. */
   gitBaseUrl?: string;
-  /** `auto` uses bubblewrap when it works here and says so when it falls back; `bwrap` insists. */
-  isolation?: 'auto' | 'bwrap' | 'none';
+  /** `bwrap` (default) fails closed; `unisolated-unsafe` runs commands on the host (local development only). */
+  isolation?: IsolationSetting;
+  /** Where network-enabled workspaces may connect (default: any public internet host). */
+  egress?: EgressSettings;
   /** Characters of command output kept (head and tail); default 30 000. */
   outputLimit?: number;
   fileLimits?: Partial<FileLimits>;
   heartbeatMs?: number;
   /**
-   * More host paths the sandbox must not see (files with secrets, say). The data dir, the
-   * worker's home and folder, /home, /root and /run/secrets are always hidden.
+   * More host paths the sandbox must not see, when they lie under the system folders it does
+   * see (`/usr`, `/etc` …); everything else of the host is out of view anyway.
    */
   hiddenPaths?: string[];
+  /** How the machine is probed for bubblewrap (tests simulate a machine without it). */
+  probe?: () => Promise<IsolationCheck>;
+  /** Name resolution for the door (tests); the system resolver otherwise. */
+  resolver?: Resolver;
 }
 
 function checkWorkspace(workspace: WorkspaceRef | undefined): asserts workspace is WorkspaceRef {
@@ -52,30 +62,42 @@ function checkWorkspace(workspace: WorkspaceRef | undefined): asserts workspace 
   }
 }
 
+/** The sandbox of one worker process: its host (holders, doors) and readiness, shared by the activities. */
+export function createSandboxHost(deps: SandboxDeps): SandboxHost {
+  const host = new SandboxHost({
+    dataDir: resolve(deps.dataDir),
+    isolation: deps.isolation ?? 'bwrap',
+    gitBaseUrl: deps.gitBaseUrl ?? 'https://github.com',
+    hiddenPaths: (deps.hiddenPaths ?? []).map((path) => resolve(path)),
+    ...(deps.logger ? { logger: deps.logger } : {}),
+    ...(deps.identityToken ? { identityToken: deps.identityToken } : {}),
+    ...(deps.probe ? { probe: deps.probe } : {}),
+    ...(deps.resolver ? { resolver: deps.resolver } : {}),
+  });
+  // Decided (and logged, loudly when isolation is off or missing) at start, not at the first command.
+  void host.isolationCheck();
+  return host;
+}
+
 /**
  * The sandbox activities: shell commands and file access in a per-thread workspace,
- * isolated with bubblewrap when the worker can, and detached-job status for wait_for_job.
+ * isolated with bubblewrap (or refused, unless unisolated mode was configured), its network
+ * door, and detached-job status for wait_for_job.
  */
-export function createSandboxActivities(deps: SandboxDeps) {
+export function createSandboxActivities(deps: SandboxDeps, host: SandboxHost = createSandboxHost(deps)) {
   const dataDir = resolve(deps.dataDir);
-  const host = new SandboxHost(
-    dataDir,
-    deps.isolation ?? 'auto',
-    deps.logger,
-    (deps.hiddenPaths ?? []).map((path) => resolve(path)),
-  );
   const fileLimits = { ...DEFAULT_FILE_LIMITS, ...deps.fileLimits };
   const gitBaseUrl = deps.gitBaseUrl ?? 'https://github.com';
+  const egress = deps.egress ?? DEFAULT_EGRESS;
 
-  async function credentialFor(input: BashInput, notes: string[], prepared: PreparedWorkspace): Promise<CredentialHelper | undefined> {
-    const scope = input.identity;
-    if (scope !== 'read' && scope !== 'write') return undefined;
-    const token = await deps.identityToken?.(scope);
-    if (!token) {
-      notes.push(`No ${scope} credential was available for git in this call.`);
-      return undefined;
+  /** The workspace, or the refusal to say when commands may not run on this worker. */
+  async function prepareOrRefuse(workspace: WorkspaceRef): Promise<PreparedWorkspace | SandboxUnavailable> {
+    try {
+      return await host.prepare(workspace);
+    } catch (error) {
+      if (error instanceof SandboxUnavailable) return error;
+      throw error;
     }
-    return writeCredentialHelper(prepared.layout, prepared.isolation.mode, token, gitBaseUrl);
   }
 
   return {
@@ -91,40 +113,54 @@ export function createSandboxActivities(deps: SandboxDeps) {
         ? Math.min(Math.max(Math.floor(requested), 1_000), BASH_TIMEOUT_MAX_MS)
         : BASH_TIMEOUT_DEFAULT_MS;
       if (timeoutMs !== requested) notes.push(clampedTimeoutNote(requested, timeoutMs));
-      const prepared = await host.prepare(input.workspace);
+      const prepared = await prepareOrRefuse(input.workspace);
+      if (prepared instanceof SandboxUnavailable) {
+        return {
+          exitCode: 126,
+          output: `Refused: ${prepared.message}\n`,
+          truncated: false,
+          timedOut: false,
+          durationMs: 0,
+          isolation: 'refused',
+        };
+      }
       const mode = prepared.isolation.mode;
       if (mode === 'none') notes.push(unisolatedNote(prepared.isolation.reason ?? 'unavailable'));
-      let helper: CredentialHelper | undefined;
-      try {
-        helper = await credentialFor(input, notes, prepared);
-        const outcome = await runCommand({
-          argv: host.argv(prepared, input.workspace.network === true, input.command),
-          env: { ...commandEnvironment(prepared.layout, mode), ...helper?.env },
-          cwd: prepared.layout.work,
-          timeoutMs,
-          outputLimit: deps.outputLimit ?? 30_000,
-          heartbeatMs: deps.heartbeatMs,
-        });
-        if (outcome.timedOut) {
-          notes.unshift(timeoutHint(timeoutMs));
-          outcome.output += `\n[stopped after ${Math.round(timeoutMs / 1000)} s: exit 124]`;
-        }
-        return { ...outcome, ...(notes.length > 0 ? { hint: notes.join('\n') } : {}), isolation: mode };
-      } finally {
-        await helper?.remove();
+      prepared.door.grant = {
+        network: input.workspace.network === true,
+        allow: egressAllowFor(egress, input.agent, input.machine),
+        identity: input.identity ?? 'none',
+        ...(input.repo ? { repo: input.repo } : {}),
+      };
+      const outcome = await runCommand({
+        argv: host.argv(prepared, input.command),
+        env: commandEnvironment(prepared.layout, mode, { port: prepared.door.port, gitBaseUrl }),
+        cwd: prepared.layout.work,
+        timeoutMs,
+        outputLimit: deps.outputLimit ?? 30_000,
+        heartbeatMs: deps.heartbeatMs,
+      });
+      if (outcome.timedOut) {
+        notes.unshift(timeoutHint(timeoutMs));
+        outcome.output += `\n[stopped after ${Math.round(timeoutMs / 1000)} s: exit 124]`;
       }
+      return { ...outcome, ...(notes.length > 0 ? { hint: notes.join('\n') } : {}), isolation: mode };
     },
 
     async readFile(input: ReadFileInput): Promise<FileResult> {
       checkWorkspace(input?.workspace);
-      const { layout } = await host.prepare(input.workspace);
-      return readWorkspaceFile(layout, input.path, fileLimits, input.offset, input.limit);
+      const prepared = await prepareOrRefuse(input.workspace);
+      if (prepared instanceof SandboxUnavailable)
+        return { ok: false, path: input.path, code: 'sandbox_unavailable', error: prepared.message };
+      return readWorkspaceFile(prepared.layout, input.path, fileLimits, input.offset, input.limit);
     },
 
     async writeFile(input: WriteFileInput): Promise<FileResult> {
       checkWorkspace(input?.workspace);
-      const { layout } = await host.prepare(input.workspace);
-      return writeWorkspaceFile(layout, input.path, input.content, fileLimits);
+      const prepared = await prepareOrRefuse(input.workspace);
+      if (prepared instanceof SandboxUnavailable)
+        return { ok: false, path: input.path, code: 'sandbox_unavailable', error: prepared.message };
+      return writeWorkspaceFile(prepared.layout, input.path, input.content, fileLimits);
     },
 
     /** For wait_for_job: has the detached job written its exit file yet, and what did it log. */
@@ -136,12 +172,22 @@ export function createSandboxActivities(deps: SandboxDeps) {
     /** Creates the workspace and starts its sandbox; repeating it is harmless. */
     async prepareWorkspace(input: WorkspaceInput): Promise<WorkspaceState> {
       checkWorkspace(input?.workspace);
-      const prepared = await host.prepare(input.workspace);
+      const prepared = await prepareOrRefuse(input.workspace);
+      if (prepared instanceof SandboxUnavailable) throw ApplicationFailure.nonRetryable(prepared.message, 'sandbox_unavailable');
       return {
         root: prepared.layout.root,
         isolation: prepared.isolation.mode,
         ...(prepared.holder ? { holderPid: prepared.holder.pid } : {}),
       };
+    },
+
+    /**
+     * Ends every process of the workspace (the run that used it ended) and shuts its door;
+     * the files stay for the thread's next run. Repeating it is harmless.
+     */
+    async closeWorkspace(input: WorkspaceInput): Promise<{ holderStopped: boolean; leftoversKilled: number }> {
+      checkWorkspace(input?.workspace);
+      return host.close(input.workspace);
     },
 
     /** Stops the sandbox, kills leftover jobs and removes the workspace folder; repeating it is harmless. */
@@ -153,3 +199,4 @@ export function createSandboxActivities(deps: SandboxDeps) {
 }
 
 export type SandboxActivities = ReturnType<typeof createSandboxActivities>;
+export { SandboxHost };

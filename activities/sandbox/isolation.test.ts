@@ -1,58 +1,43 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createServer, type Server } from 'node:net';
 import { spawn } from 'node:child_process';
+import { projectRoot } from '../../infra/paths';
 import { commandEnvironment } from './command-environment';
 import { createSandboxActivities } from './index';
 import { SandboxHost } from './sandbox-host';
-import { bubblewrapHere, markedPids, sandboxFixture, waitUntil } from './test-support';
+import { markedPids, requireBubblewrap, sandboxFixture, waitUntil } from './test-support';
 import { workspaceLayout } from './workspace-layout';
 
 const WORKER_SECRET = 'ghs_worker_secret_must_not_leak_41';
-const RUN_TOKEN = 'ghs_run_identity_token_7';
 
-// Both paths on every machine: `auto` is bubblewrap wherever it works, `none` the fallback.
-describe.each(['auto', 'none'] as const)('sandbox isolation (isolation: %s)', (isolation) => {
+describe('sandbox isolation (bwrap)', () => {
   let fixture: Awaited<ReturnType<typeof sandboxFixture>>;
-  let isolated: boolean;
-  let server: Server;
-  let port: number;
-  const scopes: string[] = [];
   let secretDir: string;
   beforeAll(async () => {
-    // /var/tmp is bound read-only into the sandbox like the rest of the system, unless hidden.
-    secretDir = await mkdtemp('/var/tmp/switchboard-secrets-');
+    await requireBubblewrap();
+    // Under a system folder the sandbox sees, so only hiddenPaths keeps it out.
+    secretDir = await mkdtemp('/usr/local/share/switchboard-secrets-');
     await mkdir(join(secretDir, 'private'));
     await writeFile(join(secretDir, 'private', 'secret.txt'), WORKER_SECRET);
     await writeFile(join(secretDir, 'file-secret.txt'), WORKER_SECRET);
     await writeFile(join(secretDir, 'visible.txt'), 'visible');
     process.env.GITHUB_WRITE_TOKEN = WORKER_SECRET;
     process.env.ANTHROPIC_API_KEY = WORKER_SECRET;
-    isolated = isolation === 'auto' && (await bubblewrapHere());
-    fixture = await sandboxFixture({
-      isolation,
-      hiddenPaths: [join(secretDir, 'file-secret.txt'), join(secretDir, 'private')],
-      identityToken: async (scope) => {
-        scopes.push(scope);
-        return `${RUN_TOKEN}-${scope}`;
-      },
-    });
-    server = createServer((socket) => socket.end('hello from the host\n'));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    port = (server.address() as { port: number }).port;
+    fixture = await sandboxFixture({ isolation: 'bwrap', hiddenPaths: [join(secretDir, 'file-secret.txt'), join(secretDir, 'private')] });
   });
   afterAll(async () => {
     delete process.env.GITHUB_WRITE_TOKEN;
     delete process.env.ANTHROPIC_API_KEY;
-    server.close();
     await fixture.cleanup();
     await rm(secretDir, { recursive: true, force: true });
   });
 
-  test("the worker's secrets are not in the command's environment", async () => {
-    const command = isolated ? 'env; cat /proc/*/environ 2>/dev/null | tr "\\0" "\\n"' : 'env';
-    const result = await fixture.activities.bash({ workspace: fixture.workspace(), command });
+  test("the worker's secrets are neither in the command's environment nor in any /proc it can see", async () => {
+    const result = await fixture.activities.bash({
+      workspace: fixture.workspace(),
+      command: 'env; cat /proc/*/environ 2>/dev/null | tr "\\0" "\\n"',
+    });
     expect(result.exitCode).toBe(0);
     expect(result.output).toMatch(/^PATH=/m);
     expect(result.output).toMatch(/^TERM=dumb$/m);
@@ -60,56 +45,34 @@ describe.each(['auto', 'none'] as const)('sandbox isolation (isolation: %s)', (i
     expect(result.output).not.toMatch(/^(GITHUB|SLACK|ANTHROPIC|OPENAI)_/m);
   });
 
-  test("the run's identity reaches git credential fill for the git host only, never env", async () => {
+  test('the root is the system folders only, read-only, with /etc secrets, the host tree and the data dir out of view', async () => {
     const workspace = fixture.workspace();
-    const ask = (host: string) => `printf 'protocol=https\\nhost=${host}\\n\\n' | git credential fill 2>&1`;
-    const command = `${ask('github.com')}; echo ---; ${ask('elsewhere.example')}; echo ---; env; printenv`;
-    const result = await fixture.activities.bash({ workspace, command, identity: 'read' });
-    expect(scopes).toContain('read');
-    const [forGithub, forElsewhere, environment] = result.output.split('---\n');
-    expect(forGithub).toContain(`password=${RUN_TOKEN}-read`);
-    expect(forGithub).toContain('username=x-access-token');
-    expect(forElsewhere).not.toContain(RUN_TOKEN);
-    expect(environment).not.toContain(RUN_TOKEN);
-    // The helper exists for that call only.
-    expect(readdirSync(workspaceLayout(fixture.dataDir, workspace).credentials)).toEqual([]);
-    const without = await fixture.activities.bash({ workspace, command: ask('github.com') });
-    expect(without.output).not.toContain(RUN_TOKEN);
-  });
-
-  test('network: false cuts the command off the network when isolated; network: true reaches it', async () => {
-    const connect = `exec 3<>/dev/tcp/127.0.0.1/${port} && head -1 <&3 || echo no-connection`;
-    const offline = await fixture.activities.bash({ workspace: fixture.workspace(false), command: connect, timeoutMs: 5_000 });
-    const online = await fixture.activities.bash({ workspace: fixture.workspace(true), command: connect, timeoutMs: 5_000 });
-    expect(online.output).toContain('hello from the host');
-    if (isolated) {
-      expect(offline.output).toContain('no-connection');
-      expect(offline.output).not.toContain('hello from the host');
-    } else {
-      // Without bubblewrap there is no network namespace; the result says the call was unisolated.
-      expect(offline.isolation).toBe('none');
-      expect(offline.output).toContain('hello from the host');
-    }
-  });
-
-  test("the system is read-only and the worker's data dir is out of view", async () => {
-    const workspace = fixture.workspace();
-    if (!isolated) {
-      // Unisolated commands run with the worker's own rights: nothing to prove but that it is said.
-      const result = await fixture.activities.bash({ workspace, command: 'true' });
-      expect(result.isolation).toBe('none');
-      expect(result.hint).toMatch(/without bubblewrap isolation/);
-      return;
-    }
-    const result = await fixture.activities.bash({
-      workspace,
-      command: `touch /usr/sandbox-probe && echo wrote-system; ls ${fixture.dataDir}/workspaces >/dev/null 2>&1 && echo sees-data; echo ok > mine.txt && cat mine.txt`,
-    });
-    expect(result.output).toContain('Read-only file system');
-    expect(result.output).not.toContain('wrote-system');
-    expect(result.output).not.toContain('sees-data');
-    expect(result.output).toContain('ok');
+    const probes = [
+      'ls -A / | tr "\\n" " "; echo',
+      'touch /usr/sandbox-probe 2>&1; touch /new-top-level 2>&1',
+      'head -c 200 /etc/shadow /etc/gshadow 2>&1; echo "[shadow-end]"',
+      `ls ${fixture.dataDir} ${projectRoot()} /var /home /root 2>&1`,
+      'node -e "console.log(\'node\', process.version)"; git --version; bash --version | head -1',
+      'echo ok > mine.txt && cat mine.txt',
+    ];
+    const result = await fixture.activities.bash({ workspace, command: probes.join('; echo "---"; ') });
+    const [top, writes, shadow, hostPaths, tools, mine] = result.output.split('---\n');
+    const system = new Set(['bin', 'dev', 'etc', 'home', 'lib', 'lib32', 'lib64', 'libx32', 'proc', 'sbin', 'tmp', 'usr', 'workspace']);
+    expect(
+      top
+        .trim()
+        .split(' ')
+        .filter((entry) => !system.has(entry)),
+    ).toEqual([]);
+    expect(writes).toMatch(/Read-only file system[\s\S]*Read-only file system/);
     expect(existsSync('/usr/sandbox-probe')).toBe(false);
+    expect(shadow).not.toMatch(/root:/);
+    expect(hostPaths).not.toMatch(/workspaces|package\.json|temporal/);
+    expect(hostPaths.match(/No such file or directory/g)?.length).toBeGreaterThanOrEqual(4);
+    expect(tools).toMatch(/node v20/);
+    expect(tools).toMatch(/git version/);
+    expect(tools).toMatch(/GNU bash/);
+    expect(mine).toBe('ok\n');
     // A path the operator names is hidden; its neighbours stay readable.
     const files = await fixture.activities.bash({
       workspace,
@@ -119,30 +82,66 @@ describe.each(['auto', 'none'] as const)('sandbox isolation (isolation: %s)', (i
     expect(files.output).not.toContain(WORKER_SECRET);
   });
 
+  test('another workspace is out of view, and the commands have no capabilities', async () => {
+    const mine = fixture.workspace();
+    const theirs = fixture.workspace();
+    await fixture.activities.bash({ workspace: theirs, command: 'echo theirs-only > note.txt' });
+    const { root } = workspaceLayout(fixture.dataDir, theirs);
+    const result = await fixture.activities.bash({
+      workspace: mine,
+      command: `cat ${root}/work/note.txt 2>&1; grep -r theirs-only / --exclude-dir=proc --exclude-dir=sys --exclude-dir=usr 2>/dev/null; grep CapEff /proc/self/status; mount -t tmpfs none /tmp 2>&1 | head -1`,
+    });
+    expect(result.output).not.toContain('theirs-only');
+    expect(result.output).toMatch(/CapEff:\s+0+\n/);
+    expect(result.output).toMatch(/permission denied|must be superuser|Operation not permitted/i);
+  });
+
+  test('closing a workspace ends everything it started, however it detached, and keeps its files', async () => {
+    const workspace = fixture.workspace();
+    const marker = 3000 + Math.floor(Math.random() * 900);
+    await fixture.activities.bash({
+      workspace,
+      command: `echo kept > kept.txt; env -u SWITCHBOARD_WORKSPACE setsid -f sleep ${marker} </dev/null >/dev/null 2>&1; setsid -f sh -c 'trap "" TERM HUP; exec sleep ${marker + 1}' </dev/null >/dev/null 2>&1`,
+    });
+    const sleeping = () =>
+      readdirSync('/proc').filter(
+        (pid) =>
+          /^\d+$/.test(pid) &&
+          /^sleep\0(\d+)\0$/.test(cmdline(pid)) &&
+          [`${marker}`, `${marker + 1}`].includes(cmdline(pid).split('\0')[1]),
+      );
+    await waitUntil(() => sleeping().length === 2);
+    expect(await fixture.activities.closeWorkspace({ workspace })).toMatchObject({ holderStopped: true });
+    await waitUntil(() => sleeping().length === 0);
+    expect(readFileSync(join(workspaceLayout(fixture.dataDir, workspace).work, 'kept.txt'), 'utf8')).toBe('kept\n');
+    // The next call starts a fresh sandbox on the same files.
+    expect(await fixture.activities.bash({ workspace, command: 'cat kept.txt' })).toMatchObject({ exitCode: 0, output: 'kept\n' });
+  });
+
   test('a restarted worker finds the holder and its job; release stops them and removes the folder', async () => {
     const workspace = fixture.workspace();
     const first = await fixture.activities.prepareWorkspace({ workspace });
-    expect(first.isolation).toBe(isolated ? 'bwrap' : 'none');
+    expect(first.isolation).toBe('bwrap');
     await fixture.activities.bash({ workspace, command: 'setsid -f sleep 60 </dev/null >/dev/null 2>&1' });
     await waitUntil(() => markedPids(workspace.key).length === 1);
     const [job] = markedPids(workspace.key);
-    const restarted = createSandboxActivities({ dataDir: fixture.dataDir, isolation });
+    // The first worker is gone, and its door with it.
+    fixture.host.shutDoors();
+    const restarted = createSandboxActivities({ dataDir: fixture.dataDir });
     const again = await restarted.prepareWorkspace({ workspace });
     expect(again.holderPid).toBe(first.holderPid);
     expect(markedPids(workspace.key)).toEqual([job]);
+    // The restarted worker opened its own door into the same sandbox.
+    expect((await restarted.bash({ workspace, command: 'exec 3<>/dev/tcp/127.0.0.1/3128 && echo door-open' })).output).toBe('door-open\n');
     await restarted.releaseWorkspace({ workspace });
     await waitUntil(() => markedPids(workspace.key).length === 0);
-    if (first.holderPid) await waitUntil(() => !existsSync(`/proc/${first.holderPid}`));
+    await waitUntil(() => !existsSync(`/proc/${first.holderPid}`));
     expect(existsSync(workspaceLayout(fixture.dataDir, workspace).root)).toBe(false);
   });
 
   test('a holder whose workspace folder was deleted without release ends by itself', async () => {
     const workspace = fixture.workspace();
     const { holderPid } = await fixture.activities.prepareWorkspace({ workspace });
-    if (!isolated) {
-      expect(holderPid).toBeUndefined();
-      return;
-    }
     expect(holderPid).toEqual(expect.any(Number));
     await rm(workspaceLayout(fixture.dataDir, workspace).root, { recursive: true, force: true });
     await waitUntil(() => !existsSync(`/proc/${holderPid}`), 15_000);
@@ -153,13 +152,9 @@ describe.each(['auto', 'none'] as const)('sandbox isolation (isolation: %s)', (i
     const results = await Promise.all([1, 2, 3].map((n) => fixture.activities.bash({ workspace, command: `echo call-${n}` })));
     expect(results.map((result) => result.output)).toEqual(['call-1\n', 'call-2\n', 'call-3\n']);
     const { holderPid } = await fixture.activities.prepareWorkspace({ workspace });
-    if (!isolated) {
-      expect(holderPid).toBeUndefined();
-      return;
-    }
     expect(holderPid).toEqual(expect.any(Number));
     const { work } = workspaceLayout(fixture.dataDir, workspace);
-    const holders = readdirSync('/proc').filter((pid) => /^\d+$/.test(pid) && readFileSafe(`/proc/${pid}/cmdline`).includes(work));
+    const holders = readdirSync('/proc').filter((pid) => /^\d+$/.test(pid) && cmdline(pid).includes(work));
     // The outer bwrap and its pid 1 in the namespace: one sandbox.
     expect(holders).toHaveLength(2);
     process.kill(Number(holderPid), 'SIGKILL');
@@ -170,31 +165,59 @@ describe.each(['auto', 'none'] as const)('sandbox isolation (isolation: %s)', (i
   });
 });
 
-function readFileSafe(path: string): string {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return '';
-  }
-}
-
-describe.each(['auto', 'none'] as const)("a call's command and the worker (isolation: %s)", (isolation) => {
-  test('dies with the process that ran it, so a lost worker leaves no command running', async () => {
-    const fixture = await sandboxFixture({ isolation });
+describe('without bubblewrap', () => {
+  test('shell and file tools refuse with the fix, unless unisolated mode was configured', async () => {
+    const fixture = await sandboxFixture({ probe: async () => ({ mode: 'none', setpriv: true, reason: 'bwrap is not installed' }) });
     try {
       const workspace = fixture.workspace();
-      const host = new SandboxHost(fixture.dataDir, isolation);
-      const prepared = await host.prepare(workspace);
-      // A stand-in worker: a shell that starts the call's argv and is then killed outright.
-      const worker = spawn('sh', ['-c', '"$@" & wait', 'sh', ...host.argv(prepared, false, 'sleep 60')], {
-        env: commandEnvironment(prepared.layout, prepared.isolation.mode),
-        stdio: 'ignore',
+      const bash = await fixture.activities.bash({ workspace, command: 'echo ran > ran.txt' });
+      expect(bash).toMatchObject({ exitCode: 126, isolation: 'refused' });
+      expect(bash.output).toMatch(
+        /Refused: shell commands are refused: this worker cannot isolate them \(bwrap is not installed\)\. Fix: install bubblewrap/,
+      );
+      expect(existsSync(join(workspaceLayout(fixture.dataDir, workspace).work, 'ran.txt'))).toBe(false);
+      for (const result of [
+        await fixture.activities.readFile({ workspace, path: 'a.txt' }),
+        await fixture.activities.writeFile({ workspace, path: 'a.txt', content: 'x' }),
+      ])
+        expect(result).toMatchObject({ ok: false, code: 'sandbox_unavailable' });
+      await expect(fixture.activities.prepareWorkspace({ workspace })).rejects.toMatchObject({
+        type: 'sandbox_unavailable',
+        nonRetryable: true,
       });
-      await waitUntil(() => markedPids(workspace.key).some((pid) => readFileSafe(`/proc/${pid}/cmdline`).startsWith('sleep')));
-      worker.kill('SIGKILL');
-      await waitUntil(() => !markedPids(workspace.key).some((pid) => readFileSafe(`/proc/${pid}/cmdline`).startsWith('sleep')));
     } finally {
       await fixture.cleanup();
     }
   });
 });
+
+describe.each(['bwrap', 'unisolated-unsafe'] as const)("a call's command and the worker (isolation: %s)", (isolation) => {
+  test('dies with the process that ran it, so a lost worker leaves no command running', async () => {
+    if (isolation === 'bwrap') await requireBubblewrap();
+    const fixture = await sandboxFixture({ isolation });
+    try {
+      const workspace = fixture.workspace();
+      const host = new SandboxHost({ dataDir: fixture.dataDir, isolation, gitBaseUrl: 'https://github.com' });
+      const prepared = await host.prepare(workspace);
+      // A stand-in worker: a shell that starts the call's argv and is then killed outright.
+      const worker = spawn('sh', ['-c', '"$@" & wait', 'sh', ...host.argv(prepared, 'sleep 60')], {
+        env: commandEnvironment(prepared.layout, prepared.isolation.mode),
+        stdio: 'ignore',
+      });
+      await waitUntil(() => markedPids(workspace.key).some((pid) => cmdline(String(pid)).startsWith('sleep')));
+      worker.kill('SIGKILL');
+      await waitUntil(() => !markedPids(workspace.key).some((pid) => cmdline(String(pid)).startsWith('sleep')));
+      host.shutDoors();
+    } finally {
+      await fixture.cleanup();
+    }
+  });
+});
+
+function cmdline(pid: string): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
+}

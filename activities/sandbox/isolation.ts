@@ -1,22 +1,40 @@
 import { execFile } from 'node:child_process';
-import { lstatSync, readdirSync, readlinkSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { isAbsolute, sep } from 'node:path';
 import { promisify } from 'node:util';
+import { systemRootArguments } from './sandbox-root';
 import { SANDBOX_VIEW, type WorkspaceLayout } from './workspace-layout';
 
 const run = promisify(execFile);
 
-/** How commands are confined: `bwrap` (namespaces) or `none` (process group and scrubbed env only). */
+/** How commands are confined: `bwrap` (namespaces) or `none` (unisolated, only by explicit configuration). */
 export type IsolationMode = 'bwrap' | 'none';
+
+/**
+ * What the configuration asks for. `bwrap` is the default and fails closed; the other value
+ * is spelled so that nobody picks it by accident: commands then run on the host.
+ */
+export type IsolationSetting = 'bwrap' | 'unisolated-unsafe';
 
 export interface IsolationCheck {
   mode: IsolationMode;
-  /** Why isolation is off, when it is. */
+  /** Why bubblewrap cannot be used here, when it cannot. */
   reason?: string;
   /** Whether setpriv is here to tie a call's command to the worker's life. */
   setpriv: boolean;
 }
+
+/** Whether shell and file tools may run, as `/healthz`, `switchboard doctor` and run refusals report it. */
+export interface SandboxReadiness {
+  /** `bwrap`: isolated; `unisolated`: on the host by explicit configuration; `unavailable`: refused. */
+  mode: 'bwrap' | 'unisolated' | 'unavailable';
+  ready: boolean;
+  reason?: string;
+  /** What an operator does about it. */
+  fix?: string;
+}
+
+/** What to install, said wherever isolation is missing. */
+export const ISOLATION_FIX =
+  'install bubblewrap and util-linux on the worker host (Debian/Ubuntu: apt-get install -y bubblewrap util-linux) and run the worker as root';
 
 /** Whether a program is on the worker's PATH. */
 export async function installed(tool: string): Promise<boolean> {
@@ -30,16 +48,15 @@ export async function installed(tool: string): Promise<boolean> {
 
 /**
  * Whether bubblewrap can isolate commands here. The holder design needs root (nsenter joins
- * the holder's namespaces; an unprivileged worker would need user namespaces on top), bwrap,
- * nsenter and setpriv, and a trial sandbox that really starts.
+ * the holder's namespaces and opens the network door in it), bwrap, nsenter and setpriv, and
+ * a trial sandbox with its own pid and network namespaces that really starts.
  */
 export async function detectIsolation(): Promise<IsolationCheck> {
   const setpriv = await installed('setpriv');
   if (process.getuid?.() !== 0)
     return { mode: 'none', setpriv, reason: 'the worker is not root, and the bubblewrap holder needs root to enter its namespaces' };
   for (const tool of ['bwrap', 'nsenter', 'setpriv']) {
-    if (!(await installed(tool)))
-      return { mode: 'none', setpriv, reason: `${tool} is not installed (Debian: apt-get install bubblewrap util-linux)` };
+    if (!(await installed(tool))) return { mode: 'none', setpriv, reason: `${tool} is not installed` };
   }
   try {
     await run('bwrap', ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--unshare-net', '--', 'true'], {
@@ -52,47 +69,39 @@ export async function detectIsolation(): Promise<IsolationCheck> {
   return { mode: 'bwrap', setpriv };
 }
 
-// Top-level host folders the sandbox never sees: its own /proc, /dev and /tmp replace the
-// host's; people's homes hold credentials (~/.git-credentials, ~/.npmrc, ~/.config/gh).
-const HIDDEN_TOP_LEVEL = new Set(['proc', 'dev', 'tmp', 'home', 'root', 'workspace', '.switchboard']);
+let detected: Promise<IsolationCheck> | undefined;
 
-/** Covers a folder with an empty tmpfs, or a file with /dev/null; nothing for what is absent or already hidden. */
-function hide(path: string): string[] {
-  const top = path.split(sep).filter(Boolean)[0];
-  if (!isAbsolute(path) || top === undefined || HIDDEN_TOP_LEVEL.has(top)) return [];
-  const stat = statSync(path, { throwIfNoEntry: false });
-  if (stat?.isDirectory()) return ['--tmpfs', path];
-  if (stat) return ['--ro-bind', '/dev/null', path];
-  return [];
+/** The machine does not change under a running process: probe once per process. */
+export function detectIsolationOnce(): Promise<IsolationCheck> {
+  detected ??= detectIsolation();
+  return detected;
 }
 
-const SYSTEM_TOP_LEVEL = new Set(['usr', 'etc', 'bin', 'sbin', 'lib', 'lib64', 'lib32', 'opt', 'var', 'run', 'sys', 'srv']);
+/** Readiness from the configured setting and what the machine offers. */
+export function readinessOf(setting: IsolationSetting, check: IsolationCheck): SandboxReadiness {
+  if (setting === 'unisolated-unsafe')
+    return {
+      mode: 'unisolated',
+      ready: true,
+      reason: 'sandbox.isolation is unisolated-unsafe: commands run on this host with the worker’s rights (not a security boundary)',
+      fix: `set sandbox.isolation back to bwrap and ${ISOLATION_FIX}`,
+    };
+  if (check.mode === 'bwrap') return { mode: 'bwrap', ready: true };
+  return { mode: 'unavailable', ready: false, reason: check.reason ?? 'bubblewrap is unavailable', fix: ISOLATION_FIX };
+}
 
 /**
- * The bubblewrap arguments of a workspace's holder: a fresh root built from the host's
- * top-level folders bound read-only (so `/workspace` can be created beside them), the
- * workspace parts bound at their fixed view paths, and the data dir hidden.
+ * The bubblewrap arguments of a workspace's holder: a fresh read-only root with the system
+ * folders only, its own /proc, /dev and /tmp, the workspace parts bound at their fixed view
+ * paths, every namespace but the user one unshared, and no capabilities for what runs in it.
  */
 export function holderArguments(layout: WorkspaceLayout, dataDir: string, extraHidden: readonly string[] = []): string[] {
-  const args: string[] = [];
-  for (const entry of readdirSync('/')) {
-    if (HIDDEN_TOP_LEVEL.has(entry)) continue;
-    const hostPath = `/${entry}`;
-    const stat = lstatSync(hostPath, { throwIfNoEntry: false });
-    if (!stat) continue;
-    if (stat.isSymbolicLink()) args.push('--symlink', readlinkSync(hostPath), hostPath);
-    else if (stat.isDirectory()) args.push('--ro-bind', hostPath, hostPath);
-  }
-  args.push('--dev', '/dev', '--proc', '/proc');
-  // The worker's data (other workspaces, the Temporal database), its home and its own folder
-  // (where a .env may sit) stay out of view; system folders are never hidden by default.
-  for (const hidden of new Set([dataDir, homedir(), process.cwd()])) {
-    const top = hidden.split(sep).filter(Boolean)[0];
-    if (top !== undefined && !SYSTEM_TOP_LEVEL.has(top)) args.push(...hide(hidden));
-  }
-  // Container secrets, and whatever the operator names.
-  for (const hidden of ['/run/secrets', ...extraHidden]) args.push(...hide(hidden));
-  args.push(
+  return [
+    ...systemRootArguments({ dataDir, hiddenPaths: extraHidden }),
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
     '--bind',
     layout.work,
     SANDBOX_VIEW.work,
@@ -102,18 +111,20 @@ export function holderArguments(layout: WorkspaceLayout, dataDir: string, extraH
     '--bind',
     layout.home,
     SANDBOX_VIEW.home,
-    '--ro-bind',
-    layout.credentials,
-    SANDBOX_VIEW.credentials,
+    // Nothing else is writable: the tmpfs root bubblewrap builds is made read-only too.
+    '--remount-ro',
+    '/',
     '--chdir',
     SANDBOX_VIEW.work,
-    // Network is unshared for the holder; a call allowed the network simply does not join it.
+    // The network namespace has loopback only; the worker's door is the one way out.
     '--unshare-pid',
     '--unshare-net',
     '--unshare-ipc',
     '--unshare-uts',
+    '--unshare-cgroup-try',
     '--hostname',
     'sandbox',
-  );
-  return args;
+    '--cap-drop',
+    'ALL',
+  ];
 }

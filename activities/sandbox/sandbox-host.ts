@@ -1,21 +1,49 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { ApplicationFailure } from '@temporalio/common';
-import { liveHolder, startHolder, stopHolder, type HolderRecord } from './holder';
-import { detectIsolation, installed, type IsolationCheck } from './isolation';
+import { liveHolder, processStartTime, startHolder, stopHolder, type HolderRecord } from './holder';
+import {
+  detectIsolationOnce,
+  installed,
+  readinessOf,
+  type IsolationCheck,
+  type IsolationSetting,
+  type SandboxReadiness,
+} from './isolation';
+import { Door, type DoorLogger } from './network/door';
+import { type Resolver } from './network/door-grant';
+import { DOOR_PORT, listenInNamespace, listenOnHost } from './network/open-door';
 import { SANDBOX_VIEW, ensureWorkspaceFolders, workspaceLayout, type WorkspaceLayout } from './workspace-layout';
 import { type WorkspaceRef } from './types';
 
 /** What the sandbox logs through; the project's pino logger fits. */
-export interface SandboxLogger {
-  info(details: object, message: string): void;
-  warn(details: object, message: string): void;
+export interface SandboxLogger extends DoorLogger {
+  error(details: object, message: string): void;
 }
 
 export interface PreparedWorkspace {
   layout: WorkspaceLayout;
   isolation: IsolationCheck;
   holder?: HolderRecord;
+  door: Door;
+}
+
+export interface SandboxHostOptions {
+  dataDir: string;
+  isolation: IsolationSetting;
+  logger?: SandboxLogger;
+  hiddenPaths?: readonly string[];
+  gitBaseUrl: string;
+  identityToken?: (scope: 'read' | 'write') => Promise<string | undefined>;
+  /** How the machine is probed; the real probe unless a test or the doctor says otherwise. */
+  probe?: () => Promise<IsolationCheck>;
+  resolver?: Resolver;
+}
+
+/** Thrown by prepare when commands may not run here; the activities turn it into a refusal. */
+export class SandboxUnavailable extends Error {
+  constructor(readonly readiness: SandboxReadiness) {
+    super(`shell commands are refused: this worker cannot isolate them (${readiness.reason}). Fix: ${readiness.fix}`);
+  }
 }
 
 /** Runs a command with `bash -c` in `dir`, stderr joined to stdout so the output keeps its order. */
@@ -30,33 +58,41 @@ const dieWithParent = ['setpriv', '--pdeathsig', 'KILL', '--'];
 
 /**
  * The workspaces of one worker: decides the isolation once, starts each workspace's holder
- * (one at a time per workspace, so two concurrent calls never start two), and builds the
- * argv that runs a command inside it.
+ * and opens its network door (one at a time per workspace, so two concurrent calls never
+ * start two), and builds the argv that runs a command inside it.
  */
 export class SandboxHost {
   private isolation?: Promise<IsolationCheck>;
   private readonly queues = new Map<string, Promise<unknown>>();
+  private readonly doors = new Map<string, Door>();
 
-  constructor(
-    private readonly dataDir: string,
-    private readonly requested: 'auto' | 'bwrap' | 'none',
-    private readonly logger?: SandboxLogger,
-    private readonly hiddenPaths: readonly string[] = [],
-  ) {}
+  constructor(private readonly options: SandboxHostOptions) {}
 
   isolationCheck(): Promise<IsolationCheck> {
     this.isolation ??= this.decide();
     return this.isolation;
   }
 
+  async readiness(): Promise<SandboxReadiness> {
+    return readinessOf(this.options.isolation, await this.isolationCheck());
+  }
+
   private async decide(): Promise<IsolationCheck> {
-    if (this.requested === 'none') {
-      this.logger?.warn({ component: 'sandbox' }, 'sandbox isolation is off by configuration: commands run unisolated');
-      return { mode: 'none', setpriv: await installed('setpriv'), reason: 'isolation is off in the configuration' };
+    const { logger } = this.options;
+    if (this.options.isolation === 'unisolated-unsafe') {
+      logger?.error(
+        { component: 'sandbox', setting: 'sandbox.isolation=unisolated-unsafe' },
+        'SANDBOX ISOLATION IS OFF BY CONFIGURATION: model-written commands run on this host with the worker’s rights and can read its secrets. Use this for local development only.',
+      );
+      return { mode: 'none', setpriv: await installed('setpriv'), reason: 'isolation is off in the configuration (unisolated-unsafe)' };
     }
-    const check = await detectIsolation();
-    if (check.mode === 'bwrap') this.logger?.info({ component: 'sandbox' }, 'sandbox commands are isolated with bubblewrap');
-    else this.logger?.warn({ component: 'sandbox', reason: check.reason }, 'bubblewrap is unavailable: sandbox commands run unisolated');
+    const check = await (this.options.probe ?? detectIsolationOnce)();
+    if (check.mode === 'bwrap') logger?.info({ component: 'sandbox' }, 'sandbox commands are isolated with bubblewrap');
+    else
+      logger?.error(
+        { component: 'sandbox', reason: check.reason },
+        `bubblewrap is unavailable, so shell agents are refused until it is fixed: ${readinessOf('bwrap', check).fix}`,
+      );
     return check;
   }
 
@@ -71,35 +107,84 @@ export class SandboxHost {
 
   async prepare(workspace: WorkspaceRef): Promise<PreparedWorkspace> {
     const isolation = await this.isolationCheck();
-    if (this.requested === 'bwrap' && isolation.mode !== 'bwrap') {
-      throw ApplicationFailure.nonRetryable(`bubblewrap isolation is required but unavailable: ${isolation.reason}`, 'sandbox_unavailable');
-    }
-    const layout = workspaceLayout(this.dataDir, workspace);
+    if (this.options.isolation === 'bwrap' && isolation.mode !== 'bwrap') throw new SandboxUnavailable(readinessOf('bwrap', isolation));
+    const layout = workspaceLayout(this.options.dataDir, workspace);
     return this.serial(layout.name, async () => {
       await ensureWorkspaceFolders(layout);
-      if (isolation.mode !== 'bwrap') return { layout, isolation };
-      const holder = (await liveHolder(layout)) ?? (await startHolder(layout, this.dataDir, this.hiddenPaths));
-      return { layout, isolation, holder };
+      this.sweepDoors();
+      if (isolation.mode !== 'bwrap') return { layout, isolation, door: await this.doorFor(layout, undefined) };
+      let holder = (await liveHolder(layout)) ?? (await this.startHolder(layout));
+      let door: Door;
+      try {
+        door = await this.doorFor(layout, holder);
+      } catch (error) {
+        // A job left from a worker that died held the door's port: start the sandbox afresh.
+        if (!String((error as { code?: string }).code).includes('EADDRINUSE')) throw error;
+        this.options.logger?.warn(
+          { component: 'sandbox', workspace: layout.name },
+          'the door port was taken inside the sandbox; restarting it',
+        );
+        await stopHolder(layout);
+        holder = await this.startHolder(layout);
+        door = await this.doorFor(layout, holder);
+      }
+      return { layout, isolation, holder, door };
     });
   }
 
+  private startHolder(layout: WorkspaceLayout): Promise<HolderRecord> {
+    return startHolder(layout, this.options.dataDir, this.options.hiddenPaths ?? []);
+  }
+
+  /** The workspace's door, opened in the holder's network namespace (or on the host when unisolated). */
+  private async doorFor(layout: WorkspaceLayout, holder: HolderRecord | undefined): Promise<Door> {
+    const existing = this.doors.get(layout.name);
+    if (existing && !existing.isClosed && existing.holderPid === holder?.pid) return existing;
+    existing?.close();
+    const listener = holder ? await listenInNamespace(holder.pid) : await listenOnHost();
+    const port = holder ? DOOR_PORT : (listener.address() as { port: number }).port;
+    const door = new Door(listener, port, holder?.pid, {
+      workspace: layout.name,
+      gitBaseUrl: this.options.gitBaseUrl,
+      ...(this.options.identityToken ? { identityToken: this.options.identityToken } : {}),
+      ...(this.options.logger ? { logger: this.options.logger } : {}),
+      ...(this.options.resolver ? { resolver: this.options.resolver } : {}),
+    });
+    this.doors.set(layout.name, door);
+    return door;
+  }
+
+  /** Doors whose holder ended by itself (its folder was deleted) would keep a dead namespace alive. */
+  private sweepDoors(): void {
+    for (const [name, door] of this.doors) {
+      if (door.holderPid !== undefined && processStartTime(door.holderPid) === undefined) {
+        door.close();
+        this.doors.delete(name);
+      }
+    }
+  }
+
   /** The argv of one command: entered into the holder's namespaces with every capability dropped. */
-  argv(prepared: PreparedWorkspace, network: boolean, command: string): string[] {
+  argv(prepared: PreparedWorkspace, command: string): string[] {
     if (!prepared.holder) return [...(prepared.isolation.setpriv ? dieWithParent : []), ...shell(command, prepared.layout.work)];
-    const namespaces = ['--mount', '--pid', '--ipc', '--uts', ...(network ? [] : ['--net'])];
     // --root (no value) takes the holder's root: joining a mount namespace alone would leave us
     // at the namespace's base mount, not bwrap's new root. The working directory is set inside
-    // the shell, because nsenter would resolve --wd=<dir> on the host.
+    // the shell, because nsenter would resolve --wd=<dir> on the host. Every call joins the
+    // holder's network namespace: its loopback and the door are all there is.
     return [
       ...dieWithParent,
       'nsenter',
       '--target',
       String(prepared.holder.pid),
-      ...namespaces,
+      '--mount',
+      '--pid',
+      '--ipc',
+      '--uts',
+      '--net',
       '--root',
       '--',
       // Root inside, but with no capabilities and no way to regain them: cannot remount the
-      // read-only system or leave the namespaces.
+      // read-only system, change the namespace's network or leave the namespaces.
       'setpriv',
       '--pdeathsig',
       'KILL',
@@ -111,19 +196,42 @@ export class SandboxHost {
     ];
   }
 
-  /** Stops the holder (and so every job in it), kills unisolated leftovers, removes the folder. */
+  /**
+   * Ends everything the workspace runs, keeping its files: the door shuts (and its grant
+   * with it), the holder's init is killed and the kernel kills every process in its pid
+   * namespace, however it detached. Unisolated, marked leftovers are killed (best effort).
+   */
+  async close(workspace: WorkspaceRef): Promise<{ holderStopped: boolean; leftoversKilled: number }> {
+    const layout = workspaceLayout(this.options.dataDir, workspace);
+    return this.serial(layout.name, () => this.closeNow(layout));
+  }
+
+  private async closeNow(layout: WorkspaceLayout): Promise<{ holderStopped: boolean; leftoversKilled: number }> {
+    this.doors.get(layout.name)?.close();
+    this.doors.delete(layout.name);
+    const holderStopped = await stopHolder(layout);
+    const leftoversKilled = killMarkedProcesses(layout.name);
+    return { holderStopped, leftoversKilled };
+  }
+
+  /** Closes the workspace and removes its folder. */
   async release(workspace: WorkspaceRef): Promise<{ holderStopped: boolean; leftoversKilled: number }> {
-    const layout = workspaceLayout(this.dataDir, workspace);
+    const layout = workspaceLayout(this.options.dataDir, workspace);
     return this.serial(layout.name, async () => {
-      const holderStopped = await stopHolder(layout);
-      const leftoversKilled = killMarkedProcesses(layout.name);
+      const closed = await this.closeNow(layout);
       await rm(layout.root, { recursive: true, force: true, maxRetries: 3 });
-      return { holderStopped, leftoversKilled };
+      return closed;
     });
+  }
+
+  /** Shuts every door this worker holds (worker shutdown); holders and jobs stay for the next worker. */
+  shutDoors(): void {
+    for (const door of this.doors.values()) door.close();
+    this.doors.clear();
   }
 }
 
-/** Kills every process whose environment carries this workspace's marker. */
+/** Kills every process whose environment carries this workspace's marker (the unisolated reaper). */
 function killMarkedProcesses(name: string): number {
   const marker = `SWITCHBOARD_WORKSPACE=${name}`;
   let killed = 0;

@@ -3,18 +3,20 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { createSandboxActivities, type SandboxDeps, type WorkspaceRef } from './index';
-import { detectIsolation } from './isolation';
+import { createSandboxActivities, createSandboxHost, type SandboxDeps, type WorkspaceRef } from './index';
+import { detectIsolation, ISOLATION_FIX } from './isolation';
 import { workspaceName } from './workspace-layout';
 
 /** Helpers shared by the sandbox tests: a throwaway data dir and process inspection. */
 export async function sandboxFixture(deps: Partial<SandboxDeps> = {}) {
   const dataDir = await mkdtemp(join(tmpdir(), 'switchboard-sandbox-'));
-  const activities = createSandboxActivities({ dataDir, ...deps });
+  const host = createSandboxHost({ dataDir, ...deps });
+  const activities = createSandboxActivities({ dataDir, ...deps }, host);
   const used = new Set<string>();
   let counter = 0;
   return {
     dataDir,
+    host,
     activities,
     /** A fresh workspace per test, released at cleanup. */
     workspace(network = false): WorkspaceRef {
@@ -23,15 +25,17 @@ export async function sandboxFixture(deps: Partial<SandboxDeps> = {}) {
       return ref;
     },
     async cleanup() {
-      for (const key of used) await activities.releaseWorkspace({ workspace: { key, network: false } });
+      for (const key of used) await activities.releaseWorkspace({ workspace: { key, network: false } }).catch(() => undefined);
+      host.shutDoors();
       await rm(dataDir, { recursive: true, force: true });
     },
   };
 }
 
-/** Whether this machine runs commands under bubblewrap (the tests assert the fallback otherwise). */
-export async function bubblewrapHere(): Promise<boolean> {
-  return (await detectIsolation()).mode === 'bwrap';
+/** The sandbox suites need bubblewrap (fail closed is the product's rule, and the suite's). */
+export async function requireBubblewrap(): Promise<void> {
+  const check = await detectIsolation();
+  if (check.mode !== 'bwrap') throw new Error(`these tests need bubblewrap isolation: ${check.reason}. Fix: ${ISOLATION_FIX}`);
 }
 
 /** Host pids of the processes a workspace's commands started (they carry its marker). */

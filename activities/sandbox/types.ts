@@ -16,8 +16,16 @@ export interface BashInput {
   command: string;
   /** Per-call timeout; default 120 000, capped at 1 200 000 (20 minutes). */
   timeoutMs?: number;
-  /** The run's identity for git (read or write scope); offered via a git credential helper only. */
+  /**
+   * The run's identity for git (read or write scope). Commands never see its token: the
+   * workspace's network door adds it to git requests on the worker's side.
+   */
   identity?: 'none' | 'read' | 'write';
+  /** The repository the run is bound to (`owner/name`): the only one a write identity may push to. */
+  repo?: string;
+  /** The run's agent and machine class: they choose the destinations the network door allows. */
+  agent?: string;
+  machine?: string;
 }
 
 export interface BashResult {
@@ -29,13 +37,21 @@ export interface BashResult {
   durationMs: number;
   /** Guidance for the model, e.g. the detach recipe after a timeout. */
   hint?: string;
-  /** How the command was confined: `bwrap` (namespaces) or `none` (no bubblewrap on this worker). */
-  isolation?: 'bwrap' | 'none';
+  /**
+   * How the command was confined: `bwrap` (namespaces), `none` (unisolated by explicit
+   * configuration) or `refused` (no isolation here: the command did not run).
+   */
+  isolation?: 'bwrap' | 'none' | 'refused';
 }
 
 export type FileResult =
   | { ok: true; path: string; content?: string; bytes: number; truncated?: boolean; totalLines?: number }
-  | { ok: false; path: string; error: string; code: 'path_outside_workspace' | 'not_found' | 'too_large' | 'io_error' };
+  | {
+      ok: false;
+      path: string;
+      error: string;
+      code: 'path_outside_workspace' | 'not_found' | 'too_large' | 'io_error' | 'sandbox_unavailable';
+    };
 
 export interface JobStatusInput {
   workspace: WorkspaceRef;

@@ -11,7 +11,6 @@ export const SANDBOX_VIEW = {
   work: '/workspace',
   tmp: '/tmp',
   home: '/home/sandbox',
-  credentials: '/.switchboard',
 } as const;
 
 /** The folders of one workspace on the worker's disk. */
@@ -25,8 +24,6 @@ export interface WorkspaceLayout {
   tmp: string;
   /** `$HOME` of the command: git config, caches. */
   home: string;
-  /** Credential helpers for one call at a time; read-only inside the sandbox. */
-  credentials: string;
   /** The worker's own notes (the holder's pid); never mounted into the sandbox. */
   state: string;
 }
@@ -55,7 +52,6 @@ export function workspaceLayout(dataDir: string, workspace: WorkspaceRef): Works
     work: join(root, 'work'),
     tmp: join(root, 'tmp'),
     home: join(root, 'home'),
-    credentials: join(root, 'credentials'),
     state: join(root, 'state'),
   };
 }
@@ -67,6 +63,5 @@ export async function ensureWorkspaceFolders(layout: WorkspaceLayout): Promise<v
   await mkdir(layout.tmp, { recursive: true });
   await chmod(layout.tmp, 0o1777);
   await mkdir(layout.home, { recursive: true });
-  await mkdir(layout.credentials, { recursive: true, mode: 0o700 });
   await mkdir(layout.state, { recursive: true, mode: 0o700 });
 }

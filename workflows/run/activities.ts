@@ -13,6 +13,7 @@ export interface SandboxActivities {
   readFile(input: { workspace: WorkspaceRef; path: string; offset?: number; limit?: number }): Promise<FileResult>;
   writeFile(input: { workspace: WorkspaceRef; path: string; content: string }): Promise<FileResult>;
   jobStatus(input: JobStatusInput): Promise<JobStatus>;
+  closeWorkspace(input: { workspace: WorkspaceRef }): Promise<unknown>;
 }
 
 export interface StatusActivities {
@@ -47,7 +48,13 @@ export const shell = proxyActivities<Pick<SandboxActivities, 'bash'>>({
   retry: { maximumAttempts: 1 },
 });
 
-export const files = proxyActivities<Omit<SandboxActivities, 'bash'>>({
+export const files = proxyActivities<Omit<SandboxActivities, 'bash' | 'closeWorkspace'>>({
+  startToCloseTimeout: FILE_ACTIVITY_TIMEOUT,
+  retry: { initialInterval: '1 second', maximumAttempts: 5 },
+});
+
+/** Ending a workspace's processes when its run ends: quick, and repeatable. */
+export const workspaces = proxyActivities<Pick<SandboxActivities, 'closeWorkspace'>>({
   startToCloseTimeout: FILE_ACTIVITY_TIMEOUT,
   retry: { initialInterval: '1 second', maximumAttempts: 5 },
 });

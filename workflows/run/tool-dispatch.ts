@@ -144,7 +144,16 @@ function runFamily(ctx: DispatchContext, call: ToolCall, input: Record<string, u
 async function runBash(ctx: DispatchContext, call: ToolCall, command: string, timeoutMs?: number): Promise<ToolResult> {
   const { profile } = ctx.state.input;
   try {
-    const result = await shell.bash({ workspace: ctx.workspace, command, timeoutMs, identity: profile.identity });
+    const result = await shell.bash({
+      workspace: ctx.workspace,
+      command,
+      timeoutMs,
+      identity: profile.identity,
+      // The network door lets a write identity push only to this repository, and picks the agent's destinations.
+      ...(profile.repo ? { repo: profile.repo.value } : {}),
+      agent: profile.agent,
+      machine: profile.machine,
+    });
     const text = describeBash(result);
     return result.exitCode === 0 ? ok(call, text) : fail(call, text);
   } catch (error) {
