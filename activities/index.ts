@@ -4,7 +4,7 @@ import { createAgentSetupActivities, type AgentSetupDeps } from './agents/agent-
 import { createAttachActivities } from './attach';
 import { createGitHubActivities, type GitHubActivityDeps } from './github';
 import { createModelActivities, type ModelActivityDeps } from './models';
-import { createSandboxActivities, type SandboxDeps } from './sandbox';
+import { createSandboxActivities, createSandboxHost, type SandboxDeps, type SandboxHost } from './sandbox';
 import { createSkillActivities } from './skills';
 import { createStatusActivities, type SlackWebClient, type StatusActivityDeps } from './slack';
 import { createUnitClientActivities, type UnitClientDeps } from './units/unit-client';
@@ -16,6 +16,8 @@ export interface ActivityDeps {
   logger: Logger;
   models: ModelActivityDeps;
   sandbox: SandboxDeps;
+  /** The sandbox host built from `sandbox`, when the caller also needs its readiness (health); built here otherwise. */
+  sandboxHost?: SandboxHost;
   agents: AgentSetupDeps;
   github: GitHubActivityDeps;
   /** The Temporal client units are started and inspected with. */
@@ -50,10 +52,16 @@ export function backendsOf(deps: ActivityDeps): ToolBackends {
  * result; workflows call them by name through `proxyActivities` with their types only.
  */
 export function createActivities(deps: ActivityDeps) {
+  const sandboxHost = deps.sandboxHost ?? createSandboxHost(deps.sandbox);
   return {
-    ...createAgentSetupActivities({ ...deps.agents, backends: deps.agents.backends ?? backendsOf(deps) }),
+    // Runs that need a shell are refused before they start when the sandbox cannot isolate them.
+    ...createAgentSetupActivities({
+      ...deps.agents,
+      backends: deps.agents.backends ?? backendsOf(deps),
+      sandboxReadiness: () => sandboxHost.readiness(),
+    }),
     ...createModelActivities(deps.models),
-    ...createSandboxActivities(deps.sandbox),
+    ...createSandboxActivities(deps.sandbox, sandboxHost),
     ...createGitHubActivities(deps.github),
     ...createUnitWorkspaceActivities({ dataDir: deps.sandbox.dataDir, identities: deps.github.identities }),
     ...createUnitClientActivities(deps.units),

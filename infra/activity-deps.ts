@@ -1,5 +1,6 @@
 import { type Client } from '@temporalio/client';
 import { type ActivityDeps } from '../activities';
+import { createSandboxHost, type SandboxDeps } from '../activities/sandbox';
 import { githubIdentitiesFromEnvironment } from '../activities/github';
 import { modelDepsFromConfig } from '../activities/models/from-config';
 import { slackStatusDepsFromConfig } from '../activities/slack/from-config';
@@ -17,12 +18,23 @@ export function activityDepsFromConfig(loaded: LoadedConfig, logger: Logger, cli
   const dataDir = resolveConfigPath(loaded, config.dataDir);
   const identities = githubIdentitiesFromEnvironment(config.github, (name) => readSecret(name));
   const slack = slackStatusDepsFromConfig(config, readSecret('slackBotToken'));
+  // The sandbox's network door adds the run's own scoped token to git requests for the git host;
+  // commands never see it.
+  const sandbox: SandboxDeps = {
+    dataDir,
+    logger,
+    identityToken: (scope) => identities.tokenFor(scope),
+    gitBaseUrl: identities.gitUrl,
+    isolation: config.sandbox.isolation,
+    egress: config.sandbox.egress,
+    hiddenPaths: config.sandbox.hiddenPaths,
+  };
   return {
     logger,
     ...(slack ? { slack } : {}),
     models: modelDepsFromConfig(config.models, { baseDir: loaded.baseDir, logger }),
-    // The sandbox's git credential helper gets the run's own scoped token, for the git host only.
-    sandbox: { dataDir, logger, identityToken: (scope) => identities.tokenFor(scope), gitBaseUrl: identities.gitUrl },
+    sandbox,
+    sandboxHost: createSandboxHost(sandbox),
     github: { identities },
     units: { client, taskQueue: config.temporal.taskQueue },
     web: webDepsFromConfig(config.web, (name) => readSecret(name)),

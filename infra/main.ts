@@ -43,11 +43,12 @@ export async function main(): Promise<void> {
 
     const nativeConnection = await connectWorker(endpoint.address);
     stops.unshift(() => nativeConnection.close());
+    const activityDeps = activityDepsFromConfig(loaded, logger, client);
     const worker = await createSwitchboardWorker({
       connection: nativeConnection,
       namespace: config.temporal.namespace,
       taskQueue: config.temporal.taskQueue,
-      activities: createActivities(activityDepsFromConfig(loaded, logger, client)),
+      activities: createActivities(activityDeps),
       logger,
     });
     const workerDone = worker.run();
@@ -74,6 +75,7 @@ export async function main(): Promise<void> {
         taskQueue: config.temporal.taskQueue,
         pingTemporal: () => pingTemporal(connection, config.temporal.namespace),
         workerState: () => worker.getState(),
+        ...(activityDeps.sandboxHost ? { sandbox: () => activityDeps.sandboxHost!.readiness() } : {}),
       },
     });
     const server = await listen(app, config.http.port, config.http.host);

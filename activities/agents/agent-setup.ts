@@ -2,6 +2,7 @@ import { type AgentsConfig, type Catalog, type CatalogProblem } from '../../agen
 import { loadCatalog } from '../../agents/custom-agents';
 import { ALL_BACKENDS, type FindingSeverity, type ToolBackends } from '../../tools';
 import { type Logger } from '../../infra/logger';
+import { type SandboxReadiness } from '../sandbox/isolation';
 
 /** The settings ship units and plans run by (from the `review`, `ship` and `plan` sections). */
 export interface ShipSettings {
@@ -23,6 +24,8 @@ export interface AgentSetup {
   backends?: ToolBackends;
   /** `models.allowed`: what a chat `model:` may name (absent: the configured models, see `allowedModels`). */
   allowedModels?: string[];
+  /** Whether this worker can run shell commands isolated; a run that needs a shell is refused when not. */
+  sandbox?: SandboxReadiness;
 }
 
 export const DEFAULT_SHIP_SETTINGS: ShipSettings = {
@@ -47,6 +50,8 @@ export interface AgentSetupDeps {
   /** `models.allowed` (absent: the models the config already names). */
   allowedModels?: string[];
   logger?: Logger;
+  /** The sandbox's readiness (bubblewrap here, or unisolated by configuration). */
+  sandboxReadiness?: () => Promise<SandboxReadiness>;
 }
 
 /**
@@ -60,12 +65,14 @@ export function createAgentSetupActivities(deps: AgentSetupDeps) {
     async loadAgentSetup(): Promise<AgentSetup> {
       const { catalog, problems } = loadCatalog(deps.customAgentsDir);
       reported = reportOnce(problems, reported, deps.logger);
+      const sandbox = await deps.sandboxReadiness?.();
       return {
         catalog,
         config: deps.config,
         ship: deps.ship ?? DEFAULT_SHIP_SETTINGS,
         backends: deps.backends ?? ALL_BACKENDS,
         ...(deps.allowedModels ? { allowedModels: deps.allowedModels } : {}),
+        ...(sandbox ? { sandbox } : {}),
       };
     },
   };

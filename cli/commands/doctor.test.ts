@@ -1,11 +1,19 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runDoctor } from './doctor';
+import { runDoctor, type DoctorOptions } from './doctor';
 
-async function doctor(env: NodeJS.ProcessEnv): Promise<{ code: number; output: string }> {
+async function doctor(
+  env: NodeJS.ProcessEnv,
+  options: Pick<DoctorOptions, 'sandboxProbe'> = {},
+): Promise<{ code: number; output: string }> {
   const lines: string[] = [];
-  const code = await runDoctor({ env, cwd: mkdtempSync(join(tmpdir(), 'switchboard-doctor-')), write: (line) => lines.push(line) });
+  const code = await runDoctor({
+    env,
+    cwd: mkdtempSync(join(tmpdir(), 'switchboard-doctor-')),
+    write: (line) => lines.push(line),
+    ...options,
+  });
   return { code, output: lines.join('\n') };
 }
 
@@ -21,6 +29,7 @@ describe('switchboard doctor', () => {
     expect(output).toContain(
       "info  tools: web_fetch on (allowlist: none); web_search off (no search provider is configured (web.search.provider)); skills: 0 configured folders beside each checkout's .switchboard/skills/",
     );
+    expect(output).toMatch(/ok {4}sandbox: bubblewrap isolates commands .*network door: nsenter/);
     expect(code).toBe(0);
   });
 
@@ -47,5 +56,19 @@ describe('switchboard doctor', () => {
     const badConfig = await doctor({ ...base, PORT: 'abc' });
     expect(badConfig.code).toBe(1);
     expect(badConfig.output).toMatch(/FAIL {2}config: [\s\S]*PORT \(http\.port\)/);
+  });
+
+  it('reports a missing bubblewrap as a problem with the packages to install, and unisolated mode loudly', async () => {
+    const missing = await doctor(
+      { ...base, TEMPORAL_ADDRESS: address },
+      { sandboxProbe: async () => ({ mode: 'none', setpriv: true, reason: 'bwrap is not installed' }) },
+    );
+    expect(missing.code).toBe(1);
+    expect(missing.output).toMatch(/FAIL {2}sandbox: bwrap is not installed; shell agents are refused/);
+    expect(missing.output).toMatch(/1 problem:\n {2}- install bubblewrap and util-linux .*apt-get install -y bubblewrap util-linux/);
+
+    const unisolated = await doctor({ ...base, TEMPORAL_ADDRESS: address, SWITCHBOARD_SANDBOX_ISOLATION: 'unisolated-unsafe' });
+    expect(unisolated.output).toMatch(/WARN {2}sandbox: UNISOLATED by configuration/);
+    expect(unisolated.code).toBe(0);
   });
 });

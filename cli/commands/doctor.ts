@@ -4,11 +4,14 @@ import { loadConfig, readSecret, type LoadedConfig } from '../../infra/config';
 import { describeError } from '../../infra/errors';
 import { binaryVersion, findTemporalBinary, resolveTemporalBinary, type BinaryKind } from '../../infra/temporal-binaries';
 import { connectTemporal, missingSearchAttributes, pingTemporal } from '../../infra/temporal';
+import { detectIsolation, readinessOf, type IsolationCheck } from '../../activities/sandbox/isolation';
 
 export interface DoctorOptions {
   env?: NodeJS.ProcessEnv;
   cwd?: string;
   write?: (line: string) => void;
+  /** How the machine is probed for bubblewrap (tests simulate a machine without it). */
+  sandboxProbe?: () => Promise<IsolationCheck>;
 }
 
 /**
@@ -72,6 +75,11 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<number> {
     }
   }
 
+  if (loaded) {
+    const problem = await checkSandbox(loaded, write, options.sandboxProbe ?? detectIsolation);
+    if (problem) problems.push(problem);
+  }
+
   if (problems.length === 0) {
     write('Switchboard looks ready.');
     return 0;
@@ -93,6 +101,27 @@ function describeWebTools(loaded: LoadedConfig, env: NodeJS.ProcessEnv): string 
   return `${fetch}; ${search}; skills: ${skills.dirs.length} configured folder${skills.dirs.length === 1 ? '' : 's'} beside each checkout's .switchboard/skills/`;
 }
 
+/** The sandbox: isolated, unisolated by explicit choice (said loudly), or missing (a problem with its fix). */
+async function checkSandbox(
+  loaded: LoadedConfig,
+  write: (line: string) => void,
+  probe: () => Promise<IsolationCheck>,
+): Promise<string | undefined> {
+  const setting = loaded.config.sandbox.isolation;
+  const readiness = readinessOf(setting, setting === 'bwrap' ? await probe() : { mode: 'none', setpriv: false });
+  if (readiness.mode === 'bwrap') {
+    write('ok    sandbox: bubblewrap isolates commands (own mount, pid and network namespaces); network door: nsenter (util-linux)');
+    return undefined;
+  }
+  if (readiness.mode === 'unisolated') {
+    write(`WARN  sandbox: UNISOLATED by configuration (sandbox.isolation: unisolated-unsafe): commands run on this host unprotected`);
+    write('      for local development only; never where other people can message the bot');
+    return undefined;
+  }
+  write(`FAIL  sandbox: ${readiness.reason}; shell agents are refused until this is fixed`);
+  return readiness.fix!;
+}
+
 function tryResolve(kind: BinaryKind, env: NodeJS.ProcessEnv): string {
   try {
     resolveTemporalBinary(kind, { env });
@@ -105,7 +134,7 @@ function tryResolve(kind: BinaryKind, env: NodeJS.ProcessEnv): string {
 export function registerDoctorCommand(program: Command): void {
   program
     .command('doctor')
-    .description('check the config, the Temporal binaries, the server and the search attributes')
+    .description('check the config, the Temporal binaries, the server, the search attributes and the sandbox')
     .action(async () => {
       process.exitCode = await runDoctor();
     });

@@ -34,6 +34,7 @@ export const ENVIRONMENT_BINDINGS: readonly EnvironmentBinding[] = [
   { variable: 'SWITCHBOARD_SLACK_MODE', path: ['slack', 'mode'], kind: 'string' },
   { variable: 'SWITCHBOARD_SEARCH_PROVIDER', path: ['web', 'search', 'provider'], kind: 'string' },
   { variable: 'SEARXNG_URL', path: ['web', 'search', 'searxng', 'url'], kind: 'string' },
+  { variable: 'SWITCHBOARD_SANDBOX_ISOLATION', path: ['sandbox', 'isolation'], kind: 'string' },
 ];
 
 /** Converts one variable's text; a value that cannot convert is passed on as text so the schema names it. */

@@ -3,6 +3,7 @@ import { PlanConfigSchema, ReviewConfigSchema, ShipConfigSchema } from './ship-s
 import { AgentsConfigSchema } from '../../agents/config';
 import { ModelsConfigSchema } from './models-section';
 import { GitHubConfigSchema } from './github-section';
+import { SandboxConfigSchema } from './sandbox-section';
 import { SlackConfigSchema } from './slack-section';
 import { SkillsConfigSchema, WebConfigSchema } from './web-section';
 
@@ -67,6 +68,7 @@ export const ConfigSchema = z
     slack: SlackConfigSchema.prefault({}),
     web: WebConfigSchema.prefault({}),
     skills: SkillsConfigSchema.prefault({}),
+    sandbox: SandboxConfigSchema.prefault({}),
   })
   .strict();
 

@@ -96,6 +96,21 @@ describe('what a thread does with a message', () => {
       expect(decide(setup(), cli, undefined)).toMatchObject({ kind: 'run' });
     });
   });
+
+  it('refuses a shell agent, and a ship request, with the fix when the worker cannot isolate commands; a shell-less agent still runs', () => {
+    const fix = 'install bubblewrap and util-linux on the worker host';
+    const missing = { ...setup(), sandbox: { mode: 'unavailable' as const, ready: false, reason: 'bwrap is not installed', fix } };
+    for (const text of ['agent:explore why is CI slow?', 'in acme/app: fix the login redirect bug']) {
+      const decision = decide(missing, message(text), undefined);
+      expect(decision.kind).toBe('refused');
+      expect(decision.kind === 'refused' && decision.reply).toMatch(
+        /cannot isolate shell commands right now \(bwrap is not installed\).*install bubblewrap/,
+      );
+    }
+    expect(decide(missing, message('agent:general hello'), undefined)).toMatchObject({ kind: 'run', agent: 'general' });
+    const unisolated = { ...setup(), sandbox: { mode: 'unisolated' as const, ready: true } };
+    expect(decide(unisolated, message('agent:explore look'), undefined)).toMatchObject({ kind: 'run', agent: 'explore' });
+  });
 });
 
 describe('tools the deployment cannot run', () => {

@@ -5,6 +5,7 @@ import {
   buildSystemPrompt,
   checkModelChoice,
   parseDirectives,
+  reachesShell,
   resolveProfile,
   route,
   usableAgents,
@@ -53,6 +54,16 @@ export function decide(setup: AgentSetup, message: ThreadMessage, stickyAgent: s
       kind: 'refused',
       reply: `Noted: this thread now uses ${allowed.agent.displayName}. What should it do?`,
       ...(sticky ? { stickyAgent: sticky } : {}),
+    };
+  }
+  if (setup.sandbox && !setup.sandbox.ready && reachesShell(allowed.agent)) {
+    // Fail closed: a shell this worker cannot isolate is never started, and the person is told why.
+    return {
+      kind: 'refused',
+      reply:
+        `${allowed.agent.displayName} needs a sandboxed shell, and this Switchboard cannot isolate shell commands right now ` +
+        `(${setup.sandbox.reason}), so nothing was run. An operator can fix it: ${setup.sandbox.fix}.`,
+      ...(stickyAgent ? { stickyAgent } : {}),
     };
   }
   const profile = resolveProfile({
