@@ -45,12 +45,12 @@ probe internet "$(curl -s -m 5 http://${t.internet}/wall | head -1)"
 probe proc-environ "pids=$(ls -d /proc/[0-9]* | wc -l) matches=$(cat /proc/[0-9]*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c "$pat")"
 probe credential-fill "passwords=$(printf 'protocol=http\\nhost=${t.gitHost}\\n\\n' | git credential fill 2>/dev/null | grep -c '^password=')"
 probe token-env "matches=$(env | grep -c "$pat")"
-probe token-files "files=$(grep -rIl "$pat" /workspace /tmp /home /etc /usr/local /dev/shm 2>/dev/null | wc -l)"
+probe token-files "files=$(timeout 30 grep -rIl "$pat" /workspace /tmp /home /etc /usr/local /dev/shm 2>/dev/null | wc -l)"
 probe shadow "root-lines=$(cat /etc/shadow /etc/gshadow 2>/dev/null | grep -c '^root:')"
 probe host-tree "$([ -e '${t.projectRoot}/package.json' ] && echo visible || echo absent)"
 probe data-dir "$(ls '${t.dataDir}' >/dev/null 2>&1 && echo visible || echo absent)"
-probe other-workspace "path=$([ -e '${t.otherWorkspace}' ] && echo visible || echo absent) found=$(grep -rl "$mark" / --exclude-dir=proc --exclude-dir=sys --exclude-dir=usr 2>/dev/null | wc -l)"
-out=$(cd /tmp && rm -rf other && git clone -q ${t.gitUrl}/acme/other.git other 2>&1 && cd other && git -c user.name=w -c user.email=w@example.com commit -q --allow-empty -m elsewhere && git push -q origin HEAD:wall-elsewhere 2>&1); code=$?
+probe other-workspace "path=$([ -e '${t.otherWorkspace}' ] && echo visible || echo absent) found=$(timeout 30 grep -rl "$mark" / --exclude-dir=proc --exclude-dir=sys --exclude-dir=usr 2>/dev/null | wc -l)"
+out=$(cd /tmp && rm -rf other && timeout 30 git clone -q ${t.gitUrl}/acme/other.git other 2>&1 && cd other && git -c user.name=w -c user.email=w@example.com commit -q --allow-empty -m elsewhere && timeout 30 git push -q origin HEAD:wall-elsewhere 2>&1); code=$?
 probe push-elsewhere "exit=$code $(echo "$out" | tr '\\n' ' ')"
 `;
 }

@@ -15,7 +15,7 @@ import type { RunRecord } from '../../workflows/run-types';
 import { startFakeInternet, type FakeInternet } from '../helpers/fake-internet';
 import { freePort } from '../helpers/ports';
 import { startProductProcess, type ProductProcess } from '../helpers/product-process';
-import { waitFor } from '../helpers/wait';
+import { waitUntil } from '../helpers/wait';
 import { parseProbes, probeScript } from './probes';
 
 jest.setTimeout(240_000);
@@ -149,6 +149,11 @@ describe('the wall', () => {
       secretPattern,
       otherMarker,
     });
+    const jobs = [
+      DETACH_RECIPE.replace('<command>', 'sleep 1; echo job-finished'),
+      // An escape from the reaper: no workspace marker, its own session.
+      `env -u SWITCHBOARD_WORKSPACE setsid -f sleep ${sleepMarker} </dev/null >/dev/null 2>&1`,
+    ].join('\n');
     const normalWork = [
       'set -e',
       `git clone -q ${github.gitUrl}/acme/app.git app && cd app`,
@@ -156,14 +161,12 @@ describe('the wall', () => {
       'test "$(cat dist/out.txt)" = built',
       'git add -A && git -c user.name=Wall -c user.email=wall@example.com commit -qm "wall build"',
       'git push -q origin HEAD:wall-check',
-      DETACH_RECIPE.replace('<command>', 'sleep 1; echo job-finished'),
-      // An escape from the reaper: no workspace marker, its own session.
-      `env -u SWITCHBOARD_WORKSPACE setsid -f sleep ${sleepMarker} </dev/null >/dev/null 2>&1`,
       'echo normal-work-done',
     ].join('\n');
     const { record } = await run('wall-write', 'agent:coding in acme/app: probe the wall', [
-      { text: 'Normal work first.', toolCalls: [{ name: 'bash', input: { command: normalWork } }] },
-      { text: 'Now the wall.', toolCalls: [{ name: 'bash', input: { command: script, timeoutMs: 300_000 } }] },
+      { text: 'A detached job, and one that tries to escape.', toolCalls: [{ name: 'bash', input: { command: jobs } }] },
+      { text: 'Normal work.', toolCalls: [{ name: 'bash', input: { command: normalWork } }] },
+      { text: 'Now the wall.', toolCalls: [{ name: 'bash', input: { command: script, timeoutMs: 120_000 } }] },
       {
         text: 'Waiting for the job.',
         toolCalls: [{ name: 'wait_for_job', input: { exitFile: '/tmp/job.exit', logFile: '/tmp/job.log', pollSeconds: 10 } }],
@@ -172,6 +175,7 @@ describe('the wall', () => {
     ]);
     expect(record.outcome).toBe('completed');
     expect(record.toolCalls.map((call) => [call.name, call.ok])).toEqual([
+      ['bash', true],
       ['bash', true],
       ['bash', true],
       ['wait_for_job', true],
@@ -205,7 +209,14 @@ describe('the wall', () => {
     // Its own pid namespace: a handful of processes, none of the host's.
     expect(Number(/pids=(\d+)/.exec(probes['proc-environ'])![1])).toBeLessThan(20);
     // The run has ended: whatever it started is gone, however it detached.
-    await waitFor(async () => sleepingWith(sleepMarker).length === 0, 10_000);
+    const escaped = await waitUntil(
+      async () => sleepingWith(sleepMarker),
+      (pids) => pids.length === 0,
+      10_000,
+    ).catch(() => sleepingWith(sleepMarker));
+    expect({ 'processes left by the run (env -u … setsid -f sleep)': escaped }).toEqual({
+      'processes left by the run (env -u … setsid -f sleep)': [],
+    });
   });
 });
 
