@@ -22,9 +22,11 @@ export interface HolderRecord {
 /**
  * The holder's only program: wait while the workspace exists. A folder removed without
  * releaseWorkspace (a test's temp dir, an operator's rm -rf) has link count 0, and the
- * holder then ends by itself instead of idling forever.
+ * holder then ends by itself instead of idling forever. bubblewrap's init stays while any
+ * process of the namespace lives, so the waiter first kills them all (`kill -1` in a pid
+ * namespace reaches every process in it but init and the caller; same uid, no capability needed).
  */
-const WAITER = 'while [ "$(stat -c %h /workspace 2>/dev/null || echo 0)" != 0 ]; do sleep 5; done';
+const WAITER = 'while [ "$(stat -c %h /workspace 2>/dev/null || echo 0)" != 0 ]; do sleep 5; done; kill -KILL -1 2>/dev/null; exit 0';
 
 const recordPath = (layout: WorkspaceLayout) => join(layout.state, 'holder.json');
 

@@ -139,12 +139,14 @@ describe('sandbox isolation (bwrap)', () => {
     expect(existsSync(workspaceLayout(fixture.dataDir, workspace).root)).toBe(false);
   });
 
-  test('a holder whose workspace folder was deleted without release ends by itself', async () => {
+  test('a holder whose workspace folder was deleted without release ends by itself, jobs included', async () => {
     const workspace = fixture.workspace();
     const { holderPid } = await fixture.activities.prepareWorkspace({ workspace });
     expect(holderPid).toEqual(expect.any(Number));
+    await fixture.activities.bash({ workspace, command: 'setsid -f sleep 60 </dev/null >/dev/null 2>&1' });
+    await waitUntil(() => markedPids(workspace.key).length === 1);
     await rm(workspaceLayout(fixture.dataDir, workspace).root, { recursive: true, force: true });
-    await waitUntil(() => !existsSync(`/proc/${holderPid}`), 15_000);
+    await waitUntil(() => !existsSync(`/proc/${holderPid}`) && markedPids(workspace.key).length === 0, 15_000);
   }, 20_000);
 
   test('concurrent first calls share one holder, and a holder that died is started again', async () => {

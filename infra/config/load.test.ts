@@ -28,6 +28,8 @@ describe('loadConfig', () => {
     expect(config.temporal.address).toBeUndefined();
     expect(config.http.port).toBe(3000);
     expect(config.dataDir).toBe('.data');
+    // Fail closed unless someone explicitly chose otherwise; any public host by default.
+    expect(config.sandbox).toEqual({ isolation: 'bwrap', egress: { allow: ['*'], machines: {}, agents: {} }, hiddenPaths: [] });
   });
 
   it('reads switchboard.yaml by default and lets environment variables win', () => {
@@ -56,6 +58,19 @@ describe('loadConfig', () => {
     ['invalid YAML', 'temporal: [\n', {}, /not valid YAML/],
     ['a list at the top', '- a\n', {}, /expected a mapping/],
     ['a secret in the file', 'github:\n  writeToken: ghp_x\n', {}, /github\.writeToken: secrets are read from the environment only/],
+    // Unisolated mode has one spelling; anything else (none, off, false) is a mistake, not a choice.
+    [
+      'an isolation nobody meant',
+      '',
+      { SWITCHBOARD_SANDBOX_ISOLATION: 'none' },
+      /SWITCHBOARD_SANDBOX_ISOLATION \(sandbox\.isolation\): .*bwrap.*unisolated-unsafe/,
+    ],
+    [
+      'a destination that is a URL',
+      'sandbox:\n  egress:\n    allow: ["https://github.com"]\n',
+      {},
+      /sandbox\.egress\.allow\.0: a host pattern/,
+    ],
   ])('names the key for %s', (_label, yaml, env, expected) => {
     const error = errorOf(() => loadConfig({ env, cwd: dirWith(yaml) }));
     expect(error.code).toBe('config_invalid');
