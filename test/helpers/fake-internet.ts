@@ -4,8 +4,9 @@ import { once } from 'node:events';
 
 /**
  * A stand-in for "the internet" on a machine that has none: an HTTP server in a network
- * namespace of its own, on a public-looking address (TEST-NET-3, 203.0.113.0/24) routed
- * from the host over a veth pair. The host side of the pair has no address, so the
+ * namespace of its own, on a random public address in 11.0.0.0/8 routed (as a /32, for the
+ * test's duration only) from the host over a veth pair. Documentation ranges will not do:
+ * the worker's address guard refuses them like any address that is not on the internet. The host side of the pair has no address, so the
  * destination is neither one of the host's addresses nor on one of its subnets, which is
  * exactly what a sandbox's network door must let through. Needs root and iproute2.
  */
@@ -25,7 +26,7 @@ export async function startFakeInternet(): Promise<FakeInternet> {
   const hostEnd = `sbh${tag}`;
   const innerEnd = `sbi${tag}`;
   // Two suites may run at once on a shared machine: each takes its own address.
-  const address = `203.0.113.${randomInt(10, 250)}`;
+  const address = `11.${randomInt(0, 256)}.${randomInt(0, 256)}.${randomInt(1, 255)}`;
   const port = 8080;
   const greeting = `hello from the internet ${tag}`;
   ip('netns', 'add', namespace);

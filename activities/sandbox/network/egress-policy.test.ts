@@ -3,37 +3,41 @@ import { egressAllowFor, resolveDestination } from './door-grant';
 import { parseAuthority } from './door';
 import { routeGitRequest } from './git-forward';
 
-const noHost = { addresses: new Set<string>(['192.0.2.2']), subnets: [{ cidr: '192.0.2.2/24', family: 'ipv4' as const }] };
+// A host with a public address of its own, as many cloud machines have.
+const host = { addresses: new Set<string>(['140.82.112.2']), subnets: [{ cidr: '140.82.112.2/24', family: 'ipv4' as const }] };
 
 describe('egress policy', () => {
   it.each([
     ['127.0.0.1', /loopback/],
     ['127.8.9.10', /loopback/],
-    ['0.0.0.0', /this-network/],
+    ['0.0.0.0', /unspecified/],
     ['10.0.0.5', /private/],
     ['172.20.1.1', /private/],
     ['192.168.1.1', /private/],
     ['100.64.0.1', /carrier-grade NAT/],
-    ['169.254.169.254', /link-local \(cloud metadata\)/],
+    ['169.254.169.254', /cloud metadata/],
+    ['169.254.1.1', /link-local/],
     ['224.0.0.1', /multicast/],
     ['255.255.255.255', /reserved/],
     ['::1', /loopback/],
     ['::', /unspecified/],
     ['::ffff:127.0.0.1', /loopback/],
     ['::ffff:7f00:1', /loopback/],
-    ['::ffff:169.254.169.254', /link-local/],
+    ['::ffff:169.254.169.254', /cloud metadata/],
     ['fd00::2', /private \(unique local\)/],
     ['fe80::1', /link-local/],
-    ['64:ff9b::a9fe:a9fe', /NAT64/],
-    ['192.0.2.2', /an address of the worker's host/],
-    ['192.0.2.77', /on a network of the worker's host \(192\.0\.2\.2\/24\)/],
+    ['64:ff9b::a9fe:a9fe', /cloud metadata/],
+    ['203.0.113.10', /reserved \(not on the internet\)/],
+    ['140.82.112.2', /an address of the worker's host/],
+    ['::ffff:140.82.112.2', /an address of the worker's host/],
+    ['140.82.112.77', /on a network of the worker's host \(140\.82\.112\.2\/24\)/],
     ['not-an-ip', /not an IP address/],
   ])('refuses %s', (address, reason) => {
-    expect(blockedReason(address, noHost)).toMatch(reason);
+    expect(blockedReason(address, host)).toMatch(reason);
   });
 
-  it.each(['8.8.8.8', '140.82.112.3', '203.0.113.10', '2606:4700::1111'])('lets the public address %s through', (address) => {
-    expect(blockedReason(address, noHost)).toBeUndefined();
+  it.each(['8.8.8.8', '140.82.113.3', '11.22.33.44', '2606:4700::1111'])('lets the public address %s through', (address) => {
+    expect(blockedReason(address, host)).toBeUndefined();
   });
 
   it('matches names against *, exact names, *.suffix and IP literals', () => {

@@ -1,13 +1,15 @@
 import { BlockList, isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
+import { classifyAddress, type AddressClass } from '../../web/address-guard';
 
 /**
  * Where a sandbox's network door may connect. Two independent checks, both required:
  * the destination's name must match the workspace's allowlist, and every address it is
- * finally connected to must be a public internet address: never loopback, private,
- * carrier-grade NAT, link-local (cloud metadata at 169.254.169.254), multicast or
- * reserved space, and never one of this host's own addresses or the subnets its
- * interfaces sit on.
+ * finally connected to must be a public internet address (the worker's address guard:
+ * never loopback, private, carrier-grade NAT, link-local, cloud metadata, multicast,
+ * documentation or reserved space, nor their IPv6 forms), and never one of this host's
+ * own addresses or on the subnets its interfaces sit on. Unlike web_fetch, no allowlist
+ * entry lifts the address check: a sandbox never reaches a private address.
  */
 
 /** A destination pattern: `*` (any public host), `example.com`, `*.example.com` (its subdomains) or an IP literal. */
@@ -24,32 +26,18 @@ export function hostAllowed(host: string, patterns: readonly string[]): boolean 
   });
 }
 
-const V4_BLOCKED: Array<[string, number, string]> = [
-  ['0.0.0.0', 8, 'this-network'],
-  ['10.0.0.0', 8, 'private'],
-  ['100.64.0.0', 10, 'carrier-grade NAT'],
-  ['127.0.0.0', 8, 'loopback'],
-  ['169.254.0.0', 16, 'link-local (cloud metadata)'],
-  ['172.16.0.0', 12, 'private'],
-  ['192.0.0.0', 24, 'IETF protocol assignments'],
-  ['192.168.0.0', 16, 'private'],
-  ['198.18.0.0', 15, 'benchmarking'],
-  ['224.0.0.0', 4, 'multicast'],
-  ['240.0.0.0', 4, 'reserved'],
-];
-
-const V6_BLOCKED: Array<[string, number, string]> = [
-  ['::', 128, 'unspecified'],
-  ['::1', 128, 'loopback'],
-  ['64:ff9b::', 96, 'NAT64'],
-  ['64:ff9b:1::', 48, 'NAT64'],
-  ['100::', 64, 'discard'],
-  ['2002::', 16, '6to4'],
-  ['fc00::', 7, 'private (unique local)'],
-  ['fe80::', 10, 'link-local'],
-  ['fec0::', 10, 'site-local'],
-  ['ff00::', 8, 'multicast'],
-];
+/** How each class of the worker's address guard reads in a refusal. */
+const LABELS: Record<Exclude<AddressClass, 'public'>, string> = {
+  loopback: 'loopback',
+  private: 'private',
+  'link-local': 'link-local',
+  metadata: 'cloud metadata',
+  cgnat: 'carrier-grade NAT',
+  'unique-local': 'private (unique local)',
+  unspecified: 'unspecified',
+  multicast: 'multicast',
+  reserved: 'reserved (not on the internet)',
+};
 
 /** An IPv4 address inside an IPv6 one (`::ffff:a.b.c.d` or `::a.b.c.d`), or undefined. */
 function embeddedV4(address: string): string | undefined {
@@ -87,22 +75,10 @@ function hostNetworks(): HostNetworks {
 export function blockedReason(address: string, networks: HostNetworks = hostNetworks()): string | undefined {
   const family = isIP(address);
   if (family === 0) return `${address} is not an IP address`;
+  // The special ranges are the same ones web_fetch refuses: one table for every outbound decision of the worker.
+  const kind = classifyAddress(address);
+  if (kind !== 'public') return `${address} is a ${LABELS[kind]} address`;
   const v4 = family === 4 ? address : embeddedV4(address);
-  if (family === 6 && v4 === undefined) {
-    const lower = address.toLowerCase();
-    for (const [network, prefix, label] of V6_BLOCKED) {
-      const list = new BlockList();
-      list.addSubnet(network, prefix, 'ipv6');
-      if (list.check(lower, 'ipv6')) return `${address} is a ${label} address`;
-    }
-  }
-  if (v4 !== undefined) {
-    for (const [network, prefix, label] of V4_BLOCKED) {
-      const list = new BlockList();
-      list.addSubnet(network, prefix, 'ipv4');
-      if (list.check(v4, 'ipv4')) return `${address} is a ${label} address`;
-    }
-  }
   const plain = (v4 ?? address).toLowerCase();
   if (networks.addresses.has(plain)) return `${address} is an address of the worker's host`;
   for (const subnet of networks.subnets) {
