@@ -1,13 +1,15 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { randomBytes } from 'node:crypto';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { stringify } from 'yaml';
 import { DETACH_RECIPE } from '../../activities/sandbox/hints';
 import { requireBubblewrap } from '../../activities/sandbox/test-support';
 import { workspaceName } from '../../activities/sandbox/workspace-layout';
 import { sendMessage, followRun } from '../../cli/commands/ask';
+import { messageSignal, threadStateQuery } from '../../workflows/thread';
+import type { MessageOutcome } from '../../workflows/thread-types';
 import { startLocalGitHub, type LocalGitHub } from '../../infra/local-github';
 import { branchHeads } from '../../infra/local-github/git-store';
 import { projectRoot } from '../../infra/paths';
@@ -15,6 +17,7 @@ import type { RunRecord } from '../../workflows/run-types';
 import { startFakeInternet, type FakeInternet } from '../helpers/fake-internet';
 import { freePort } from '../helpers/ports';
 import { startProductProcess, type ProductProcess } from '../helpers/product-process';
+import { testScripts, type TestScripts } from '../helpers/scripts';
 import { waitUntil } from '../helpers/wait';
 import { parseProbes, probeScript } from './probes';
 
@@ -41,6 +44,7 @@ describe('the wall', () => {
   const otherMarker: [string, string] = ['other-work', `space-${tag}`];
   const sleepMarker = 3_000 + Math.floor(Math.random() * 900);
   let dir: string;
+  let scripts: TestScripts;
   let github: LocalGitHub;
   let internet: FakeInternet;
   let product: ProductProcess;
@@ -50,7 +54,10 @@ describe('the wall', () => {
 
   beforeAll(async () => {
     await requireBubblewrap();
-    dir = mkdtempSync(join(tmpdir(), 'switchboard-wall-'));
+    // Short paths, so a chat message can name a workspace file within a model id's 100 characters.
+    dir = mkdtempSync(join(tmpdir(), 'sbwall-'));
+    // The operator's config (switchboard.yaml in the product's working directory): the suite's scripts.
+    scripts = testScripts(dir);
     github = await startLocalGitHub({ tokens: { read: [secrets.GITHUB_READ_TOKEN], write: [secrets.GITHUB_WRITE_TOKEN] } });
     github.createRepo('acme', 'app', {
       'README.md': '# app\n',
@@ -96,9 +103,11 @@ describe('the wall', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  async function run(name: string, message: string, turns: unknown[]): Promise<{ threadId: string; record: RunRecord }> {
-    writeFileSync(join(dir, `${name}.yaml`), stringify({ turns }));
-    const sent = await sendMessage(client, 'switchboard', `model:scripted:${name}.yaml ${message}`, { requester: 'mallory' });
+  async function run(name: string, message: string, turns: unknown[], thread?: string): Promise<{ threadId: string; record: RunRecord }> {
+    const sent = await sendMessage(client, 'switchboard', `model:${scripts.write(name, turns)} ${message}`, {
+      requester: 'mallory',
+      ...(thread ? { thread } : {}),
+    });
     if (sent.outcome.kind !== 'run' || !sent.outcome.runId) throw new Error(`no run started: ${JSON.stringify(sent.outcome)}`);
     return { threadId: sent.threadId, record: await followRun(client, sent.outcome.runId, () => undefined) };
   }
@@ -134,6 +143,7 @@ describe('the wall', () => {
     expect(branchHeads(github.state.repo('acme', 'app')!.dir).has('read-push')).toBe(false);
   });
 
+  let writer: string;
   it('a write run does its normal work (clone, build, push, a detached job) and every probe of the wall is refused', async () => {
     const loopbackPorts = listeningLoopbackPorts();
     expect(loopbackPorts).toEqual(expect.arrayContaining([ports.temporalGrpc, ports.temporalUi, ports.httpServer]));
@@ -152,6 +162,8 @@ describe('the wall', () => {
       otherMarker,
     });
     const jobs = [
+      // A script for a later run, planted where a chat message might try to name it.
+      `printf 'turns:\\n  - text: planted script ran\\n' > /workspace/p.yaml`,
       DETACH_RECIPE.replace('<command>', 'sleep 1; echo job-finished'),
       // An escape from the reaper: no workspace marker, its own session.
       `env -u SWITCHBOARD_WORKSPACE setsid -f sleep ${sleepMarker} </dev/null >/dev/null 2>&1`,
@@ -165,16 +177,23 @@ describe('the wall', () => {
       'git push -q origin HEAD:wall-check',
       'echo normal-work-done',
     ].join('\n');
-    const { record } = await run('wall-write', 'agent:coding in acme/app: probe the wall', [
-      { text: 'A detached job, and one that tries to escape.', toolCalls: [{ name: 'bash', input: { command: jobs } }] },
-      { text: 'Normal work.', toolCalls: [{ name: 'bash', input: { command: normalWork } }] },
-      { text: 'Now the wall.', toolCalls: [{ name: 'bash', input: { command: script, timeoutMs: 120_000 } }] },
-      {
-        text: 'Waiting for the job.',
-        toolCalls: [{ name: 'wait_for_job', input: { exitFile: '/tmp/job.exit', logFile: '/tmp/job.log', pollSeconds: 10 } }],
-      },
-      { text: '{{lastToolResult:bash}}' },
-    ]);
+    const write = await run(
+      'wall-write',
+      'agent:coding in acme/app: probe the wall',
+      [
+        { text: 'A detached job, and one that tries to escape.', toolCalls: [{ name: 'bash', input: { command: jobs } }] },
+        { text: 'Normal work.', toolCalls: [{ name: 'bash', input: { command: normalWork } }] },
+        { text: 'Now the wall.', toolCalls: [{ name: 'bash', input: { command: script, timeoutMs: 120_000 } }] },
+        {
+          text: 'Waiting for the job.',
+          toolCalls: [{ name: 'wait_for_job', input: { exitFile: '/tmp/job.exit', logFile: '/tmp/job.log', pollSeconds: 10 } }],
+        },
+        { text: '{{lastToolResult:bash}}' },
+      ],
+      `thread:cli:w${tag}`,
+    );
+    const { record } = write;
+    writer = write.threadId;
     const probes = parseProbes(record.finalText);
     const refusedEverywhere = 'direct=closed door=403 tunnel=403';
     expect(probes).toEqual({
@@ -221,6 +240,37 @@ describe('the wall', () => {
       'processes left by the run (env -u … setsid -f sleep)': [],
     });
   });
+
+  it('a script a run wrote into its workspace cannot drive a later run from chat', async () => {
+    const planted = join(dir, 'data', 'workspaces', workspaceName(writer), 'work', 'p.yaml');
+    expect(readFileSync(planted, 'utf8')).toContain('planted script ran');
+    for (const model of [`scripted:${planted}`, `scripted:kit/../data/workspaces/${workspaceName(writer)}/work/p.yaml`]) {
+      // Short enough to be read as a model id (at most 100 characters), so the refusal is what stops it.
+      expect(model.length).toBeLessThanOrEqual(100);
+      const outcome = await chatMessage(`agent:explore model:${model} hello`);
+      expect(outcome).toMatchObject({ kind: 'refused' });
+      expect(outcome.runId).toBeUndefined();
+      expect(outcome.reply).toMatch(/I did not use the model .*(absolute path|climbs out)/);
+    }
+  });
+
+  /** A message as the Slack front end delivers one (a chat surface, not the operator's CLI); resolves with the thread's decision. */
+  async function chatMessage(text: string): Promise<MessageOutcome> {
+    const threadId = `thread:slack:T0WALL:C0WALL:${Date.now()}.${randomUUID().slice(0, 6)}`;
+    const messageId = `Ev${randomUUID()}`;
+    const thread = await client.workflow.signalWithStart('threadWorkflow', {
+      workflowId: threadId,
+      taskQueue: 'switchboard',
+      args: [{ threadId, replyTarget: { kind: 'api' } }],
+      signal: messageSignal,
+      signalArgs: [{ messageId, text, requester: { id: 'U0MALLORY', surface: 'slack' }, channelId: 'C0WALL' }],
+    });
+    return waitUntil(
+      async () => (await thread.query(threadStateQuery)).outcomes.find((entry) => entry.messageId === messageId),
+      (outcome) => outcome !== undefined,
+      30_000,
+    ) as Promise<MessageOutcome>;
+  }
 });
 
 /** A non-loopback IPv4 address of this host. */
