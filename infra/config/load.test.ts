@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../errors';
@@ -22,12 +22,13 @@ function errorOf(run: () => unknown): ConfigError {
 
 describe('loadConfig', () => {
   it('gives a working local setup with no file and no variables', () => {
-    const { config, source } = loadConfig({ env: {}, cwd: dirWith() });
+    const cwd = dirWith();
+    const { config, source } = loadConfig({ env: {}, cwd });
     expect(source.fileReason).toBe('no file');
     expect(config.temporal).toMatchObject({ namespace: 'default', taskQueue: 'switchboard', embedded: { port: 7233, uiPort: 8233 } });
     expect(config.temporal.address).toBeUndefined();
     expect(config.http.port).toBe(3000);
-    expect(config.dataDir).toBe('.data');
+    expect(config.dataDir).toBe(join(cwd, '.data'));
   });
 
   it('reads switchboard.yaml by default and lets environment variables win', () => {
@@ -61,5 +62,45 @@ describe('loadConfig', () => {
     expect(error.code).toBe('config_invalid');
     expect(error.message).toMatch(expected);
     expect(error.message).not.toMatch(/\n\s+at /); // never a stack trace
+  });
+
+  describe('relative paths', () => {
+    const yaml = [
+      'dataDir: state',
+      'agents:',
+      '  customAgentsDir: ../agents.d',
+      '  defaults:',
+      '    model: scripted:scripts/hello.yaml',
+      '  channels:',
+      '    C1:',
+      '      model: scripted:/abs/script.yaml',
+      '  grants:',
+      '    people:',
+      '      U1:',
+      '        model: scripted:mine.yaml',
+      '',
+    ].join('\n');
+
+    it("resolve against the config file's folder, wherever the process starts", () => {
+      const home = dirWith();
+      mkdirSync(join(home, 'deploy'));
+      writeFileSync(join(home, 'deploy', 'switchboard.yaml'), yaml);
+      const elsewhere = dirWith();
+      const { config } = loadConfig({ env: { SWITCHBOARD_CONFIG: join(home, 'deploy', 'switchboard.yaml') }, cwd: elsewhere });
+      expect(config.dataDir).toBe(join(home, 'deploy', 'state'));
+      expect(config.agents.customAgentsDir).toBe(join(home, 'agents.d'));
+      expect(config.agents.defaults.model).toBe(`scripted:${join(home, 'deploy', 'scripts', 'hello.yaml')}`);
+      expect(config.agents.channels.C1.model).toBe('scripted:/abs/script.yaml');
+      expect(config.agents.grants.people.U1.model).toBe(`scripted:${join(home, 'deploy', 'mine.yaml')}`);
+    });
+
+    it('from an environment variable or a default resolve against the working directory', () => {
+      const home = dirWith('agents:\n  customAgentsDir: agents.d\n', 'sb.yaml');
+      const cwd = dirWith();
+      const fromEnv = loadConfig({ env: { SWITCHBOARD_CONFIG: join(home, 'sb.yaml'), SWITCHBOARD_DATA_DIR: 'mine' }, cwd }).config;
+      expect(fromEnv.dataDir).toBe(join(cwd, 'mine'));
+      expect(fromEnv.agents.customAgentsDir).toBe(join(home, 'agents.d'));
+      expect(loadConfig({ env: { SWITCHBOARD_CONFIG: join(home, 'sb.yaml') }, cwd }).config.dataDir).toBe(join(cwd, '.data'));
+    });
   });
 });
