@@ -1,11 +1,20 @@
-/** What `/healthz` reports; `ok` decides 200 vs 503. */
+import { type ServiceStatus } from '../infra/external-services';
+
+/**
+ * What `/healthz` reports. `ok` (200 vs 503) means "serving": Temporal answers and the worker
+ * runs. An outside service that is down makes the status `degraded`, still 200, because
+ * everything else keeps working and a restart would not bring it back.
+ */
 export interface HealthReport {
   ok: boolean;
+  status: 'ok' | 'degraded' | 'down';
   temporal: 'ok' | 'down';
   worker: 'running' | 'starting' | 'stopping' | 'stopped' | 'failed' | 'absent';
   namespace: string;
   taskQueue: string;
-  /** Why the service is unhealthy, when it is. */
+  /** Slack, GitHub, model APIs: each checked at start and retried in the background until it answers. */
+  services: Record<string, Omit<ServiceStatus, 'name'>>;
+  /** Why the status is not `ok`, when it is not. */
   reason?: string;
 }
 
@@ -16,6 +25,8 @@ export interface HealthSources {
   pingTemporal(): Promise<void>;
   /** The worker's state, or undefined when this process runs no worker. */
   workerState(): string | undefined;
+  /** The outside services this process supervises (none when omitted). */
+  services?(): ServiceStatus[];
 }
 
 /** Builds the health report from live probes; never throws. */
@@ -30,7 +41,16 @@ export async function checkHealth(sources: HealthSources): Promise<HealthReport>
   }
   const worker = toWorkerHealth(sources.workerState());
   if (!reason && (worker === 'failed' || worker === 'stopped')) reason = `worker is ${worker}`;
-  return { ok: !reason, temporal, worker, namespace: sources.namespace, taskQueue: sources.taskQueue, ...(reason ? { reason } : {}) };
+  const ok = !reason;
+  const statuses = sources.services?.() ?? [];
+  const services = Object.fromEntries(statuses.map(({ name, ...rest }) => [name, rest]));
+  const notUp = statuses.filter((service) => service.state !== 'up');
+  if (ok && notUp.length > 0) {
+    reason = notUp.map((service) => `${service.name} ${service.state}${service.reason ? `: ${service.reason}` : ''}`).join('; ');
+  }
+  const status = !ok ? 'down' : notUp.length > 0 ? 'degraded' : 'ok';
+  const { namespace, taskQueue } = sources;
+  return { ok, status, temporal, worker, namespace, taskQueue, services, ...(reason ? { reason } : {}) };
 }
 
 function toWorkerHealth(state: string | undefined): HealthReport['worker'] {

@@ -54,6 +54,12 @@ describe('loadConfig', () => {
     ['an unknown key', 'temporal:\n  adress: x\n', {}, /unknown key temporal\.adress/],
     ['a bad enum', 'log:\n  format: xml\n', {}, /log\.format: .*"auto"|log\.format: .*auto/],
     ['a bad environment value', '', { PORT: 'abc' }, /PORT \(http\.port\): .*expected number/i],
+    [
+      'a Temporal address with a scheme',
+      '',
+      { TEMPORAL_ADDRESS: 'http://t:7233' },
+      /TEMPORAL_ADDRESS \(temporal\.address\): expected host:port .*"http:\/\/t:7233"/,
+    ],
     ['invalid YAML', 'temporal: [\n', {}, /not valid YAML/],
     ['a list at the top', '- a\n', {}, /expected a mapping/],
     ['a secret in the file', 'github:\n  writeToken: ghp_x\n', {}, /github\.writeToken: secrets are read from the environment only/],
