@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runDoctor } from './doctor';
@@ -48,4 +48,22 @@ describe('switchboard doctor', () => {
     expect(badConfig.code).toBe(1);
     expect(badConfig.output).toMatch(/FAIL {2}config: [\s\S]*PORT \(http\.port\)/);
   });
+
+  it('names a missing system package and the exact apt command', async () => {
+    // A PATH that has git and pgrep but not bwrap nor pip3.
+    const bin = mkdtempSync(join(tmpdir(), 'switchboard-doctor-path-'));
+    for (const command of ['git', 'pgrep']) symlinkSync(which(command), join(bin, command));
+    const { code, output } = await doctor({ ...base, PATH: bin, TEMPORAL_ADDRESS: address });
+    expect(code).toBe(1);
+    expect(output).toMatch(/ok {4}git: .* \(git\)/);
+    expect(output).toMatch(/FAIL {2}bwrap: not found; Debian package bubblewrap, for /);
+    expect(output).toMatch(/FAIL {2}pip3: not found; Debian package python3-pip/);
+    expect(output).toMatch(/- install the missing system packages: (sudo )?apt-get install -y bubblewrap python3-pip$/m);
+  });
 });
+
+function which(command: string): string {
+  const dir = (process.env.PATH ?? '').split(':').find((d) => d && existsSync(join(d, command)));
+  if (!dir) throw new Error(`${command} is not on this machine's PATH`);
+  return join(dir, command);
+}
