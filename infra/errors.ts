@@ -37,19 +37,18 @@ export class BinaryNotFoundError extends SwitchboardError {
 
 /** Temporal does not answer at an address; the message names it, why, and (when given) the fix. */
 export class TemporalUnreachableError extends SwitchboardError {
+  /** Why, in plain words (`connection refused: nothing listens there`). */
+  readonly reason?: string;
+
   constructor(
     readonly address: string,
     cause?: unknown,
     options: { reason?: string; fix?: string } = {},
   ) {
     const reason = options.reason ?? (cause instanceof Error ? cause.message.split('\n')[0] : undefined);
-    super(
-      'temporal_unreachable',
-      `Temporal is not reachable at ${address}${reason ? ` (${reason})` : ''}${options.fix ? `: ${options.fix}` : ''}`,
-      {
-        cause,
-      },
-    );
+    const fix = options.fix ? `: ${options.fix}` : '';
+    super('temporal_unreachable', `Temporal is not reachable at ${address}${reason ? ` (${reason})` : ''}${fix}`, { cause });
+    this.reason = reason;
   }
 }
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { type Command } from 'commander';
 import { webDepsFromConfig } from '../../activities/web/from-config';
 import { loadConfig, readSecret, type LoadedConfig } from '../../infra/config';
-import { describeError } from '../../infra/errors';
+import { describeError, TemporalUnreachableError } from '../../infra/errors';
 import { projectRoot } from '../../infra/paths';
 import { binaryVersion, findTemporalBinary, resolveTemporalBinary, type BinaryKind } from '../../infra/temporal-binaries';
 import { connectTemporal, missingSearchAttributes, pingTemporal } from '../../infra/temporal';
@@ -71,7 +71,8 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<number> {
       }
     } catch (error) {
       const embedded = !temporal.address;
-      write(`${embedded ? 'info ' : 'FAIL '} temporal server: not reachable at ${address} (${describeError(error)})`);
+      const why = error instanceof TemporalUnreachableError ? error.reason : describeError(error);
+      write(`${embedded ? 'info ' : 'FAIL '} temporal server: not reachable at ${address}${why ? ` (${why})` : ''}`);
       if (!embedded) problems.push(`start Temporal at ${address} or correct TEMPORAL_ADDRESS`);
       else write('      `npm start` starts the embedded server there');
     }
