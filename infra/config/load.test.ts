@@ -84,6 +84,8 @@ describe('loadConfig', () => {
       '    people:',
       '      U1:',
       '        model: scripted:mine.yaml',
+      'skills:',
+      '  dirs: [skills, /opt/skills]',
       '',
     ].join('\n');
 
@@ -98,6 +100,7 @@ describe('loadConfig', () => {
       expect(config.agents.defaults.model).toBe(`scripted:${join(home, 'deploy', 'scripts', 'hello.yaml')}`);
       expect(config.agents.channels.C1.model).toBe('scripted:/abs/script.yaml');
       expect(config.agents.grants.people.U1.model).toBe(`scripted:${join(home, 'deploy', 'mine.yaml')}`);
+      expect(config.skills.dirs).toEqual([join(home, 'deploy', 'skills'), '/opt/skills']);
     });
 
     it('from an environment variable or a default resolve against the working directory', () => {

@@ -72,8 +72,8 @@ export function resolveConfigPath(loaded: Pick<LoadedConfig, 'baseDir'>, path: s
 }
 
 /** Settings that name a folder or file. */
-const PATH_KEYS: readonly string[][] = [['dataDir'], ['agents', 'customAgentsDir']];
-/** Settings that name a model, where `scripted:<path>` is a file. `*` is any key of a record. */
+const PATH_KEYS: readonly string[][] = [['dataDir'], ['agents', 'customAgentsDir'], ['skills', 'dirs', '*']];
+/** Settings that name a model, where `scripted:<path>` is a file. `*` is any key of a record or index of a list. */
 const MODEL_KEYS: readonly string[][] = [
   ['agents', 'defaults', 'model'],
   ['agents', 'channels', '*', 'model'],
@@ -92,20 +92,26 @@ function resolvePaths(
     ENVIRONMENT_BINDINGS.some((b) => origin.overridden.includes(b.variable) && b.path.join('.') === path.join('.'));
   const baseFor = (path: string[]) => (!fromEnvironment(path) && getPath(origin.raw, path) !== undefined ? origin.fileDir : origin.cwd);
   const target = config as unknown as Record<string, unknown>;
-  for (const path of PATH_KEYS) {
+  for (const path of PATH_KEYS.flatMap((pattern) => expand(target, pattern))) {
     const value = getPath(target, path);
-    if (typeof value === 'string' && !isAbsolute(value)) setPath(target, path, resolve(baseFor(path), value));
+    if (typeof value === 'string' && !isAbsolute(value)) replaceAt(target, path, resolve(baseFor(path), value));
   }
   for (const pattern of MODEL_KEYS) {
     for (const path of expand(target, pattern)) {
       const value = getPath(target, path);
       const script = typeof value === 'string' ? /^scripted:(.+)$/.exec(value)?.[1] : undefined;
       if (script && !isAbsolute(script) && baseFor(path) === origin.fileDir && origin.fileDir !== origin.cwd) {
-        setPath(target, path, `scripted:${resolve(origin.fileDir, script)}`);
+        replaceAt(target, path, `scripted:${resolve(origin.fileDir, script)}`);
       }
     }
   }
   return config;
+}
+
+/** Replaces a value that exists (in a record or a list) without reshaping its parents. */
+function replaceAt(target: Record<string, unknown>, path: string[], value: string): void {
+  const parent = getPath(target, path.slice(0, -1)) as Record<string, unknown>;
+  parent[path[path.length - 1]] = value;
 }
 
 function getPath(source: unknown, path: string[]): unknown {
