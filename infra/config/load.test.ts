@@ -75,17 +75,11 @@ describe('loadConfig', () => {
       'dataDir: state',
       'agents:',
       '  customAgentsDir: ../agents.d',
-      '  defaults:',
-      '    model: scripted:scripts/hello.yaml',
-      '  channels:',
-      '    C1:',
-      '      model: scripted:/abs/script.yaml',
-      '  grants:',
-      '    people:',
-      '      U1:',
-      '        model: scripted:mine.yaml',
       'skills:',
       '  dirs: [skills, /opt/skills]',
+      'models:',
+      '  scriptedDirs:',
+      '    demo: scripts',
       '',
     ].join('\n');
 
@@ -97,10 +91,8 @@ describe('loadConfig', () => {
       const { config } = loadConfig({ env: { SWITCHBOARD_CONFIG: join(home, 'deploy', 'switchboard.yaml') }, cwd: elsewhere });
       expect(config.dataDir).toBe(join(home, 'deploy', 'state'));
       expect(config.agents.customAgentsDir).toBe(join(home, 'agents.d'));
-      expect(config.agents.defaults.model).toBe(`scripted:${join(home, 'deploy', 'scripts', 'hello.yaml')}`);
-      expect(config.agents.channels.C1.model).toBe('scripted:/abs/script.yaml');
-      expect(config.agents.grants.people.U1.model).toBe(`scripted:${join(home, 'deploy', 'mine.yaml')}`);
       expect(config.skills.dirs).toEqual([join(home, 'deploy', 'skills'), '/opt/skills']);
+      expect(config.models.scriptedDirs).toEqual({ demo: join(home, 'deploy', 'scripts') });
     });
 
     it('from an environment variable or a default resolve against the working directory', () => {
@@ -109,7 +101,9 @@ describe('loadConfig', () => {
       const fromEnv = loadConfig({ env: { SWITCHBOARD_CONFIG: join(home, 'sb.yaml'), SWITCHBOARD_DATA_DIR: 'mine' }, cwd }).config;
       expect(fromEnv.dataDir).toBe(join(cwd, 'mine'));
       expect(fromEnv.agents.customAgentsDir).toBe(join(home, 'agents.d'));
-      expect(loadConfig({ env: { SWITCHBOARD_CONFIG: join(home, 'sb.yaml') }, cwd }).config.dataDir).toBe(join(cwd, '.data'));
+      const defaults = loadConfig({ env: { SWITCHBOARD_CONFIG: join(home, 'sb.yaml') }, cwd }).config;
+      expect(defaults.dataDir).toBe(join(cwd, '.data'));
+      expect(defaults.models.scriptedDirs).toEqual({ examples: join(cwd, 'examples') });
     });
   });
 });

@@ -71,13 +71,12 @@ export function resolveConfigPath(loaded: Pick<LoadedConfig, 'baseDir'>, path: s
   return isAbsolute(path) ? path : resolve(loaded.baseDir, path);
 }
 
-/** Settings that name a folder or file. */
-const PATH_KEYS: readonly string[][] = [['dataDir'], ['agents', 'customAgentsDir'], ['skills', 'dirs', '*']];
-/** Settings that name a model, where `scripted:<path>` is a file. `*` is any key of a record or index of a list. */
-const MODEL_KEYS: readonly string[][] = [
-  ['agents', 'defaults', 'model'],
-  ['agents', 'channels', '*', 'model'],
-  ['agents', 'grants', 'people', '*', 'model'],
+/** Settings that name a folder or file; `*` is any key of a record or index of a list. */
+const PATH_KEYS: readonly string[][] = [
+  ['dataDir'],
+  ['agents', 'customAgentsDir'],
+  ['skills', 'dirs', '*'],
+  ['models', 'scriptedDirs', '*'],
 ];
 
 /**
@@ -95,15 +94,6 @@ function resolvePaths(
   for (const path of PATH_KEYS.flatMap((pattern) => expand(target, pattern))) {
     const value = getPath(target, path);
     if (typeof value === 'string' && !isAbsolute(value)) replaceAt(target, path, resolve(baseFor(path), value));
-  }
-  for (const pattern of MODEL_KEYS) {
-    for (const path of expand(target, pattern)) {
-      const value = getPath(target, path);
-      const script = typeof value === 'string' ? /^scripted:(.+)$/.exec(value)?.[1] : undefined;
-      if (script && !isAbsolute(script) && baseFor(path) === origin.fileDir && origin.fileDir !== origin.cwd) {
-        replaceAt(target, path, `scripted:${resolve(origin.fileDir, script)}`);
-      }
-    }
   }
   return config;
 }
