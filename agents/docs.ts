@@ -71,7 +71,7 @@ export function renderAgentsDoc(catalog: Catalog = builtinCatalog()): string {
     '',
     '## Custom agents',
     '',
-    "Every `<id>.agent.yaml` in `agents.customAgentsDir` (relative to the config file's folder) joins the catalog with the same fields as a built-in (`kind: role` makes a role). A bad file is reported with its path and the failing field and skipped; the rest load. `switchboard agents list` shows the active catalog and any problems.",
+    "Every `<id>.agent.yaml` in `agents.customAgentsDir` (relative to the config file's folder) joins the catalog with the same fields as a built-in (`kind: role` makes a role). A bad file is reported with its path and the failing field and skipped; the rest load. `switchboard agents list` shows the active catalog and any problems; `--all` adds the inactive entries and why (a feature flag that is off, a surface the agent does not serve).",
     '',
   ].join('\n');
 }

@@ -14,7 +14,10 @@ export async function openCliClient(): Promise<CliClient> {
   const loaded = loadConfig();
   const { temporal } = loaded.config;
   const address = temporal.address ?? `${temporal.embedded.ip}:${temporal.embedded.port}`;
-  const connection: Connection = await connectTemporal({ address, timeoutMs: 5_000 });
+  const fix = temporal.address
+    ? 'start Temporal there or correct TEMPORAL_ADDRESS (temporal.address)'
+    : 'start Switchboard (`npm start`) or set TEMPORAL_ADDRESS';
+  const connection: Connection = await connectTemporal({ address, timeoutMs: 5_000, fix });
   return {
     client: new Client({ connection, namespace: temporal.namespace }),
     loaded,

@@ -76,8 +76,11 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     exited.then((code) => `exited with code ${code}`),
     spawnFailed.then((error) => `could not be spawned: ${error.message}`),
   ]);
-  const ready = waitUntilReady(address, namespace, deadline);
+  const gaveUp = new AbortController();
+  const ready = waitUntilReady(address, namespace, deadline, gaveUp.signal);
   const outcome = await Promise.race([ready.then(() => undefined), failure]);
+  // A server that exited is not waited for any longer (the wait would keep this process alive).
+  if (outcome !== undefined) gaveUp.abort();
   if (
     outcome !== undefined ||
     !(await ready.then(
@@ -87,16 +90,38 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   ) {
     await stop();
     const why = outcome ?? `did not become ready within ${options.readyTimeoutMs ?? 60_000} ms`;
-    throw new SwitchboardError('server_start_failed', `Temporal dev server at ${address} ${why}.\n${output()}`.trim());
+    const said = errorLine(output());
+    throw new DevServerStartError(`Temporal dev server at ${address} ${why}${said ? `: ${said}` : ''}`, output());
   }
   const uiUrl = ui ? `http://${ip}:${options.uiPort ?? options.port + 1000}` : undefined;
   options.logger?.info({ address, uiUrl, dbFile: options.dbFile }, 'Temporal dev server ready');
   return { address, uiUrl, pid: child.pid ?? -1, stop };
 }
 
-async function waitUntilReady(address: string, namespace: string, deadline: number): Promise<void> {
+/** The dev server did not start; `output` keeps the tail of what it printed (for debug logs). */
+export class DevServerStartError extends SwitchboardError {
+  constructor(
+    message: string,
+    readonly output: string,
+  ) {
+    super('server_start_failed', message);
+  }
+}
+
+/** The line of the server's output that says what went wrong (`Error: can't set UI port …`). */
+function errorLine(output: string): string | undefined {
+  const lines = output
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
+  const said =
+    lines.find((line) => /^Error:/.test(line)) ?? lines.find((line) => /level=(error|fatal)|"level":"(error|fatal)"/i.test(line));
+  return said?.replace(/^Error:\s*/, '').slice(0, 300);
+}
+
+async function waitUntilReady(address: string, namespace: string, deadline: number, gaveUp: AbortSignal): Promise<void> {
   let lastError: unknown;
-  while (Date.now() < deadline) {
+  while (Date.now() < deadline && !gaveUp.aborted) {
     let connection: Connection | undefined;
     try {
       connection = await Connection.connect({ address, connectTimeout: 1_000 });

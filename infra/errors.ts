@@ -3,7 +3,8 @@
  * `code` that logs, HTTP answers and the CLI can rely on. Workflow code never throws
  * these: it raises `ApplicationFailure` with the same code as its `type`.
  */
-export type ErrorCode = 'config_invalid' | 'binary_not_found' | 'temporal_unreachable' | 'server_start_failed' | 'bundle_missing';
+export type ErrorCode =
+  'config_invalid' | 'binary_not_found' | 'temporal_unreachable' | 'server_start_failed' | 'bundle_missing' | 'port_in_use';
 
 export class SwitchboardError extends Error {
   constructor(
@@ -19,7 +20,11 @@ export class SwitchboardError extends Error {
 /** A configuration value is wrong; `issues` name each key path and what was expected. */
 export class ConfigError extends SwitchboardError {
   constructor(readonly issues: string[]) {
-    super('config_invalid', `Invalid configuration:\n${issues.map((i) => `  - ${i}`).join('\n')}`);
+    // One line for the usual single mistake; a line per key when there are several.
+    super(
+      'config_invalid',
+      issues.length === 1 ? `Invalid configuration: ${issues[0]}` : `Invalid configuration:\n${issues.map((i) => `  - ${i}`).join('\n')}`,
+    );
   }
 }
 
@@ -30,10 +35,20 @@ export class BinaryNotFoundError extends SwitchboardError {
   }
 }
 
+/** Temporal does not answer at an address; the message names it, why, and (when given) the fix. */
 export class TemporalUnreachableError extends SwitchboardError {
-  constructor(address: string, cause?: unknown) {
-    const reason = cause instanceof Error ? `: ${cause.message}` : '';
-    super('temporal_unreachable', `Temporal is not reachable at ${address}${reason}`, { cause });
+  /** Why, in plain words (`connection refused: nothing listens there`). */
+  readonly reason?: string;
+
+  constructor(
+    readonly address: string,
+    cause?: unknown,
+    options: { reason?: string; fix?: string } = {},
+  ) {
+    const reason = options.reason ?? (cause instanceof Error ? cause.message.split('\n')[0] : undefined);
+    const fix = options.fix ? `: ${options.fix}` : '';
+    super('temporal_unreachable', `Temporal is not reachable at ${address}${reason ? ` (${reason})` : ''}${fix}`, { cause });
+    this.reason = reason;
   }
 }
 

@@ -1,5 +1,5 @@
 import { type Server } from 'node:http';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { createActivities } from '../activities';
 import { activityDepsFromConfig } from './activity-deps';
 import { createServerApp } from '../server/app';
@@ -8,9 +8,11 @@ import { createGitHubWebhookRouter } from '../server/github-webhooks';
 import { slackFrontEndFromConfig } from '../server/slack';
 import { readSecret, type LoadedConfig } from './config';
 import { loadConfigForProcess } from './process-config';
-import { describeError, SwitchboardError } from './errors';
 import { createLogger, installTemporalRuntime, type Logger } from './logger';
-import { pingTemporal } from './temporal';
+import { externalServiceChecks } from './external-checks';
+import { ExternalServices } from './external-services';
+import { listenError, reportStartupFailure } from './startup-errors';
+import { connectTemporal, pingTemporal } from './temporal';
 import { ensureTemporal } from './temporal-endpoint';
 import { connectWorker, createSwitchboardWorker } from './worker';
 
@@ -37,18 +39,18 @@ export async function main(): Promise<void> {
     const endpoint = await ensureTemporal(config, baseDir, logger);
     stops.unshift(() => endpoint.stop());
 
-    const connection = await Connection.connect({ address: endpoint.address });
+    const connection = await connectTemporal({ address: endpoint.address, timeoutMs: 10_000 });
     stops.unshift(() => connection.close());
     const client = new Client({ connection, namespace: config.temporal.namespace });
 
     const nativeConnection = await connectWorker(endpoint.address);
     stops.unshift(() => nativeConnection.close());
-    const activityDeps = activityDepsFromConfig(loaded, logger, client);
+    const deps = activityDepsFromConfig(loaded, logger, client);
     const worker = await createSwitchboardWorker({
       connection: nativeConnection,
       namespace: config.temporal.namespace,
       taskQueue: config.temporal.taskQueue,
-      activities: createActivities(activityDeps),
+      activities: createActivities(deps),
       logger,
     });
     const workerDone = worker.run();
@@ -61,11 +63,18 @@ export async function main(): Promise<void> {
     const mounts = frontEnds(loaded, client, logger);
     const slack = slackFrontEndFromConfig(loaded, client, logger);
     if (slack) {
-      await slack.start();
       stops.unshift(() => slack.stop());
       if (slack.router) mounts.push({ path: '/', handler: slack.router });
       logger.info({ mode: config.slack.mode, path: config.slack.eventsPath }, 'Slack front end is on');
     }
+    // Slack, GitHub and the model APIs may be down: each is retried in the background and
+    // shown in /healthz, while Temporal, the worker and the other front ends serve.
+    const services = new ExternalServices({
+      logger,
+      retry: { initialMs: config.externalServices.retryInitialMs, maxMs: config.externalServices.retryMaxMs },
+    });
+    stops.unshift(async () => services.stop());
+    for (const check of await externalServiceChecks(config, deps, slack)) services.supervise(check);
     const app = createServerApp({
       mounts,
       client,
@@ -75,7 +84,8 @@ export async function main(): Promise<void> {
         taskQueue: config.temporal.taskQueue,
         pingTemporal: () => pingTemporal(connection, config.temporal.namespace),
         workerState: () => worker.getState(),
-        ...(activityDeps.sandboxHost ? { sandbox: () => activityDeps.sandboxHost!.readiness() } : {}),
+        ...(deps.sandboxHost ? { sandbox: () => deps.sandboxHost!.readiness() } : {}),
+        services: () => services.statuses(),
       },
     });
     const server = await listen(app, config.http.port, config.http.host);
@@ -87,7 +97,7 @@ export async function main(): Promise<void> {
       `Switchboard is up. API ${apiUrl} (health: ${apiUrl}/healthz)` + (endpoint.uiUrl ? `, Temporal Web UI ${endpoint.uiUrl}` : ''),
     );
   } catch (error) {
-    logger.error(error instanceof SwitchboardError ? { code: error.code } : { err: error }, describeError(error));
+    reportStartupFailure(logger, error);
     await shutdown('startup failure');
     process.exitCode = 1;
   }
@@ -134,7 +144,7 @@ function onceShutdown(logger: Logger, stops: Array<() => Promise<void>>) {
 
 function listen(app: ReturnType<typeof createServerApp>, port: number, host: string): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host, (error?: Error) => (error ? reject(error) : resolve(server)));
+    const server = app.listen(port, host, (error?: Error) => (error ? reject(listenError(error, host, port)) : resolve(server)));
   });
 }
 

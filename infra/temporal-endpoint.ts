@@ -1,9 +1,9 @@
-import { Connection } from '@temporalio/client';
 import { type SwitchboardConfig } from './config';
 import { resolveConfigPath } from './config';
-import { startDevServer, type DevServer } from './dev-server';
+import { DevServerStartError, startDevServer, type DevServer } from './dev-server';
+import { SwitchboardError } from './errors';
 import { type Logger } from './logger';
-import { registerSearchAttributes } from './temporal';
+import { connectTemporal, registerSearchAttributes } from './temporal';
 import { resolveTemporalBinary } from './temporal-binaries';
 
 export interface TemporalEndpoint {
@@ -24,7 +24,7 @@ export interface TemporalEndpoint {
 export async function ensureTemporal(config: SwitchboardConfig, baseDir: string, logger: Logger): Promise<TemporalEndpoint> {
   const { namespace, embedded } = config.temporal;
   if (config.temporal.address) {
-    await ensureAttributes(config.temporal.address, namespace, logger);
+    await ensureAttributes(config.temporal.address, namespace, logger, CONFIGURED_FIX);
     return { address: config.temporal.address, uiUrl: config.temporal.uiUrl, mode: 'configured', stop: async () => undefined };
   }
   const localAddress = `${embedded.ip}:${embedded.port}`;
@@ -47,13 +47,33 @@ export async function ensureTemporal(config: SwitchboardConfig, baseDir: string,
     readyTimeoutMs: embedded.readyTimeoutMs,
     logLevel: embedded.logLevel,
     logger,
+  }).catch((error: unknown) => {
+    throw portInUse(error, embedded) ?? error;
   });
   return { address: server.address, uiUrl: config.temporal.uiUrl ?? server.uiUrl, mode: 'embedded', stop: () => server.stop() };
 }
 
+/** A dev server that could not bind its port says so; this names the setting that moves it. */
+function portInUse(error: unknown, embedded: SwitchboardConfig['temporal']['embedded']): SwitchboardError | undefined {
+  if (!(error instanceof DevServerStartError) || !/address already in use/.test(error.message)) return undefined;
+  const port = Number(/listen tcp \S*:(\d+)/.exec(error.message)?.[1] ?? embedded.port);
+  const setting =
+    port === embedded.uiPort
+      ? 'set SWITCHBOARD_TEMPORAL_UI_PORT (temporal.embedded.uiPort)'
+      : port === embedded.port
+        ? 'set SWITCHBOARD_TEMPORAL_PORT (temporal.embedded.port)'
+        : 'choose other ports with SWITCHBOARD_TEMPORAL_PORT and SWITCHBOARD_TEMPORAL_UI_PORT';
+  return new SwitchboardError(
+    'port_in_use',
+    `The embedded Temporal cannot listen on ${embedded.ip}:${port}: another program uses that port. Stop it, or ${setting}`,
+    { cause: error },
+  );
+}
+
 async function answers(address: string): Promise<boolean> {
   try {
-    const connection = await Connection.connect({ address, connectTimeout: 1_000 });
+    // Refused at once when nothing listens, the usual case on a first start.
+    const connection = await connectTemporal({ address, timeoutMs: 1_000 });
     await connection.close();
     return true;
   } catch {
@@ -61,8 +81,11 @@ async function answers(address: string): Promise<boolean> {
   }
 }
 
-async function ensureAttributes(address: string, namespace: string, logger: Logger): Promise<void> {
-  const connection = await Connection.connect({ address, connectTimeout: 10_000 });
+/** What to do when the configured Temporal does not answer. */
+const CONFIGURED_FIX = 'start Temporal there or correct TEMPORAL_ADDRESS (temporal.address); unset it to run the embedded server';
+
+async function ensureAttributes(address: string, namespace: string, logger: Logger, fix?: string): Promise<void> {
+  const connection = await connectTemporal({ address, timeoutMs: 10_000, ...(fix ? { fix } : {}) });
   try {
     const added = await registerSearchAttributes(connection, namespace);
     if (added.length > 0) logger.info({ added }, 'registered Switchboard search attributes');

@@ -1,9 +1,10 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { loadConfigForProcess } from './process-config';
 import { createActivities } from '../activities';
 import { activityDepsFromConfig } from './activity-deps';
 import { describeError } from './errors';
 import { createLogger, installTemporalRuntime } from './logger';
+import { connectTemporal } from './temporal';
 import { connectWorker, createSwitchboardWorker } from './worker';
 
 /**
@@ -19,7 +20,7 @@ export async function workerMain(): Promise<void> {
   installTemporalRuntime(logger);
   const address = config.temporal.address ?? `${config.temporal.embedded.ip}:${config.temporal.embedded.port}`;
   const connection = await connectWorker(address);
-  const clientConnection = await Connection.connect({ address });
+  const clientConnection = await connectTemporal({ address, timeoutMs: 10_000 });
   const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
   const worker = await createSwitchboardWorker({
     connection,

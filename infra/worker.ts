@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { type Duration } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { SwitchboardError } from './errors';
+import { SwitchboardError, TemporalUnreachableError } from './errors';
 import { type Logger } from './logger';
 import { workflowBundlePath } from './paths';
 
@@ -37,6 +37,17 @@ export async function createSwitchboardWorker(options: SwitchboardWorkerOptions)
   });
 }
 
+/** The worker's connection; a failure names the address and, in plain words, why. */
 export async function connectWorker(address: string): Promise<NativeConnection> {
-  return NativeConnection.connect({ address });
+  try {
+    return await NativeConnection.connect({ address });
+  } catch (error) {
+    const text = error instanceof Error ? error.message : String(error);
+    const reason = /ConnectionRefused/.test(text)
+      ? 'connection refused: nothing listens there'
+      : /dns error/.test(text)
+        ? 'the host name does not resolve'
+        : text.split('\n')[0].slice(0, 200);
+    throw new TemporalUnreachableError(address, error, { reason });
+  }
 }

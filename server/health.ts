@@ -1,8 +1,14 @@
 import { type SandboxReadiness } from '../activities/sandbox/isolation';
+import { type ServiceStatus } from '../infra/external-services';
 
-/** What `/healthz` reports; `ok` decides 200 vs 503. */
+/**
+ * What `/healthz` reports. `ok` (200 vs 503) means "serving": Temporal answers and the worker
+ * runs, and the sandbox can isolate (or is unisolated by choice). An outside service that is down makes the status `degraded`, still 200, because
+ * everything else keeps working and a restart would not bring it back.
+ */
 export interface HealthReport {
   ok: boolean;
+  status: 'ok' | 'degraded' | 'down';
   temporal: 'ok' | 'down';
   worker: 'running' | 'starting' | 'stopping' | 'stopped' | 'failed' | 'absent';
   namespace: string;
@@ -12,7 +18,9 @@ export interface HealthReport {
    * (`unisolated`, healthy but said) or refused (`unavailable`: unhealthy, with the fix).
    */
   sandbox?: SandboxReadiness;
-  /** Why the service is unhealthy, when it is. */
+  /** Slack, GitHub, model APIs: each checked at start and retried in the background until it answers. */
+  services: Record<string, Omit<ServiceStatus, 'name'>>;
+  /** Why the status is not `ok`, when it is not. */
   reason?: string;
 }
 
@@ -25,6 +33,8 @@ export interface HealthSources {
   workerState(): string | undefined;
   /** The sandbox's readiness, when this process runs a worker. */
   sandbox?(): Promise<SandboxReadiness>;
+  /** The outside services this process supervises (none when omitted). */
+  services?(): ServiceStatus[];
 }
 
 /** Builds the health report from live probes; never throws. */
@@ -44,16 +54,18 @@ export async function checkHealth(sources: HealthSources): Promise<HealthReport>
     ready: false,
     reason: error instanceof Error ? error.message : String(error),
   }));
+  // A sandbox that cannot isolate is not a degradation: shell agents are refused until it is fixed.
   if (!reason && sandbox && !sandbox.ready) reason = `sandbox unavailable: ${sandbox.reason}; ${sandbox.fix ?? ''}`.trim();
-  return {
-    ok: !reason,
-    temporal,
-    worker,
-    namespace: sources.namespace,
-    taskQueue: sources.taskQueue,
-    ...(sandbox ? { sandbox } : {}),
-    ...(reason ? { reason } : {}),
-  };
+  const ok = !reason;
+  const statuses = sources.services?.() ?? [];
+  const services = Object.fromEntries(statuses.map(({ name, ...rest }) => [name, rest]));
+  const notUp = statuses.filter((service) => service.state !== 'up');
+  if (ok && notUp.length > 0) {
+    reason = notUp.map((service) => `${service.name} ${service.state}${service.reason ? `: ${service.reason}` : ''}`).join('; ');
+  }
+  const status = !ok ? 'down' : notUp.length > 0 ? 'degraded' : 'ok';
+  const { namespace, taskQueue } = sources;
+  return { ok, status, temporal, worker, namespace, taskQueue, services, ...(sandbox ? { sandbox } : {}), ...(reason ? { reason } : {}) };
 }
 
 function toWorkerHealth(state: string | undefined): HealthReport['worker'] {

@@ -17,7 +17,7 @@ describe('the models config section', () => {
       openaiBaseUrl: undefined,
       openaiMaxTokensField: 'max_completion_tokens',
       openaiReasoningEffort: false,
-      scriptedDirs: { examples: 'examples' },
+      scriptedDirs: { examples: join(cwd, 'examples') },
     });
   });
 
@@ -46,7 +46,10 @@ describe('the models config section', () => {
     writeFileSync(file, 'models:\n  allowed: [openai:*, claude-opus-4-1]\n  scriptedDirs: { examples: examples, team: /srv/scripts }\n');
     const { config } = loadConfig({ env: { SWITCHBOARD_CONFIG: file }, cwd: dir });
     expect(config.models.allowed).toEqual(['openai:*', 'claude-opus-4-1']);
-    expect(modelDepsFromConfig(config.models, { baseDir: dir }).scriptedDirs).toEqual({ examples: 'examples', team: '/srv/scripts' });
+    expect(modelDepsFromConfig(config.models, { baseDir: dir }).scriptedDirs).toEqual({
+      examples: join(dir, 'examples'),
+      team: '/srv/scripts',
+    });
     writeFileSync(file, 'models:\n  scriptedDirs: { "../up": /tmp }\n');
     expect(() => loadConfig({ env: { SWITCHBOARD_CONFIG: file }, cwd: dir })).toThrow(/models\.scriptedDirs/);
   });

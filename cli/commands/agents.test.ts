@@ -59,4 +59,37 @@ describe('switchboard agents list', () => {
     expect(output).toMatch(/Invalid configuration:[\s\S]*agents\.defaults\.effort/);
     expect(code).toBe(1);
   });
+
+  it('--all adds the inactive entries and why: a feature flag that is off, a surface the agent does not serve', async () => {
+    const cwd = setupDirectory('agents:\n  customAgentsDir: agents.d\n', { 'triage.agent.yaml': TRIAGE });
+    const { output, code } = await run(cwd, ['agents', 'list', '--all', '--surface', 'github']);
+    expect(code).toBe(0);
+    expect(output).toMatch(/^AGENT\s+TOOLSET\s+MACHINE\s+IDENTITY\s+BUDGET\s+TURNS\s+SURFACES\s+STATUS/);
+    expect(output).toMatch(/\nexplore\s.*\sactive\n/);
+    expect(output).toMatch(/\norchestrator\s.*\sinactive: feature flag orchestrator is off \(agents\.featureFlags\.orchestrator\)/);
+    expect(output).toMatch(/\ntriage\s.*\sinactive: not served on github \(surfaces: slack\)/);
+
+    const json = JSON.parse((await run(cwd, ['agents', 'list', '--all', '--json'])).output) as {
+      agents: Array<{ id: string; active: boolean; inactiveReason: string | null }>;
+    };
+    expect(json.agents.find((a) => a.id === 'orchestrator')).toMatchObject({
+      active: false,
+      inactiveReason: expect.stringMatching(/flag/),
+    });
+    expect(json.agents.find((a) => a.id === 'triage')).toMatchObject({ active: true, inactiveReason: null });
+  });
+
+  it('finds the custom agents next to a config file named from another folder', async () => {
+    const home = setupDirectory('agents:\n  customAgentsDir: agents.d\n', { 'triage.agent.yaml': TRIAGE });
+    const elsewhere = mkdtempSync(join(tmpdir(), 'switchboard-cli-agents-cwd-'));
+    const lines: string[] = [];
+    const program = new Command().exitOverride();
+    registerAgentsCommand(program, {
+      cwd: elsewhere,
+      env: { SWITCHBOARD_CONFIG: join(home, 'switchboard.yaml') },
+      write: (t) => lines.push(t),
+    });
+    await program.parseAsync(['agents', 'list'], { from: 'user' });
+    expect(lines.join('\n')).toMatch(/\ntriage\s+general/);
+  });
 });

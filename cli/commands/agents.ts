@@ -60,7 +60,10 @@ export function parseSurface(value: string): Surface {
   return value as Surface;
 }
 
-/** `switchboard agents list [--json] [--surface S]`: the active catalog with toolset, machine, identity and budget. */
+/**
+ * `switchboard agents list [--json] [--surface S] [--all]`: the active catalog with toolset,
+ * machine, identity and budget; `--all` adds the inactive entries and why each is inactive.
+ */
 export function registerAgentsCommand(program: Command, deps: AgentsCommandDeps = {}): void {
   const agents = program.command('agents').description('The agent catalog.');
   agents
@@ -70,24 +73,36 @@ export function registerAgentsCommand(program: Command, deps: AgentsCommandDeps 
     )
     .option('--json', 'print JSON')
     .option('--surface <surface>', `only agents available on this surface (${SURFACES.join(', ')})`)
-    .action(async (options: { json?: boolean; surface?: string }) => {
+    .option('--all', 'also list inactive catalog entries, with why (a feature flag that is off, a surface the agent does not serve)')
+    .action(async (options: { json?: boolean; surface?: string; all?: boolean }) => {
       await withCatalog(deps, ({ config, catalog, problems }) => {
         const surface = options.surface === undefined ? undefined : parseSurface(options.surface);
-        const active = catalog.agents.filter((agent) => {
+        const entries = catalog.agents.map((agent) => {
           // Without --surface, only the feature flags filter: each agent is checked on a surface it serves.
           const reason = inactiveReason(agent, { featureFlags: config.featureFlags, surface: surface ?? agent.surfaces[0] });
-          return reason === undefined;
+          return { agent, inactive: reason && describeInactive(agent, reason, surface) };
         });
+        const shown = options.all ? entries : entries.filter((entry) => entry.inactive === undefined);
         const write = writerOf(deps);
         if (options.json) {
-          write(JSON.stringify({ agents: active.map(summary), roles: catalog.roles.map(summary), problems }, null, 2));
+          const agentsJson = shown.map(({ agent, inactive }) => ({
+            ...summary(agent),
+            ...(options.all ? { active: inactive === undefined, inactiveReason: inactive ?? null } : {}),
+          }));
+          write(JSON.stringify({ agents: agentsJson, roles: catalog.roles.map(summary), problems }, null, 2));
         } else {
-          write(table(active));
+          write(table(shown, Boolean(options.all)));
           for (const problem of problems) write(`problem: ${problem.source}: ${problem.field}: ${problem.message}`);
         }
         return problems.length > 0 ? 1 : 0;
       });
     });
+}
+
+/** Why an agent is not active, in the operator's terms (the setting that would change it). */
+function describeInactive(agent: AgentDefinition, reason: 'feature_off' | 'surface_excluded', surface: Surface | undefined): string {
+  if (reason === 'feature_off') return `feature flag ${agent.featureFlag} is off (agents.featureFlags.${agent.featureFlag})`;
+  return `not served on ${surface ?? agent.surfaces[0]} (surfaces: ${agent.surfaces.join(',')})`;
 }
 
 function summary(agent: AgentDefinition) {
@@ -112,10 +127,12 @@ function summary(agent: AgentDefinition) {
   };
 }
 
-function table(agents: AgentDefinition[]): string {
-  const rows = [['AGENT', 'TOOLSET', 'MACHINE', 'IDENTITY', 'BUDGET', 'TURNS', 'SURFACES']];
-  for (const a of agents)
-    rows.push([a.id, a.toolset, a.machine, a.identity, `${a.budgetMinutes} min`, String(turnGuardFor(a)), a.surfaces.join(',')]);
+function table(entries: Array<{ agent: AgentDefinition; inactive?: string }>, withStatus: boolean): string {
+  const rows = [['AGENT', 'TOOLSET', 'MACHINE', 'IDENTITY', 'BUDGET', 'TURNS', 'SURFACES', ...(withStatus ? ['STATUS'] : [])]];
+  for (const { agent: a, inactive } of entries) {
+    const status = withStatus ? [inactive ? `inactive: ${inactive}` : 'active'] : [];
+    rows.push([a.id, a.toolset, a.machine, a.identity, `${a.budgetMinutes} min`, String(turnGuardFor(a)), a.surfaces.join(','), ...status]);
+  }
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
   return rows
     .map((row) =>

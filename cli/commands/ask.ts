@@ -77,6 +77,10 @@ export async function followRun(client: Client, runId: string, write: (line: str
     last = line || last;
     await Promise.race([delay(1_000), result.catch(() => undefined)]);
   }
+  // A run that ended between two polls still shows where it got to (a closed run answers queries).
+  const final = await run.query<RunStatus>('status').catch(() => undefined);
+  const line = final ? formatStatusLine(final) : '';
+  if (line && line !== last) write(line);
   return result;
 }
 

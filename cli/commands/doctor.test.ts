@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runDoctor, type DoctorOptions } from './doctor';
@@ -71,4 +71,22 @@ describe('switchboard doctor', () => {
     expect(unisolated.output).toMatch(/WARN {2}sandbox: UNISOLATED by configuration/);
     expect(unisolated.code).toBe(0);
   });
+
+  it('names a missing system package and the exact apt command', async () => {
+    // A PATH that has every package's command but bwrap and pip3.
+    const bin = mkdtempSync(join(tmpdir(), 'switchboard-doctor-path-'));
+    for (const command of ['git', 'pgrep', 'nsenter', 'curl', 'ip']) symlinkSync(which(command), join(bin, command));
+    const { code, output } = await doctor({ ...base, PATH: bin, TEMPORAL_ADDRESS: address });
+    expect(code).toBe(1);
+    expect(output).toMatch(/ok {4}git: .* \(git\)/);
+    expect(output).toMatch(/FAIL {2}bwrap: not found; Debian package bubblewrap, for /);
+    expect(output).toMatch(/FAIL {2}pip3: not found; Debian package python3-pip/);
+    expect(output).toMatch(/- install the missing system packages: (sudo )?apt-get install -y bubblewrap python3-pip$/m);
+  });
 });
+
+function which(command: string): string {
+  const dir = (process.env.PATH ?? '').split(':').find((d) => d && existsSync(join(d, command)));
+  if (!dir) throw new Error(`${command} is not on this machine's PATH`);
+  return join(dir, command);
+}

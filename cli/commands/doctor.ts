@@ -1,7 +1,10 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { type Command } from 'commander';
 import { webDepsFromConfig } from '../../activities/web/from-config';
 import { loadConfig, readSecret, type LoadedConfig } from '../../infra/config';
-import { describeError } from '../../infra/errors';
+import { describeError, TemporalUnreachableError } from '../../infra/errors';
+import { projectRoot } from '../../infra/paths';
 import { binaryVersion, findTemporalBinary, resolveTemporalBinary, type BinaryKind } from '../../infra/temporal-binaries';
 import { connectTemporal, missingSearchAttributes, pingTemporal } from '../../infra/temporal';
 import { detectIsolation, readinessOf, type IsolationCheck } from '../../activities/sandbox/isolation';
@@ -34,6 +37,8 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<number> {
     write(`FAIL  config: ${describeError(error)}`);
     problems.push('fix the configuration values named above');
   }
+
+  for (const line of systemPackageLines(env, problems)) write(line);
 
   for (const kind of ['cli', 'test-server'] as BinaryKind[]) {
     const label = kind === 'cli' ? 'temporal CLI' : 'temporal test server';
@@ -69,7 +74,8 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<number> {
       }
     } catch (error) {
       const embedded = !temporal.address;
-      write(`${embedded ? 'info ' : 'FAIL '} temporal server: not reachable at ${address} (${describeError(error)})`);
+      const why = error instanceof TemporalUnreachableError ? error.reason : describeError(error);
+      write(`${embedded ? 'info ' : 'FAIL '} temporal server: not reachable at ${address}${why ? ` (${why})` : ''}`);
       if (!embedded) problems.push(`start Temporal at ${address} or correct TEMPORAL_ADDRESS`);
       else write('      `npm start` starts the embedded server there');
     }
@@ -122,6 +128,24 @@ async function checkSandbox(
   return readiness.fix!;
 }
 
+/** The Debian packages from scripts/system-packages.json, checked by the same script `npm install` runs. */
+function systemPackageLines(env: NodeJS.ProcessEnv, problems: string[]): string[] {
+  const script = join(projectRoot(), 'scripts', 'check-system.js');
+  const run = spawnSync(process.execPath, [script, '--json'], { env: { PATH: env.PATH ?? '' }, encoding: 'utf8' });
+  let report: { packages: Array<{ package: string; command: string; for: string; found: string | null }>; install: string | null };
+  try {
+    report = JSON.parse(run.stdout) as typeof report;
+  } catch {
+    problems.push(`run \`node ${script}\` to see which system packages are missing`);
+    return [`FAIL  system packages: could not check (${run.error?.message ?? run.stderr.trim().split('\n')[0] ?? 'no output'})`];
+  }
+  const lines = report.packages.map((p) =>
+    p.found ? `ok    ${p.command}: ${p.found} (${p.package})` : `FAIL  ${p.command}: not found; Debian package ${p.package}, for ${p.for}`,
+  );
+  if (report.install) problems.push(`install the missing system packages: ${report.install}`);
+  return lines;
+}
+
 function tryResolve(kind: BinaryKind, env: NodeJS.ProcessEnv): string {
   try {
     resolveTemporalBinary(kind, { env });
@@ -134,7 +158,7 @@ function tryResolve(kind: BinaryKind, env: NodeJS.ProcessEnv): string {
 export function registerDoctorCommand(program: Command): void {
   program
     .command('doctor')
-    .description('check the config, the Temporal binaries, the server, the search attributes and the sandbox')
+    .description('check the config, the system packages, the Temporal binaries, the server and the search attributes')
     .action(async () => {
       process.exitCode = await runDoctor();
     });

@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from '../errors';
@@ -22,12 +22,13 @@ function errorOf(run: () => unknown): ConfigError {
 
 describe('loadConfig', () => {
   it('gives a working local setup with no file and no variables', () => {
-    const { config, source } = loadConfig({ env: {}, cwd: dirWith() });
+    const cwd = dirWith();
+    const { config, source } = loadConfig({ env: {}, cwd });
     expect(source.fileReason).toBe('no file');
     expect(config.temporal).toMatchObject({ namespace: 'default', taskQueue: 'switchboard', embedded: { port: 7233, uiPort: 8233 } });
     expect(config.temporal.address).toBeUndefined();
     expect(config.http.port).toBe(3000);
-    expect(config.dataDir).toBe('.data');
+    expect(config.dataDir).toBe(join(cwd, '.data'));
     // Fail closed unless someone explicitly chose otherwise; any public host by default.
     expect(config.sandbox).toEqual({ isolation: 'bwrap', egress: { allow: ['*'], machines: {}, agents: {} }, hiddenPaths: [] });
   });
@@ -55,6 +56,12 @@ describe('loadConfig', () => {
     ['an unknown key', 'temporal:\n  adress: x\n', {}, /unknown key temporal\.adress/],
     ['a bad enum', 'log:\n  format: xml\n', {}, /log\.format: .*"auto"|log\.format: .*auto/],
     ['a bad environment value', '', { PORT: 'abc' }, /PORT \(http\.port\): .*expected number/i],
+    [
+      'a Temporal address with a scheme',
+      '',
+      { TEMPORAL_ADDRESS: 'http://t:7233' },
+      /TEMPORAL_ADDRESS \(temporal\.address\): expected host:port .*"http:\/\/t:7233"/,
+    ],
     ['invalid YAML', 'temporal: [\n', {}, /not valid YAML/],
     ['a list at the top', '- a\n', {}, /expected a mapping/],
     ['a secret in the file', 'github:\n  writeToken: ghp_x\n', {}, /github\.writeToken: secrets are read from the environment only/],
@@ -76,5 +83,42 @@ describe('loadConfig', () => {
     expect(error.code).toBe('config_invalid');
     expect(error.message).toMatch(expected);
     expect(error.message).not.toMatch(/\n\s+at /); // never a stack trace
+  });
+
+  describe('relative paths', () => {
+    const yaml = [
+      'dataDir: state',
+      'agents:',
+      '  customAgentsDir: ../agents.d',
+      'skills:',
+      '  dirs: [skills, /opt/skills]',
+      'models:',
+      '  scriptedDirs:',
+      '    demo: scripts',
+      '',
+    ].join('\n');
+
+    it("resolve against the config file's folder, wherever the process starts", () => {
+      const home = dirWith();
+      mkdirSync(join(home, 'deploy'));
+      writeFileSync(join(home, 'deploy', 'switchboard.yaml'), yaml);
+      const elsewhere = dirWith();
+      const { config } = loadConfig({ env: { SWITCHBOARD_CONFIG: join(home, 'deploy', 'switchboard.yaml') }, cwd: elsewhere });
+      expect(config.dataDir).toBe(join(home, 'deploy', 'state'));
+      expect(config.agents.customAgentsDir).toBe(join(home, 'agents.d'));
+      expect(config.skills.dirs).toEqual([join(home, 'deploy', 'skills'), '/opt/skills']);
+      expect(config.models.scriptedDirs).toEqual({ demo: join(home, 'deploy', 'scripts') });
+    });
+
+    it('from an environment variable or a default resolve against the working directory', () => {
+      const home = dirWith('agents:\n  customAgentsDir: agents.d\n', 'sb.yaml');
+      const cwd = dirWith();
+      const fromEnv = loadConfig({ env: { SWITCHBOARD_CONFIG: join(home, 'sb.yaml'), SWITCHBOARD_DATA_DIR: 'mine' }, cwd }).config;
+      expect(fromEnv.dataDir).toBe(join(cwd, 'mine'));
+      expect(fromEnv.agents.customAgentsDir).toBe(join(home, 'agents.d'));
+      const defaults = loadConfig({ env: { SWITCHBOARD_CONFIG: join(home, 'sb.yaml') }, cwd }).config;
+      expect(defaults.dataDir).toBe(join(cwd, '.data'));
+      expect(defaults.models.scriptedDirs).toEqual({ examples: join(cwd, 'examples') });
+    });
   });
 });

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml, YAMLParseError } from 'yaml';
 import { type z } from 'zod';
 import { ConfigError } from '../errors';
@@ -19,9 +19,10 @@ export interface ConfigSource {
 }
 
 export interface LoadedConfig {
+  /** The settings; path settings (`dataDir`, `agents.customAgentsDir`) are already absolute. */
   config: SwitchboardConfig;
   source: ConfigSource;
-  /** Directory relative paths in the config are resolved against. */
+  /** The working directory: where relative `scripted:` paths in requests resolve. */
   baseDir: string;
 }
 
@@ -61,12 +62,64 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
 
   const parsed = ConfigSchema.safeParse(merged);
   if (!parsed.success) throw new ConfigError(describeIssues(parsed.error, label, overridden));
-  return { config: parsed.data, source: { file, fileReason, environment: overridden }, baseDir: cwd };
+  const config = resolvePaths(parsed.data, { raw, fileDir: file ? dirname(file) : cwd, cwd, overridden });
+  return { config, source: { file, fileReason, environment: overridden }, baseDir: cwd };
 }
 
-/** Resolves a path from the config against the base directory (absolute paths stay). */
+/** Resolves a path against the base directory (absolute paths stay). Config path settings are absolute already. */
 export function resolveConfigPath(loaded: Pick<LoadedConfig, 'baseDir'>, path: string): string {
   return isAbsolute(path) ? path : resolve(loaded.baseDir, path);
+}
+
+/** Settings that name a folder or file; `*` is any key of a record or index of a list. */
+const PATH_KEYS: readonly string[][] = [
+  ['dataDir'],
+  ['agents', 'customAgentsDir'],
+  ['skills', 'dirs', '*'],
+  ['models', 'scriptedDirs', '*'],
+];
+
+/**
+ * A relative path written in the config file means "next to this file", wherever the process
+ * starts; one from an environment variable or a default means the working directory.
+ */
+function resolvePaths(
+  config: SwitchboardConfig,
+  origin: { raw: Record<string, unknown>; fileDir: string; cwd: string; overridden: string[] },
+): SwitchboardConfig {
+  const fromEnvironment = (path: string[]) =>
+    ENVIRONMENT_BINDINGS.some((b) => origin.overridden.includes(b.variable) && b.path.join('.') === path.join('.'));
+  const baseFor = (path: string[]) => (!fromEnvironment(path) && getPath(origin.raw, path) !== undefined ? origin.fileDir : origin.cwd);
+  const target = config as unknown as Record<string, unknown>;
+  for (const path of PATH_KEYS.flatMap((pattern) => expand(target, pattern))) {
+    const value = getPath(target, path);
+    if (typeof value === 'string' && !isAbsolute(value)) replaceAt(target, path, resolve(baseFor(path), value));
+  }
+  return config;
+}
+
+/** Replaces a value that exists (in a record or a list) without reshaping its parents. */
+function replaceAt(target: Record<string, unknown>, path: string[], value: string): void {
+  const parent = getPath(target, path.slice(0, -1)) as Record<string, unknown>;
+  parent[path[path.length - 1]] = value;
+}
+
+function getPath(source: unknown, path: string[]): unknown {
+  let node = source;
+  for (const key of path) {
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
+}
+
+/** The concrete key paths a pattern with `*` matches in `source`. */
+function expand(source: unknown, pattern: readonly string[]): string[][] {
+  const star = pattern.indexOf('*');
+  if (star < 0) return [[...pattern]];
+  const parent = getPath(source, pattern.slice(0, star));
+  if (parent === null || typeof parent !== 'object') return [];
+  return Object.keys(parent).flatMap((key) => expand(source, [...pattern.slice(0, star), key, ...pattern.slice(star + 1)]));
 }
 
 function chooseFile(env: NodeJS.ProcessEnv, cwd: string): Pick<ConfigSource, 'file' | 'fileReason'> {

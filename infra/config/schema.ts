@@ -15,7 +15,12 @@ import { SkillsConfigSchema, WebConfigSchema } from './web-section';
 export const TemporalConfigSchema = z
   .object({
     /** host:port of an existing Temporal; when unset, an embedded dev server is started. */
-    address: z.string().min(1).optional(),
+    address: z
+      .string()
+      .regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9][A-Za-z0-9.-]*)(:\d{1,5})?$/, {
+        error: (issue) => `expected host:port (e.g. 127.0.0.1:7233, no scheme), got ${JSON.stringify(issue.input)}`,
+      })
+      .optional(),
     namespace: z.string().min(1).default('default'),
     taskQueue: z.string().min(1).default('switchboard'),
     /** Base URL of the Web UI, used in links (defaults to the embedded UI). */
@@ -53,6 +58,15 @@ export const LogConfigSchema = z
   })
   .strict();
 
+export const ExternalServicesConfigSchema = z
+  .object({
+    /** Wait before checking again an outside service (Slack, GitHub, a model API) that failed at start; doubles per failure. */
+    retryInitialMs: z.number().int().positive().default(1_000),
+    /** The longest wait between two checks of a service that is down. */
+    retryMaxMs: z.number().int().positive().default(60_000),
+  })
+  .strict();
+
 export const ConfigSchema = z
   .object({
     dataDir: z.string().min(1).default('.data'),
@@ -69,6 +83,7 @@ export const ConfigSchema = z
     web: WebConfigSchema.prefault({}),
     skills: SkillsConfigSchema.prefault({}),
     sandbox: SandboxConfigSchema.prefault({}),
+    externalServices: ExternalServicesConfigSchema.prefault({}),
   })
   .strict();
 

@@ -8,6 +8,11 @@ export function repoRoutes(ctx: RestContext): Router {
   const router = Router();
   const visible = () => [...ctx.state.repos.values()];
 
+  // What a credential check reads: it costs no quota on GitHub, and needs a valid token.
+  router.get('/rate_limit', (_req, res) => {
+    const core = { limit: 5000, used: 0, remaining: 5000, reset: Math.floor(Date.now() / 1000) + 3600 };
+    res.json({ resources: { core }, rate: core });
+  });
   router.get('/user/repos', (req, res) =>
     page(
       req,

@@ -8,7 +8,10 @@ export function boltLogger(logger: Logger): BoltLogger {
   const write =
     (method: 'debug' | 'info' | 'warn' | 'error') =>
     (...messages: unknown[]) => {
-      child[method](messages.map((message) => (typeof message === 'string' ? message : JSON.stringify(message))).join(' '));
+      const text = messages.map((message) => (typeof message === 'string' ? message : JSON.stringify(message))).join(' ');
+      // The Web API client warns on every retry of a request; the outcome is reported once
+      // (by the activity or by the start-up check), so the attempts are debug detail.
+      child[method === 'warn' && text.startsWith('http request failed') ? 'debug' : method](text);
     };
   return {
     debug: write('debug'),

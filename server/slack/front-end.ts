@@ -27,7 +27,10 @@ export interface SlackFrontEndOptions {
 export interface SlackFrontEnd {
   /** HTTP mode: the router serving `config.slack.eventsPath`; mount it on the server app. Undefined in Socket Mode. */
   router?: Router;
-  /** Calls `auth.test` (HTTP mode) or connects the socket (Socket Mode). */
+  /**
+   * Calls `auth.test` and, in Socket Mode, connects the socket. Until it succeeds the router
+   * answers 503 (Slack redelivers); call it again after a failure (the caller retries).
+   */
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -63,16 +66,35 @@ export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEn
   }
   const reader = createSlackWebClient({ token: botToken, apiUrl: slack.apiUrl, timeoutMs: slack.requestTimeoutMs });
   registerHandlers(app, options, reader, logger);
+  let initialised = false;
+  let started = false;
   return {
-    ...(router ? { router } : {}),
+    ...(router ? { router: untilStarted(router, slack.eventsPath, () => started) } : {}),
     async start() {
-      await app.init();
+      if (!initialised) await app.init();
+      initialised = true;
       if (slack.mode === 'socket') await app.start();
+      started = true;
     },
     async stop() {
-      if (slack.mode === 'socket') await app.stop();
+      if (slack.mode === 'socket' && started) await app.stop();
+      started = false;
     },
   };
+}
+
+/**
+ * Bolt cannot handle an event before `auth.test` has told it who the bot is; until then
+ * Slack's deliveries get a 503, and Slack retries them.
+ */
+function untilStarted(router: Router, eventsPath: string, started: () => boolean): Router {
+  const gate = Router();
+  gate.post(eventsPath, (_req, res, next) => {
+    if (started()) return next();
+    res.status(503).set('retry-after', '10').json({ error: 'slack_not_ready', message: 'Slack auth.test has not succeeded yet' });
+  });
+  gate.use(router);
+  return gate;
 }
 
 function registerHandlers(app: App, options: SlackFrontEndOptions, reader: SlackWebClient, logger: BoltLogger): void {
@@ -209,4 +231,30 @@ async function threadRootOf(reader: SlackWebClient, channel: string, ts: string)
 /** A refusal only the person sees. */
 async function tell(reader: SlackWebClient, channel: string, user: string, text: string): Promise<void> {
   await reader.chat.postEphemeral({ channel, user, text }).catch(() => undefined);
+}
+
+/** Why `start()` failed, in the operator's terms (for `/healthz` and the log). */
+export function describeSlackStartError(error: unknown, apiUrl: string): string {
+  const failure = error as { code?: string; data?: { error?: string }; original?: Error; statusCode?: number; message?: string };
+  switch (failure?.code) {
+    case 'slack_webapi_platform_error':
+      return failure.data?.error === 'invalid_auth' || failure.data?.error === 'not_authed' || failure.data?.error === 'token_revoked'
+        ? `Slack refused SLACK_BOT_TOKEN (${failure.data.error})`
+        : `Slack answered auth.test with ${failure.data?.error ?? 'an error'}`;
+    case 'slack_webapi_request_error':
+      return `Slack API at ${apiUrl} is unreachable (${causeOf(failure.original)})`;
+    case 'slack_webapi_http_error':
+      return `Slack API at ${apiUrl} answered HTTP ${failure.statusCode}`;
+    case 'slack_webapi_rate_limited_error':
+      return `Slack API at ${apiUrl} is rate limiting us`;
+    default:
+      return (failure?.message ?? String(error)).split('\n')[0];
+  }
+}
+
+/** The low-level reason behind a request error (`connect ECONNREFUSED 127.0.0.1:9`). */
+function causeOf(error: Error | undefined): string {
+  let deepest: unknown = error;
+  while (deepest instanceof Error && deepest.cause instanceof Error) deepest = deepest.cause;
+  return deepest instanceof Error ? deepest.message.split('\n')[0] : 'no answer';
 }
