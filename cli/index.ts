@@ -5,13 +5,14 @@ import { registerDoctorCommand } from './commands/doctor';
 import { registerProfileCommand } from './commands/profile';
 import { registerRunsCommand, registerSteerCommand, registerStopCommand } from './commands/runs';
 import { registerShipCommands } from './commands/ship';
+import { registerTokensCommand } from './commands/tokens';
 
 /** Builds the `switchboard` operator command; each command lives in cli/commands/. */
 export function createProgram(): Command {
   const program = new Command();
   program
     .name('switchboard')
-    .description('Operate Switchboard: check the setup, list agents, ask, inspect and steer runs and units.')
+    .description('Operate Switchboard: check the setup, list agents, ask, inspect and steer runs and units, API tokens.')
     .showHelpAfterError();
   registerDoctorCommand(program);
   registerAgentsCommand(program);
@@ -21,6 +22,7 @@ export function createProgram(): Command {
   registerSteerCommand(program);
   registerStopCommand(program);
   registerShipCommands(program);
+  registerTokensCommand(program);
   return program;
 }
 

@@ -5,6 +5,7 @@ import { ModelsConfigSchema } from './models-section';
 import { GitHubConfigSchema } from './github-section';
 import { SlackConfigSchema } from './slack-section';
 import { SkillsConfigSchema, WebConfigSchema } from './web-section';
+import { ApiConfigSchema } from './api-section';
 
 /**
  * One schema for all of Switchboard's settings. Every field has a default, so an empty
@@ -67,6 +68,7 @@ export const ConfigSchema = z
     slack: SlackConfigSchema.prefault({}),
     web: WebConfigSchema.prefault({}),
     skills: SkillsConfigSchema.prefault({}),
+    api: ApiConfigSchema.prefault({}),
   })
   .strict();
 
