@@ -85,17 +85,35 @@ export interface WatchOptions {
 
 /**
  * Follows a run until it closes and returns its record (throws as `result()` does for a run
- * that failed or was terminated). Each round reads `describe` and the `status` query, so
- * nothing is left waiting on the server when the watcher gives up.
+ * that failed or was terminated). A watcher that may give up (`signal`: an SSE client that
+ * goes away, a wait bound) polls `describe` and the `status` query, so nothing is left waiting
+ * on the server when it stops. One that waits to the end (the CLI) waits on the result itself,
+ * which is also what lets a time-skipping test server skip ahead.
  */
 export async function watchRun(client: Client, runId: string, options: WatchOptions = {}): Promise<RunRecord | undefined> {
   const run = client.workflow.getHandle(runId);
-  while (!options.signal?.aborted) {
+  const interval = options.intervalMs ?? 500;
+  if (!options.signal) {
+    const result = run.result() as Promise<RunRecord>;
+    let done = false;
+    void result
+      .finally(() => {
+        done = true;
+      })
+      .catch(() => undefined);
+    while (!done) {
+      const status = await run.query(statusQuery).catch(() => undefined);
+      if (status && !done) options.onStatus?.(status);
+      await Promise.race([delay(interval), result.catch(() => undefined)]);
+    }
+    return result;
+  }
+  while (!options.signal.aborted) {
     const description = await run.describe();
     if (description.status.name !== 'RUNNING') return (await run.result()) as RunRecord;
     const status = await run.query(statusQuery).catch(() => undefined);
-    if (status && !options.signal?.aborted) options.onStatus?.(status);
-    await delay(options.intervalMs ?? 500, undefined, options.signal ? { signal: options.signal } : {}).catch(() => undefined);
+    if (status && !options.signal.aborted) options.onStatus?.(status);
+    await delay(interval, undefined, { signal: options.signal }).catch(() => undefined);
   }
   return undefined;
 }

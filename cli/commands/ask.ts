@@ -51,7 +51,7 @@ export async function sendMessage(
 export async function followRun(client: Client, runId: string, write: (line: string) => void): Promise<RunRecord> {
   let last = '';
   const record = await watchRun(client, runId, {
-    intervalMs: 1_000,
+    intervalMs: 300,
     onStatus: (status) => {
       const line = formatStatusLine(status);
       if (line !== last) write(line);
