@@ -7,13 +7,13 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { projectRoot } from '../infra/paths';
 import { reportUri } from '../server/mcp/mcp-server';
-import { startApiKit, type ApiKit } from './helpers/api-kit';
+import { KIT_HELLO, startApiKit, type ApiKit } from './helpers/api-kit';
 import { testTemporalAddress } from './helpers/temporal';
 import { waitUntil } from './helpers/wait';
 
 jest.setTimeout(90_000);
 
-const HELLO = 'scripted:examples/hello.yaml';
+const HELLO = KIT_HELLO;
 const TOOLS = ['ask', 'job_status', 'list_agents', 'ship', 'steer', 'stop', 'unit_status'];
 
 /**

@@ -5,7 +5,7 @@ import { createGitHubIdentities } from '../activities/github';
 import { startLocalGitHub, type LocalGitHub } from '../infra/local-github';
 import { createLogger } from '../infra/logger';
 import { apiMountsFromConfig } from '../server/api/from-config';
-import { readEvents, startApiKit, type ApiKit } from './helpers/api-kit';
+import { KIT_HELLO, readEvents, startApiKit, type ApiKit } from './helpers/api-kit';
 import { waitUntil } from './helpers/wait';
 
 jest.setTimeout(90_000);
@@ -77,7 +77,7 @@ describe('OpenAPI document /api/v1/openapi.json', () => {
   });
 
   it('every documented operation answers with a documented status and a body its schema accepts', async () => {
-    const hello = 'scripted:examples/hello.yaml';
+    const hello = KIT_HELLO;
     const slow = api.kit.script('unit-slow', [{ text: 'Thinking.', delayMs: 600_000 }]);
     const ids: Record<string, string> = {};
     /** Each operation as a client calls it, in an order where earlier answers supply later ids. */

@@ -1,10 +1,10 @@
 import { JobAcceptedSchema, JobSchema, ProblemSchema } from '../server/api/schemas';
-import { readEvents, startApiKit, type ApiKit } from './helpers/api-kit';
+import { KIT_HELLO, readEvents, startApiKit, type ApiKit } from './helpers/api-kit';
 import { waitUntil } from './helpers/wait';
 
 jest.setTimeout(90_000);
 
-const HELLO = 'scripted:examples/hello.yaml';
+const HELLO = KIT_HELLO;
 
 /**
  * The REST API end to end on the real server: a worker with the product bundle and a
@@ -57,7 +57,7 @@ describe('HTTP API /api/v1', () => {
     const job = JobSchema.parse(report.data);
     expect(job).toMatchObject({ jobId: accepted.jobId, state: 'completed', outcome: 'completed', agent: 'general' });
     expect(job.record?.finalText).toBe('Hello from Switchboard. You asked: say hello');
-    expect(job.report).toMatch(/^outcome: completed\nagent: general .*model scripted:examples\/hello\.yaml \(directive\)/);
+    expect(job.report).toMatch(/^outcome: completed\nagent: general .*model scripted:kit\/hello\.yaml \(directive\)/);
     // Every event before the report is a status; a run that finished before the stream opened has none.
     expect(events.slice(0, -1).every((event) => event.event === 'status')).toBe(true);
 
@@ -226,6 +226,8 @@ describe('HTTP API /api/v1', () => {
     expect(await problem(noRequest)).toMatchObject({ code: 'request_refused', refusal: 'request_missing' });
     const unknownAgent = await problem(await api.call('/jobs', { as: 'alice', body: { text: 'hi', agent: 'nope' } }));
     expect(unknownAgent).toMatchObject({ status: 422, refusal: 'agent_unknown' });
+    const model = await problem(await api.call('/jobs', { as: 'alice', body: { text: 'hi', model: 'scripted:examples/hello.yaml' } }));
+    expect(model).toMatchObject({ status: 403, refusal: 'model_not_allowed', detail: expect.stringMatching(/models\.allowed/) });
     const noRepo = await problem(
       await api.call('/jobs', { as: 'alice', body: { text: 'fix the flaky test in the parser', agent: 'ship' } }),
     );

@@ -17,6 +17,8 @@ export const ACCESS_REFUSALS = new Set([
   'token_grant',
   'self_serve_shell',
   'self_serve_excluded',
+  // models.allowed / models.scriptedDirs: a model a message may not choose.
+  'model_not_allowed',
 ]);
 
 /** The caller as the access rules see it: its surface, its user id, its token's grant and self-serve flag. */

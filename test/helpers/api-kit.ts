@@ -1,4 +1,4 @@
-import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, writeFileSync } from 'node:fs';
 import { type Server } from 'node:http';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -12,6 +12,10 @@ import { apiMountsFromConfig } from '../../server/api/from-config';
 import { createServerApp } from '../../server/app';
 import { freePort } from './ports';
 import { startRunKit, type RunKit } from './run-kit';
+import { KIT_SCRIPTS } from './scripts';
+
+/** `examples/hello.yaml`, copied among the kit's scripts. */
+export const KIT_HELLO = `scripted:${KIT_SCRIPTS}/hello.yaml`;
 
 export interface KitToken {
   user: string;
@@ -37,18 +41,20 @@ export interface ApiKit {
 /**
  * A run kit (worker with the real bundle and activities, scripted models) plus the real
  * Express app with the API and MCP mounted from a real switchboard.yaml in the kit's folder.
- * `examples/` is copied in, so `scripted:examples/hello.yaml` resolves as on a fresh clone.
+ * `examples/hello.yaml` is copied among the kit's scripts (`KIT_HELLO`), the one scripted
+ * directory the kit's worker reads and the only models its messages may choose.
  */
 export async function startApiKit(
   label: string,
   options: { tokens: Record<string, KitToken>; agents?: AgentsConfigInput; api?: Record<string, unknown>; github?: GitHubIdentities },
 ): Promise<ApiKit> {
+  // Over HTTP and MCP a message may choose only an allowed model: here, the kit's scripts.
   const kit = await startRunKit(label, {
+    allowedModels: [`scripted:${KIT_SCRIPTS}/*`],
     ...(options.agents ? { agents: options.agents } : {}),
     ...(options.github ? { github: options.github } : {}),
   });
-  mkdirSync(join(kit.dir, 'examples'), { recursive: true });
-  cpSync(join(projectRoot(), 'examples', 'hello.yaml'), join(kit.dir, 'examples', 'hello.yaml'));
+  cpSync(join(projectRoot(), 'examples', 'hello.yaml'), join(kit.dir, 'scripts', 'hello.yaml'));
   const tokens: Record<string, string> = {};
   const entries = Object.entries(options.tokens).map(([name, token]) => {
     tokens[name] = newToken();
