@@ -104,6 +104,25 @@ describe('authorize', () => {
     });
   });
 
+  it("an API token's own grant narrows further, and a self-serve token is held to the rule on the HTTP surface too", () => {
+    const grant = { agents: ['general', 'explore'], rule: 'api.tokens.ci.agents' };
+    expect(authorize(catalog, config, { surface: 'http', userId: 'U1', grant }, 'explore').ok).toBe(true);
+    expect(authorize(catalog, config, { surface: 'http', userId: 'U1', grant }, 'research')).toMatchObject({
+      ok: false,
+      code: 'token_grant',
+      rule: 'api.tokens.ci.agents',
+      message: expect.stringMatching(
+        /^Your API token does not include the research agent \(api\.tokens\.ci\.agents\)\. You may use: general, explore\./,
+      ),
+    });
+    // A grant never widens: the person's own narrowing still applies.
+    expect(usableAgents(catalog, config, { surface: 'http', userId: 'UNARROW', grant })).toEqual(['general']);
+    expect(authorize(catalog, config, { surface: 'http', userId: 'U1', selfServe: true }, 'explore')).toMatchObject({
+      ok: false,
+      code: 'self_serve_shell',
+    });
+  });
+
   it('usableAgents lists what a person may run here', () => {
     expect(usableAgents(catalog, config, slack('UDEV'))).toEqual([
       'general',

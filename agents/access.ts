@@ -8,8 +8,19 @@ export interface Requester {
   surface: Surface;
   userId?: string;
   channelId?: string;
-  /** A self-serve MCP caller (its own token, no operator in the loop). */
+  /**
+   * A self-serve caller: an API or MCP token marked `selfServe` (its own token, no operator
+   * in the loop). The rule holds on every surface the token is used from.
+   */
   selfServe?: boolean;
+  /** A narrower grant the request carries (an API token's `agents`), with the config key that set it. */
+  grant?: RequestGrant;
+}
+
+/** The agents a request's own credential allows, and the key that says so (e.g. `api.tokens.ci.agents`). */
+export interface RequestGrant {
+  agents: string[];
+  rule: string;
 }
 
 /** The rule that refused, as a stable code. */
@@ -20,6 +31,7 @@ export type RefusalCode =
   | 'agent_restricted'
   | 'channel_grant'
   | 'person_grant'
+  | 'token_grant'
   | 'self_serve_shell'
   | 'self_serve_excluded';
 
@@ -39,7 +51,8 @@ export type Authorization = { ok: true; agent: AgentDefinition } | Refusal;
 /**
  * Whether `requester` may run agent `agentId`. Checked in order: the catalog, the active
  * set (feature flag, surface), `restrict.agents`, the channel's grant, the person's grant,
- * and the self-serve MCP exclusion (never an agent with a shell or a workspace).
+ * the request's own grant (an API token's agents), and the self-serve exclusion (never an
+ * agent with a shell or a workspace).
  */
 export function authorize(catalog: Catalog, config: AgentsConfig, requester: Requester, agentId: string): Authorization {
   const agent = getAgent(catalog, agentId);
@@ -79,7 +92,10 @@ function firstFailure(agent: AgentDefinition, config: AgentsConfig, requester: R
   if (person?.agents !== undefined && !person.agents.includes(agent.id)) {
     return { code: 'person_grant', rule: `grants.people.${requester.userId}.agents` };
   }
-  if (requester.surface === 'mcp' && requester.selfServe === true) {
+  if (requester.grant !== undefined && !requester.grant.agents.includes(agent.id)) {
+    return { code: 'token_grant', rule: requester.grant.rule };
+  }
+  if (requester.selfServe === true) {
     if (reachesShell(agent)) return { code: 'self_serve_shell', rule: 'self-serve MCP never reaches an agent with a shell' };
     if (!agent.selfServe) return { code: 'self_serve_excluded', rule: `${agent.id}.selfServe` };
   }
@@ -95,6 +111,7 @@ function refusalMessage(agentId: string, failure: Failure, alternatives: string[
     agent_restricted: `The ${agentId} agent is limited to named people (${failure.rule}), and you are not one of them.`,
     channel_grant: `This channel does not allow the ${agentId} agent (${failure.rule}).`,
     person_grant: `Your access does not include the ${agentId} agent (${failure.rule}).`,
+    token_grant: `Your API token does not include the ${agentId} agent (${failure.rule}).`,
     self_serve_shell: `The ${agentId} agent holds a shell, and a self-serve MCP caller never reaches an agent with a shell.`,
     self_serve_excluded: `The ${agentId} agent is not open to self-serve MCP callers (${failure.rule}).`,
   };

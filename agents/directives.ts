@@ -37,6 +37,13 @@ const REPO = /^in\s+([A-Za-z0-9-]+\/[A-Za-z0-9._-]+):(?=\s|$)/i;
 const AGENT_NAME = /^[a-z][a-z0-9-]{0,39}$/;
 const MODEL_ID = /^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,99}$/;
 
+/** What each directive accepts, for front ends that take the same choices as fields (the HTTP API). */
+export const DIRECTIVE_PATTERNS = {
+  agent: AGENT_NAME,
+  model: MODEL_ID,
+  repo: /^[A-Za-z0-9-]+\/[A-Za-z0-9._-]+$/,
+} as const;
+
 /**
  * Reads directives from the start of a message: `agent:<name>`, `budget:<minutes>`,
  * `model:<id>`, `effort:<low|medium|high>` and `in <owner/name>:`, in any order. Scanning

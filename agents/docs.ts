@@ -52,7 +52,7 @@ export function renderAgentsDoc(catalog: Catalog = builtinCatalog()): string {
     '',
     '## Access',
     '',
-    "In order: the catalog (unknown agent), the active set (`featureFlags`, the agent's surfaces), `agents.restrict.agents.<agent>` (the people who may run it), the channel's grant (`agents.channels.<id>.allowedAgents`), the person's grant (`agents.grants.people.<id>.agents`), and the self-serve MCP exclusion: a self-serve MCP caller never reaches an agent with a shell or a workspace, nor one with `selfServe: false`. A refusal names the rule and the agents the person may use instead.",
+    "In order: the catalog (unknown agent), the active set (`featureFlags`, the agent's surfaces), `agents.restrict.agents.<agent>` (the people who may run it), the channel's grant (`agents.channels.<id>.allowedAgents`), the person's grant (`agents.grants.people.<id>.agents`), the API token's grant (`api.tokens[].agents`), and the self-serve MCP exclusion: a self-serve caller (a token marked `selfServe`, over MCP or the HTTP API) never reaches an agent with a shell or a workspace, nor one with `selfServe: false`, and neither do the child runs it delegates to. A refusal names the rule and the agents the person may use instead.",
     '',
     '## Toolsets',
     '',

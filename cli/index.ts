@@ -5,13 +5,15 @@ import { registerDoctorCommand } from './commands/doctor';
 import { registerProfileCommand } from './commands/profile';
 import { registerRunsCommand, registerSteerCommand, registerStopCommand } from './commands/runs';
 import { registerShipCommands } from './commands/ship';
+import { registerMcpCommand } from './commands/mcp';
+import { registerTokensCommand } from './commands/tokens';
 
 /** Builds the `switchboard` operator command; each command lives in cli/commands/. */
 export function createProgram(): Command {
   const program = new Command();
   program
     .name('switchboard')
-    .description('Operate Switchboard: check the setup, list agents, ask, inspect and steer runs and units.')
+    .description('Operate Switchboard: check the setup, list agents, ask, inspect and steer runs and units, API tokens, MCP.')
     .showHelpAfterError();
   registerDoctorCommand(program);
   registerAgentsCommand(program);
@@ -21,6 +23,8 @@ export function createProgram(): Command {
   registerSteerCommand(program);
   registerStopCommand(program);
   registerShipCommands(program);
+  registerTokensCommand(program);
+  registerMcpCommand(program);
   return program;
 }
 

@@ -4,7 +4,32 @@
  * these: it raises `ApplicationFailure` with the same code as its `type`.
  */
 export type ErrorCode =
-  'config_invalid' | 'binary_not_found' | 'temporal_unreachable' | 'server_start_failed' | 'bundle_missing' | 'port_in_use';
+  'config_invalid' | 'binary_not_found' | 'temporal_unreachable' | 'server_start_failed' | 'bundle_missing' | 'port_in_use' | ApiErrorCode;
+
+/**
+ * The codes the HTTP API (as RFC 9457 problem+json), the MCP tools and the CLI answer a
+ * caller with, each with its HTTP status. An access refusal is `access_refused` and names
+ * the rule's own code (`agents/access.ts`: `agent_restricted`, `self_serve_shell`, …) in
+ * `refusal`; a refusal for any other reason (no request text, no repository) is
+ * `request_refused`, with `request_missing` / `repo_missing` / `agent_unknown`.
+ */
+export const API_ERROR_STATUS = {
+  bad_request: 400,
+  unauthorized: 401,
+  access_refused: 403,
+  not_found: 404,
+  job_finished: 409,
+  steer_rejected: 409,
+  idempotency_conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  request_refused: 422,
+  rate_limited: 429,
+  internal_error: 500,
+  temporal_unavailable: 503,
+} as const;
+
+export type ApiErrorCode = keyof typeof API_ERROR_STATUS;
 
 export class SwitchboardError extends Error {
   constructor(
@@ -49,6 +74,25 @@ export class TemporalUnreachableError extends SwitchboardError {
     const fix = options.fix ? `: ${options.fix}` : '';
     super('temporal_unreachable', `Temporal is not reachable at ${address}${reason ? ` (${reason})` : ''}${fix}`, { cause });
     this.reason = reason;
+  }
+}
+
+/**
+ * An answer to an API or MCP caller: a stable code, a one-line message (never a stack) and
+ * extension members for the problem document (`errors` for bad fields, `refusal`, `rule`…).
+ */
+export class ApiError extends SwitchboardError {
+  constructor(
+    override readonly code: ApiErrorCode,
+    message: string,
+    readonly extensions: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(code, message);
+  }
+
+  get status(): number {
+    return API_ERROR_STATUS[this.code];
   }
 }
 

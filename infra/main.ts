@@ -4,6 +4,7 @@ import { createActivities } from '../activities';
 import { activityDepsFromConfig } from './activity-deps';
 import { createServerApp } from '../server/app';
 import { type RequestHandler } from 'express';
+import { apiMountsFromConfig } from '../server/api/from-config';
 import { createGitHubWebhookRouter } from '../server/github-webhooks';
 import { slackFrontEndFromConfig } from '../server/slack';
 import { readSecret, type LoadedConfig } from './config';
@@ -60,7 +61,7 @@ export async function main(): Promise<void> {
     });
     workerDone.catch((error: unknown) => logger.error({ err: error }, 'worker failed'));
 
-    const mounts = frontEnds(loaded, client, logger);
+    const mounts = [...frontEnds(loaded, client, logger), ...apiMountsFromConfig(loaded, client, logger, endpoint.uiUrl)];
     const slack = slackFrontEndFromConfig(loaded, client, logger);
     if (slack) {
       stops.unshift(() => slack.stop());
@@ -94,7 +95,8 @@ export async function main(): Promise<void> {
     const apiUrl = config.http.publicUrl ?? `http://${config.http.host}:${config.http.port}`;
     logger.info({ temporal: endpoint.address, mode: endpoint.mode }, 'Temporal connected');
     logger.info(
-      `Switchboard is up. API ${apiUrl} (health: ${apiUrl}/healthz)` + (endpoint.uiUrl ? `, Temporal Web UI ${endpoint.uiUrl}` : ''),
+      `Switchboard is up. API ${apiUrl}/api/v1, MCP ${apiUrl}/mcp (health: ${apiUrl}/healthz)` +
+        (endpoint.uiUrl ? `, Temporal Web UI ${endpoint.uiUrl}` : ''),
     );
   } catch (error) {
     reportStartupFailure(logger, error);

@@ -206,7 +206,10 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
       if (!choice.ok) return toolError(call, choice.message);
     }
     if (target.kind === 'agent') {
-      const allowed = authorize(catalog, config, { surface: input.requester.surface, userId: input.requester.id }, target.definition.id);
+      const { surface, id, selfServe, grant } = input.requester;
+      // The caller's self-serve flag and token grant follow it into the runs it delegates to.
+      const who = { surface, userId: id, ...(selfServe ? { selfServe } : {}), ...(grant ? { grant } : {}) };
+      const allowed = authorize(catalog, config, who, target.definition.id);
       if (!allowed.ok) return toolError(call, allowed.message);
     }
     const childProfile = resolveRoleProfile({

@@ -18,6 +18,10 @@ export interface Requester {
   id: string;
   surface: 'slack' | 'github' | 'http' | 'mcp' | 'cli';
   displayName?: string;
+  /** A self-serve API/MCP token: it and every child run it delegates to stay away from shells. */
+  selfServe?: boolean;
+  /** The agents the caller's API token allows (its `agents`), with the config key; absent: no narrowing. */
+  grant?: { agents: string[]; rule: string };
 }
 
 export interface RunInput {

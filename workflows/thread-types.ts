@@ -14,7 +14,7 @@ export interface ThreadMessage {
   channelId?: string;
   /** True when the person addressed the running run (a thread reply during a run): it steers it. */
   addressedToRun?: boolean;
-  /** A self-serve MCP caller. */
+  /** A self-serve MCP caller (also `requester.selfServe`, which follows the request into its runs). */
   selfServe?: boolean;
   /**
    * The agent this surface implies when the message names none and the thread has no sticky
@@ -49,6 +49,8 @@ export interface MessageOutcome {
   agent?: string;
   /** The plain answer given instead of a run. */
   reply?: string;
+  /** Why a message was refused, as a stable code: an access `RefusalCode`, `model_not_allowed`, `request_missing` or `repo_missing`. */
+  code?: string;
 }
 
 export interface ThreadCarry {

@@ -108,7 +108,7 @@ export async function threadWorkflow(input: ThreadInput): Promise<void> {
     const decision = decide(await setup.loadAgentSetup(), message, stickyAgent, replyTarget);
     stickyAgent = decision.stickyAgent;
     if (decision.kind === 'refused') {
-      remember({ messageId: message.messageId, kind: 'refused', reply: decision.reply });
+      remember({ messageId: message.messageId, kind: 'refused', reply: decision.reply, code: decision.code });
       await statusActivities.deliverReply({ effectKey: `${threadId}/reply/${message.messageId}`, replyTarget, text: decision.reply });
     } else if (decision.kind === 'ship') {
       const outcome = await startShipUnit(decision.request, decision.profile.repo?.value, decision.profile.model, message, replyTarget);
@@ -174,12 +174,13 @@ async function startShipUnit(
   model: Profile['model'],
   message: ThreadMessage,
   replyTarget: ReplyTarget,
-): Promise<{ kind: 'unit' | 'refused'; unitId?: string; reply: string }> {
+): Promise<{ kind: 'unit' | 'refused'; unitId?: string; reply: string; code?: string }> {
   const onPullRequest = replyTarget.kind === 'github' ? replyTarget : undefined;
   const target = repo ?? onPullRequest?.repo;
   if (!target) {
     return {
       kind: 'refused',
+      code: 'repo_missing',
       reply: 'That is a code change for a ship unit, but no repository is named. Say it as `in owner/name: <the change>`.',
     };
   }

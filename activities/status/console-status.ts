@@ -8,7 +8,8 @@ export interface ConsoleStatusDeps {
 /**
  * The status card and replies for targets without a chat surface (CLI, HTTP API) and
  * until a Slack implementation is configured: each update is a structured log line. The
- * CLI and API read the live state from the run's `status` query instead.
+ * CLI and API read the live state from the run's `status` query instead. An API target is
+ * never answered `confirmed`: nothing is sent to it, its caller reads the durable record.
  */
 export function createConsoleStatusActivities(deps: ConsoleStatusDeps) {
   return {
@@ -25,11 +26,16 @@ export function createConsoleStatusActivities(deps: ConsoleStatusDeps) {
         },
         input.final ? `run ${input.runId} ${status.outcome ?? 'finished'}` : `run ${input.runId}: ${status.statusText ?? status.phase}`,
       );
-      return { status: 'confirmed' };
+      return input.replyTarget.kind === 'api' ? API_RECORDED : { status: 'confirmed' };
     },
     async deliverReply(input: ReplyInput): Promise<EffectResult> {
       deps.logger.info({ effectKey: input.effectKey, target: input.replyTarget.kind }, input.text);
-      return { status: 'confirmed' };
+      return input.replyTarget.kind === 'api' ? API_RECORDED : { status: 'confirmed' };
     },
   };
 }
+
+const API_RECORDED: EffectResult = {
+  status: 'recorded',
+  reason: "an API target is sent nothing: the run's record and the thread's outcomes are the report (GET /api/v1/jobs/{id})",
+};

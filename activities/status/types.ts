@@ -21,6 +21,10 @@ export interface ReplyInput {
 }
 
 export interface EffectResult {
-  status: 'confirmed' | 'unconfirmed' | 'refused';
+  /**
+   * `recorded`: nothing was sent anywhere; the content lives only in durable state (the run's
+   * record, the thread's outcomes), which is where an API caller reads it.
+   */
+  status: 'confirmed' | 'unconfirmed' | 'refused' | 'recorded';
   reason?: string;
 }

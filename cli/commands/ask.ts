@@ -1,24 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { userInfo } from 'node:os';
-import { setTimeout as delay } from 'node:timers/promises';
 import { type Client } from '@temporalio/client';
 import { type Command } from 'commander';
-import type { RunRecord, RunStatus } from '../../workflows/run-types';
-import type { MessageOutcome, ThreadInput, ThreadMessage, ThreadState } from '../../workflows/thread-types';
+import { formatRecord, formatStatusLine } from '../../infra/run-format';
+import { awaitOutcome, composeMessage, deliverToThread, watchRun } from '../../infra/thread-client';
+import type { RunRecord } from '../../workflows/run-types';
+import type { MessageOutcome, ThreadInput, ThreadMessage } from '../../workflows/thread-types';
 import { withCliClient } from '../temporal-client';
-import { formatRecord, formatStatusLine } from './run-format';
 
 export interface AskOptions {
   agent?: string;
   thread?: string;
   model?: string;
   json?: boolean;
-}
-
-/** The message text with the options as directives, so the thread decides as for any other surface. */
-export function composeMessage(message: string, options: AskOptions): string {
-  const directives = [options.agent ? `agent:${options.agent}` : '', options.model ? `model:${options.model}` : ''].filter(Boolean);
-  return [...directives, message].join(' ');
 }
 
 export interface SentMessage {
@@ -43,45 +37,28 @@ export async function sendMessage(
     ...(options.addressedToRun ? { addressedToRun: true } : {}),
   };
   const input: ThreadInput = { threadId, replyTarget: { kind: 'cli' } };
-  const thread = await client.workflow.signalWithStart('threadWorkflow', {
-    workflowId: threadId,
-    taskQueue,
-    args: [input],
-    signal: 'message',
-    signalArgs: [threadMessage],
-    staticSummary: `CLI thread of ${threadMessage.requester.id}`,
+  await deliverToThread(client, taskQueue, {
+    threadId,
+    input,
+    message: threadMessage,
+    summary: `CLI thread of ${threadMessage.requester.id}`,
   });
-  for (;;) {
-    const state = await thread.query<ThreadState>('state');
-    const outcome = state.outcomes.find((entry) => entry.messageId === threadMessage.messageId);
-    if (outcome) return { threadId, messageId: threadMessage.messageId, outcome };
-    await delay(200);
-  }
+  const outcome = (await awaitOutcome(client, threadId, threadMessage.messageId, { intervalMs: 200 }))!;
+  return { threadId, messageId: threadMessage.messageId, outcome };
 }
 
 /** Follows a run to its end, writing a status line whenever its status changes. */
 export async function followRun(client: Client, runId: string, write: (line: string) => void): Promise<RunRecord> {
-  const run = client.workflow.getHandle(runId);
-  const result = run.result() as Promise<RunRecord>;
-  let done = false;
-  void result
-    .finally(() => {
-      done = true;
-    })
-    .catch(() => undefined);
   let last = '';
-  while (!done) {
-    const status = await run.query<RunStatus>('status').catch(() => undefined);
-    const line = status ? formatStatusLine(status) : '';
-    if (line && line !== last) write(line);
-    last = line || last;
-    await Promise.race([delay(1_000), result.catch(() => undefined)]);
-  }
-  // A run that ended between two polls still shows where it got to (a closed run answers queries).
-  const final = await run.query<RunStatus>('status').catch(() => undefined);
-  const line = final ? formatStatusLine(final) : '';
-  if (line && line !== last) write(line);
-  return result;
+  const record = await watchRun(client, runId, {
+    intervalMs: 300,
+    onStatus: (status) => {
+      const line = formatStatusLine(status);
+      if (line !== last) write(line);
+      last = line;
+    },
+  });
+  return record!;
 }
 
 /** Starts or continues a thread with one message and returns what became of it. */

@@ -3,7 +3,7 @@ import { type Command } from 'commander';
 import type { RunRecord, RunStatus } from '../../workflows/run-types';
 import { Agent, Outcome } from '../../workflows/search-attributes';
 import { withCliClient } from '../temporal-client';
-import { formatRecord, formatStatusLine } from './run-format';
+import { formatRecord, formatStatusLine } from '../../infra/run-format';
 import { visibilityQuery } from '../../infra/visibility';
 
 export function registerRunsCommand(program: Command): void {

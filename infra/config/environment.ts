@@ -5,7 +5,7 @@
 export interface EnvironmentBinding {
   variable: string;
   path: string[];
-  kind: 'string' | 'number' | 'boolean';
+  kind: 'string' | 'number' | 'boolean' | 'json';
 }
 
 export const ENVIRONMENT_BINDINGS: readonly EnvironmentBinding[] = [
@@ -35,6 +35,8 @@ export const ENVIRONMENT_BINDINGS: readonly EnvironmentBinding[] = [
   { variable: 'SWITCHBOARD_SEARCH_PROVIDER', path: ['web', 'search', 'provider'], kind: 'string' },
   { variable: 'SEARXNG_URL', path: ['web', 'search', 'searxng', 'url'], kind: 'string' },
   { variable: 'SWITCHBOARD_SANDBOX_ISOLATION', path: ['sandbox', 'isolation'], kind: 'string' },
+  // API tokens (hashes, never tokens) as a JSON list of api.tokens entries.
+  { variable: 'SWITCHBOARD_API_TOKENS', path: ['api', 'tokens'], kind: 'json' },
 ];
 
 /** Converts one variable's text; a value that cannot convert is passed on as text so the schema names it. */
@@ -42,6 +44,13 @@ export function convertEnvironmentValue(binding: EnvironmentBinding, raw: string
   if (binding.kind === 'number') {
     const value = Number(raw);
     return raw.trim() !== '' && Number.isFinite(value) ? value : raw;
+  }
+  if (binding.kind === 'json') {
+    try {
+      return JSON.parse(raw) as unknown;
+    } catch {
+      return raw;
+    }
   }
   if (binding.kind === 'boolean') {
     if (/^(1|true|yes|on)$/i.test(raw)) return true;

@@ -50,6 +50,16 @@ describe('loadConfig', () => {
     );
   });
 
+  it('takes API token hashes from SWITCHBOARD_API_TOKENS as JSON, naming the variable when an entry is bad', () => {
+    const entry = { id: 'ci', sha256: 'a'.repeat(64), user: 'U1' };
+    const { config } = loadConfig({ env: { SWITCHBOARD_API_TOKENS: JSON.stringify([entry]) }, cwd: dirWith() });
+    expect(config.api.tokens).toEqual([{ ...entry, selfServe: false }]);
+    const bad = errorOf(() =>
+      loadConfig({ env: { SWITCHBOARD_API_TOKENS: JSON.stringify([{ ...entry, sha256: 'nope' }]) }, cwd: dirWith() }),
+    );
+    expect(bad.message).toMatch(/SWITCHBOARD_API_TOKENS \(api\.tokens\.0\.sha256\): the SHA-256 of the token/);
+  });
+
   it.each([
     ['a wrong type in the file', 'http:\n  port: "eighty"\n', {}, /switchboard\.yaml: http\.port: .*expected number/i],
     ['an out-of-range number', 'temporal:\n  embedded:\n    port: 70000\n', {}, /temporal\.embedded\.port: .*65535/],

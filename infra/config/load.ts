@@ -161,7 +161,9 @@ function setPath(target: Record<string, unknown>, path: string[], value: unknown
 function describeIssues(error: z.ZodError, label: string, overridden: string[]): string[] {
   return error.issues.map((issue) => {
     const keyPath = issue.path.map(String).join('.');
-    const binding = ENVIRONMENT_BINDINGS.find((b) => overridden.includes(b.variable) && b.path.join('.') === keyPath);
+    const binding = ENVIRONMENT_BINDINGS.find(
+      (b) => overridden.includes(b.variable) && (keyPath === b.path.join('.') || keyPath.startsWith(`${b.path.join('.')}.`)),
+    );
     const where = binding ? `${binding.variable} (${keyPath})` : `${label}: ${keyPath || '(top level)'}`;
     if (issue.code === 'unrecognized_keys') {
       const keys = issue.keys.map((k) => (keyPath ? `${keyPath}.${k}` : k));

@@ -6,6 +6,7 @@ import { GitHubConfigSchema } from './github-section';
 import { SandboxConfigSchema } from './sandbox-section';
 import { SlackConfigSchema } from './slack-section';
 import { SkillsConfigSchema, WebConfigSchema } from './web-section';
+import { ApiConfigSchema } from './api-section';
 
 /**
  * One schema for all of Switchboard's settings. Every field has a default, so an empty
@@ -84,6 +85,7 @@ export const ConfigSchema = z
     skills: SkillsConfigSchema.prefault({}),
     sandbox: SandboxConfigSchema.prefault({}),
     externalServices: ExternalServicesConfigSchema.prefault({}),
+    api: ApiConfigSchema.prefault({}),
   })
   .strict();
 

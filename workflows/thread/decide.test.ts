@@ -49,6 +49,17 @@ describe('what a thread does with a message', () => {
     expect(decision.kind === 'refused' && decision.reply).toMatch(/channels\.C1\.allowedAgents/);
   });
 
+  it("names why it refused with a stable code, and applies the requester's token grant and self-serve flag", () => {
+    expect(decide(setup(), message('agent:wizard do magic'), undefined)).toMatchObject({ kind: 'refused', code: 'agent_unknown' });
+    expect(decide(setup(), message('agent:explore'), undefined)).toMatchObject({ kind: 'refused', code: 'request_missing' });
+    const granted = message('agent:explore look', {
+      requester: { id: 'ada', surface: 'http', grant: { agents: ['general'], rule: 'api.tokens.t.agents' } },
+    });
+    expect(decide(setup(), granted, undefined)).toMatchObject({ kind: 'refused', code: 'token_grant' });
+    const selfServe = message('agent:explore look', { requester: { id: 'ada', surface: 'mcp', selfServe: true } });
+    expect(decide(setup(), selfServe, undefined)).toMatchObject({ kind: 'refused', code: 'self_serve_shell' });
+  });
+
   it("uses the surface's implied agent only when it is available", () => {
     const dm = message('what is running?', { defaultAgent: 'orchestrator' });
     expect(decide(setup(), dm, undefined)).toMatchObject({ kind: 'run', agent: 'general' });

@@ -17,7 +17,7 @@ import type { ThreadMessage } from '../thread-types';
 export type Decision =
   | { kind: 'run'; agent: string; profile: Profile; system: string; request: string; stickyAgent?: string }
   | { kind: 'ship'; profile: Profile; request: string; stickyAgent?: string }
-  | { kind: 'refused'; reply: string; stickyAgent?: string };
+  | { kind: 'refused'; reply: string; code: string; stickyAgent?: string };
 
 /**
  * What a message asks for, decided with the pure agents layer: directives, routing (with
@@ -32,7 +32,8 @@ export function decide(setup: AgentSetup, message: ThreadMessage, stickyAgent: s
     surface: message.requester.surface,
     userId: message.requester.id,
     ...(message.channelId ? { channelId: message.channelId } : {}),
-    ...(message.selfServe ? { selfServe: true } : {}),
+    ...(message.selfServe || message.requester.selfServe ? { selfServe: true } : {}),
+    ...(message.requester.grant ? { grant: message.requester.grant } : {}),
   };
   const available = usableAgents(catalog, config, requester);
   const implied = stickyAgent ?? (message.defaultAgent && available.includes(message.defaultAgent) ? message.defaultAgent : undefined);
@@ -40,19 +41,20 @@ export function decide(setup: AgentSetup, message: ThreadMessage, stickyAgent: s
   const allowed = authorize(catalog, config, requester, routed.agent);
   if (!allowed.ok) {
     // A refused explicit choice does not stick; the thread keeps what it had.
-    return { kind: 'refused', reply: allowed.message, ...(stickyAgent ? { stickyAgent } : {}) };
+    return { kind: 'refused', reply: allowed.message, code: allowed.code, ...(stickyAgent ? { stickyAgent } : {}) };
   }
   if (parsed.directives.model !== undefined) {
     const allowedList = allowedModels(catalog, config, setup.allowedModels);
     const choice = checkModelChoice({ model: parsed.directives.model, surface: requester.surface, allowed: allowedList });
     // Like a refused agent, a refused model changes nothing in the thread.
-    if (!choice.ok) return { kind: 'refused', reply: choice.message, ...(stickyAgent ? { stickyAgent } : {}) };
+    if (!choice.ok) return { kind: 'refused', reply: choice.message, code: 'model_not_allowed', ...(stickyAgent ? { stickyAgent } : {}) };
   }
   if (!parsed.text) {
     const sticky = routed.stickyAgent ?? stickyAgent;
     return {
       kind: 'refused',
       reply: `Noted: this thread now uses ${allowed.agent.displayName}. What should it do?`,
+      code: 'request_missing',
       ...(sticky ? { stickyAgent: sticky } : {}),
     };
   }
@@ -63,6 +65,7 @@ export function decide(setup: AgentSetup, message: ThreadMessage, stickyAgent: s
       reply:
         `${allowed.agent.displayName} needs a sandboxed shell, and this Switchboard cannot isolate shell commands right now ` +
         `(${setup.sandbox.reason}), so nothing was run. An operator can fix it: ${setup.sandbox.fix}.`,
+      code: 'sandbox_unavailable',
       ...(stickyAgent ? { stickyAgent } : {}),
     };
   }

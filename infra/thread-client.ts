@@ -1,0 +1,122 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { type Client } from '@temporalio/client';
+import { statusQuery } from '../workflows/agent-run';
+import type { RunRecord, RunStatus } from '../workflows/run-types';
+import { messageSignal, threadStateQuery, threadWorkflow } from '../workflows/thread';
+import type { MessageOutcome, ThreadInput, ThreadMessage } from '../workflows/thread-types';
+
+/**
+ * Talking to threads and runs from outside a workflow: what the CLI's `ask`, the HTTP API
+ * and the MCP tools share. A message is signal-with-started onto its thread (which dedupes
+ * message ids), the thread's decision is read from its `state` query, and a run is followed
+ * by polling its `status` query until it closes.
+ */
+
+/** Options that become directives in front of the text, so the thread decides as for any surface. */
+export interface MessageOptions {
+  agent?: string;
+  model?: string;
+  repo?: string;
+  budgetMinutes?: number;
+}
+
+/** The message text with the options as directives (`agent:`, `model:`, `budget:`, `in owner/name:`). */
+export function composeMessage(text: string, options: MessageOptions): string {
+  const directives = [
+    options.agent ? `agent:${options.agent}` : '',
+    options.model ? `model:${options.model}` : '',
+    options.budgetMinutes !== undefined ? `budget:${options.budgetMinutes}` : '',
+    options.repo ? `in ${options.repo}:` : '',
+  ].filter(Boolean);
+  return [...directives, text].join(' ');
+}
+
+export interface ThreadDelivery {
+  threadId: string;
+  input: ThreadInput;
+  message: ThreadMessage;
+  /** The thread's summary in the Web UI (used when this call starts it). */
+  summary: string;
+  /** Memo set when this call starts the thread (owner, idempotency fingerprint). */
+  memo?: Record<string, unknown>;
+}
+
+/** Signal-with-starts the thread with one message; a repeated message id does nothing in the thread. */
+export async function deliverToThread(client: Client, taskQueue: string, delivery: ThreadDelivery): Promise<void> {
+  await client.workflow.signalWithStart(threadWorkflow, {
+    workflowId: delivery.threadId,
+    taskQueue,
+    args: [delivery.input],
+    signal: messageSignal,
+    signalArgs: [delivery.message],
+    staticSummary: delivery.summary,
+    ...(delivery.memo ? { memo: delivery.memo } : {}),
+  });
+}
+
+/**
+ * What the thread did with a message, once it has decided; undefined when it has not within
+ * `timeoutMs` (a follow-up waits in the queue while an earlier run works).
+ */
+export async function awaitOutcome(
+  client: Client,
+  threadId: string,
+  messageId: string,
+  options: { timeoutMs?: number; intervalMs?: number } = {},
+): Promise<MessageOutcome | undefined> {
+  const deadline = options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs;
+  const thread = client.workflow.getHandle(threadId);
+  for (;;) {
+    const state = await thread.query(threadStateQuery);
+    const outcome = state.outcomes.find((entry) => entry.messageId === messageId);
+    if (outcome) return outcome;
+    if (Date.now() >= deadline) return undefined;
+    await delay(Math.min(options.intervalMs ?? 150, Math.max(0, deadline - Date.now())));
+  }
+}
+
+export interface WatchOptions {
+  /** Called with every status read while the run is open. */
+  onStatus?: (status: RunStatus) => void;
+  intervalMs?: number;
+  /** Stops watching (a client that went away, a wait bound); the result is then undefined. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Follows a run until it closes and returns its record (throws as `result()` does for a run
+ * that failed or was terminated). A watcher that may give up (`signal`: an SSE client that
+ * goes away, a wait bound) polls `describe` and the `status` query, so nothing is left waiting
+ * on the server when it stops. One that waits to the end (the CLI) waits on the result itself,
+ * which is also what lets a time-skipping test server skip ahead.
+ */
+export async function watchRun(client: Client, runId: string, options: WatchOptions = {}): Promise<RunRecord | undefined> {
+  const run = client.workflow.getHandle(runId);
+  const interval = options.intervalMs ?? 500;
+  if (!options.signal) {
+    const result = run.result() as Promise<RunRecord>;
+    let done = false;
+    void result
+      .finally(() => {
+        done = true;
+      })
+      .catch(() => undefined);
+    while (!done) {
+      const status = await run.query(statusQuery).catch(() => undefined);
+      if (status && !done) options.onStatus?.(status);
+      await Promise.race([delay(interval), result.catch(() => undefined)]);
+    }
+    // A run that ended between two polls still shows where it got to (a closed run answers queries).
+    const final = await run.query(statusQuery).catch(() => undefined);
+    if (final) options.onStatus?.(final);
+    return result;
+  }
+  while (!options.signal.aborted) {
+    const description = await run.describe();
+    if (description.status.name !== 'RUNNING') return (await run.result()) as RunRecord;
+    const status = await run.query(statusQuery).catch(() => undefined);
+    if (status && !options.signal.aborted) options.onStatus?.(status);
+    await delay(interval, undefined, { signal: options.signal }).catch(() => undefined);
+  }
+  return undefined;
+}

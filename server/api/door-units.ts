@@ -1,0 +1,109 @@
+import { createHash } from 'node:crypto';
+import { type Client, WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { createUnitClientActivities } from '../../activities/units/unit-client';
+import { type Caller } from '../../infra/api-tokens';
+import { ApiError } from '../../infra/errors';
+import { unitStateQuery, unitSteerUpdate, unitStopSignal } from '../../workflows/ship-unit';
+import type { UnitRecord } from '../../workflows/unit-types';
+import { pullRequestUnitId, taskUnitId } from '../../workflows/unit/unit-id';
+import { assertMayTouch, assertMayUse, describeSettled, runRequester, temporalError, type AccessOptions } from './door-access';
+import type { Links, UnitRequest } from './schemas';
+
+export interface UnitDoorOptions extends AccessOptions {
+  client: Client;
+  taskQueue: string;
+  apiBase: string;
+  webUi(id: string): string | undefined;
+}
+
+/**
+ * Ship units from the API: start one for an exact PR or a requested change (one unit per PR
+ * or slug: a second request steers the one there), list the caller's, read, steer and stop.
+ * Starting one needs access to the `ship` agent, like asking for one in Slack.
+ */
+export function createUnitDoor(options: UnitDoorOptions) {
+  const { client } = options;
+  const starter = createUnitClientActivities({ client, taskQueue: options.taskQueue });
+  const links = (unitId: string): Links => {
+    const link = options.webUi(unitId);
+    return { self: `${options.apiBase}/units/${encodeURIComponent(unitId)}`, ...(link ? { webUi: link } : {}) };
+  };
+
+  async function describeUnit(caller: Caller, unitId: string) {
+    if (!unitId.startsWith('unit:')) throw new ApiError('not_found', `There is no unit ${unitId}.`);
+    const handle = client.workflow.getHandle(unitId);
+    const description = await describeSettled(client, unitId, 5_000).catch((error: unknown) => temporalError(error, `unit ${unitId}`));
+    assertMayTouch(options, caller, description, 'unit');
+    return { handle, description };
+  }
+
+  return {
+    async startUnit(caller: Caller, body: UnitRequest, idempotencyKey?: string) {
+      assertMayUse(options, caller, 'ship');
+      const unitId = body.pullRequest !== undefined ? pullRequestUnitId(body.repo, body.pullRequest) : taskUnitId(body.repo, body.request!);
+      // The same key (per token) is the same start: the unit's memo remembers it, so a retry steers nothing.
+      const effectKey = idempotencyKey
+        ? `api:${createHash('sha256').update(`${caller.tokenId}\n${idempotencyKey}`).digest('hex').slice(0, 32)}`
+        : undefined;
+      try {
+        const started = await starter.startUnit({
+          unitId,
+          repo: body.repo,
+          replyTarget: { kind: 'api' },
+          requester: runRequester(caller),
+          ...(body.request ? { request: body.request } : {}),
+          ...(body.pullRequest !== undefined ? { pullRequest: body.pullRequest } : {}),
+          ...(body.model ? { model: body.model } : {}),
+          ...(effectKey ? { effectKey } : {}),
+        });
+        return { unitId, status: started.status, links: links(unitId) };
+      } catch (error) {
+        return temporalError(error, `unit ${unitId}`);
+      }
+    },
+
+    async listUnits(caller: Caller, filter: { repo?: string; limit?: number }) {
+      try {
+        const units = await starter.listUnits({ requester: caller.userId, ...filter });
+        return { units };
+      } catch (error) {
+        return temporalError(error, 'unit list');
+      }
+    },
+
+    async getUnit(caller: Caller, unitId: string) {
+      const { handle, description } = await describeUnit(caller, unitId);
+      const state = description.status.name.toLowerCase();
+      try {
+        if (state === 'running') return { unitId, state, unit: await handle.query(unitStateQuery), links: links(unitId) };
+        return { unitId, state, record: (await handle.result()) as UnitRecord, links: links(unitId) };
+      } catch (error) {
+        if (error instanceof WorkflowFailedError)
+          return { unitId, state, error: error.cause?.message ?? error.message, links: links(unitId) };
+        return temporalError(error, `unit ${unitId}`);
+      }
+    },
+
+    async steerUnit(caller: Caller, unitId: string, text: string): Promise<{ accepted: true }> {
+      const { handle, description } = await describeUnit(caller, unitId);
+      if (description.status.name !== 'RUNNING')
+        throw new ApiError('steer_rejected', `The unit has settled (${description.status.name.toLowerCase()}).`);
+      try {
+        return await handle.executeUpdate(unitSteerUpdate, { args: [{ text, by: caller.userId }] });
+      } catch (error) {
+        if (error instanceof WorkflowUpdateFailedError) throw new ApiError('steer_rejected', error.cause?.message ?? error.message);
+        return temporalError(error, `unit ${unitId}`);
+      }
+    },
+
+    async stopUnit(caller: Caller, unitId: string, reason?: string): Promise<{ stopping: true; id: string }> {
+      const { handle, description } = await describeUnit(caller, unitId);
+      if (description.status.name !== 'RUNNING')
+        throw new ApiError('job_finished', `The unit has already settled (${description.status.name.toLowerCase()}).`);
+      await handle
+        .signal(unitStopSignal, { by: caller.userId, ...(reason ? { reason } : {}) })
+        .catch((error: unknown) => temporalError(error, `unit ${unitId}`));
+      return { stopping: true, id: unitId };
+    },
+  };
+}

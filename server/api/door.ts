@@ -1,0 +1,312 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { type Client, WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { usableAgents, reachesShell } from '../../agents';
+import { type Caller } from '../../infra/api-tokens';
+import { ApiError } from '../../infra/errors';
+import { formatRecord } from '../../infra/run-format';
+import { awaitOutcome, composeMessage, deliverToThread, watchRun } from '../../infra/thread-client';
+import { visibilityQuery } from '../../infra/visibility';
+import { statusQuery, steerUpdate, stopSignal } from '../../workflows/agent-run';
+import type { RunRecord, RunStatus } from '../../workflows/run-types';
+import { Agent, Outcome, Thread } from '../../workflows/search-attributes';
+import { messageSignal, threadStateQuery } from '../../workflows/thread';
+import type { MessageOutcome, ThreadMessage } from '../../workflows/thread-types';
+import {
+  ACCESS_REFUSALS,
+  accessRequester,
+  assertMayTouch,
+  catalogOf,
+  describeSettled,
+  runRequester,
+  temporalError,
+  type AccessOptions,
+} from './door-access';
+import { createUnitDoor } from './door-units';
+import type { Job, JobAccepted, JobRequest, Links, MessageRequest } from './schemas';
+
+export interface DoorOptions extends AccessOptions {
+  client: Client;
+  taskQueue: string;
+  namespace: string;
+  /** How long a new message waits for its thread's decision before the answer is `queued`. */
+  decisionWaitMs: number;
+  /** Base URL of the Temporal Web UI, for links (none: no link). */
+  webUiBaseUrl?: string;
+  /** Where the REST routes live, for links (default `/api/v1`). */
+  apiBase?: string;
+}
+
+export type Door = ReturnType<typeof createDoor>;
+
+/** How a caller shaped a POST: its Idempotency-Key, and how long it will wait for the decision (`Prefer: wait=<s>`). */
+export interface PostOptions {
+  idempotencyKey?: string;
+  waitMs?: number;
+}
+
+/**
+ * What the HTTP API and the MCP tools do, for a verified caller: start a job (a message on
+ * an API thread, signal-with-start), read it, follow it, steer and stop it, follow-ups,
+ * the agents it may use, and ship units. Thin like every front end: the thread decides the
+ * agent and access; this reads its decision and answers. Failures are `ApiError`s.
+ */
+export function createDoor(options: DoorOptions) {
+  const { client } = options;
+  const api = options.apiBase ?? '/api/v1';
+  const webUi = (id: string) =>
+    options.webUiBaseUrl
+      ? `${options.webUiBaseUrl.replace(/\/$/, '')}/namespaces/${encodeURIComponent(options.namespace)}/workflows/${encodeURIComponent(id)}`
+      : undefined;
+  const jobLinks = (jobId: string, threadId?: string): Links => {
+    const link = webUi(jobId);
+    return {
+      self: `${api}/jobs/${encodeURIComponent(jobId)}`,
+      events: `${api}/jobs/${encodeURIComponent(jobId)}/events`,
+      ...(threadId ? { thread: `${api}/threads/${encodeURIComponent(threadId)}` } : {}),
+      ...(link ? { webUi: link } : {}),
+    };
+  };
+
+  /** Sends one message to a new or existing API thread and answers with the thread's decision. */
+  async function submit(caller: Caller, body: MessageRequest, target: { threadId?: string } & PostOptions): Promise<JobAccepted> {
+    const keyHash = target.idempotencyKey ? sha256(`${caller.tokenId}\n${target.idempotencyKey}`) : undefined;
+    const fingerprint = sha256(JSON.stringify(body));
+    const threadId = target.threadId ?? `thread:api:${keyHash ? uuidFrom(keyHash) : randomUUID()}`;
+    const message: ThreadMessage = {
+      messageId: keyHash ? `api:${keyHash.slice(0, 32)}` : `api:${randomUUID()}`,
+      text: composeMessage(body.text, body),
+      requester: runRequester(caller),
+      ...(caller.selfServe ? { selfServe: true } : {}),
+    };
+    try {
+      if (target.threadId) {
+        await assertThreadOwner(caller, target.threadId);
+        await client.workflow.getHandle(target.threadId).signal(messageSignal, message);
+      } else {
+        if (keyHash) await assertSameRequest(caller, threadId, fingerprint);
+        await deliverToThread(client, options.taskQueue, {
+          threadId,
+          input: { threadId, replyTarget: { kind: 'api' } },
+          message,
+          summary: `API thread of ${caller.userId} (token ${caller.tokenId})`,
+          memo: { owner: caller.userId, token: caller.tokenId, fingerprint },
+        });
+      }
+      const waitMs = Math.min(target.waitMs ?? options.decisionWaitMs, options.decisionWaitMs);
+      const outcome = await awaitOutcome(client, threadId, message.messageId, { timeoutMs: waitMs });
+      return await accepted(threadId, message.messageId, outcome);
+    } catch (error) {
+      return temporalError(error, `thread ${threadId}`);
+    }
+  }
+
+  async function assertThreadOwner(caller: Caller, threadId: string): Promise<void> {
+    const description = await client.workflow.getHandle(threadId).describe();
+    if (description.status.name !== 'RUNNING') throw new ApiError('not_found', `Thread ${threadId} has ended.`);
+    if (description.memo?.owner !== caller.userId) {
+      throw new ApiError('access_refused', 'This thread belongs to someone else; start your own.', { refusal: 'not_requester' });
+    }
+  }
+
+  /** A retried POST with the same key must carry the same request; another request under it is a conflict. */
+  async function assertSameRequest(caller: Caller, threadId: string, fingerprint: string): Promise<void> {
+    const description = await client.workflow
+      .getHandle(threadId)
+      .describe()
+      .catch(() => undefined);
+    if (description && (description.memo?.fingerprint !== fingerprint || description.memo?.owner !== caller.userId)) {
+      throw new ApiError('idempotency_conflict', 'This Idempotency-Key was used with a different request; use a new key.');
+    }
+  }
+
+  async function accepted(threadId: string, messageId: string, outcome: MessageOutcome | undefined): Promise<JobAccepted> {
+    const thread = { thread: `${api}/threads/${encodeURIComponent(threadId)}` };
+    if (!outcome) return { kind: 'queued', threadId, messageId, links: thread };
+    if (outcome.kind === 'refused') {
+      const code = outcome.code ?? 'refused';
+      const extensions = { refusal: code, threadId, messageId };
+      if (ACCESS_REFUSALS.has(code)) throw new ApiError('access_refused', outcome.reply ?? 'Refused.', extensions);
+      throw new ApiError('request_refused', outcome.reply ?? 'Refused.', extensions);
+    }
+    if (outcome.kind === 'unit' && outcome.unitId) {
+      return {
+        kind: 'unit',
+        threadId,
+        messageId,
+        unitId: outcome.unitId,
+        ...(outcome.reply ? { reply: outcome.reply } : {}),
+        links: { ...thread, unit: `${api}/units/${encodeURIComponent(outcome.unitId)}` },
+      };
+    }
+    if (!outcome.runId) return { kind: 'queued', threadId, messageId, links: thread };
+    await untilStarted(outcome.runId);
+    return {
+      kind: 'run',
+      threadId,
+      messageId,
+      jobId: outcome.runId,
+      ...(outcome.agent ? { agent: outcome.agent } : {}),
+      links: jobLinks(outcome.runId, threadId),
+    };
+  }
+
+  /** The thread decides before it starts the run; the job id answered must already be readable. */
+  async function untilStarted(runId: string): Promise<void> {
+    await describeSettled(client, runId, Math.max(options.decisionWaitMs, 1_000), true).catch(() => undefined);
+  }
+
+  async function describeJob(caller: Caller, jobId: string) {
+    if (!jobId.startsWith('run:thread:api:')) throw new ApiError('not_found', `There is no job ${jobId}.`);
+    const handle = client.workflow.getHandle(jobId);
+    const description = await describeSettled(client, jobId, 2_000).catch((error: unknown) => temporalError(error, `job ${jobId}`));
+    assertMayTouch(options, caller, description, 'job');
+    return { handle, description };
+  }
+
+  async function jobDocument(jobId: string, description: Awaited<ReturnType<typeof describeJob>>['description']): Promise<Job> {
+    const handle = client.workflow.getHandle(jobId);
+    const threadId = description.typedSearchAttributes.get(Thread);
+    const agent = description.typedSearchAttributes.get(Agent);
+    const base = { jobId, ...(threadId ? { threadId } : {}), ...(agent ? { agent } : {}), links: jobLinks(jobId, threadId) };
+    const state = description.status.name;
+    if (state === 'RUNNING') {
+      const status = await handle.query(statusQuery).catch(() => undefined);
+      return { ...base, state: 'running', ...(status ? { status } : {}) };
+    }
+    try {
+      const record = (await handle.result()) as RunRecord;
+      return { ...base, state: 'completed', outcome: record.outcome, record, report: formatRecord(record) };
+    } catch (error) {
+      const cause = error instanceof WorkflowFailedError ? (error.cause?.message ?? error.message) : String(error);
+      return { ...base, state: workflowState(state), error: cause };
+    }
+  }
+
+  return {
+    submit,
+
+    startJob(caller: Caller, body: JobRequest, post: PostOptions = {}): Promise<JobAccepted> {
+      const { threadId, ...message } = body;
+      return submit(caller, message, { ...(threadId ? { threadId } : {}), ...post });
+    },
+
+    async getJob(caller: Caller, jobId: string): Promise<Job> {
+      const { description } = await describeJob(caller, jobId);
+      return jobDocument(jobId, description).catch((error: unknown) => temporalError(error, `job ${jobId}`));
+    },
+
+    /** Follows a job: `onStatus` on every change (elapsed time aside), then the final document. Undefined when aborted. */
+    async watchJob(
+      caller: Caller,
+      jobId: string,
+      watch: { onStatus(status: RunStatus): void; signal: AbortSignal; seen?: RunStatus },
+    ): Promise<Job | undefined> {
+      await describeJob(caller, jobId);
+      let last = watch.seen ? JSON.stringify({ ...watch.seen, elapsedMs: 0 }) : '';
+      try {
+        await watchRun(client, jobId, {
+          signal: watch.signal,
+          onStatus: (status) => {
+            const key = JSON.stringify({ ...status, elapsedMs: 0 });
+            if (key !== last) watch.onStatus(status);
+            last = key;
+          },
+        });
+      } catch (error) {
+        if (!(error instanceof WorkflowFailedError)) temporalError(error, `job ${jobId}`);
+      }
+      if (watch.signal.aborted) return undefined;
+      const description = await client.workflow.getHandle(jobId).describe();
+      return jobDocument(jobId, description);
+    },
+
+    async listJobs(caller: Caller, limit = 20) {
+      const jobs: Array<{ jobId: string; state: string; agent?: string; outcome?: string; startedAt: string }> = [];
+      try {
+        for await (const execution of client.workflow.list({
+          query: visibilityQuery({ SwitchboardKind: 'run', Requester: caller.userId }),
+        })) {
+          if (!execution.workflowId.startsWith('run:thread:api:')) continue;
+          const [agent, outcome] = [execution.typedSearchAttributes.get(Agent), execution.typedSearchAttributes.get(Outcome)];
+          jobs.push({
+            jobId: execution.workflowId,
+            state: workflowState(execution.status.name),
+            ...(agent ? { agent } : {}),
+            ...(outcome ? { outcome } : {}),
+            startedAt: execution.startTime.toISOString(),
+          });
+          if (jobs.length >= limit) break;
+        }
+      } catch (error) {
+        temporalError(error, 'job list');
+      }
+      return { jobs };
+    },
+
+    async steerJob(caller: Caller, jobId: string, text: string): Promise<{ accepted: true; pending?: number }> {
+      const { handle, description } = await describeJob(caller, jobId);
+      if (description.status.name !== 'RUNNING') {
+        const outcome = description.typedSearchAttributes.get(Outcome);
+        throw new ApiError('steer_rejected', `The run has finished (${outcome ?? workflowState(description.status.name)}).`);
+      }
+      try {
+        return await handle.executeUpdate(steerUpdate, { args: [{ text, by: caller.userId }] });
+      } catch (error) {
+        if (error instanceof WorkflowUpdateFailedError) throw new ApiError('steer_rejected', error.cause?.message ?? error.message);
+        return temporalError(error, `job ${jobId}`);
+      }
+    },
+
+    async stopJob(caller: Caller, jobId: string, reason?: string): Promise<{ stopping: true; id: string }> {
+      const { handle, description } = await describeJob(caller, jobId);
+      if (description.status.name !== 'RUNNING')
+        throw new ApiError('job_finished', `The run has already finished (${workflowState(description.status.name)}).`);
+      await handle
+        .signal(stopSignal, { by: caller.userId, ...(reason ? { reason } : {}) })
+        .catch((error: unknown) => temporalError(error, `job ${jobId}`));
+      return { stopping: true, id: jobId };
+    },
+
+    async getThread(caller: Caller, threadId: string) {
+      try {
+        await assertThreadOwner(caller, threadId);
+        const state = await client.workflow.getHandle(threadId).query(threadStateQuery);
+        const { saved: _saved, ...rest } = state;
+        return { ...rest, links: { self: `${api}/threads/${encodeURIComponent(threadId)}` } };
+      } catch (error) {
+        return temporalError(error, `thread ${threadId}`);
+      }
+    },
+
+    listAgents(caller: Caller) {
+      const catalog = catalogOf(options);
+      const ids = usableAgents(catalog, options.agents, accessRequester(caller));
+      const agents = catalog.agents
+        .filter((agent) => ids.includes(agent.id))
+        .map((agent) => ({
+          id: agent.id,
+          displayName: agent.displayName,
+          description: agent.description,
+          shell: reachesShell(agent),
+          routable: agent.routable,
+        }));
+      return { agents };
+    },
+
+    ...createUnitDoor({ ...options, apiBase: api, webUi }),
+  };
+}
+
+function workflowState(name: string): Job['state'] {
+  const state = name.toLowerCase();
+  return (['running', 'completed', 'failed', 'terminated', 'cancelled', 'timed_out'] as const).find((known) => known === state) ?? 'failed';
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** A stable UUID-shaped id from a hash, so a retried POST names the same thread. */
+function uuidFrom(hash: string): string {
+  return `${hash.slice(0, 8)}-${hash.slice(8, 12)}-5${hash.slice(13, 16)}-a${hash.slice(17, 20)}-${hash.slice(20, 32)}`;
+}

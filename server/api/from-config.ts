@@ -1,0 +1,50 @@
+import { type Client } from '@temporalio/client';
+import { type RequestHandler } from 'express';
+import { TokenTable } from '../../infra/api-tokens';
+import { resolveConfigPath, type LoadedConfig } from '../../infra/config';
+import { type Logger } from '../../infra/logger';
+import { createMcpRouter } from '../mcp/http';
+import { createDoor, type Door } from './door';
+import { RateLimiter } from './rate-limit';
+import { API_BASE, createApiRouter } from './router';
+
+/** The door (what the API and MCP do) for the loaded config and a Temporal client. */
+export function doorFromConfig(loaded: LoadedConfig, client: Client, webUiBaseUrl?: string): Door {
+  const { config } = loaded;
+  return createDoor({
+    client,
+    taskQueue: config.temporal.taskQueue,
+    namespace: config.temporal.namespace,
+    agents: config.agents,
+    ...(config.agents.customAgentsDir ? { customAgentsDir: resolveConfigPath(loaded, config.agents.customAgentsDir) } : {}),
+    decisionWaitMs: config.api.decisionWaitMs,
+    ...(webUiBaseUrl ? { webUiBaseUrl } : {}),
+    apiBase: API_BASE,
+  });
+}
+
+/**
+ * The HTTP API at `/api/v1` and MCP at `/mcp`, sharing one token table and one rate limiter.
+ * Always mounted: with no tokens configured every call is 401 and the log says how to add one.
+ */
+export function apiMountsFromConfig(
+  loaded: LoadedConfig,
+  client: Client,
+  logger: Logger,
+  webUiBaseUrl?: string,
+): Array<{ path: string; handler: RequestHandler }> {
+  const { api } = loaded.config;
+  const tokens = new TokenTable(api.tokens);
+  if (tokens.size === 0) logger.info('The HTTP API and MCP have no tokens: add one with `switchboard tokens create --user <id>`');
+  const shared = {
+    door: doorFromConfig(loaded, client, webUiBaseUrl),
+    tokens,
+    limiter: new RateLimiter(api.rateLimit),
+    maxBodyBytes: api.maxBodyBytes,
+    logger: logger.child({ component: 'api' }),
+  };
+  return [
+    { path: API_BASE, handler: createApiRouter(shared) },
+    { path: '/mcp', handler: createMcpRouter({ ...shared, askWaitSeconds: api.askWaitSeconds }) },
+  ];
+}

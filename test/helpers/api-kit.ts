@@ -1,0 +1,120 @@
+import { cpSync, writeFileSync } from 'node:fs';
+import { type Server } from 'node:http';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { type GitHubIdentities } from '../../activities/github';
+import { type AgentsConfigInput } from '../../agents';
+import { hashToken, newToken } from '../../infra/api-tokens';
+import { loadConfig, type LoadedConfig } from '../../infra/config';
+import { createLogger } from '../../infra/logger';
+import { projectRoot } from '../../infra/paths';
+import { apiMountsFromConfig } from '../../server/api/from-config';
+import { createServerApp } from '../../server/app';
+import { freePort } from './ports';
+import { startRunKit, type RunKit } from './run-kit';
+import { KIT_SCRIPTS } from './scripts';
+
+/** `examples/hello.yaml`, copied among the kit's scripts. */
+export const KIT_HELLO = `scripted:${KIT_SCRIPTS}/hello.yaml`;
+
+export interface KitToken {
+  user: string;
+  selfServe?: boolean;
+  agents?: string[];
+  requestsPerMinute?: number;
+}
+
+export interface ApiKit {
+  kit: RunKit;
+  loaded: LoadedConfig;
+  /** `http://127.0.0.1:<port>` */
+  origin: string;
+  /** The bearer token of each named token. */
+  tokens: Record<string, string>;
+  /** The token entries as `SWITCHBOARD_API_TOKENS` takes them (hashes only). */
+  tokensJson: string;
+  /** A request to `/api/v1<path>` with a token (by name) and a JSON body. */
+  call(path: string, options?: { as?: string; method?: string; body?: unknown; headers?: Record<string, string> }): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/**
+ * A run kit (worker with the real bundle and activities, scripted models) plus the real
+ * Express app with the API and MCP mounted from a real switchboard.yaml in the kit's folder.
+ * `examples/hello.yaml` is copied among the kit's scripts (`KIT_HELLO`), the one scripted
+ * directory the kit's worker reads and the only models its messages may choose.
+ */
+export async function startApiKit(
+  label: string,
+  options: { tokens: Record<string, KitToken>; agents?: AgentsConfigInput; api?: Record<string, unknown>; github?: GitHubIdentities },
+): Promise<ApiKit> {
+  // Over HTTP and MCP a message may choose only an allowed model: here, the kit's scripts.
+  const kit = await startRunKit(label, {
+    allowedModels: [`scripted:${KIT_SCRIPTS}/*`],
+    ...(options.agents ? { agents: options.agents } : {}),
+    ...(options.github ? { github: options.github } : {}),
+  });
+  cpSync(join(projectRoot(), 'examples', 'hello.yaml'), join(kit.dir, 'scripts', 'hello.yaml'));
+  const tokens: Record<string, string> = {};
+  const entries = Object.entries(options.tokens).map(([name, token]) => {
+    tokens[name] = newToken();
+    return { id: name, sha256: hashToken(tokens[name]), ...token };
+  });
+  writeFileSync(join(kit.dir, 'switchboard.yaml'), stringify({ agents: options.agents ?? {}, api: { ...options.api, tokens: entries } }));
+  const loaded = loadConfig({ env: { SWITCHBOARD_TASK_QUEUE: kit.taskQueue }, cwd: kit.dir });
+  // API_KIT_LOG=error shows the server's own logs when a test needs them.
+  const logger = createLogger({ level: process.env.API_KIT_LOG ?? 'silent' });
+  const app = createServerApp({
+    client: kit.env.client,
+    logger,
+    health: { namespace: 'default', taskQueue: kit.taskQueue, pingTemporal: async () => undefined, workerState: () => 'RUNNING' },
+    mounts: apiMountsFromConfig(loaded, kit.env.client, logger, 'http://127.0.0.1:8233'),
+  });
+  const port = await freePort();
+  const server: Server = await new Promise((resolve) => {
+    const listening = app.listen(port, '127.0.0.1', () => resolve(listening));
+  });
+  const origin = `http://127.0.0.1:${port}`;
+  return {
+    kit,
+    loaded,
+    origin,
+    tokens,
+    tokensJson: JSON.stringify(entries),
+    call(path, call = {}) {
+      const headers: Record<string, string> = { ...call.headers };
+      if (call.as) headers.authorization = `Bearer ${tokens[call.as]}`;
+      if (call.body !== undefined) headers['content-type'] ??= 'application/json';
+      return fetch(`${origin}/api/v1${path}`, {
+        method: call.method ?? (call.body === undefined ? 'GET' : 'POST'),
+        headers,
+        ...(call.body !== undefined ? { body: typeof call.body === 'string' ? call.body : JSON.stringify(call.body) } : {}),
+      });
+    },
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await kit.close();
+    },
+  };
+}
+
+/** Reads a Server-Sent Events stream to its end: each event's name and parsed data. */
+export async function readEvents(response: Response): Promise<Array<{ event: string; data: unknown }>> {
+  const text = await response.text();
+  return text
+    .split('\n\n')
+    .map((block) => block.split('\n').filter((line) => !line.startsWith(':')))
+    .filter((lines) => lines.some((line) => line.startsWith('data: ')))
+    .map((lines) => ({
+      event: lines.find((line) => line.startsWith('event: '))?.slice(7) ?? 'message',
+      data: JSON.parse(
+        lines
+          .filter((line) => line.startsWith('data: '))
+          .map((line) => line.slice(6))
+          .join('\n'),
+      ) as unknown,
+    }));
+}
