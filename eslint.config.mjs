@@ -57,6 +57,45 @@ export default tseslint.config(
   // Layout is Prettier's job (npm run format); lint keeps to meaning.
   prettier,
   {
+    // Messages, workflow types and failure codes are defined once, in workflows/contracts/, and
+    // imported everywhere else: a renamed signal or a changed payload then fails to compile
+    // instead of failing at run time. (Test-only workflows in test/fixtures/ define their own.)
+    files: ['**/*.ts'],
+    ignores: ['workflows/contracts/**', 'test/fixtures/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            'CallExpression[callee.property.name=/^(signal|query|executeUpdate|startUpdate|executeUpdateWithStart|signalWithStart)$/][arguments.0.type=/^(Literal|TemplateLiteral)$/]',
+          message: 'Name messages and workflow types by their definitions in workflows/contracts, not by string.',
+        },
+        {
+          selector:
+            'CallExpression[callee.object.property.name="workflow"][callee.property.name=/^(start|execute)$/][arguments.0.type=/^(Literal|TemplateLiteral)$/]',
+          message: 'Start a workflow by its type from workflows/contracts, not by string.',
+        },
+        {
+          selector: 'CallExpression[callee.name=/^(startChild|executeChild)$/][arguments.0.type=/^(Literal|TemplateLiteral)$/]',
+          message: 'Start a child by its workflow type from workflows/contracts, not by string.',
+        },
+        {
+          selector:
+            'CallExpression[callee.property.name=/^(signalWithStart|executeUpdateWithStart)$/] Property[key.name="signal"][value.type=/^(Literal|TemplateLiteral)$/]',
+          message: 'Name the signal by its definition in workflows/contracts, not by string.',
+        },
+        {
+          selector: 'CallExpression[callee.name=/^define(Signal|Query|Update)$/]',
+          message: 'Define signals, queries and updates in workflows/contracts (one definition per wire name).',
+        },
+        {
+          selector: 'MemberExpression[object.name="ApplicationFailure"][property.name=/^(create|retryable|nonRetryable)$/]',
+          message: 'Raise failures with failure(code, message) from workflows/contracts, so every type is in the one list.',
+        },
+      ],
+    },
+  },
+  {
     // The workflow sandbox: deterministic code only. Activities are imported as types.
     files: ['workflows/**/*.ts'],
     ignores: ['workflows/**/*.test.ts'],

@@ -1,10 +1,12 @@
+import type { FailureCode } from '../workflows/contracts';
+
 /**
- * The small set of errors Switchboard raises outside workflow code. Each has a stable
- * `code` that logs, HTTP answers and the CLI can rely on. Workflow code never throws
- * these: it raises `ApplicationFailure` with the same code as its `type`.
+ * The errors Switchboard raises outside workflow and activity code. Each has a stable `code`
+ * that logs, HTTP answers and the CLI can rely on: one of the failure codes
+ * (workflows/contracts/failures.ts) or, for answers to an API caller, an `ApiErrorCode` below. Workflows and activities never throw these: they raise
+ * an `ApplicationFailure` with a code from the same list as its `type` (`failure()`).
  */
-export type ErrorCode =
-  'config_invalid' | 'binary_not_found' | 'temporal_unreachable' | 'server_start_failed' | 'bundle_missing' | 'port_in_use' | ApiErrorCode;
+export type ErrorCode = FailureCode | ApiErrorCode;
 
 /**
  * The codes the HTTP API (as RFC 9457 problem+json), the MCP tools and the CLI answer a

@@ -1,5 +1,5 @@
 import { describeBudget } from '../agents/profile';
-import type { RunRecord, RunStatus } from '../workflows/run-types';
+import type { RunRecord, RunStatus } from '../workflows/contracts';
 
 /** One status line, as the CLI streams it while a run works. */
 export function formatStatusLine(status: RunStatus): string {

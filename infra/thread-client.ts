@@ -1,9 +1,16 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { type Client } from '@temporalio/client';
-import { statusQuery } from '../workflows/agent-run';
-import type { RunRecord, RunStatus } from '../workflows/run-types';
-import { messageSignal, threadStateQuery, threadWorkflow } from '../workflows/thread';
-import type { MessageOutcome, ThreadInput, ThreadMessage } from '../workflows/thread-types';
+import {
+  messageSignal,
+  runStatusQuery,
+  threadStateQuery,
+  threadWorkflowType,
+  type MessageOutcome,
+  type RunRecord,
+  type RunStatus,
+  type ThreadInput,
+  type ThreadMessage,
+} from '../workflows/contracts';
 
 /**
  * Talking to threads and runs from outside a workflow: what the CLI's `ask`, the HTTP API
@@ -43,7 +50,7 @@ export interface ThreadDelivery {
 
 /** Signal-with-starts the thread with one message; a repeated message id does nothing in the thread. */
 export async function deliverToThread(client: Client, taskQueue: string, delivery: ThreadDelivery): Promise<void> {
-  await client.workflow.signalWithStart(threadWorkflow, {
+  await client.workflow.signalWithStart(threadWorkflowType, {
     workflowId: delivery.threadId,
     taskQueue,
     args: [delivery.input],
@@ -102,19 +109,19 @@ export async function watchRun(client: Client, runId: string, options: WatchOpti
       })
       .catch(() => undefined);
     while (!done) {
-      const status = await run.query(statusQuery).catch(() => undefined);
+      const status = await run.query(runStatusQuery).catch(() => undefined);
       if (status && !done) options.onStatus?.(status);
       await Promise.race([delay(interval), result.catch(() => undefined)]);
     }
     // A run that ended between two polls still shows where it got to (a closed run answers queries).
-    const final = await run.query(statusQuery).catch(() => undefined);
+    const final = await run.query(runStatusQuery).catch(() => undefined);
     if (final) options.onStatus?.(final);
     return result;
   }
   while (!options.signal.aborted) {
     const description = await run.describe();
     if (description.status.name !== 'RUNNING') return (await run.result()) as RunRecord;
-    const status = await run.query(statusQuery).catch(() => undefined);
+    const status = await run.query(runStatusQuery).catch(() => undefined);
     if (status && !options.signal.aborted) options.onStatus?.(status);
     await delay(interval, undefined, { signal: options.signal }).catch(() => undefined);
   }

@@ -1,4 +1,5 @@
 import { malformedGitHubPayload, routeGitHubEvent } from './github-event-routing';
+import { checksSignal, messageSignal, prEventSignal, shipUnitWorkflowType, threadWorkflowType } from '../workflows/contracts';
 
 const repository = { full_name: 'acme/app' };
 const options = { botLogin: 'switchboard', deliveryId: 'd-1' };
@@ -12,7 +13,7 @@ const comment = (body: string, login = 'alice') => ({
 describe('routeGitHubEvent', () => {
   test('a comment mentioning the app goes to the PR thread as a message', () => {
     const routed = routeGitHubEvent('issue_comment', comment('@switchboard fix the test'), options);
-    expect(routed).toMatchObject({ workflowId: 'thread:gh:acme/app#4', workflowType: 'threadWorkflow', signal: 'message' });
+    expect(routed).toMatchObject({ workflowId: 'thread:gh:acme/app#4', workflowType: threadWorkflowType, signal: messageSignal });
     expect(routed?.args[0]).toMatchObject({
       text: 'fix the test',
       messageId: 'github:d-1',
@@ -35,8 +36,8 @@ describe('routeGitHubEvent', () => {
     );
     expect(routed).toMatchObject({
       workflowId: 'unit:acme/app#4',
-      workflowType: 'shipUnitWorkflow',
-      signal: 'prEvent',
+      workflowType: shipUnitWorkflowType,
+      signal: prEventSignal,
       args: [{ kind: 'merged', headSha: 'abc' }],
     });
     expect(routed?.startArgs).toBeUndefined();
@@ -53,7 +54,7 @@ describe('routeGitHubEvent', () => {
     );
     expect(routed).toMatchObject({
       workflowId: 'unit:acme/app#12',
-      signal: 'checks',
+      signal: checksSignal,
       args: [{ conclusion: 'failure', headSha: 'abc', source: 'check_suite' }],
     });
     expect(

@@ -1,22 +1,41 @@
+import type { SignalDefinition } from '@temporalio/common';
 import { isItemNumber, isRepositoryName } from '../tools/github-fields';
-import { type ThreadInput, type ThreadMessage } from '../workflows/thread-types';
-import type { UnitChecksEvent as ChecksEvent, UnitPullRequestEvent as PullRequestEvent } from '../workflows/unit-types';
+import {
+  checksSignal,
+  messageSignal,
+  prEventSignal,
+  shipUnitWorkflowType,
+  threadWorkflowType,
+  type ThreadInput,
+  type ThreadMessage,
+  type UnitChecksEvent as ChecksEvent,
+  type UnitPullRequestEvent as PullRequestEvent,
+} from '../workflows/contracts';
 
-/** Where one GitHub event goes: a signal to one workflow, optionally starting it. */
-export interface RoutedGitHubEvent {
-  workflowId: string;
-  workflowType: 'threadWorkflow' | 'shipUnitWorkflow';
-  signal: 'message' | 'prEvent' | 'checks';
-  args: unknown[];
-  /**
-   * Arguments to start the workflow with when it is not running (signal-with-start). Absent
-   * for unit events: a PR with no running unit is not Switchboard's, so the signal is dropped.
-   */
-  startArgs?: unknown[];
-}
+/**
+ * Where one GitHub event goes: a signal to one workflow. A mention signal-with-starts its
+ * thread; a unit event has no start arguments, because a PR with no running unit is not
+ * Switchboard's, so the signal is dropped.
+ */
+export type RoutedGitHubEvent =
+  | {
+      workflowId: string;
+      workflowType: typeof threadWorkflowType;
+      signal: typeof messageSignal;
+      args: [ThreadMessage];
+      startArgs: [ThreadInput];
+    }
+  | {
+      workflowId: string;
+      workflowType: typeof shipUnitWorkflowType;
+      /** `prEventSignal` with a PR event, or `checksSignal` with a checks event (paired by the router). */
+      signal: SignalDefinition<[PullRequestEvent | ChecksEvent]>;
+      args: [PullRequestEvent | ChecksEvent];
+      startArgs?: undefined;
+    };
 
 /** The `prEvent` and `checks` signals' arguments: the unit's own contract. */
-export type { UnitPullRequestEvent as PullRequestEvent, UnitChecksEvent as ChecksEvent } from '../workflows/unit-types';
+export type { UnitPullRequestEvent as PullRequestEvent, UnitChecksEvent as ChecksEvent } from '../workflows/contracts';
 
 export interface RouteOptions {
   /** The App's login; comments must mention `@<botLogin>` to reach a thread. */
@@ -82,7 +101,7 @@ export function routeGitHubEvent(name: string, payload: Payload, options: RouteO
       const kind = pullKind(payload);
       const number = payload.pull_request?.number ?? payload.number;
       if (!kind || !isItemNumber(number)) return undefined;
-      return unit(repo, number, 'prEvent', {
+      return prEvent(repo, number, {
         deliveryId: options.deliveryId,
         repo,
         number,
@@ -94,7 +113,7 @@ export function routeGitHubEvent(name: string, payload: Payload, options: RouteO
     case 'pull_request_review': {
       const number = payload.pull_request?.number;
       if (payload.action !== 'submitted' || !isItemNumber(number)) return undefined;
-      return unit(repo, number, 'prEvent', {
+      return prEvent(repo, number, {
         deliveryId: options.deliveryId,
         repo,
         number,
@@ -112,7 +131,7 @@ export function routeGitHubEvent(name: string, payload: Payload, options: RouteO
       // A check belongs to a commit; GitHub lists the PRs whose head it is.
       const number = check.pull_requests?.[0]?.number ?? check.check_suite?.pull_requests?.[0]?.number;
       if (!isItemNumber(number)) return undefined;
-      return unit(repo, number, 'checks', {
+      return checks(repo, number, {
         deliveryId: options.deliveryId,
         repo,
         number,
@@ -133,8 +152,12 @@ function pullKind(payload: Payload): PullRequestEvent['kind'] | undefined {
   return undefined;
 }
 
-function unit(repo: string, number: number, signal: 'prEvent' | 'checks', event: PullRequestEvent | ChecksEvent): RoutedGitHubEvent {
-  return { workflowId: `unit:${repo}#${number}`, workflowType: 'shipUnitWorkflow', signal, args: [event] };
+function prEvent(repo: string, number: number, event: PullRequestEvent): RoutedGitHubEvent {
+  return { workflowId: `unit:${repo}#${number}`, workflowType: shipUnitWorkflowType, signal: prEventSignal, args: [event] };
+}
+
+function checks(repo: string, number: number, event: ChecksEvent): RoutedGitHubEvent {
+  return { workflowId: `unit:${repo}#${number}`, workflowType: shipUnitWorkflowType, signal: checksSignal, args: [event] };
 }
 
 function mention(repo: string, number: unknown, comment: Payload | undefined, options: RouteOptions): RoutedGitHubEvent | undefined {
@@ -154,7 +177,7 @@ function mention(repo: string, number: unknown, comment: Payload | undefined, op
     replyTarget,
   };
   const start: ThreadInput = { threadId, replyTarget };
-  return { workflowId: threadId, workflowType: 'threadWorkflow', signal: 'message', args: [message], startArgs: [start] };
+  return { workflowId: threadId, workflowType: threadWorkflowType, signal: messageSignal, args: [message], startArgs: [start] };
 }
 
 function escape(text: string): string {

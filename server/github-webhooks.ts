@@ -5,6 +5,9 @@ import { type Logger } from '../infra/logger';
 import { malformedGitHubPayload, type RoutedGitHubEvent, routeGitHubEvent } from './github-event-routing';
 import { visibilityQuery } from '../infra/visibility';
 
+/** An event for a ship unit: signalled only to a unit that is running. */
+type UnitEvent = Extract<RoutedGitHubEvent, { startArgs?: undefined }>;
+
 export interface GitHubWebhookOptions {
   client: Client;
   taskQueue: string;
@@ -103,18 +106,17 @@ async function signal(options: GitHubWebhookOptions, routed: RoutedGitHubEvent):
     return true;
   }
   if (await signalIfRunning(options.client, routed.workflowId, routed)) return true;
-  if (routed.workflowType !== 'shipUnitWorkflow') return false;
   // A unit started from a request (`unit:<repo>:<slug>`) owns its PR under another id: find it
   // by the PullRequest attribute it upserts when it opens the PR. Visibility lags a little
   // (about a second on the dev server), so an event in that window is dropped; the unit's
   // CI poll and its PR reads cover what it missed.
-  const event = routed.args[0] as { repo?: string; number?: number };
+  const [event] = routed.args;
   if (typeof event?.repo !== 'string' || typeof event.number !== 'number') return false;
   const owner = await runningUnitFor(options.client, event.repo, event.number);
   return owner ? signalIfRunning(options.client, owner, routed) : false;
 }
 
-async function signalIfRunning(client: Client, workflowId: string, routed: RoutedGitHubEvent): Promise<boolean> {
+async function signalIfRunning(client: Client, workflowId: string, routed: UnitEvent): Promise<boolean> {
   try {
     await client.workflow.getHandle(workflowId).signal(routed.signal, ...routed.args);
     return true;

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { createGitHubIdentities } from '../activities/github';
 import { projectRoot } from '../infra/paths';
 import { startLocalGitHub, type LocalGitHub } from '../infra/local-github';
-import type { ShipUnitInput, UnitRecord, UnitState } from '../workflows/unit-types';
+import { steerSignal, stopSignal, type ShipUnitInput, type UnitRecord, type UnitState } from '../workflows/contracts';
 import { startRunKit, type RunKit } from './helpers/run-kit';
 import { testTemporalAddress } from './helpers/temporal';
 
@@ -97,9 +97,9 @@ describe('switchboard ship and units', () => {
     const signals = (await handle.fetchHistory()).events!.flatMap((event) =>
       event.workflowExecutionSignaledEventAttributes ? [event.workflowExecutionSignaledEventAttributes.signalName] : [],
     );
-    expect(signals).toEqual(['steer']);
+    expect(signals).toEqual([steerSignal.name]);
 
-    await handle.signal('stop', { reason: 'test over', by: 'tester' });
+    await handle.signal(stopSignal, { reason: 'test over', by: 'tester' });
     const record = (await handle.result()) as UnitRecord;
     const settled = await switchboard('units', 'get', unitId, '--json');
     expect(JSON.parse(settled.stdout)).toEqual(record);
@@ -124,7 +124,7 @@ describe('switchboard ship and units', () => {
     expect(started.code).toBe(0);
     expect(JSON.parse(started.stdout)).toEqual({ unitId, status: 'started' });
     const handle = kit.env.client.workflow.getHandle(unitId);
-    await handle.signal('stop', { reason: 'test over' });
+    await handle.signal(stopSignal, { reason: 'test over' });
     expect(await handle.result()).toMatchObject({ outcome: 'stopped' });
   });
 

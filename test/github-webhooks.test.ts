@@ -9,6 +9,7 @@ import { startLocalGitHub, type LocalGitHub } from '../infra/local-github';
 import { createGitHubWebhookRouter } from '../server/github-webhooks';
 import { freePort } from './helpers/ports';
 import { sharedEnvironment, uniqueTaskQueue } from './helpers/temporal';
+import { checksSignal, messageSignal, prEventSignal, shipUnitWorkflowType } from '../workflows/contracts';
 
 const SECRET = 'webhook-secret-for-tests';
 const ALICE = 'ghp_alice';
@@ -137,11 +138,11 @@ test('a mention in a PR comment signal-with-starts its thread once, even when re
   started.push(threadId);
   const delivery = github.webhooks.deliveries.find((d) => d.event === 'issue_comment')!;
   expect(delivery.status).toBe(202);
-  expect(await signalsOf(threadId)).toEqual([{ name: 'message' }]);
+  expect(await signalsOf(threadId)).toEqual([{ name: messageSignal.name }]);
 
   const again = await github.webhooks.redeliver(delivery.id);
   expect(again.status).toBe(202);
-  expect(await signalsOf(threadId)).toEqual([{ name: 'message' }]);
+  expect(await signalsOf(threadId)).toEqual([{ name: messageSignal.name }]);
 });
 
 test('PR and check events reach the running unit; a PR without a unit signals nothing', async () => {
@@ -150,7 +151,12 @@ test('PR and check events reach the running unit; a PR without a unit signals no
   github.createRepo('acme', name, { 'README.md': 'x\n' });
   const head = github.commit(repo, 'feature', { 'a.txt': 'a\n' });
   const unitId = `unit:${repo}#1`;
-  await client.workflow.start('shipUnitWorkflow', { workflowId: unitId, taskQueue, args: [] });
+  // No worker serves this queue: the unit only has to be running to receive its signals.
+  await client.workflow.start(shipUnitWorkflowType, {
+    workflowId: unitId,
+    taskQueue,
+    args: [{ unitId, repo, replyTarget: { kind: 'cli' }, requester: { id: 'tester', surface: 'cli' } }],
+  });
   started.push(unitId);
   const identities = createGitHubIdentities({ apiUrl: github.apiUrl, gitUrl: github.gitUrl, tokens: { write: BOT } });
   const activities = createGitHubActivities({ identities });
@@ -162,7 +168,7 @@ test('PR and check events reach the running unit; a PR without a unit signals no
     repository: { full_name: repo },
   };
   expect((await github.webhooks.deliver('check_run', checkRun)).status).toBe(202);
-  expect(await signalsOf(unitId)).toEqual([{ name: 'prEvent' }, { name: 'checks' }]);
+  expect(await signalsOf(unitId)).toEqual([{ name: prEventSignal.name }, { name: checksSignal.name }]);
 
   const other = repoName();
   const orphan = await github.webhooks.deliver('pull_request', {

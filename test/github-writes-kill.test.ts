@@ -9,7 +9,7 @@ import { stringify } from 'yaml';
 import { followRun, sendMessage } from '../cli/commands/ask';
 import { startLocalGitHub, type LocalGitHub } from '../infra/local-github';
 import { unitBranchName } from '../workflows/unit/branch';
-import type { UnitRecord, UnitState } from '../workflows/unit-types';
+import { mergeSignal, shipUnitWorkflowType, unitStateQuery } from '../workflows/contracts';
 import { sharedEnvironment, uniqueTaskQueue } from './helpers/temporal';
 import { waitUntil } from './helpers/wait';
 import { testScripts, type TestScripts } from './helpers/scripts';
@@ -154,14 +154,14 @@ describe('every remaining GitHub write kind under a worker SIGKILL while GitHub 
 
     let worker = await startWorker(taskQueue);
     const unitId = 'unit:acme/app:greet';
-    const unit = await env.client.workflow.start('shipUnitWorkflow', {
+    const unit = await env.client.workflow.start(shipUnitWorkflowType, {
       workflowId: unitId,
       taskQueue,
       args: [
         { unitId, repo, request: 'Greet the reader', model, replyTarget: { kind: 'cli' }, requester: { id: 'tester', surface: 'cli' } },
       ],
     });
-    const state = () => unit.query<UnitState>('state');
+    const state = () => unit.query(unitStateQuery);
     const writes = (kind: Parameters<LocalGitHub['state']['countWrites']>[0]) => github.state.countWrites(kind, repo);
     let mark = Date.now();
     const lap = (what: string) => {
@@ -192,14 +192,14 @@ describe('every remaining GitHub write kind under a worker SIGKILL while GitHub 
     expect(idle.lastReview).toMatchObject({ verdict: 'approve', posted: 'confirmed', commitSha: opened.headSha });
 
     // 3. The merge is applied, its answer held; the retry sees the PR merged at the expected head.
-    await unit.signal('merge', { by: 'tester' });
+    await unit.signal(mergeSignal, { by: 'tester' });
     worker = await killAfter(worker, () => writes('pull_request.merge') === 1, taskQueue);
     lap('merge applied');
 
     // 4. The report comment (posted while settling) is applied, its answer held; the retry finds the marker.
     await killAfter(worker, () => writes('comment.create') === 1, taskQueue);
     lap('merge retry to report applied');
-    const record = (await unit.result()) as UnitRecord;
+    const record = await unit.result();
     lap('report comment (to result)');
     expect(record).toMatchObject({ outcome: 'merged', rounds: 1, reviews: 1, pullRequest: 1 });
 

@@ -1,4 +1,4 @@
-import type { UnitRecord } from '../workflows/unit-types';
+import type { UnitRecord } from '../workflows/contracts';
 import { REPO, startShipKit, type ShipKit } from './helpers/ship-kit';
 
 jest.setTimeout(120_000);

@@ -1,6 +1,5 @@
 import { type TestWorkflowEnvironment } from '@temporalio/testing';
-import type { PlanRecord } from '../workflows/plan-types';
-import type { UnitRecord } from '../workflows/unit-types';
+import { planWorkflowType, type UnitRecord } from '../workflows/contracts';
 import { REPO, startShipKit, type ShipKit } from './helpers/ship-kit';
 import { timeSkippingEnvironment } from './helpers/temporal';
 
@@ -47,7 +46,7 @@ describe('planWorkflow', () => {
       { text: 'done: {{lastToolResult}}' },
     ]);
     const planId = `plan:${REPO}:api`;
-    const handle = await env.client.workflow.start('planWorkflow', {
+    const handle = await env.client.workflow.start(planWorkflowType, {
       workflowId: planId,
       taskQueue: ship.kit.taskQueue,
       args: [
@@ -66,7 +65,7 @@ describe('planWorkflow', () => {
         },
       ],
     });
-    const plan = (await handle.result()) as PlanRecord;
+    const plan = await handle.result();
     expect(plan.outcome).toBe('completed');
     expect(plan.merged).toEqual(['schema', 'server', 'client']);
     const merges = ship.github.state.writes.filter((write) => write.kind === 'pull_request.merge').map((write) => write.number);
@@ -80,7 +79,7 @@ describe('planWorkflow', () => {
 
   it('refuses a plan whose dependencies form a cycle', async () => {
     const planId = `plan:${REPO}:cycle`;
-    const handle = await env.client.workflow.start('planWorkflow', {
+    const handle = await env.client.workflow.start(planWorkflowType, {
       workflowId: planId,
       taskQueue: ship.kit.taskQueue,
       args: [

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { type TestWorkflowEnvironment } from '@temporalio/testing';
 import { sendMessage, followRun } from '../cli/commands/ask';
-import type { RunStatus } from '../workflows/run-types';
+import { runStatusQuery } from '../workflows/contracts';
 import { activityCounts } from './helpers/history';
 import { sharedEnvironment, uniqueTaskQueue } from './helpers/temporal';
 import { testScripts, type TestScripts } from './helpers/scripts';
@@ -77,7 +77,7 @@ describe('a worker SIGKILLed mid-run', () => {
     ]);
     const first = await startWorker();
     const runId = await start('run, wait, run', model);
-    await waitFor(async () => (await env.client.workflow.getHandle(runId).query<RunStatus>('status')).phase === 'waiting');
+    await waitFor(async () => (await env.client.workflow.getHandle(runId).query(runStatusQuery)).phase === 'waiting');
     await first.kill();
     await startWorker();
     // The job "finishes" only now, so every later step is the new worker's.

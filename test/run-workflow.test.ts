@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { resolveTemporalBinary } from '../infra/temporal-binaries';
-import type { RunStatus } from '../workflows/run-types';
+import { runStatusQuery, stopSignal } from '../workflows/contracts';
 import { startRunKit, type RunKit } from './helpers/run-kit';
 import { testTemporalAddress } from './helpers/temporal';
 import { waitFor } from './helpers/wait';
@@ -90,7 +90,7 @@ describe('agentRunWorkflow on the real server', () => {
       { alternatives: [{ when: { lastUserIncludes: 'v2' }, text: 'Switching to the v2 API as asked.' }, { text: 'Staying on v1.' }] },
     ]);
     const { runId } = await kit.start('use the api', { agent: 'coding', model });
-    await waitFor(async () => (await kit.env.client.workflow.getHandle(runId).query<RunStatus>('status')).phase === 'tools');
+    await waitFor(async () => (await kit.env.client.workflow.getHandle(runId).query(runStatusQuery)).phase === 'tools');
     const temporal = resolveTemporalBinary('cli').path;
     await run(temporal, [
       'workflow',
@@ -115,7 +115,7 @@ describe('agentRunWorkflow on the real server', () => {
     ]);
     const { runId } = await kit.start('wait a long time', { agent: 'coding', model });
     await waitFor(async () => (await pids('sleep 3172')).length > 0);
-    await kit.env.client.workflow.getHandle(runId).signal('stop', { reason: 'enough', by: 'tester' });
+    await kit.env.client.workflow.getHandle(runId).signal(stopSignal, { reason: 'enough', by: 'tester' });
     const record = await kit.result(runId);
     expect(record.outcome).toBe('stopped');
     expect(record.endedBy).toBe('stopped by tester: enough');

@@ -1,5 +1,4 @@
-import type { RunRecord } from '../workflows/run-types';
-import type { UnitState } from '../workflows/unit-types';
+import { stopSignal, unitStateQuery, type RunRecord } from '../workflows/contracts';
 import { REPO, startShipKit, type ShipKit } from './helpers/ship-kit';
 import { waitUntil } from './helpers/wait';
 
@@ -49,7 +48,7 @@ describe('the review gate set to major', () => {
     ]);
     const unit = await ship.start({ unitId: `unit:${REPO}:gate-major`, request: 'Greet the reader', model });
     const idle = await waitUntil(
-      () => unit.query<UnitState>('state'),
+      () => unit.query(unitStateQuery),
       (state) => state.phase === 'idle',
     );
     expect(idle.lastReview).toMatchObject({
@@ -59,7 +58,7 @@ describe('the review gate set to major', () => {
       posted: 'confirmed',
     });
     expect(idle.round).toBe(1);
-    await unit.signal('stop', { reason: 'test done', by: 'tester' });
+    await unit.signal(stopSignal, { reason: 'test done', by: 'tester' });
     expect(await unit.result()).toMatchObject({ outcome: 'stopped', rounds: 1, reviews: 1 });
   });
 });
@@ -89,20 +88,20 @@ describe('a unit whose PR head moves during review', () => {
     const unitId = `unit:${REPO}:head-moves`;
     const unit = await ship.start({ unitId, request: 'Greet the reader', model });
     const reviewing = await waitUntil(
-      () => unit.query<UnitState>('state'),
+      () => unit.query(unitStateQuery),
       (state) => state.phase === 'review' && Boolean(state.currentRun),
     );
     const oldHead = reviewing.headSha!;
     const movedHead = ship.github.commit(REPO, reviewing.branch, { 'NOTES.md': 'pushed by someone else\n' }, 'A colleague pushes');
     const idle = await waitUntil(
-      () => unit.query<UnitState>('state'),
+      () => unit.query(unitStateQuery),
       (state) => state.phase === 'idle',
     );
     expect(idle.headSha).toBe(movedHead);
     const pull = ship.github.state.repo('acme', 'app')!.issues.get(idle.pullRequest!)!;
     expect(pull.reviews.map((review) => review.commitId)).toEqual([movedHead]);
     expect(pull.reviews.some((review) => review.commitId === oldHead)).toBe(false);
-    await unit.signal('stop', { reason: 'test done' });
+    await unit.signal(stopSignal, { reason: 'test done' });
     await unit.result();
   });
 });
@@ -122,11 +121,11 @@ describe('stopping a unit during coding', () => {
     const unitId = `unit:${REPO}:stop-me`;
     const unit = await ship.start({ unitId, request: 'Add a slow change', model });
     const coding = await waitUntil(
-      () => unit.query<UnitState>('state'),
+      () => unit.query(unitStateQuery),
       (state) => state.phase === 'coding' && Boolean(state.currentRun),
     );
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    await unit.signal('stop', { reason: 'changed my mind', by: 'tester' });
+    await unit.signal(stopSignal, { reason: 'changed my mind', by: 'tester' });
     const record = await unit.result();
     expect(record).toMatchObject({ outcome: 'stopped', endedBy: 'stopped by tester: changed my mind' });
     expect(record.pullRequest).toBeUndefined();
@@ -142,7 +141,7 @@ describe('stopping a unit during coding', () => {
       { text: 'never' },
     ]);
     const unit = await ship.start({ unitId: `unit:${REPO}:stop-early`, request: 'Add another slow change', model });
-    await unit.signal('stop', { reason: 'too early', by: 'tester' });
+    await unit.signal(stopSignal, { reason: 'too early', by: 'tester' });
     const record = await unit.result();
     expect(record).toMatchObject({ outcome: 'stopped', endedBy: 'stopped by tester: too early' });
     const coding = await ship.kit.env.client.workflow

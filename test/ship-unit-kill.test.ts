@@ -8,8 +8,8 @@ import { temporal } from '@temporalio/proto';
 import { type TestWorkflowEnvironment } from '@temporalio/testing';
 import { stringify } from 'yaml';
 import { startLocalGitHub, type LocalGitHub } from '../infra/local-github';
-import type { RunRecord } from '../workflows/run-types';
-import type { UnitRecord, UnitState } from '../workflows/unit-types';
+import { checksSignal, prEventSignal, shipUnitWorkflowType, unitStateQuery, type RunRecord } from '../workflows/contracts';
+
 import { sharedEnvironment, uniqueTaskQueue } from './helpers/temporal';
 import { testScripts, type TestScripts } from './helpers/scripts';
 import { startWorkerProcess, type WorkerProcess } from './helpers/worker-process';
@@ -133,14 +133,14 @@ describe('a ship unit whose worker is SIGKILLed in every phase', () => {
 
     await startWorker();
     const unitId = `unit:${repo}:greet`;
-    const unit = await env.client.workflow.start('shipUnitWorkflow', {
+    const unit = await env.client.workflow.start(shipUnitWorkflowType, {
       workflowId: unitId,
       taskQueue,
       args: [
         { unitId, repo, request: 'Greet the reader', model, replyTarget: { kind: 'cli' }, requester: { id: 'tester', surface: 'cli' } },
       ],
     });
-    const state = () => unit.query<UnitState>('state');
+    const state = () => unit.query(unitStateQuery);
 
     // 1. Coding, mid-command: bash is never re-run; the run is told its result is unknown (after bash's 20 s heartbeat).
     await waitFor(async () => Boolean(commandLog(dir)));
@@ -173,16 +173,23 @@ describe('a ship unit whose worker is SIGKILLed in every phase', () => {
     expect(checking).toMatchObject({ round: 2, lastReview: { verdict: 'approve', posted: 'confirmed' } });
     await worker!.kill();
     github.setCheckRun(repo, checking.headSha!, { name: 'ci', status: 'completed', conclusion: 'success' });
-    await unit.signal('checks', { repo, number: 1, headSha: checking.headSha, source: 'check_run', name: 'ci', conclusion: 'success' });
+    await unit.signal(checksSignal, {
+      repo,
+      number: 1,
+      headSha: checking.headSha!,
+      source: 'check_run',
+      name: 'ci',
+      conclusion: 'success',
+    });
     await startWorker();
 
     // 5. Idle: merged while no worker runs.
     await waitFor(async () => ((await state()).phase === 'idle' ? true : undefined), 60_000);
     await worker!.kill();
-    await unit.signal('prEvent', { repo, number: 1, kind: 'merged', headSha: checking.headSha, deliveryId: 'd-merged' });
+    await unit.signal(prEventSignal, { repo, number: 1, kind: 'merged', headSha: checking.headSha, deliveryId: 'd-merged' });
     await startWorker();
 
-    const record = (await unit.result()) as UnitRecord;
+    const record = await unit.result();
     expect(record).toMatchObject({ outcome: 'merged', rounds: 2, reviews: 2, pullRequest: 1 });
 
     // The killed command ran once and was reported as unknown, never repeated.

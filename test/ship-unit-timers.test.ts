@@ -1,5 +1,5 @@
 import { type TestWorkflowEnvironment } from '@temporalio/testing';
-import type { UnitState } from '../workflows/unit-types';
+import { unitStateQuery } from '../workflows/contracts';
 import { REPO, startShipKit, type ShipKit } from './helpers/ship-kit';
 import { timeSkippingEnvironment } from './helpers/temporal';
 import { waitUntil } from './helpers/wait';
@@ -34,7 +34,7 @@ describe('ship unit timers on the time-skipping server', () => {
       { text: 'done' },
     ]);
     const unit = await ship.start({ unitId: `unit:${REPO}:timers`, request: 'Greet the reader', model });
-    const query = () => unit.query<UnitState>('state');
+    const query = () => unit.query(unitStateQuery);
 
     const reviewing = await waitUntil(query, (state) => state.phase === 'review' && Boolean(state.headSha));
     ship.github.setCheckRun(REPO, reviewing.headSha!, { name: 'ci', status: 'in_progress', conclusion: null });

@@ -5,7 +5,7 @@ import { createGitHubIdentities } from '../activities/github';
 import { createLogger } from '../infra/logger';
 import { startLocalGitHub, type LocalGitHub } from '../infra/local-github';
 import { createGitHubWebhookRouter, runningUnitFor } from '../server/github-webhooks';
-import type { UnitRecord, UnitState } from '../workflows/unit-types';
+import { checksSignal, prEventSignal, shipUnitWorkflowType, unitStateQuery } from '../workflows/contracts';
 import { freePort } from './helpers/ports';
 import { startRunKit, type RunKit } from './helpers/run-kit';
 
@@ -83,7 +83,7 @@ describe('webhooks for a PR owned by a slug unit', () => {
       { text: 'done' },
     ]);
     const unitId = `unit:${repo}:greet`;
-    const unit = await kit.env.client.workflow.start('shipUnitWorkflow', {
+    const unit = await kit.env.client.workflow.start(shipUnitWorkflowType, {
       workflowId: unitId,
       taskQueue: kit.taskQueue,
       args: [
@@ -91,7 +91,7 @@ describe('webhooks for a PR owned by a slug unit', () => {
       ],
     });
     const checking = await waitFor(
-      () => unit.query<UnitState>('state'),
+      () => unit.query(unitStateQuery),
       (state) => state.phase === 'checks' && state.nextTimer?.purpose === 'checks poll',
     );
     const number = checking.pullRequest!;
@@ -108,12 +108,12 @@ describe('webhooks for a PR owned by a slug unit', () => {
     const checkDelivery = github.webhooks.deliveries.find((delivery) => delivery.event === 'check_run')!;
     expect(checkDelivery.status).toBe(202);
     const idle = await waitFor(
-      () => unit.query<UnitState>('state'),
+      () => unit.query(unitStateQuery),
       (state) => state.phase === 'idle',
       15_000,
     );
     expect(idle.checks).toMatchObject({ state: 'success', headSha: checking.headSha });
-    expect(await signalNames(kit, unitId)).toContain('checks');
+    expect(await signalNames(kit, unitId)).toContain(checksSignal.name);
 
     const merged = await fetch(`${github.apiUrl}/repos/${repo}/pulls/${number}/merge`, {
       method: 'PUT',
@@ -121,14 +121,14 @@ describe('webhooks for a PR owned by a slug unit', () => {
       body: '{}',
     });
     expect(merged.status).toBe(200);
-    const record = (await unit.result()) as UnitRecord;
+    const record = await unit.result();
     expect(record).toMatchObject({ outcome: 'merged', endedBy: 'the pull request was merged', pullRequest: number });
     await github.webhooks.settle();
     const closed = github.webhooks.deliveries.find(
       (delivery) => delivery.event === 'pull_request' && JSON.parse(delivery.body).action === 'closed',
     )!;
     expect(closed.status).toBe(202);
-    expect(await signalNames(kit, unitId)).toContain('prEvent');
+    expect(await signalNames(kit, unitId)).toContain(prEventSignal.name);
   });
 
   it('drops an event for a PR no running unit owns', async () => {

@@ -1,4 +1,4 @@
-import type { UnitState } from '../workflows/unit-types';
+import { checksSignal, prEventSignal, unitStateQuery } from '../workflows/contracts';
 import { REPO, startShipKit, type ShipKit } from './helpers/ship-kit';
 import { waitUntil } from './helpers/wait';
 
@@ -69,15 +69,15 @@ describe('shipUnitWorkflow on the real server against the local GitHub', () => {
   it('carries a request to a merged PR: finding, fix, approval, failing CI, fix, green, idle, merged', async () => {
     const model = lifetimeScript(ship);
     const unit = await ship.start({ unitId: `unit:${REPO}:add-greeting`, request: 'Add a greeting to the README', model });
-    const query = () => unit.query<UnitState>('state');
+    const query = () => unit.query(unitStateQuery);
 
     const checking = await waitUntil(query, (state) => state.phase === 'checks' && state.round === 2);
     expect(checking.lastReview).toMatchObject({ verdict: 'approve', posted: 'confirmed' });
     ship.github.setCheckRun(REPO, checking.headSha!, { name: 'ci', status: 'completed', conclusion: 'failure' });
-    await unit.signal('checks', {
+    await unit.signal(checksSignal, {
       repo: REPO,
-      number: checking.pullRequest,
-      headSha: checking.headSha,
+      number: checking.pullRequest!,
+      headSha: checking.headSha!,
       source: 'check_run',
       name: 'ci',
       conclusion: 'failure',
@@ -86,10 +86,10 @@ describe('shipUnitWorkflow on the real server against the local GitHub', () => {
     const green = await waitUntil(query, (state) => state.phase === 'checks' && state.round === 3);
     expect(green.headSha).not.toBe(checking.headSha);
     ship.github.setCheckRun(REPO, green.headSha!, { name: 'ci', status: 'completed', conclusion: 'success' });
-    await unit.signal('checks', {
+    await unit.signal(checksSignal, {
       repo: REPO,
-      number: green.pullRequest,
-      headSha: green.headSha,
+      number: green.pullRequest!,
+      headSha: green.headSha!,
       source: 'check_run',
       name: 'ci',
       conclusion: 'success',
@@ -97,7 +97,13 @@ describe('shipUnitWorkflow on the real server against the local GitHub', () => {
 
     const idle = await waitUntil(query, (state) => state.phase === 'idle');
     expect(idle.checks).toMatchObject({ state: 'success' });
-    await unit.signal('prEvent', { repo: REPO, number: idle.pullRequest, kind: 'merged', headSha: idle.headSha, deliveryId: 'd-merged' });
+    await unit.signal(prEventSignal, {
+      repo: REPO,
+      number: idle.pullRequest!,
+      kind: 'merged',
+      headSha: idle.headSha,
+      deliveryId: 'd-merged',
+    });
 
     const record = await unit.result();
     expect(record).toMatchObject({ outcome: 'merged', rounds: 3, reviews: 3, pullRequest: idle.pullRequest });

@@ -1,5 +1,6 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { BOT, startSlackKit, type SlackKit } from './helpers/slack-kit';
+import { messageSignal } from '../workflows/contracts';
 
 jest.setTimeout(60_000);
 
@@ -37,7 +38,8 @@ describe('Slack front end: verification, redelivery, rate limits and a stopped w
       );
   const signalsTo = async (workflowId: string) => {
     const history = await kit.env.client.workflow.getHandle(workflowId).fetchHistory();
-    return (history.events ?? []).filter((event) => event.workflowExecutionSignaledEventAttributes?.signalName === 'message').length;
+    return (history.events ?? []).filter((event) => event.workflowExecutionSignaledEventAttributes?.signalName === messageSignal.name)
+      .length;
   };
   const posted = (ts: string, type: string) => kit.marked(CHANNEL, ts, type);
 

@@ -1,5 +1,5 @@
 import { BOT, startSlackKit, type SlackKit } from './helpers/slack-kit';
-import type { RunStatus } from '../workflows/run-types';
+import { runStatusQuery } from '../workflows/contracts';
 
 jest.setTimeout(60_000);
 
@@ -99,7 +99,7 @@ describe('Slack front end: runs from mentions, replies, steers and stops', () =>
     ]);
     const { ts, threadId, runId } = await mention(`agent:coding model:scripted:${model} use the api`);
     await kit.until(
-      async () => (await kit.env.client.workflow.getHandle(runId).query<RunStatus>('status')).phase === 'tools',
+      async () => (await kit.env.client.workflow.getHandle(runId).query(runStatusQuery)).phase === 'tools',
       'the command to run',
     );
     const reply = await kit.slack.userSays({ channel: CHANNEL, user: ALICE, text: 'use the v2 API please', threadTs: ts });
@@ -139,7 +139,7 @@ describe('Slack front end: runs from mentions, replies, steers and stops', () =>
     await kit.slack.clickButton({ channel: CHANNEL, user: BOB, messageTs: card.ts, actionId: 'switchboard_stop', value: runId });
     await kit.until(() => kit.slack.callsTo('chat.postEphemeral').some((call) => call.params.user === BOB), 'the refusal to Bob');
     expect(JSON.stringify(kit.slack.callsTo('chat.postEphemeral').at(-1)!.params.text)).toContain('restrict.agents.coding');
-    const status = await kit.env.client.workflow.getHandle(runId).query<RunStatus>('status');
+    const status = await kit.env.client.workflow.getHandle(runId).query(runStatusQuery);
     expect(status.outcome).toBeUndefined();
 
     const click = await kit.slack.clickButton({

@@ -6,7 +6,7 @@ import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker } from '@te
 import { startDevServer, type DevServer } from '../infra/dev-server';
 import { missingSearchAttributes } from '../infra/temporal';
 import { resolveTemporalBinary } from '../infra/temporal-binaries';
-import { proceedSignal } from './fixtures/workflows';
+import { proceedSignal, waitForSignalWorkflow } from './fixtures/workflows';
 import { freePort } from './helpers/ports';
 import { quietRuntime, uniqueTaskQueue } from './helpers/temporal';
 
@@ -46,7 +46,7 @@ describe('the embedded Temporal server keeps its state in SQLite', () => {
     let connection = await Connection.connect({ address: server.address });
     let client = new Client({ connection });
     const workflowId = `restart-${taskQueue}`;
-    const handle = await client.workflow.start('waitForSignalWorkflow', { taskQueue, workflowId });
+    const handle = await client.workflow.start(waitForSignalWorkflow, { taskQueue, workflowId });
     // Let a worker take the first task, so the workflow is mid-flight, not merely queued.
     await runWorkerUntil(async () => {
       for (let i = 0; i < 100 && (await handle.describe()).raw.pendingWorkflowTask; i++) await sleep(100);

@@ -1,12 +1,8 @@
 import {
-  ApplicationFailure,
   CancellationScope,
   ChildWorkflowCancellationType,
   condition,
   continueAsNew,
-  defineQuery,
-  defineSignal,
-  defineUpdate,
   isCancellation,
   ParentClosePolicy,
   patched,
@@ -23,16 +19,23 @@ import type { ToolCall, ToolResult } from '../activities/models/types';
 import type { AgentSetup } from '../activities/agents/agent-setup';
 import { allowedModels, buildSystemPrompt, checkModelChoice, resolveRoleProfile, resolveTaskTarget, authorize } from '../agents';
 import { modelToolSchemas } from '../tools';
-import type { ChildRecord, RunInput, RunRecord, RunStatus, SteerInput, StopInput } from './run-types';
+import {
+  agentRunWorkflowType,
+  failure,
+  runStatusQuery,
+  steerSignal,
+  steerUpdate,
+  stopSignal,
+  type ChildRecord,
+  type RunInput,
+  type RunRecord,
+  type SteerInput,
+  type StopInput,
+} from './contracts';
 import { models, status as statusActivities, workspaces } from './run/activities';
 import { RunState } from './run/run-state';
 import { executeToolCalls } from './run/tool-dispatch';
 import { Agent, Outcome, Phase, Repo, Requester, SwitchboardKind, Thread } from './search-attributes';
-
-export const steerSignal = defineSignal<[SteerInput]>('steer');
-export const steerUpdate = defineUpdate<{ accepted: true; pending: number }, [SteerInput]>('steer');
-export const stopSignal = defineSignal<[StopInput]>('stop');
-export const statusQuery = defineQuery<RunStatus>('status');
 
 /** The card is updated at most this often; changes in between are coalesced. */
 export const CARD_MIN_INTERVAL_MS = 3_000;
@@ -64,10 +67,10 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
   let cardDirty = true;
   const background = new Map<
     string,
-    { handle: ChildWorkflowHandle<typeof agentRunWorkflow>; call: string; result?: RunRecord; done: boolean }
+    { handle: ChildWorkflowHandle<typeof agentRunWorkflowType>; call: string; result?: RunRecord; done: boolean }
   >();
 
-  setHandler(statusQuery, () => state.status(runId, Date.now()));
+  setHandler(runStatusQuery, () => state.status(runId, Date.now()));
   const acceptSteer = (steer: SteerInput) => {
     state.pendingSteers.push({ text: steer.text.trim(), ...(steer.by ? { by: steer.by } : {}) });
     cardDirty = true;
@@ -83,9 +86,8 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
     },
     {
       validator: (steer) => {
-        if (typeof steer?.text !== 'string' || !steer.text.trim())
-          throw ApplicationFailure.nonRetryable('steer needs non-empty text', 'steer_rejected');
-        if (state.finished) throw ApplicationFailure.nonRetryable(`the run has finished (${state.outcome})`, 'steer_rejected');
+        if (typeof steer?.text !== 'string' || !steer.text.trim()) throw failure('steer_rejected', 'steer needs non-empty text');
+        if (state.finished) throw failure('steer_rejected', `the run has finished (${state.outcome})`);
       },
     },
   );
@@ -225,9 +227,9 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
     const record: ChildRecord = { index, workflowId, agent: childProfile.agent, name, mode, startedAt: Date.now() };
     state.children.push(record);
     state.children.sort((a, b) => a.index - b.index);
-    let handle: ChildWorkflowHandle<typeof agentRunWorkflow>;
+    let handle: ChildWorkflowHandle<typeof agentRunWorkflowType>;
     try {
-      handle = await startChild(agentRunWorkflow, {
+      handle = await startChild(agentRunWorkflowType, {
         workflowId,
         args: [
           {

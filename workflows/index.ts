@@ -1,6 +1,6 @@
 /**
- * Every workflow Switchboard runs, re-exported for the bundle. One workflow per file;
- * its signals, updates and queries are defined at the top of that file.
+ * Every workflow Switchboard runs, re-exported for the bundle. One workflow per file; their
+ * names, inputs, signals, queries and updates are defined in `contracts/`.
  */
 export { agentRunWorkflow } from './agent-run';
 export { shipUnitWorkflow } from './ship-unit';

@@ -1,22 +1,24 @@
+import { condition, getExternalWorkflowHandle, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import {
-  ApplicationFailure,
-  condition,
-  defineQuery,
-  defineSignal,
-  getExternalWorkflowHandle,
-  setHandler,
-  upsertSearchAttributes,
-} from '@temporalio/workflow';
-import type { PlanInput, PlanRecord, PlanState, PlanUnitState, PlanUnitUpdate } from './plan-types';
+  failure,
+  mergeSignal,
+  planStateQuery,
+  stopSignal,
+  unitUpdateSignal,
+  type PlanInput,
+  type PlanRecord,
+  type PlanState,
+  type PlanUnitState,
+  type PlanUnitUpdate,
+  type StopInput,
+} from './contracts';
 import { isBlocked, mayStart, planProblems, topologicalOrder } from './plan/plan-graph';
 import { status as statusActivities } from './run/activities';
 import { Outcome, Phase, Repo, Requester, SwitchboardKind } from './search-attributes';
 import { setup, units as unitActivities } from './unit/unit-activities';
-import type { UnitStop } from './unit-types';
 
-export const unitUpdateSignal = defineSignal<[PlanUnitUpdate]>('unitUpdate');
-export const planStopSignal = defineSignal<[UnitStop]>('stop');
-export const planStateQuery = defineQuery<PlanState>('state');
+/** A unit that enters one of these phases after it was ready is working again (not mergeable). */
+const REWORK_PHASES: ReadonlySet<PlanUnitUpdate['status']> = new Set(['coding', 'review', 'findings', 'checks']);
 
 /**
  * A seeded plan: a dependency graph of ship units, each started on its own id when its
@@ -24,7 +26,7 @@ export const planStateQuery = defineQuery<PlanState>('state');
  */
 export async function planWorkflow(input: PlanInput): Promise<PlanRecord> {
   const problems = planProblems(input.units);
-  if (problems.length > 0) throw ApplicationFailure.nonRetryable(`the plan is not sound: ${problems.join('; ')}`, 'plan_invalid');
+  if (problems.length > 0) throw failure('plan_invalid', `the plan is not sound: ${problems.join('; ')}`);
   const { ship } = await setup.loadAgentSetup();
   const mergeAuthority = input.mergeAuthority ?? ship.planMergeAuthority;
   const slug = input.planId.replace(/^plan:[^:]+:/, '');
@@ -36,7 +38,7 @@ export async function planWorkflow(input: PlanInput): Promise<PlanRecord> {
   }));
   const order = topologicalOrder(input.units);
   const merged: string[] = [];
-  let stopped: UnitStop | undefined;
+  let stopped: StopInput | undefined;
   let changed = true;
 
   const state = (): PlanState => ({ planId: input.planId, mergeAuthority, units, merged, done: units.every(settled) });
@@ -51,15 +53,15 @@ export async function planWorkflow(input: PlanInput): Promise<PlanRecord> {
       unit.outcome = update.outcome;
       unit.status = update.outcome === 'merged' ? 'merged' : 'settled';
       if (unit.status === 'merged' && !merged.includes(unit.key)) merged.push(unit.key);
-    } else if (['coding', 'review', 'findings', 'checks'].includes(update.status) && unit.status === 'ready') unit.status = 'running';
+    } else if (REWORK_PHASES.has(update.status) && unit.status === 'ready') unit.status = 'running';
     changed = true;
   });
-  setHandler(planStopSignal, (stop) => {
+  setHandler(stopSignal, (stop) => {
     stopped ??= stop ?? {};
     for (const unit of units) {
       if (unit.status !== 'waiting' && !settled(unit))
         getExternalWorkflowHandle(unit.unitId)
-          .signal('stop', { reason: 'the plan was stopped', ...(stop?.by ? { by: stop.by } : {}) })
+          .signal(stopSignal, { reason: 'the plan was stopped', ...(stop?.by ? { by: stop.by } : {}) })
           .catch(() => undefined);
     }
     changed = true;
@@ -105,7 +107,7 @@ export async function planWorkflow(input: PlanInput): Promise<PlanRecord> {
         .find((unit) => unit.status === 'ready' && unit.dependsOn.every((key) => merged.includes(key)));
       if (next) {
         next.status = 'merging';
-        await getExternalWorkflowHandle(next.unitId).signal('merge', { by: input.planId });
+        await getExternalWorkflowHandle(next.unitId).signal(mergeSignal, { by: input.planId });
       }
     }
     await report(

@@ -1,10 +1,6 @@
 import {
-  ApplicationFailure,
   condition,
   continueAsNew,
-  defineQuery,
-  defineSignal,
-  defineUpdate,
   getExternalWorkflowHandle,
   ParentClosePolicy,
   setHandler,
@@ -13,8 +9,6 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { buildSystemPrompt, getAgent, resolveProfile, type Profile } from '../agents';
-import { agentRunWorkflow, stopSignal } from './agent-run';
-import type { RunRecord } from './run-types';
 import { status as statusActivities } from './run/activities';
 import { Outcome, Phase, PullRequest, Repo, Requester, SwitchboardKind, Thread } from './search-attributes';
 import { applyGate, renderReview, validateSubmission } from './unit/review-gate';
@@ -22,27 +16,28 @@ import { github, githubWrites, setup, workspace } from './unit/unit-activities';
 import { codingRequest, reviewRequest, unitReport } from './unit/unit-prompts';
 import { unitBranchName } from './unit/branch';
 import { UnitInbox } from './unit/unit-inbox';
-import type {
-  ShipUnitInput,
-  UnitCarry,
-  UnitChecksEvent,
-  UnitOutcome,
-  UnitPhase,
-  UnitPullRequestEvent,
-  UnitRecord,
-  UnitState,
-  UnitSteer,
-  UnitStop,
-} from './unit-types';
-
-export const unitSteerSignal = defineSignal<[UnitSteer]>('steer');
-export const unitSteerUpdate = defineUpdate<{ accepted: true }, [UnitSteer]>('steer');
-export const unitStopSignal = defineSignal<[UnitStop]>('stop');
-export const prEventSignal = defineSignal<[UnitPullRequestEvent]>('prEvent');
-export const checksSignal = defineSignal<[UnitChecksEvent]>('checks');
-/** From the unit's plan, when the plan holds merge authority and the unit's turn has come. */
-export const mergeSignal = defineSignal<[{ by?: string }]>('merge');
-export const unitStateQuery = defineQuery<UnitState>('state');
+import {
+  agentRunWorkflowType,
+  checksSignal,
+  failure,
+  mergeSignal,
+  prEventSignal,
+  steerSignal,
+  steerUpdate,
+  stopSignal,
+  unitStateQuery,
+  unitUpdateSignal,
+  type PlanUnitProgress,
+  type PlanUnitUpdate,
+  type RunRecord,
+  type ShipUnitInput,
+  type StopInput,
+  type UnitCarry,
+  type UnitOutcome,
+  type UnitPhase,
+  type UnitRecord,
+  type UnitState,
+} from './contracts';
 
 /** Continue-as-new at a round boundary once history passes this many events (or Temporal suggests it). */
 export const UNIT_HISTORY_LIMIT = 2_000;
@@ -78,7 +73,7 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
   const { catalog, config, ship, backends } = await setup.loadAgentSetup();
   const profileFor = (agentId: string): { profile: Profile; system: string } => {
     const agent = getAgent(catalog, agentId);
-    if (!agent) throw ApplicationFailure.nonRetryable(`the ${agentId} agent is not in the catalog`, 'agent_unknown');
+    if (!agent) throw failure('agent_unknown', `the ${agentId} agent is not in the catalog`);
     const profile = resolveProfile({
       agent,
       config,
@@ -112,25 +107,24 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
   const stopCurrentRun = (reason: string) => {
     if (currentRun)
       getExternalWorkflowHandle(currentRun)
-        .signal('stop', { reason })
+        .signal(stopSignal, { reason })
         .catch(() => undefined);
   };
-  setHandler(unitSteerSignal, (steer) => inbox.steer(steer));
+  setHandler(steerSignal, (steer) => inbox.steer(steer));
   setHandler(
-    unitSteerUpdate,
+    steerUpdate,
     (steer) => {
       inbox.steer(steer);
       return { accepted: true };
     },
     {
       validator: (steer) => {
-        if (typeof steer?.text !== 'string' || !steer.text.trim())
-          throw ApplicationFailure.nonRetryable('steer needs non-empty text', 'steer_rejected');
-        if (outcome) throw ApplicationFailure.nonRetryable(`the unit has settled (${outcome})`, 'steer_rejected');
+        if (typeof steer?.text !== 'string' || !steer.text.trim()) throw failure('steer_rejected', 'steer needs non-empty text');
+        if (outcome) throw failure('steer_rejected', `the unit has settled (${outcome})`);
       },
     },
   );
-  setHandler(unitStopSignal, (stop) => {
+  setHandler(stopSignal, (stop) => {
     inbox.stop(stop ?? {});
     stopCurrentRun(stop?.reason ?? 'the unit was stopped');
   });
@@ -151,14 +145,16 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
   const enter = (phase: UnitPhase) => {
     c.phase = phase;
     upsertSearchAttributes([{ key: Phase, value: phase }]);
-    notifyPlan(phase);
+    notifyPlan({ status: phase });
   };
   enter(c.phase);
 
-  function notifyPlan(status: string, extra: Record<string, unknown> = {}): void {
+  function notifyPlan(progress: PlanUnitProgress): void {
     if (!input.plan) return;
+    const { status, ...extra } = progress;
+    const update = { key: input.plan.key, unitId, status, pullRequest: c.pullRequest, headSha: c.headSha, ...extra } as PlanUnitUpdate;
     getExternalWorkflowHandle(input.plan.workflowId)
-      .signal('unitUpdate', { key: input.plan.key, unitId, status, pullRequest: c.pullRequest, headSha: c.headSha, ...extra })
+      .signal(unitUpdateSignal, update)
       .catch(() => undefined);
   }
 
@@ -176,7 +172,7 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
     const workflowId = `${unitId}/${kind}-${c.round + (kind === 'coding' ? 1 : 0)}-${c.reviews + 1}`;
     currentRun = workflowId;
     try {
-      const handle = await startChild(agentRunWorkflow, {
+      const handle = await startChild(agentRunWorkflowType, {
         workflowId,
         args: [
           {
@@ -378,7 +374,7 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
       replyTarget: input.replyTarget,
       text: `PR #${c.pullRequest} on ${repo} is ready: ${ready}.`,
     });
-    notifyPlan('ready');
+    notifyPlan({ status: 'ready' });
     const deadline = Date.now() + ship.idleTimeoutDays * 24 * 60 * MINUTE;
     const every = ship.reminderHours * 60 * MINUTE;
     for (;;) {
@@ -410,7 +406,7 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
       effectKey: `${unitId}/merge/${c.headSha}`,
     });
     if (merged.status === 'confirmed') return 'merged';
-    notifyPlan('merge_refused', { reason: merged.reason ?? merged.status });
+    notifyPlan({ status: 'merge_refused', reason: merged.reason ?? merged.status });
     return undefined;
   }
 
@@ -491,7 +487,7 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
       });
     for (const key of [unitId, `${unitId}/review`]) await workspace.releaseWorkspace({ workspace: { key, network: true } });
     upsertSearchAttributes([{ key: Outcome, value: final }]);
-    notifyPlan('settled', { outcome: final });
+    notifyPlan({ status: 'settled', outcome: final });
     return { ...base, report };
   }
 }
@@ -501,6 +497,6 @@ function firstLine(text: string): string {
   return line.length > 100 ? `${line.slice(0, 97)}...` : line;
 }
 
-function stopWords(stop: UnitStop): string {
+function stopWords(stop: StopInput): string {
   return [stop.by ? `stopped by ${stop.by}` : 'stopped', stop.reason].filter(Boolean).join(': ');
 }

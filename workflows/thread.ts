@@ -1,8 +1,6 @@
 import {
   condition,
   continueAsNew,
-  defineQuery,
-  defineSignal,
   getExternalWorkflowHandle,
   ParentClosePolicy,
   proxyActivities,
@@ -13,20 +11,26 @@ import {
 } from '@temporalio/workflow';
 import type { ChatMessage } from '../activities/models/types';
 import type { AgentSetup } from '../activities/agents/agent-setup';
-import { agentRunWorkflow, steerSignal, stopSignal } from './agent-run';
-import type { ReplyTarget, RunRecord, StopInput } from './run-types';
 import { status as statusActivities } from './run/activities';
 import { SwitchboardKind, Thread } from './search-attributes';
 import { decide } from './thread/decide';
 import { units } from './unit/unit-activities';
 import { pullRequestUnitId, taskUnitId } from './unit/unit-id';
 import type { Profile } from '../agents';
-import type { MessageOutcome, SavedExchange, ThreadInput, ThreadMessage, ThreadState } from './thread-types';
-
-export const messageSignal = defineSignal<[ThreadMessage]>('message');
-/** Stops the thread's running run (the Slack stop reaction and button land here). */
-export const stopRunSignal = defineSignal<[StopInput]>('stop');
-export const threadStateQuery = defineQuery<ThreadState>('state');
+import {
+  agentRunWorkflowType,
+  messageSignal,
+  steerSignal,
+  stopSignal,
+  threadStateQuery,
+  type MessageOutcome,
+  type ReplyTarget,
+  type RunRecord,
+  type SavedExchange,
+  type StopInput,
+  type ThreadInput,
+  type ThreadMessage,
+} from './contracts';
 
 /** Exchanges a follow-up sees; older ones drop off. */
 export const SAVED_EXCHANGES = 10;
@@ -87,7 +91,8 @@ export async function threadWorkflow(input: ThreadInput): Promise<void> {
     queue.push(message);
   });
   let pendingStop: StopInput | undefined;
-  setHandler(stopRunSignal, (stop) => {
+  // Stops the thread's running run (the Slack stop reaction and button land here).
+  setHandler(stopSignal, (stop) => {
     if (!currentRunId) return;
     // Kept too, in case the run is still starting and the signal cannot reach it yet.
     pendingStop = stop ?? {};
@@ -119,7 +124,7 @@ export async function threadWorkflow(input: ThreadInput): Promise<void> {
       const runId = `run:${threadId}:${runCount}`;
       remember({ messageId: message.messageId, kind: 'run', runId, agent: decision.agent });
       currentRunId = runId;
-      const handle = await startChild(agentRunWorkflow, {
+      const handle = await startChild(agentRunWorkflowType, {
         workflowId: runId,
         args: [
           {

@@ -5,7 +5,7 @@ import { type SlackWebClient } from '../slack/slack-client';
 import { type WorkspaceRef } from '../sandbox/types';
 import { workspaceLayout } from '../sandbox/workspace-layout';
 import { locate, openForRead } from '../sandbox/workspace-paths';
-import type { ReplyTarget } from '../../workflows/run-types';
+import type { ReplyTarget } from '../../workflows/contracts';
 import { uploadToSlackThread } from './slack-upload';
 
 export interface AttachDeps {

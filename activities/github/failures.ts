@@ -1,4 +1,4 @@
-import { ApplicationFailure } from '@temporalio/common';
+import { failure } from '../../workflows/contracts';
 
 /** The parts of an Octokit `RequestError` we look at (duck-typed: the class is ESM-only). */
 interface HttpFailure {
@@ -49,22 +49,21 @@ export function isUnknownOutcome(error: unknown): boolean {
 export function toReadFailure(error: unknown, what: string): Error {
   const delay = rateLimitDelayMs(error);
   if (delay !== undefined) {
-    return ApplicationFailure.create({
-      message: `GitHub rate limit reached while reading ${what}; retrying after ${Math.ceil(delay / 1000)} s`,
-      type: 'github_rate_limited',
+    return failure('github_rate_limited', `GitHub rate limit reached while reading ${what}; retrying after ${Math.ceil(delay / 1000)} s`, {
+      retryable: true,
       nextRetryDelay: delay,
     });
   }
   const status = httpStatusOf(error);
   const reason = error instanceof Error ? error.message : String(error);
   if (status === undefined || status >= 500) {
-    return ApplicationFailure.retryable(`GitHub did not answer reading ${what}: ${reason}`, 'github_unavailable');
+    return failure('github_unavailable', `GitHub did not answer reading ${what}: ${reason}`, { retryable: true });
   }
-  if (status === 404) return ApplicationFailure.nonRetryable(`${what} was not found (or this identity cannot see it)`, 'github_not_found');
+  if (status === 404) return failure('github_not_found', `${what} was not found (or this identity cannot see it)`);
   if (status === 401 || status === 403) {
-    return ApplicationFailure.nonRetryable(`this run's GitHub identity may not read ${what}: ${reason}`, 'github_forbidden');
+    return failure('github_forbidden', `this run's GitHub identity may not read ${what}: ${reason}`);
   }
-  return ApplicationFailure.nonRetryable(`GitHub refused reading ${what} (${status}): ${reason}`, 'github_bad_request');
+  return failure('github_bad_request', `GitHub refused reading ${what} (${status}): ${reason}`);
 }
 
 /** Wraps a read so every failure leaves as `toReadFailure`. */

@@ -1,6 +1,6 @@
 import { createAppAuth } from '@octokit/auth-app';
 import { Octokit } from '@octokit/rest';
-import { ApplicationFailure } from '@temporalio/common';
+import { failure } from '../../workflows/contracts';
 
 /** The GitHub identity a run's profile grants. `none` has no credential at all. */
 export type IdentityScope = 'none' | 'read' | 'write';
@@ -119,8 +119,7 @@ export function createGitHubIdentities(options: GitHubIdentityOptions): GitHubId
     tokenFor,
     async octokitFor(scope) {
       const token = await tokenFor(scope);
-      if (!token)
-        throw ApplicationFailure.nonRetryable(`no GitHub credential is configured for the '${scope}' identity`, 'github_no_credential');
+      if (!token) throw failure('github_no_credential', `no GitHub credential is configured for the '${scope}' identity`);
       return createOctokit(apiUrl, token, options.requestTimeoutMs);
     },
     gitRemote(repo) {

@@ -1,4 +1,4 @@
-import { ApplicationFailure } from '@temporalio/common';
+import { failure } from '../../workflows/contracts';
 import { type GitHubIdentities } from './identity';
 import { runGit } from './git-credentials';
 import { type EffectResult, type PushBranchInput } from './types';
@@ -19,7 +19,7 @@ export function createPushBranch(identities: GitHubIdentities) {
       const cwd = input.workingDirectory;
       const local = await runGit(['rev-parse', '--verify', `${input.sourceRef ?? 'HEAD'}^{commit}`], { cwd });
       if (local.code !== 0) {
-        throw ApplicationFailure.nonRetryable(`nothing to push: ${input.sourceRef ?? 'HEAD'} is not a commit in ${cwd}`, 'invalid_push');
+        throw failure('invalid_push', `nothing to push: ${input.sourceRef ?? 'HEAD'} is not a commit in ${cwd}`);
       }
       const sha = local.stdout.trim();
       const remoteSha = async () => {
@@ -67,7 +67,7 @@ function gitFailure(effectKey: string, identity: string, output: string): Effect
   }
   if (/returned error: 404|not found/i.test(output)) return { status: 'refused', effectKey, code: 'not_found', reason: lastLine(output) };
   // Network trouble or a 5xx: repeatable, so Temporal simply retries.
-  throw ApplicationFailure.retryable(`git push did not complete: ${lastLine(output)}`, 'git_push_failed');
+  throw failure('git_push_failed', `git push did not complete: ${lastLine(output)}`, { retryable: true });
 }
 
 function lastLine(text: string): string {

@@ -1,4 +1,4 @@
-import { ApplicationFailure } from '@temporalio/common';
+import { failure } from '../../workflows/contracts';
 import { PROVIDERS, splitModelId, type ProviderName } from '../../agents/model-choice';
 
 export { PROVIDERS, type ProviderName };
@@ -18,10 +18,10 @@ export interface ModelId {
 export function parseModelId(model: string): ModelId {
   const split = splitModelId(model);
   if (!split) {
-    throw ApplicationFailure.nonRetryable(
+    throw failure(
+      'model_unknown',
       `Model '${model}' is not '<provider>:<model id>' with a provider of ${PROVIDERS.join(', ')} ` +
         `(for example anthropic:claude-sonnet-4-6, openai:gpt-4.1, scripted:examples/hello.yaml)`,
-      'model_unknown',
     );
   }
   return split;

@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { ApplicationFailure } from '@temporalio/common';
+import { failure } from '../../workflows/contracts';
 import { readSecret } from '../../infra/config/secrets';
 import { type CallContext } from './activity-context';
 import { fromOpenAICompletion, toOpenAIRequest, type OpenAIRequestOptions } from './openai-mapping';
@@ -36,6 +36,6 @@ export async function openaiTurn(
   const result = fromOpenAICompletion(completion);
   // An answer without choices is a server hiccup (some routers do this under load): retry.
   if (!result)
-    throw ApplicationFailure.retryable(`${label.name} at ${baseUrl} answered with no choices for ${label.model}`, 'model_unavailable');
+    throw failure('model_unavailable', `${label.name} at ${baseUrl} answered with no choices for ${label.model}`, { retryable: true });
   return result;
 }

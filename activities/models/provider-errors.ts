@@ -1,4 +1,5 @@
-import { ApplicationFailure } from '@temporalio/common';
+import { type ApplicationFailure } from '@temporalio/common';
+import { failure } from '../../workflows/contracts';
 import { type CallContext } from './activity-context';
 
 /** How one provider names itself and its key in error messages. */
@@ -34,34 +35,28 @@ export function toActivityFailure(error: unknown, label: ProviderLabel, call: Ca
   if (status === undefined) {
     // Connection refused or reset, timeouts, aborted sockets: the network may recover.
     const timedOut = /timeout|timed out/i.test(`${http.name} ${http.message}`);
-    return ApplicationFailure.create({
-      message: `${label.name} at ${label.baseUrl} ${timedOut ? 'timed out' : 'could not be reached'}: ${error.message}`,
-      type: timedOut ? 'model_timeout' : 'model_unreachable',
-      cause: error,
-    });
+    return failure(
+      timedOut ? 'model_timeout' : 'model_unreachable',
+      `${label.name} at ${label.baseUrl} ${timedOut ? 'timed out' : 'could not be reached'}: ${error.message}`,
+      { retryable: true, cause: error },
+    );
   }
   if (status === 401 || status === 403) {
-    return ApplicationFailure.create({
-      message: `${label.name} refused the API key (${status}): check ${label.keyVariable}. ${error.message}`,
-      type: 'model_auth_failed',
-      nonRetryable: true,
+    return failure('model_auth_failed', `${label.name} refused the API key (${status}): check ${label.keyVariable}. ${error.message}`, {
       cause: error,
     });
   }
   if (RETRYABLE_STATUSES.has(status) || status >= 500) {
-    return ApplicationFailure.create({
-      message: `${label.name} is unavailable for ${label.model} (${status}); Temporal will retry. ${error.message}`,
-      type: status === 429 ? 'model_rate_limited' : 'model_unavailable',
-      nextRetryDelay: retryAfterMs(http.headers),
-      cause: error,
-    });
+    const delay = retryAfterMs(http.headers);
+    return failure(
+      status === 429 ? 'model_rate_limited' : 'model_unavailable',
+      `${label.name} is unavailable for ${label.model} (${status}); Temporal will retry. ${error.message}`,
+      { retryable: true, cause: error, ...(delay !== undefined ? { nextRetryDelay: delay } : {}) },
+    );
   }
   const hint =
     status === 404 ? `check the model id '${label.model}' and the base URL ${label.baseUrl}` : 'the request was not accepted as sent';
-  return ApplicationFailure.create({
-    message: `${label.name} rejected the request for ${label.model} (${status}): ${error.message}; ${hint}`,
-    type: 'model_bad_request',
-    nonRetryable: true,
+  return failure('model_bad_request', `${label.name} rejected the request for ${label.model} (${status}): ${error.message}; ${hint}`, {
     cause: error,
   });
 }
@@ -81,8 +76,5 @@ export function retryAfterMs(headers: HttpErrorShape['headers'], now = Date.now(
 
 /** The missing-key failure: nothing will change until someone sets the variable. */
 export function missingKeyFailure(label: ProviderLabel, extra = ''): ApplicationFailure {
-  return ApplicationFailure.nonRetryable(
-    `${label.keyVariable} is not set: set it in the worker's environment to use ${label.model}${extra}`,
-    'model_key_missing',
-  );
+  return failure('model_key_missing', `${label.keyVariable} is not set: set it in the worker's environment to use ${label.model}${extra}`);
 }

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { ApplicationFailure } from '@temporalio/common';
+import { failure } from '../../workflows/contracts';
 import { BASH_TIMEOUT_DEFAULT_MS, BASH_TIMEOUT_MAX_MS } from '../../tools/bash';
 import { commandEnvironment } from './command-environment';
 import { DEFAULT_FILE_LIMITS, readJobStatus, readWorkspaceFile, writeWorkspaceFile, type FileLimits } from './files';
@@ -58,7 +58,7 @@ export interface SandboxDeps {
 
 function checkWorkspace(workspace: WorkspaceRef | undefined): asserts workspace is WorkspaceRef {
   if (!workspace || typeof workspace.key !== 'string' || workspace.key.length === 0) {
-    throw ApplicationFailure.nonRetryable('a sandbox call needs workspace.key (the thread id)', 'invalid_input');
+    throw failure('invalid_input', 'a sandbox call needs workspace.key (the thread id)');
   }
 }
 
@@ -105,7 +105,7 @@ export function createSandboxActivities(deps: SandboxDeps, host: SandboxHost = c
     async bash(input: BashInput): Promise<BashResult> {
       checkWorkspace(input?.workspace);
       if (typeof input.command !== 'string' || input.command.trim() === '') {
-        throw ApplicationFailure.nonRetryable('bash needs a non-empty command', 'invalid_input');
+        throw failure('invalid_input', 'bash needs a non-empty command');
       }
       const notes: string[] = [];
       const requested = input.timeoutMs ?? BASH_TIMEOUT_DEFAULT_MS;
@@ -173,7 +173,7 @@ export function createSandboxActivities(deps: SandboxDeps, host: SandboxHost = c
     async prepareWorkspace(input: WorkspaceInput): Promise<WorkspaceState> {
       checkWorkspace(input?.workspace);
       const prepared = await prepareOrRefuse(input.workspace);
-      if (prepared instanceof SandboxUnavailable) throw ApplicationFailure.nonRetryable(prepared.message, 'sandbox_unavailable');
+      if (prepared instanceof SandboxUnavailable) throw failure('sandbox_unavailable', prepared.message);
       return {
         root: prepared.layout.root,
         isolation: prepared.isolation.mode,

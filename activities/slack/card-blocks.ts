@@ -1,4 +1,4 @@
-import type { RunOutcome, RunPhase, RunStatus } from '../../workflows/run-types';
+import type { RunOutcome, RunPhase, RunStatus } from '../../workflows/contracts';
 
 /** The Stop button's action id; its value is the run id. */
 export const STOP_ACTION_ID = 'switchboard_stop';

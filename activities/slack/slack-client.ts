@@ -1,5 +1,6 @@
 import { webApi } from '@slack/bolt';
-import { ApplicationFailure } from '@temporalio/common';
+import { type ApplicationFailure } from '@temporalio/common';
+import { failure } from '../../workflows/contracts';
 
 export type SlackWebClient = InstanceType<typeof webApi.WebClient>;
 
@@ -54,13 +55,12 @@ export function classifySlackError(error: unknown): SlackFailure {
 }
 
 /** The retryable failure for a call that did not land (or may not have): 429s wait for `Retry-After`. */
-export function retryLater(failure: SlackFailure, what: string): ApplicationFailure {
-  if (failure.kind === 'rate_limited') {
-    return ApplicationFailure.create({
-      message: `Slack rate-limited ${what}; retrying after ${failure.retryAfterSeconds}s`,
-      type: 'slack_rate_limited',
-      nextRetryDelay: failure.retryAfterSeconds * 1000,
+export function retryLater(slack: SlackFailure, what: string): ApplicationFailure {
+  if (slack.kind === 'rate_limited') {
+    return failure('slack_rate_limited', `Slack rate-limited ${what}; retrying after ${slack.retryAfterSeconds}s`, {
+      retryable: true,
+      nextRetryDelay: slack.retryAfterSeconds * 1000,
     });
   }
-  return ApplicationFailure.retryable(`${what} failed: ${failure.reason}`, `slack_${failure.kind}`);
+  return failure(`slack_${slack.kind}`, `${what} failed: ${slack.reason}`, { retryable: true });
 }

@@ -1,6 +1,6 @@
 import { createLogger } from '../../infra/logger';
 import { startLocalSlack, type LocalSlack } from '../../infra/local-slack';
-import type { RunStatus } from '../../workflows/run-types';
+import type { RunStatus } from '../../workflows/contracts';
 import { createSlackStatusActivities } from './status-activities';
 import { createSlackWebClient } from './slack-client';
 

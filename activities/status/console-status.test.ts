@@ -1,6 +1,6 @@
 import { createLogger } from '../../infra/logger';
 import { createConsoleStatusActivities } from './console-status';
-import type { RunStatus } from '../../workflows/run-types';
+import type { RunStatus } from '../../workflows/contracts';
 
 const status: RunStatus = {
   runId: 'run:thread:api:x:1',

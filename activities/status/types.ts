@@ -1,4 +1,4 @@
-import type { ReplyTarget, RunStatus } from '../../workflows/run-types';
+import type { ReplyTarget, RunStatus } from '../../workflows/contracts';
 
 /** One state of a run's status card; `final` marks the last update, with the answer. */
 export interface StatusCardInput {

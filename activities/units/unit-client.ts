@@ -1,8 +1,7 @@
 import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
 import { visibilityQuery } from '../../infra/visibility';
 import { Outcome, Phase, PullRequest, Repo } from '../../workflows/search-attributes';
-import type { ShipUnitInput, UnitState } from '../../workflows/unit-types';
+import { failure, shipUnitWorkflowType, steerSignal, unitStateQuery, type ShipUnitInput, type UnitState } from '../../workflows/contracts';
 
 export interface UnitClientDeps {
   client: Client;
@@ -38,7 +37,7 @@ export function createUnitClientActivities(deps: UnitClientDeps) {
     async startUnit(request: ShipUnitInput & { effectKey?: string }): Promise<StartUnitResult> {
       const { effectKey, ...input } = request;
       try {
-        await deps.client.workflow.start('shipUnitWorkflow', {
+        await deps.client.workflow.start(shipUnitWorkflowType, {
           workflowId: input.unitId,
           taskQueue: deps.taskQueue,
           args: [input],
@@ -51,18 +50,18 @@ export function createUnitClientActivities(deps: UnitClientDeps) {
         const handle = deps.client.workflow.getHandle(input.unitId);
         if (effectKey && (await handle.describe()).memo?.effectKey === effectKey) return { unitId: input.unitId, status: 'started' };
         // One unit per PR or slug: a second request steers the one that exists.
-        if (input.request) await handle.signal('steer', { text: input.request, by: input.requester.id });
+        if (input.request) await handle.signal(steerSignal, { text: input.request, by: input.requester.id });
         return { unitId: input.unitId, status: 'steered' };
       }
     },
 
     async inspectUnit(input: { unitId: string }): Promise<UnitState> {
       try {
-        return await deps.client.workflow.getHandle(input.unitId).query<UnitState>('state');
+        return await deps.client.workflow.getHandle(input.unitId).query(unitStateQuery);
       } catch (error) {
-        throw ApplicationFailure.nonRetryable(
-          `unit ${input.unitId} cannot be inspected: ${error instanceof Error ? error.message : String(error)}`,
+        throw failure(
           'unit_not_found',
+          `unit ${input.unitId} cannot be inspected: ${error instanceof Error ? error.message : String(error)}`,
         );
       }
     },

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ApplicationFailure } from '@temporalio/common';
+import { failure } from '../../workflows/contracts';
 import { runGit } from '../github/git-credentials';
 import { type GitHubIdentities } from '../github/identity';
 import { workspaceLayout } from '../sandbox/workspace-layout';
@@ -49,7 +49,7 @@ const GIT_AUTHOR = ['-c', 'user.name=Switchboard', '-c', 'user.email=switchboard
 export function createUnitWorkspaceActivities(deps: { dataDir: string; identities: GitHubIdentities }) {
   async function git(args: string[], cwd: string, token?: string): Promise<string> {
     const outcome = await runGit(args, { cwd, token, timeoutMs: 300_000 });
-    if (outcome.code !== 0) throw ApplicationFailure.retryable(`git ${args[0]} failed: ${outcome.stderr.trim().slice(-500)}`, 'git_failed');
+    if (outcome.code !== 0) throw failure('git_failed', `git ${args[0]} failed: ${outcome.stderr.trim().slice(-500)}`, { retryable: true });
     return outcome.stdout.trim();
   }
 
@@ -57,8 +57,7 @@ export function createUnitWorkspaceActivities(deps: { dataDir: string; identitie
     async prepareUnitWorkspace(input: PrepareUnitWorkspaceInput): Promise<UnitWorkspace> {
       const layout = workspaceLayout(deps.dataDir, { key: input.workspaceKey, network: true });
       const token = await deps.identities.tokenFor(input.identity);
-      if (!token)
-        throw ApplicationFailure.nonRetryable(`no GitHub credential for the '${input.identity}' identity`, 'github_no_credential');
+      if (!token) throw failure('github_no_credential', `no GitHub credential for the '${input.identity}' identity`);
       const remote = deps.identities.gitRemote(input.repo);
       await mkdir(layout.work, { recursive: true });
       if (!existsSync(join(layout.work, '.git'))) {

@@ -4,8 +4,7 @@ import { type Client } from '@temporalio/client';
 import { type Command } from 'commander';
 import { formatRecord, formatStatusLine } from '../../infra/run-format';
 import { awaitOutcome, composeMessage, deliverToThread, watchRun } from '../../infra/thread-client';
-import type { RunRecord } from '../../workflows/run-types';
-import type { MessageOutcome, ThreadInput, ThreadMessage } from '../../workflows/thread-types';
+import type { MessageOutcome, RunRecord, ThreadInput, ThreadMessage } from '../../workflows/contracts';
 import { withCliClient } from '../temporal-client';
 
 export interface AskOptions {

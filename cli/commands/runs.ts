@@ -1,6 +1,6 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { type Command } from 'commander';
-import type { RunRecord, RunStatus } from '../../workflows/run-types';
+import { type agentRunWorkflowType, runStatusQuery, steerUpdate, stopSignal, type SteerAccepted } from '../../workflows/contracts';
 import { Agent, Outcome } from '../../workflows/search-attributes';
 import { withCliClient } from '../temporal-client';
 import { formatRecord, formatStatusLine } from '../../infra/run-format';
@@ -42,14 +42,14 @@ export function registerRunsCommand(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (workflowId: string, options: { json?: boolean }) => {
       await withCliClient(async ({ client }) => {
-        const handle = client.workflow.getHandle(workflowId);
+        const handle = client.workflow.getHandle<typeof agentRunWorkflowType>(workflowId);
         const description = await handle.describe();
         if (description.status.name === 'RUNNING') {
-          const status = await handle.query<RunStatus>('status');
+          const status = await handle.query(runStatusQuery);
           console.log(options.json ? JSON.stringify(status, null, 2) : formatStatusLine(status));
           return;
         }
-        const record = (await handle.result()) as RunRecord;
+        const record = await handle.result();
         console.log(options.json ? JSON.stringify(record, null, 2) : formatRecord(record));
       });
     });
@@ -66,11 +66,9 @@ export function registerSteerCommand(program: Command): void {
       await withCliClient(async ({ client }) => {
         const handle = client.workflow.getHandle(workflowId);
         // A run answers with how many steers wait for its next turn; a unit only accepts.
-        let result: { accepted: boolean; pending?: number };
+        let result: SteerAccepted;
         try {
-          result = await handle.executeUpdate<{ accepted: boolean; pending?: number }, [{ text: string; by?: string }]>('steer', {
-            args: [{ text, ...(options.by ? { by: options.by } : {}) }],
-          });
+          result = await handle.executeUpdate(steerUpdate, { args: [{ text, ...(options.by ? { by: options.by } : {}) }] });
         } catch (error) {
           throw new Error(`steer refused: ${await steerRefusal(handle, error)}`);
         }
@@ -110,7 +108,7 @@ export function registerStopCommand(program: Command): void {
       await withCliClient(async ({ client }) => {
         await client.workflow
           .getHandle(workflowId)
-          .signal('stop', { ...(options.reason ? { reason: options.reason } : {}), ...(options.by ? { by: options.by } : {}) });
+          .signal(stopSignal, { ...(options.reason ? { reason: options.reason } : {}), ...(options.by ? { by: options.by } : {}) });
         console.log(`stop sent to ${workflowId}`);
       });
     });

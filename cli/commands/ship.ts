@@ -2,7 +2,7 @@ import { userInfo } from 'node:os';
 import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { type Command } from 'commander';
 import { pullRequestUnitId, taskUnitId } from '../../workflows/unit/unit-id';
-import type { ShipUnitInput, UnitRecord, UnitState } from '../../workflows/unit-types';
+import { shipUnitWorkflowType, steerSignal, unitStateQuery, type ShipUnitInput, type UnitState } from '../../workflows/contracts';
 import { isRepositoryName } from '../../tools/github-fields';
 import { withCliClient } from '../temporal-client';
 import { visibilityQuery } from '../../infra/visibility';
@@ -41,7 +41,7 @@ export async function startOrSteerUnit(
   input: ShipUnitInput,
 ): Promise<'started' | 'steered' | 'running'> {
   try {
-    await client.workflow.start('shipUnitWorkflow', {
+    await client.workflow.start(shipUnitWorkflowType, {
       workflowId: input.unitId,
       taskQueue,
       args: [input],
@@ -51,7 +51,7 @@ export async function startOrSteerUnit(
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
     if (!input.request) return 'running';
-    await client.workflow.getHandle(input.unitId).signal('steer', { text: input.request, by: input.requester.id });
+    await client.workflow.getHandle(input.unitId).signal(steerSignal, { text: input.request, by: input.requester.id });
     return 'steered';
   }
 }
@@ -145,14 +145,14 @@ function registerUnits(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (unitId: string, options: { json?: boolean }) => {
       await withCliClient(async ({ client }) => {
-        const handle = client.workflow.getHandle(unitId);
+        const handle = client.workflow.getHandle<typeof shipUnitWorkflowType>(unitId);
         const description = await handle.describe();
         if (description.status.name === 'RUNNING') {
-          const state = await handle.query<UnitState>('state');
+          const state = await handle.query(unitStateQuery);
           console.log(options.json ? JSON.stringify(state, null, 2) : formatState(state));
           return;
         }
-        const record = (await handle.result()) as UnitRecord;
+        const record = await handle.result();
         console.log(options.json ? JSON.stringify(record, null, 2) : record.report);
       });
     });

@@ -4,7 +4,7 @@ import { authorize, type AgentsConfig, type Catalog, type Requester as AccessReq
 import { loadCatalog } from '../../agents/custom-agents';
 import { type Caller } from '../../infra/api-tokens';
 import { ApiError } from '../../infra/errors';
-import type { Requester as RunRequester } from '../../workflows/run-types';
+import type { Requester as RunRequester } from '../../workflows/contracts';
 import { Agent, Requester } from '../../workflows/search-attributes';
 
 /** Access refusal codes (`agents/access.ts`) that answer 403; any other refusal is the request's (422). */

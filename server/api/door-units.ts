@@ -3,8 +3,7 @@ import { type Client, WorkflowFailedError, WorkflowUpdateFailedError } from '@te
 import { createUnitClientActivities } from '../../activities/units/unit-client';
 import { type Caller } from '../../infra/api-tokens';
 import { ApiError } from '../../infra/errors';
-import { unitStateQuery, unitSteerUpdate, unitStopSignal } from '../../workflows/ship-unit';
-import type { UnitRecord } from '../../workflows/unit-types';
+import { steerUpdate, stopSignal, unitStateQuery, type UnitRecord } from '../../workflows/contracts';
 import { pullRequestUnitId, taskUnitId } from '../../workflows/unit/unit-id';
 import { assertMayTouch, assertMayUse, describeSettled, runRequester, temporalError, type AccessOptions } from './door-access';
 import type { Links, UnitRequest } from './schemas';
@@ -89,7 +88,7 @@ export function createUnitDoor(options: UnitDoorOptions) {
       if (description.status.name !== 'RUNNING')
         throw new ApiError('steer_rejected', `The unit has settled (${description.status.name.toLowerCase()}).`);
       try {
-        return await handle.executeUpdate(unitSteerUpdate, { args: [{ text, by: caller.userId }] });
+        return await handle.executeUpdate(steerUpdate, { args: [{ text, by: caller.userId }] });
       } catch (error) {
         if (error instanceof WorkflowUpdateFailedError) throw new ApiError('steer_rejected', error.cause?.message ?? error.message);
         return temporalError(error, `unit ${unitId}`);
@@ -101,7 +100,7 @@ export function createUnitDoor(options: UnitDoorOptions) {
       if (description.status.name !== 'RUNNING')
         throw new ApiError('job_finished', `The unit has already settled (${description.status.name.toLowerCase()}).`);
       await handle
-        .signal(unitStopSignal, { by: caller.userId, ...(reason ? { reason } : {}) })
+        .signal(stopSignal, { by: caller.userId, ...(reason ? { reason } : {}) })
         .catch((error: unknown) => temporalError(error, `unit ${unitId}`));
       return { stopping: true, id: unitId };
     },

@@ -6,11 +6,18 @@ import { ApiError } from '../../infra/errors';
 import { formatRecord } from '../../infra/run-format';
 import { awaitOutcome, composeMessage, deliverToThread, watchRun } from '../../infra/thread-client';
 import { visibilityQuery } from '../../infra/visibility';
-import { statusQuery, steerUpdate, stopSignal } from '../../workflows/agent-run';
-import type { RunRecord, RunStatus } from '../../workflows/run-types';
+import {
+  messageSignal,
+  runStatusQuery,
+  steerUpdate,
+  stopSignal,
+  threadStateQuery,
+  type MessageOutcome,
+  type RunRecord,
+  type RunStatus,
+  type ThreadMessage,
+} from '../../workflows/contracts';
 import { Agent, Outcome, Thread } from '../../workflows/search-attributes';
-import { messageSignal, threadStateQuery } from '../../workflows/thread';
-import type { MessageOutcome, ThreadMessage } from '../../workflows/thread-types';
 import {
   ACCESS_REFUSALS,
   accessRequester,
@@ -170,7 +177,7 @@ export function createDoor(options: DoorOptions) {
     const base = { jobId, ...(threadId ? { threadId } : {}), ...(agent ? { agent } : {}), links: jobLinks(jobId, threadId) };
     const state = description.status.name;
     if (state === 'RUNNING') {
-      const status = await handle.query(statusQuery).catch(() => undefined);
+      const status = await handle.query(runStatusQuery).catch(() => undefined);
       return { ...base, state: 'running', ...(status ? { status } : {}) };
     }
     try {

@@ -1,4 +1,4 @@
-import type { ThreadInput, ThreadMessage } from '../../workflows/thread-types';
+import type { ThreadInput, ThreadMessage } from '../../workflows/contracts';
 
 /** The fields of a Slack `message` / `app_mention` event Switchboard reads. */
 export interface SlackMessageEvent {

@@ -7,6 +7,7 @@ import { type SlackConfig } from '../../infra/config/slack-section';
 import { readSecret } from '../../infra/config/secrets';
 import { SwitchboardError } from '../../infra/errors';
 import { type Logger } from '../../infra/logger';
+import { messageSignal, stopSignal, threadWorkflowType } from '../../workflows/contracts';
 import { boltLogger } from './bolt-logger';
 import { rejectSkewedSlackRequests } from './request-age';
 import { routeSlackMessage, slackIdProblem, slackThreadId, type RoutedSlackMessage, type SlackMessageEvent } from './event-routing';
@@ -161,7 +162,7 @@ function registerHandlers(app: App, options: SlackFrontEndOptions, reader: Slack
     if (!current) return void log.info({ threadId }, 'stop reaction on a thread with no running run');
     const decision = await mayStopRun(access, current, event.user, channel);
     if (!decision.ok) return void (await tell(reader, channel, event.user, decision.message));
-    await options.client.workflow.getHandle(threadId).signal('stop', { by: event.user, reason: 'the stop reaction on the request' });
+    await options.client.workflow.getHandle(threadId).signal(stopSignal, { by: event.user, reason: 'the stop reaction on the request' });
     log.info({ threadId, runId: current, by: event.user }, 'run stopped from Slack');
   });
 
@@ -181,18 +182,18 @@ function registerHandlers(app: App, options: SlackFrontEndOptions, reader: Slack
 async function signalThread(options: SlackFrontEndOptions, routed: Exclude<RoutedSlackMessage, { kind: 'ignore' }>): Promise<void> {
   const { client, taskQueue } = options;
   if (routed.kind === 'start') {
-    await client.workflow.signalWithStart('threadWorkflow', {
+    await client.workflow.signalWithStart(threadWorkflowType, {
       workflowId: routed.threadId,
       taskQueue,
       args: [routed.input],
-      signal: 'message',
+      signal: messageSignal,
       signalArgs: [routed.message],
       staticSummary: `Slack thread in ${routed.input.replyTarget.kind === 'slack' ? routed.input.replyTarget.channel : '?'}`,
     });
     return;
   }
   try {
-    await client.workflow.getHandle(routed.threadId).signal('message', routed.message);
+    await client.workflow.getHandle(routed.threadId).signal(messageSignal, routed.message);
   } catch (error) {
     // A reply in a thread Switchboard never started: not ours to answer.
     if (!(error instanceof WorkflowNotFoundError)) throw error;
@@ -210,7 +211,7 @@ async function stopRun(
     if (request.channel) await tell(reader, request.channel, request.userId, decision.message);
     return;
   }
-  await options.client.workflow.getHandle(request.runId).signal('stop', { by: request.userId, reason: request.how });
+  await options.client.workflow.getHandle(request.runId).signal(stopSignal, { by: request.userId, reason: request.how });
   options.logger.info({ runId: request.runId, by: request.userId, how: request.how }, 'run stopped from Slack');
 }
 

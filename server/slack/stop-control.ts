@@ -2,7 +2,7 @@ import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { authorize, type AgentsConfig } from '../../agents';
 import { loadCatalog } from '../../agents/custom-agents';
 import { Agent, Requester } from '../../workflows/search-attributes';
-import type { ThreadState } from '../../workflows/thread-types';
+import { threadStateQuery } from '../../workflows/contracts';
 
 export interface StopAccessOptions {
   client: Client;
@@ -37,7 +37,7 @@ export async function mayStopRun(options: StopAccessOptions, runId: string, user
 /** The run a thread is running now, if the thread exists and has one. */
 export async function currentRunOf(client: Client, threadId: string): Promise<string | undefined> {
   try {
-    const state = await client.workflow.getHandle(threadId).query<ThreadState>('state');
+    const state = await client.workflow.getHandle(threadId).query(threadStateQuery);
     return state.currentRunId;
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) return undefined;

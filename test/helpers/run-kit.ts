@@ -10,7 +10,7 @@ import { createGitHubIdentities, type GitHubIdentities } from '../../activities/
 import { defaultAgentsConfig, type AgentsConfigInput } from '../../agents';
 import { sendMessage, followRun, type AskOptions } from '../../cli/commands/ask';
 import { createLogger } from '../../infra/logger';
-import type { RunRecord } from '../../workflows/run-types';
+import type { RunRecord } from '../../workflows/contracts';
 import { KIT_SCRIPTS } from './scripts';
 import { productWorker, sharedEnvironment, uniqueTaskQueue } from './temporal';
 

@@ -1,9 +1,10 @@
+import { type WorkflowHandle } from '@temporalio/client';
 import { type TestWorkflowEnvironment } from '@temporalio/testing';
 import { type ShipSettings } from '../../activities/agents/agent-setup';
 import { type AgentsConfigInput } from '../../agents';
 import { createGitHubIdentities } from '../../activities/github';
 import { startLocalGitHub, type LocalGitHub } from '../../infra/local-github';
-import type { ShipUnitInput, UnitRecord } from '../../workflows/unit-types';
+import { shipUnitWorkflowType, type ShipUnitInput, type ShipUnitWorkflow } from '../../workflows/contracts';
 import { startRunKit, type RunKit } from './run-kit';
 
 export const REPO = 'acme/app';
@@ -13,9 +14,8 @@ export interface ShipKit {
   github: LocalGitHub;
   /** One scripted model for the unit's coding and review runs (turns chosen by the request text). */
   model(turns: unknown[]): string;
-  start(
-    input: Partial<ShipUnitInput> & { unitId: string },
-  ): Promise<{ result(): Promise<UnitRecord>; signal: (name: string, arg: unknown) => Promise<void>; query<T>(name: string): Promise<T> }>;
+  /** Starts a unit; its handle takes the unit's signals and queries from the contracts. */
+  start(input: Partial<ShipUnitInput> & { unitId: string }): Promise<WorkflowHandle<ShipUnitWorkflow>>;
   close(): Promise<void>;
 }
 
@@ -42,16 +42,11 @@ export async function startShipKit(
     github,
     model: (turns) => kit.script(`${label}-model`, turns),
     async start(input) {
-      const handle = await kit.env.client.workflow.start('shipUnitWorkflow', {
+      return kit.env.client.workflow.start(shipUnitWorkflowType, {
         workflowId: input.unitId,
         taskQueue: kit.taskQueue,
         args: [{ repo: REPO, replyTarget: { kind: 'cli' }, requester: { id: 'tester', surface: 'cli' }, ...input }],
       });
-      return {
-        result: () => handle.result() as Promise<UnitRecord>,
-        signal: (name, arg) => handle.signal(name, arg),
-        query: <T>(name: string) => handle.query<T>(name),
-      };
     },
     async close() {
       await kit.close();

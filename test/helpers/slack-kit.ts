@@ -17,8 +17,7 @@ import { createLogger } from '../../infra/logger';
 import { startLocalSlack, type LocalMessage, type LocalSlack } from '../../infra/local-slack';
 import { createServerApp } from '../../server/app';
 import { createSlackFrontEnd, type SlackFrontEnd } from '../../server/slack';
-import type { RunRecord } from '../../workflows/run-types';
-import type { ThreadState } from '../../workflows/thread-types';
+import { threadStateQuery, type RunRecord, type ThreadState } from '../../workflows/contracts';
 import { KIT_SCRIPTS } from './scripts';
 import { productWorker, sharedEnvironment, uniqueTaskQueue } from './temporal';
 
@@ -134,7 +133,7 @@ export async function startSlackKit(
       await delay(100);
     }
   };
-  const threadState = (threadId: string) => env.client.workflow.getHandle(threadId).query<ThreadState>('state');
+  const threadState = (threadId: string) => env.client.workflow.getHandle(threadId).query(threadStateQuery);
   return {
     env,
     taskQueue,

@@ -10,7 +10,7 @@ import { createLogger } from '../../infra/logger';
 import { startLocalGitHub, type LocalGitHub } from '../../infra/local-github';
 import { createServerApp } from '../../server/app';
 import { createGitHubWebhookRouter } from '../../server/github-webhooks';
-import type { MessageOutcome, ThreadState } from '../../workflows/thread-types';
+import type { MessageOutcome, ThreadState } from '../../workflows/contracts';
 import { freePort } from '../helpers/ports';
 import { startRunKit, type RunKit } from '../helpers/run-kit';
 import { BOT, startSlackKit, type SlackKit } from '../helpers/slack-kit';

@@ -1,4 +1,4 @@
-import type { PlanUnitState } from '../plan-types';
+import type { PlanUnitState } from '../contracts';
 import { isBlocked, mayStart, planProblems, topologicalOrder } from './plan-graph';
 
 const unit = (key: string, status: PlanUnitState['status'], dependsOn: string[] = []): PlanUnitState => ({

@@ -1,4 +1,4 @@
-import type { PlanUnitSpec, PlanUnitState } from '../plan-types';
+import type { PlanUnitSpec, PlanUnitState } from '../contracts';
 
 /** Problems with a seeded plan: duplicate keys, unknown dependencies, cycles. Empty when it is sound. */
 export function planProblems(units: PlanUnitSpec[]): string[] {

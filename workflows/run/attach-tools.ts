@@ -3,7 +3,7 @@ import type { AttachActivities } from '../../activities/attach';
 import type { ToolCall, ToolResult } from '../../activities/models/types';
 import type { WorkspaceRef } from '../../activities/sandbox/types';
 import type { Profile } from '../../agents/profile';
-import type { ReplyTarget } from '../run-types';
+import type { ReplyTarget } from '../contracts';
 
 /**
  * An upload of up to 20 MB, plus a thread search; a retry looks for the marker first, so an

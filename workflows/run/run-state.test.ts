@@ -1,5 +1,5 @@
 import { builtinCatalog, defaultAgentsConfig, getAgent, resolveProfile } from '../../agents';
-import type { RunInput } from '../run-types';
+import type { RunInput } from '../contracts';
 import { RunState } from './run-state';
 
 function input(carry?: RunInput['carry']): RunInput {

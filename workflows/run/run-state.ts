@@ -1,6 +1,6 @@
 import type { ChatMessage, ModelTurnResult, ToolResult } from '../../activities/models/types';
 import { describeBudget } from '../../agents/profile';
-import type { ChildRecord, RunCarry, RunInput, RunOutcome, RunPhase, RunRecord, RunStatus, SteerInput, ToolCallRecord } from '../run-types';
+import type { ChildRecord, RunCarry, RunInput, RunOutcome, RunPhase, RunRecord, RunStatus, SteerInput, ToolCallRecord } from '../contracts';
 
 /**
  * The run's bookkeeping as a plain class: the conversation, counters and record. The

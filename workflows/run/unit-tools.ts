@@ -1,6 +1,6 @@
 import { getExternalWorkflowHandle } from '@temporalio/workflow';
 import type { ToolCall, ToolResult } from '../../activities/models/types';
-import type { RunInput } from '../run-types';
+import { steerSignal, stopSignal, type RunInput } from '../contracts';
 import { units } from '../unit/unit-activities';
 import { pullRequestUnitId, taskUnitId } from '../unit/unit-id';
 
@@ -60,10 +60,10 @@ export async function runUnitTool(call: ToolCall, input: Record<string, unknown>
     if (call.name === 'unit_inspect') return answer(JSON.stringify(state, null, 1));
     if (state.outcome) return answer(`${unitId} has already settled (${state.outcome}); nothing was done.`, true);
     if (call.name === 'unit_steer') {
-      await getExternalWorkflowHandle(unitId).signal('steer', { text: input.text as string, by: person });
+      await getExternalWorkflowHandle(unitId).signal(steerSignal, { text: input.text as string, by: person });
       return answer(`Sent to ${unitId}; it joins the unit's next coding round.`);
     }
-    await getExternalWorkflowHandle(unitId).signal('stop', { reason: input.reason as string, by: person });
+    await getExternalWorkflowHandle(unitId).signal(stopSignal, { reason: input.reason as string, by: person });
     return answer(`Stop sent to ${unitId}; it settles as stopped.`);
   } catch (error) {
     const failure = error as { message?: string; cause?: { message?: string } };

@@ -1,6 +1,6 @@
 import { builtinCatalog, defaultAgentsConfig } from '../../agents';
 import { DEFAULT_SHIP_SETTINGS } from '../../activities/agents/agent-setup';
-import type { ThreadMessage } from '../thread-types';
+import type { ThreadMessage } from '../contracts';
 import { decide } from './decide';
 
 const setup = (config = {}, allowedModels?: string[]) => ({

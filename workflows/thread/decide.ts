@@ -11,8 +11,7 @@ import {
   usableAgents,
   type Profile,
 } from '../../agents';
-import type { ReplyTarget } from '../run-types';
-import type { ThreadMessage } from '../thread-types';
+import type { ReplyTarget, ThreadMessage } from '../contracts';
 
 export type Decision =
   | { kind: 'run'; agent: string; profile: Profile; system: string; request: string; stickyAgent?: string }

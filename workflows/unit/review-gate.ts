@@ -1,5 +1,5 @@
 import { FINDING_SEVERITIES, getTool, parseToolInput, type Finding, type FindingSeverity } from '../../tools';
-import type { ReviewSummary } from '../unit-types';
+import type { ReviewSummary } from '../contracts';
 
 export interface Submission {
   verdict: 'approve' | 'request_changes' | 'comment';

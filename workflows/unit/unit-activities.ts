@@ -4,7 +4,7 @@ import type { GitHubActivities } from '../../activities/github';
 import type { WorkspaceInput } from '../../activities/sandbox/types';
 import type { StartUnitResult, UnitSummary } from '../../activities/units/unit-client';
 import type { CommitResult, CommitWorkspaceInput, PrepareUnitWorkspaceInput, UnitWorkspace } from '../../activities/units/unit-workspace';
-import type { ShipUnitInput, UnitState } from '../unit-types';
+import type { ShipUnitInput, UnitState } from '../contracts';
 
 export const SETUP_TIMEOUT = '30 seconds';
 export const WORKSPACE_TIMEOUT = '10 minutes';

@@ -1,4 +1,4 @@
-import type { UnitCarry, UnitPhase } from '../unit-types';
+import type { UnitCarry, UnitPhase } from '../contracts';
 import { UnitInbox } from './unit-inbox';
 
 function carry(overrides: Partial<UnitCarry> = {}): UnitCarry {

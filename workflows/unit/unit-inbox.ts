@@ -1,4 +1,4 @@
-import type { UnitCarry, UnitChecksEvent, UnitOutcome, UnitPhase, UnitPullRequestEvent, UnitSteer, UnitStop } from '../unit-types';
+import type { StopInput, SteerInput, UnitCarry, UnitChecksEvent, UnitOutcome, UnitPhase, UnitPullRequestEvent } from '../contracts';
 
 /**
  * What people and GitHub told the unit since it last looked: signals land here (handlers
@@ -6,10 +6,10 @@ import type { UnitCarry, UnitChecksEvent, UnitOutcome, UnitPhase, UnitPullReques
  * drive it without Temporal.
  */
 export class UnitInbox {
-  stopped?: UnitStop;
+  stopped?: StopInput;
   terminal?: { outcome: Extract<UnitOutcome, 'merged' | 'closed'> };
   mergeRequested = false;
-  private steers: UnitSteer[] = [];
+  private steers: SteerInput[] = [];
   private pushes: string[] = [];
   private humanReviews: Array<{ reviewId?: number; actor?: string; state?: string }> = [];
   private checksHeads = new Set<string>();
@@ -17,12 +17,12 @@ export class UnitInbox {
 
   constructor(private readonly carry: Pick<UnitCarry, 'headSha' | 'postedReviews'>) {}
 
-  steer(steer: UnitSteer): void {
+  steer(steer: SteerInput): void {
     if (typeof steer?.text === 'string' && steer.text.trim())
       this.steers.push({ text: steer.text.trim(), ...(steer.by ? { by: steer.by } : {}) });
   }
 
-  stop(stop: UnitStop): void {
+  stop(stop: StopInput): void {
     this.stopped ??= stop;
   }
 

@@ -1,5 +1,5 @@
 import type { Finding } from '../../tools';
-import type { UnitOutcome, UnitRecord, WorkItem } from '../unit-types';
+import type { UnitOutcome, UnitRecord, WorkItem } from '../contracts';
 
 function describeFinding(finding: Finding): string {
   return `- [${finding.severity}] ${finding.path}:${finding.line} — ${finding.title}\n  Scenario: ${finding.scenario}\n  Impact: ${finding.impact}`;

@@ -1,28 +1,15 @@
 /**
- * Inputs, state and results of `agentRunWorkflow`. Dependency-free types, so front ends,
- * the CLI and tests import them without pulling in workflow code.
+ * The contract of `agentRunWorkflow`: its input, state and result, and the `status` query
+ * (it also takes `steer` and `stop`, see common.ts). Front ends, the CLI and tests import
+ * these without pulling in workflow code.
  */
-import type { ChatMessage, ToolCall } from '../activities/models/types';
-import type { Profile } from '../agents/profile';
+import { defineQuery } from '@temporalio/workflow';
+import type { ChatMessage, ToolCall } from '../../activities/models/types';
+import type { Profile } from '../../agents/profile';
+import type { ReplyTarget, Requester, SteerInput } from './common';
+import { workflowType } from './workflow-type';
 
 export type RunOutcome = 'completed' | 'stopped' | 'budget' | 'turns' | 'tokens' | 'failed';
-
-/** Where a run's card and answer go. */
-export type ReplyTarget =
-  | { kind: 'slack'; team: string; channel: string; threadTs: string }
-  | { kind: 'github'; repo: string; pullRequest: number }
-  | { kind: 'api' }
-  | { kind: 'cli' };
-
-export interface Requester {
-  id: string;
-  surface: 'slack' | 'github' | 'http' | 'mcp' | 'cli';
-  displayName?: string;
-  /** A self-serve API/MCP token: it and every child run it delegates to stay away from shells. */
-  selfServe?: boolean;
-  /** The agents the caller's API token allows (its `agents`), with the config key; absent: no narrowing. */
-  grant?: { agents: string[]; rule: string };
-}
 
 export interface RunInput {
   threadId: string;
@@ -57,16 +44,6 @@ export interface RunCarry {
   taskCounter: number;
   statusText?: string;
   submissions: Record<string, unknown>;
-}
-
-export interface SteerInput {
-  text: string;
-  by?: string;
-}
-
-export interface StopInput {
-  reason?: string;
-  by?: string;
 }
 
 export interface ToolCallRecord {
@@ -134,3 +111,10 @@ export interface RunRecord {
 }
 
 export type { ChatMessage, ToolCall };
+
+/** The run's live status (phase, turns, tokens, budget); answered while it runs and after. */
+export const runStatusQuery = defineQuery<RunStatus>('status');
+
+export type AgentRunWorkflow = (input: RunInput) => Promise<RunRecord>;
+/** Started by a thread, a unit or a parent run as a child (`run:<thread-id>:<n>`, `<parent-id>/task-<k>`). */
+export const agentRunWorkflowType = workflowType<AgentRunWorkflow>('agentRunWorkflow');

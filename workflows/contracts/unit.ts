@@ -1,9 +1,12 @@
 /**
- * Inputs, state and results of `shipUnitWorkflow` (and the messages it takes). Dependency-
- * free types, so the webhook router, the CLI and the orchestrator's tools import them.
+ * The contract of `shipUnitWorkflow`: its input, state and result, and the messages it takes
+ * (`prEvent`, `checks`, `merge`, the `state` query; `steer` and `stop` are in common.ts).
+ * The webhook router, the CLI and the orchestrator's tools import these.
  */
-import type { Finding, FindingSeverity } from '../tools/submit-review';
-import type { ReplyTarget, Requester } from './run-types';
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+import type { Finding, FindingSeverity } from '../../tools/submit-review';
+import type { ReplyTarget, Requester } from './common';
+import { workflowType } from './workflow-type';
 
 export type UnitPhase = 'coding' | 'review' | 'findings' | 'checks' | 'continuation' | 'idle' | 'settle';
 export type UnitOutcome = 'merged' | 'closed' | 'stopped' | 'out_of_rounds' | 'budget' | 'idle_expired' | 'failed';
@@ -69,16 +72,6 @@ export interface UnitCarry {
   startedAt: number;
 }
 
-/** The `steer` signal/update and the `stop` signal. */
-export interface UnitSteer {
-  text: string;
-  by?: string;
-}
-export interface UnitStop {
-  reason?: string;
-  by?: string;
-}
-
 /** The `prEvent` signal (from the GitHub webhook router). */
 export interface UnitPullRequestEvent {
   deliveryId?: string;
@@ -89,6 +82,11 @@ export interface UnitPullRequestEvent {
   reviewState?: string;
   reviewId?: number;
   actor?: string;
+}
+
+/** The `merge` signal (from the unit's plan, when the plan holds merge authority). */
+export interface UnitMergeRequest {
+  by?: string;
 }
 
 /** The `checks` signal (a check suite or run completed on a commit). */
@@ -135,3 +133,15 @@ export interface UnitRecord {
   endedBy?: string;
   report: string;
 }
+
+/** A PR event from the GitHub webhook router: merged/closed settle, a push re-reviews, a person's review is work. */
+export const prEventSignal = defineSignal<[UnitPullRequestEvent]>('prEvent');
+/** A check suite or run completed on a commit: wakes the unit's CI wait for that head. */
+export const checksSignal = defineSignal<[UnitChecksEvent]>('checks');
+/** From the unit's plan, when the plan holds merge authority and the unit's turn has come. */
+export const mergeSignal = defineSignal<[UnitMergeRequest]>('merge');
+export const unitStateQuery = defineQuery<UnitState>('state');
+
+export type ShipUnitWorkflow = (input: ShipUnitInput) => Promise<UnitRecord>;
+/** Started on its own id (`unit:<owner>/<repo>:<slug>` or `unit:<owner>/<repo>#<n>`), never as a thread's child. */
+export const shipUnitWorkflowType = workflowType<ShipUnitWorkflow>('shipUnitWorkflow');

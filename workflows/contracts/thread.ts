@@ -1,8 +1,12 @@
 /**
- * Inputs and state of `threadWorkflow`, the entity that owns one conversation. Front ends
- * signal-with-start it with `message`; these are their dependency-free contracts.
+ * The contract of `threadWorkflow`, the entity that owns one conversation: its input and
+ * state, the `message` signal front ends signal-with-start it with, and the `state` query
+ * (`stop`, passed on to its running run, is in common.ts).
  */
-import type { ReplyTarget, Requester, RunOutcome } from './run-types';
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+import type { ReplyTarget, Requester } from './common';
+import type { RunOutcome } from './run';
+import { workflowType } from './workflow-type';
 
 /** One incoming message, normalised by a front end. */
 export interface ThreadMessage {
@@ -72,3 +76,11 @@ export interface ThreadState {
   saved: number;
   outcomes: MessageOutcome[];
 }
+
+/** One incoming message; sent with signal-with-start, so the first one starts the thread. */
+export const messageSignal = defineSignal<[ThreadMessage]>('message');
+export const threadStateQuery = defineQuery<ThreadState>('state');
+
+export type ThreadWorkflow = (input: ThreadInput) => Promise<void>;
+/** Signal-with-started on `thread:slack:…`, `thread:gh:…`, `thread:cli:…` or `thread:api:…`. */
+export const threadWorkflowType = workflowType<ThreadWorkflow>('threadWorkflow');

@@ -1,0 +1,48 @@
+/**
+ * What every conversation-facing workflow shares: who asked, where answers go, and the
+ * `steer` and `stop` messages a run and a unit both take (a thread and a plan take `stop`).
+ * One definition per wire name, so a client never names a message by string.
+ */
+import { defineSignal, defineUpdate } from '@temporalio/workflow';
+
+/** Where a run's card and answer go. */
+export type ReplyTarget =
+  | { kind: 'slack'; team: string; channel: string; threadTs: string }
+  | { kind: 'github'; repo: string; pullRequest: number }
+  | { kind: 'api' }
+  | { kind: 'cli' };
+
+export interface Requester {
+  id: string;
+  surface: 'slack' | 'github' | 'http' | 'mcp' | 'cli';
+  displayName?: string;
+  /** A self-serve API/MCP token: it and every child run it delegates to stay away from shells. */
+  selfServe?: boolean;
+  /** The agents the caller's API token allows (its `agents`), with the config key; absent: no narrowing. */
+  grant?: { agents: string[]; rule: string };
+}
+
+/** The `steer` signal and update: `{"text": "...", "by"?: "..."}`. */
+export interface SteerInput {
+  text: string;
+  by?: string;
+}
+
+/** The `stop` signal: `{"reason"?: "...", "by"?: "..."}`. */
+export interface StopInput {
+  reason?: string;
+  by?: string;
+}
+
+/** The `steer` update's answer: a run adds how many steers wait for its next turn; a unit only accepts. */
+export interface SteerAccepted {
+  accepted: true;
+  pending?: number;
+}
+
+/** A new instruction for a run (next model turn) or a unit (next coding round). */
+export const steerSignal = defineSignal<[SteerInput]>('steer');
+/** As `steerSignal`, validated: empty text or a finished workflow is refused (`steer_rejected`). */
+export const steerUpdate = defineUpdate<SteerAccepted, [SteerInput]>('steer');
+/** Stops a run or unit (it settles `stopped`), a thread's running run, or a plan and its units. */
+export const stopSignal = defineSignal<[StopInput]>('stop');

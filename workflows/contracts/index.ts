@@ -1,0 +1,15 @@
+/**
+ * The contracts of Switchboard's workflows, in one place: each workflow's type name, input
+ * and result, every signal, query and update with its payload, and the failure codes. Clients
+ * (server/, cli/, activities/, tests) and the workflows themselves import these, never a
+ * message or workflow name as a string (lint enforces it). Wire names and JSON shapes are
+ * what operators type into the `temporal` CLI: changing one breaks them and recorded
+ * histories (docs/versioning.md).
+ */
+export * from './common';
+export * from './failures';
+export * from './plan';
+export * from './run';
+export * from './thread';
+export * from './unit';
+export { workflowType } from './workflow-type';

@@ -1,0 +1,81 @@
+/**
+ * The contract of `planWorkflow`, a seeded dependency graph of ship units: its input, state
+ * and result, the `unitUpdate` protocol its units speak, and the `state` query (`stop` is in
+ * common.ts).
+ */
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+import type { ReplyTarget, Requester } from './common';
+import type { UnitOutcome, UnitPhase } from './unit';
+import { workflowType } from './workflow-type';
+
+export interface PlanUnitSpec {
+  /** Short name, unique in the plan (`api`, `client`). */
+  key: string;
+  request: string;
+  dependsOn?: string[];
+}
+
+export interface PlanInput {
+  /** `plan:<owner>/<repo>:<slug>`. */
+  planId: string;
+  repo: string;
+  units: PlanUnitSpec[];
+  replyTarget: ReplyTarget;
+  requester: Requester;
+  threadId?: string;
+  model?: string;
+  /** Overrides `plan.mergeAuthority`. */
+  mergeAuthority?: boolean;
+}
+
+export type PlanUnitStatus = 'waiting' | 'running' | 'ready' | 'merging' | 'merged' | 'settled' | 'blocked';
+
+export interface PlanUnitState {
+  key: string;
+  unitId: string;
+  status: PlanUnitStatus;
+  dependsOn: string[];
+  pullRequest?: number;
+  outcome?: UnitOutcome;
+}
+
+/** What every `unitUpdate` carries: which unit of the plan, and its PR as far as it got. */
+interface PlanUnitUpdateBase {
+  /** The unit's key in the plan. */
+  key: string;
+  unitId: string;
+  pullRequest?: number;
+  headSha?: string;
+}
+
+/**
+ * The `unitUpdate` signal a unit of a plan sends, discriminated by `status`: the phase it
+ * entered, `ready` (idle with a PR that may merge), `merge_refused` (the plan's merge did not
+ * happen, with why), or `settled` with the unit's outcome.
+ */
+export type PlanUnitUpdate = PlanUnitUpdateBase & PlanUnitProgress;
+
+export type PlanUnitProgress =
+  { status: UnitPhase } | { status: 'ready' } | { status: 'merge_refused'; reason: string } | { status: 'settled'; outcome: UnitOutcome };
+
+export interface PlanState {
+  planId: string;
+  mergeAuthority: boolean;
+  units: PlanUnitState[];
+  /** Keys in the order their PRs merged. */
+  merged: string[];
+  done: boolean;
+}
+
+export interface PlanRecord extends PlanState {
+  outcome: 'completed' | 'blocked' | 'stopped';
+  report: string;
+}
+
+/** From each unit of the plan: its progress, so the plan starts dependants and merges in order. */
+export const unitUpdateSignal = defineSignal<[PlanUnitUpdate]>('unitUpdate');
+export const planStateQuery = defineQuery<PlanState>('state');
+
+export type PlanWorkflow = (input: PlanInput) => Promise<PlanRecord>;
+/** Started on `plan:<owner>/<repo>:<slug>`. */
+export const planWorkflowType = workflowType<PlanWorkflow>('planWorkflow');
