@@ -23,6 +23,12 @@ export interface DevServerOptions {
   readyTimeoutMs?: number;
   logLevel?: 'debug' | 'info' | 'warn' | 'error';
   logger?: Logger;
+  /**
+   * Server dynamic configuration (`--dynamic-config-value key=value`), e.g. a low
+   * `limit.historyCount.suggestContinueAsNew` so the history recorder sees continue-as-new
+   * without growing large histories.
+   */
+  dynamicConfig?: Record<string, string | number | boolean>;
 }
 
 /** A running `temporal server start-dev` that this process started and will stop. */
@@ -52,6 +58,8 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     args.push('--db-filename', options.dbFile);
   }
   for (const key of SEARCH_ATTRIBUTE_KEYS) args.push('--search-attribute', `${key.name}=${cliTypeName(key)}`);
+  for (const [key, value] of Object.entries(options.dynamicConfig ?? {}))
+    args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
 
   options.logger?.debug({ binary: options.binary, args }, 'starting Temporal dev server');
   const child = spawn(options.binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
