@@ -20,6 +20,7 @@ import { submitDescriptionTool } from './submit-description';
 import { submitReviewTool } from './submit-review';
 import { taskTool } from './task';
 import { type ModelToolSchema, type ToolSpec, toolJsonSchema } from './tool';
+import type { z } from 'zod';
 import { unitInspectTool } from './unit-inspect';
 import { unitStartTool } from './unit-start';
 import { unitSteerTool } from './unit-steer';
@@ -65,11 +66,18 @@ const ALL_TOOLS = [
   fleetStatusTool,
 ] as const satisfies readonly ToolSpec[];
 
+type AnyTool = (typeof ALL_TOOLS)[number];
+
 /** Every tool name Switchboard knows. */
-export type ToolName = (typeof ALL_TOOLS)[number]['name'];
+export type ToolName = AnyTool['name'];
+
+/** A tool's input as its schema parses it (what an executor receives), by tool name. */
+export type ToolInput<Name extends ToolName> = z.output<Extract<AnyTool, { name: Name }>['input']>;
 
 /** Every tool by name, in a stable order (the order tool lists are shown in). */
-export const TOOLS: Readonly<Record<ToolName, ToolSpec>> = Object.fromEntries(ALL_TOOLS.map((tool) => [tool.name, tool]));
+export const TOOLS = Object.fromEntries(ALL_TOOLS.map((tool) => [tool.name, tool])) as Record<string, ToolSpec> as Readonly<
+  Record<ToolName, ToolSpec>
+>;
 
 export const TOOL_NAMES: readonly ToolName[] = ALL_TOOLS.map((tool) => tool.name);
 

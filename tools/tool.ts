@@ -31,8 +31,13 @@ export interface ToolSpec<Input extends z.ZodType = z.ZodType> {
   readonly executor: ExecutorKind;
 }
 
-/** Declares a tool; the identity function exists so each file's literal is type-checked. */
-export function defineTool<Input extends z.ZodType>(spec: ToolSpec<Input>): ToolSpec<Input> {
+/**
+ * Declares a tool; the identity function exists so each file's literal is type-checked and
+ * keeps its name as a literal type (the registry's `ToolName` union is built from them).
+ */
+export function defineTool<const Name extends string, Input extends z.ZodType>(
+  spec: ToolSpec<Input> & { readonly name: Name },
+): ToolSpec<Input> & { readonly name: Name } {
   return spec;
 }
 

@@ -1,4 +1,4 @@
-import { getTool, modelToolSchemas, TOOL_NAMES, TOOLS } from './registry';
+import { getTool, modelToolSchemas, TOOL_NAMES, TOOLS, type ToolName } from './registry';
 import { parseToolInput, toolJsonSchema } from './tool';
 import { BASH_TIMEOUT_MAX_MS } from './bash';
 
@@ -97,7 +97,7 @@ describe('tool schemas', () => {
 });
 
 describe('tool input validation returns data', () => {
-  const cases: Array<[string, unknown, boolean, RegExp | undefined]> = [
+  const cases: Array<[ToolName, unknown, boolean, RegExp | undefined]> = [
     ['bash', { command: 'ls' }, true, undefined],
     ['bash', { command: 'make', timeoutMs: BASH_TIMEOUT_MAX_MS }, true, undefined],
     ['bash', { command: 'make', timeoutMs: BASH_TIMEOUT_MAX_MS + 1 }, false, /timeoutMs/],
