@@ -13,9 +13,8 @@ import {
   type StopInput,
 } from './contracts';
 import { isBlocked, mayStart, planProblems, topologicalOrder } from './plan/plan-graph';
-import { status as statusActivities } from './run/activities';
+import { setup, status as statusActivities, units as unitActivities } from './activity-proxies';
 import { Outcome, Phase, Repo, Requester, SwitchboardKind } from './search-attributes';
-import { setup, units as unitActivities } from './unit/unit-activities';
 
 /** A unit that enters one of these phases after it was ready is working again (not mergeable). */
 const REWORK_PHASES: ReadonlySet<PlanUnitUpdate['status']> = new Set(['coding', 'review', 'findings', 'checks']);

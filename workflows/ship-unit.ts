@@ -9,10 +9,9 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { buildSystemPrompt, getAgent, resolveProfile, type Profile } from '../agents';
-import { status as statusActivities } from './run/activities';
+import { githubUnitSteps as github, githubWrites, setup, status as statusActivities, unitWorkspace as workspace } from './activity-proxies';
 import { Outcome, Phase, PullRequest, Repo, Requester, SwitchboardKind, Thread } from './search-attributes';
 import { applyGate, renderReview, validateSubmission } from './unit/review-gate';
-import { github, githubWrites, setup, workspace } from './unit/unit-activities';
 import { codingRequest, reviewRequest, unitReport } from './unit/unit-prompts';
 import { unitBranchName } from './unit/branch';
 import { UnitInbox } from './unit/unit-inbox';

@@ -3,18 +3,15 @@ import {
   continueAsNew,
   getExternalWorkflowHandle,
   ParentClosePolicy,
-  proxyActivities,
   setHandler,
   startChild,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ChatMessage } from '../activities/models/types';
-import type { AgentSetup } from '../activities/agents/agent-setup';
-import { status as statusActivities } from './run/activities';
+import { setup, status as statusActivities, units } from './activity-proxies';
 import { SwitchboardKind, Thread } from './search-attributes';
 import { decide } from './thread/decide';
-import { units } from './unit/unit-activities';
 import { pullRequestUnitId, taskUnitId } from './unit/unit-id';
 import type { Profile } from '../agents';
 import {
@@ -39,11 +36,6 @@ export const SEEN_MESSAGE_IDS = 500;
 export const OUTCOMES_KEPT = 50;
 /** Continue-as-new between runs once history passes this many events (or Temporal suggests it). */
 export const THREAD_HISTORY_LIMIT = 5_000;
-
-const setup = proxyActivities<{ loadAgentSetup(): Promise<AgentSetup> }>({
-  startToCloseTimeout: '30 seconds',
-  retry: { maximumAttempts: 5 },
-});
 
 /**
  * One conversation. Receives each message by signal-with-start, decides the agent and

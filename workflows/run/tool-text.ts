@@ -1,24 +1,25 @@
 import type { BashResult, FileResult } from '../../activities/sandbox/types';
+import type { ToolInput } from '../../tools';
 
 /** Quotes a value for a POSIX shell: the model's text is data, never syntax. */
 export function shellQuote(value: string): string {
   return `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
-export function grepCommand(input: Record<string, unknown>): string {
-  const max = (input.maxResults as number | undefined) ?? 200;
-  const glob = input.glob ? ` --include=${shellQuote(input.glob as string)}` : '';
-  const path = shellQuote((input.path as string | undefined) ?? '.');
-  return `grep -rnE${glob} --exclude-dir=.git -e ${shellQuote(input.pattern as string)} ${path} | head -n ${max}`;
+export function grepCommand(input: ToolInput<'grep'>): string {
+  const max = input.maxResults ?? 200;
+  const glob = input.glob ? ` --include=${shellQuote(input.glob)}` : '';
+  const path = shellQuote(input.path ?? '.');
+  return `grep -rnE${glob} --exclude-dir=.git -e ${shellQuote(input.pattern)} ${path} | head -n ${max}`;
 }
 
-export function findFilesCommand(input: Record<string, unknown>): string {
-  const max = (input.maxResults as number | undefined) ?? 200;
-  return `find . -path ./.git -prune -o -type f -path ${shellQuote(`./${input.glob as string}`)} -print | sed 's#^./##' | head -n ${max}`;
+export function findFilesCommand(input: ToolInput<'find_files'>): string {
+  const max = input.maxResults ?? 200;
+  return `find . -path ./.git -prune -o -type f -path ${shellQuote(`./${input.glob}`)} -print | sed 's#^./##' | head -n ${max}`;
 }
 
-export function listDirectoryCommand(input: Record<string, unknown>): string {
-  return `ls -la ${shellQuote((input.path as string | undefined) ?? '.')}`;
+export function listDirectoryCommand(input: ToolInput<'list_directory'>): string {
+  return `ls -la ${shellQuote(input.path ?? '.')}`;
 }
 
 export function describeBash(result: BashResult): string {

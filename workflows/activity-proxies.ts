@@ -1,0 +1,145 @@
+/**
+ * Every activity the workflows call, in one place: the contracts they call them by (types
+ * only: implementations live in activities/) and the named timeout and retry policy of each
+ * group. Workflows import the proxies from here; phase classes take the same shapes as
+ * constructor arguments, so unit tests hand in plain fakes.
+ */
+import type { Duration } from '@temporalio/common';
+import { ActivityCancellationType, proxyActivities, type ActivityOptions } from '@temporalio/workflow';
+import type { AgentSetup } from '../activities/agents/agent-setup';
+import type { AttachActivities } from '../activities/attach';
+import type { GitHubActivities } from '../activities/github';
+import type { ModelTurnInput, ModelTurnResult } from '../activities/models/types';
+import type {
+  BashInput,
+  BashResult,
+  FileResult,
+  JobStatus,
+  JobStatusInput,
+  WorkspaceInput,
+  WorkspaceRef,
+} from '../activities/sandbox/types';
+import type { EffectResult, ReplyInput, StatusCardInput } from '../activities/status/types';
+import type { StartUnitResult, UnitSummary } from '../activities/units/unit-client';
+import type { CommitResult, CommitWorkspaceInput, PrepareUnitWorkspaceInput, UnitWorkspace } from '../activities/units/unit-workspace';
+import type { SkillActivities } from '../activities/skills';
+import type { WebActivities } from '../activities/web';
+import type { ShipUnitInput, UnitState } from './contracts';
+
+export type { AttachActivities, SkillActivities, WebActivities };
+
+export interface SetupActivities {
+  loadAgentSetup(): Promise<AgentSetup>;
+}
+
+export interface ModelActivities {
+  modelTurn(input: ModelTurnInput): Promise<ModelTurnResult>;
+}
+
+export interface SandboxActivities {
+  bash(input: BashInput): Promise<BashResult>;
+  readFile(input: { workspace: WorkspaceRef; path: string; offset?: number; limit?: number }): Promise<FileResult>;
+  writeFile(input: { workspace: WorkspaceRef; path: string; content: string }): Promise<FileResult>;
+  jobStatus(input: JobStatusInput): Promise<JobStatus>;
+  closeWorkspace(input: { workspace: WorkspaceRef }): Promise<unknown>;
+}
+
+export interface StatusActivities {
+  statusCard(input: StatusCardInput): Promise<EffectResult>;
+  deliverReply(input: ReplyInput): Promise<EffectResult>;
+}
+
+export interface UnitWorkspaceActivities {
+  prepareUnitWorkspace(input: PrepareUnitWorkspaceInput): Promise<UnitWorkspace>;
+  commitWorkspace(input: CommitWorkspaceInput): Promise<CommitResult>;
+  releaseWorkspace(input: WorkspaceInput): Promise<unknown>;
+}
+
+export interface UnitClientActivities {
+  startUnit(input: ShipUnitInput & { effectKey?: string }): Promise<StartUnitResult>;
+  inspectUnit(input: { unitId: string }): Promise<UnitState>;
+  listUnits(input: { requester?: string; repo?: string; kind?: 'unit' | 'plan' | 'run'; limit?: number }): Promise<UnitSummary[]>;
+}
+
+/** The GitHub writes: each one REST call, effect-keyed, so a retry first looks for its marker. */
+export type GitHubWriteActivities = Pick<
+  GitHubActivities,
+  'openOrUpdatePullRequest' | 'postReview' | 'postComment' | 'mergePullRequest' | 'createIssue' | 'updateIssue'
+>;
+
+const backoff = (initialInterval: Duration, maximumInterval: Duration, maximumAttempts: number) => ({
+  initialInterval,
+  backoffCoefficient: 2,
+  maximumInterval,
+  maximumAttempts,
+});
+
+/**
+ * The named policies. A GitHub write is one REST call that GitHub answers in well under a
+ * second; writes do not heartbeat, so a worker that dies mid-write is noticed only when
+ * `githubWrite` runs out, and the retry then looks for the marker. It sits just above
+ * Octokit's own request timeout (github.requestTimeoutMs, 20 s by default), so a slow GitHub is
+ * reported by the request itself and a lost worker costs at most this long.
+ */
+export const POLICIES = {
+  /** The agent catalog, config and ship settings (a file read). */
+  setup: { startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 5 } },
+  /** Model calls: long, heartbeating, retried with backoff on 429/5xx (non-retryable failures say why). */
+  modelTurn: {
+    startToCloseTimeout: '10 minutes',
+    heartbeatTimeout: '30 seconds',
+    cancellationType: ActivityCancellationType.TRY_CANCEL,
+    retry: backoff('2 seconds', '1 minute', 8),
+  },
+  /**
+   * A shell command is never re-run by a retry: a worker lost mid-command leaves its result
+   * unknown, and the model is told so rather than having the command repeat behind its back.
+   * A stop waits until the process group is really gone before the run settles.
+   */
+  shellCommand: {
+    startToCloseTimeout: '21 minutes',
+    heartbeatTimeout: '20 seconds',
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    retry: { maximumAttempts: 1 },
+  },
+  /** Reads and writes of workspace files, a detached job's status, and ending a workspace's processes with its run. */
+  workspaceFile: { startToCloseTimeout: '1 minute', retry: { initialInterval: '1 second', maximumAttempts: 5 } },
+  /**
+   * web_fetch and web_search: a fetch is bounded by `web.fetch.timeoutMs` (20 s by default)
+   * inside the activity; this is the backstop for a worker that dies mid-fetch. Reads are safe to retry.
+   */
+  webRead: { startToCloseTimeout: '2 minutes', retry: backoff('2 seconds', '30 seconds', 3) },
+  /** list_skills and use_skill: reads of skill folders and the checkout. */
+  skillRead: { startToCloseTimeout: '1 minute', retry: { initialInterval: '1 second', maximumAttempts: 3 } },
+  /**
+   * attach_file: an upload of up to 20 MB plus a thread search; a retry looks for the marker
+   * first, so an unknown result is never posted twice (the activity says `unconfirmed` instead).
+   */
+  attach: { startToCloseTimeout: '2 minutes', retry: backoff('2 seconds', '1 minute', 6) },
+  /** Status cards and replies (at-most-once by effect key). */
+  delivery: { startToCloseTimeout: '30 seconds', retry: backoff('1 second', '30 seconds', 10) },
+  /** A unit's checkout: clone or fetch, commit, release. */
+  unitWorkspace: { startToCloseTimeout: '10 minutes', retry: backoff('2 seconds', '1 minute', 6) },
+  /** A run's GitHub reads for the model (it waits: fewer attempts). */
+  githubToolRead: { startToCloseTimeout: '1 minute', retry: backoff('2 seconds', '1 minute', 6) },
+  /** A unit's GitHub reads and its branch push. */
+  githubUnitStep: { startToCloseTimeout: '1 minute', retry: backoff('2 seconds', '1 minute', 10) },
+  githubWrite: { startToCloseTimeout: '25 seconds', retry: backoff('2 seconds', '1 minute', 10) },
+  /** Starting, inspecting and listing units through the Temporal client. */
+  unitClient: { startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumAttempts: 5 } },
+} as const satisfies Record<string, ActivityOptions>;
+
+export const setup = proxyActivities<SetupActivities>(POLICIES.setup);
+export const models = proxyActivities<ModelActivities>(POLICIES.modelTurn);
+export const shell = proxyActivities<Pick<SandboxActivities, 'bash'>>(POLICIES.shellCommand);
+export const files = proxyActivities<Omit<SandboxActivities, 'bash' | 'closeWorkspace'>>(POLICIES.workspaceFile);
+export const workspaces = proxyActivities<Pick<SandboxActivities, 'closeWorkspace'>>(POLICIES.workspaceFile);
+export const status = proxyActivities<StatusActivities>(POLICIES.delivery);
+export const unitWorkspace = proxyActivities<UnitWorkspaceActivities>(POLICIES.unitWorkspace);
+export const githubToolReads = proxyActivities<GitHubActivities>(POLICIES.githubToolRead);
+export const githubUnitSteps = proxyActivities<GitHubActivities>(POLICIES.githubUnitStep);
+export const githubWrites = proxyActivities<GitHubWriteActivities>(POLICIES.githubWrite);
+export const units = proxyActivities<UnitClientActivities>(POLICIES.unitClient);
+export const web = proxyActivities<WebActivities>(POLICIES.webRead);
+export const skills = proxyActivities<SkillActivities>(POLICIES.skillRead);
+export const attach = proxyActivities<AttachActivities>(POLICIES.attach);

@@ -1,0 +1,74 @@
+import type { ToolCall, ToolResult } from '../../../activities/models/types';
+import type { WorkspaceRef } from '../../../activities/sandbox/types';
+import type { ToolInput, ToolName } from '../../../tools';
+import type {
+  AttachActivities,
+  GitHubWriteActivities,
+  SandboxActivities,
+  SkillActivities,
+  UnitClientActivities,
+  WebActivities,
+} from '../../activity-proxies';
+import type { GitHubActivities } from '../../../activities/github';
+import type { SignalDefinition } from '@temporalio/workflow';
+import type { RunState } from '../run-state';
+
+/** The activities executors call, as the run hands them in (the proxies; plain fakes in tests). */
+export interface ExecutorActivities {
+  shell: Pick<SandboxActivities, 'bash'>;
+  files: Omit<SandboxActivities, 'bash' | 'closeWorkspace'>;
+  githubReads: GitHubActivities;
+  githubWrites: GitHubWriteActivities;
+  units: UnitClientActivities;
+  web: WebActivities;
+  skills: SkillActivities;
+  attach: AttachActivities;
+}
+
+/** What executing a call needs from the run that owns it. */
+export interface ToolContext {
+  state: RunState;
+  workspace: WorkspaceRef;
+  activities: ExecutorActivities;
+  /** Marks the status card for its next (throttled) update. */
+  touchCard(): void;
+  /** Starts a `task` child run; resolves with the tool result (sync) or at once (background). */
+  runTask(call: ToolCall, input: ToolInput<'task'>): Promise<ToolResult>;
+  /** Waits for a background task by job id; resolves when it ended or the budget did. */
+  waitForTask(call: ToolCall, jobId: string): Promise<ToolResult>;
+  /** Millis left in the budget (the workflow clock). */
+  remainingMs(): number;
+  /** A workflow timer. */
+  sleep(ms: number): Promise<void>;
+  /** Signals another workflow (a unit the run steers or stops). */
+  signal<Args extends unknown[]>(workflowId: string, definition: SignalDefinition<Args>, ...args: Args): Promise<void>;
+  /** The effect key of a publishing call: `<runId>/<tool>/<turn>.<index>`, stable across retries and replays. */
+  effectKey(call: ToolCall): string;
+}
+
+/** Runs one validated call of tool `Name`. Failures come back as data for the model, never thrown. */
+export type ToolExecutor<Name extends ToolName> = (ctx: ToolContext, call: ToolCall, input: ToolInput<Name>) => Promise<ToolResult>;
+
+/** One executor per tool the registry knows: the compiler refuses a map that misses one. */
+export type ExecutorMap = { readonly [Name in ToolName]: ToolExecutor<Name> };
+
+export function ok(call: ToolCall, content: string): ToolResult {
+  return { callId: call.id, name: call.name, content };
+}
+
+export function fail(call: ToolCall, content: string): ToolResult {
+  return { callId: call.id, name: call.name, content, isError: true };
+}
+
+/** The message of an activity failure as the model should read it (the cause's, when there is one). */
+export function failureMessage(error: unknown): string {
+  const failure = error as { message?: string; cause?: { message?: string; type?: string } };
+  const cause = failure.cause;
+  return cause?.message ? `${cause.type ? `${cause.type}: ` : ''}${cause.message}` : (failure.message ?? String(error));
+}
+
+/** The cause's message of an activity failure, else its own. */
+export function errorMessage(error: unknown): string {
+  const failure = error as { message?: string; cause?: { message?: string } };
+  return failure.cause?.message ?? failure.message ?? String(error);
+}

@@ -1,0 +1,216 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ToolCall } from '../../../activities/models/types';
+import { builtinCatalog, defaultAgentsConfig, getAgent, resolveProfile } from '../../../agents';
+import { TOOL_NAMES } from '../../../tools';
+import { steerSignal, type RunInput, type UnitState } from '../../contracts';
+import { CallLog, FakeClock } from '../../test-support';
+import { RunState } from '../run-state';
+import { executeToolCalls } from '../tool-dispatch';
+import { EXECUTORS, type ExecutorActivities, type ToolContext } from '.';
+
+function context(
+  agent: string,
+  options: {
+    unitRequester?: string;
+    bashFails?: boolean;
+    jobDoneAfter?: number;
+    webFails?: boolean;
+    attach?: 'confirmed' | 'unconfirmed';
+  } = {},
+) {
+  const clock = new FakeClock();
+  const log = new CallLog();
+  const profile = resolveProfile({
+    agent: getAgent(builtinCatalog(), agent)!,
+    config: defaultAgentsConfig({ featureFlags: { orchestrator: true } }),
+    directives: {},
+  });
+  const input: RunInput = {
+    threadId: 't',
+    profile,
+    system: 's',
+    request: 'r',
+    requester: { id: 'ada', surface: 'cli' },
+    context: [],
+    replyTarget: { kind: 'cli' },
+  };
+  const state = new RunState(input, clock.now());
+  let polls = 0;
+  const activities = {
+    shell: {
+      bash: log.fn('bash', (request: { command: string }) => {
+        if (options.bashFails) throw new Error('worker lost');
+        return { exitCode: 0, output: `ran ${request.command}`, truncated: false, timedOut: false };
+      }),
+    },
+    files: {
+      readFile: log.fn('readFile', () => ({ ok: true, path: 'a.txt', bytes: 2, content: 'hi', truncated: false })),
+      writeFile: log.fn('writeFile', () => ({ ok: true, path: 'a.txt', bytes: 2 })),
+      jobStatus: log.fn('jobStatus', () => ((polls += 1) > (options.jobDoneAfter ?? 1) ? { done: true, exitCode: 0 } : { done: false })),
+    },
+    githubReads: { githubIssueGet: log.fn('githubIssueGet', () => ({ number: 4, title: 'Bug' })) },
+    githubWrites: {
+      postComment: log.fn('postComment', (request: { effectKey: string }) => ({
+        status: 'confirmed',
+        effectKey: request.effectKey,
+        url: 'u',
+      })),
+    },
+    web: {
+      webFetch: log.fn('webFetch', ({ url }: { url: string }) => ({
+        ok: true,
+        url: `${url}/`,
+        status: 200,
+        kind: 'html',
+        title: 'Example',
+        text: 'Hello there.',
+        truncated: false,
+        bytes: 12,
+        redirects: [],
+      })),
+      webSearch: log.fn('webSearch', () => {
+        if (options.webFails) throw Object.assign(new Error('Activity task failed'), { cause: { message: 'provider down' } });
+        return { ok: true, provider: 'searxng', query: 'temporal', results: [] };
+      }),
+    },
+    skills: {
+      listSkills: log.fn('listSkills', () => ({
+        skills: [{ name: 'deploy', description: 'How we deploy', source: 'config' }],
+        problems: [],
+      })),
+    },
+    attach: {
+      attachFile: log.fn('attachFile', () => ({ status: options.attach ?? 'confirmed', reason: 'the upload answer was lost' })),
+    },
+    units: {
+      inspectUnit: log.fn(
+        'inspectUnit',
+        ({ unitId }: { unitId: string }) => ({ unitId, requester: options.unitRequester ?? 'ada' }) as UnitState,
+      ),
+    },
+  } as unknown as ExecutorActivities;
+  const signals: Array<{ workflowId: string; name: string; args: unknown[] }> = [];
+  const ctx: ToolContext = {
+    state,
+    workspace: { key: 't', network: true },
+    activities,
+    touchCard: () => undefined,
+    runTask: () => Promise.reject(new Error('no tasks here')),
+    waitForTask: () => Promise.reject(new Error('no tasks here')),
+    remainingMs: () => state.remainingMs(clock.now()),
+    sleep: async (ms) => {
+      clock.time += ms;
+    },
+    signal: async (workflowId, definition, ...args) => {
+      signals.push({ workflowId, name: definition.name, args });
+    },
+    effectKey: (call) => `run:t:1/${call.name}/0.${call.id}`,
+  };
+  return { ctx, log, signals, clock };
+}
+
+const call = (id: string, name: string, input: unknown): ToolCall => ({ id, name, input });
+
+describe('the executor map', () => {
+  it('has exactly one executor per tool in the registry', () => {
+    expect(Object.keys(EXECUTORS).sort()).toEqual([...TOOL_NAMES].sort());
+  });
+});
+
+describe('executeToolCalls', () => {
+  it('refuses a tool outside the toolset without executing it, and answers bad input as data', async () => {
+    const { ctx, log } = context('explore');
+    const results = await executeToolCalls(ctx, [call('1', 'write_file', { path: 'x', content: 'y' }), call('2', 'bash', {})]);
+    expect(results[0]).toMatchObject({ isError: true, content: expect.stringContaining('not available to this run (agent explore)') });
+    expect(results[1]).toMatchObject({ isError: true, content: expect.stringContaining('bash: command') });
+    expect(log.names()).toEqual([]);
+  });
+
+  it('runs the workspace tools on the run workspace and reports a lost command as unknown, not failed twice', async () => {
+    const { ctx, log } = context('coding');
+    const results = await executeToolCalls(ctx, [call('1', 'grep', { pattern: 'TODO' }), call('2', 'read_file', { path: 'a.txt' })]);
+    expect(results.map((result) => result.isError ?? false)).toEqual([false, false]);
+    expect(log.inputs<{ command: string }>('bash')[0].command).toContain("-e 'TODO'");
+    const lost = await executeToolCalls(context('coding', { bashFails: true }).ctx, [call('3', 'bash', { command: 'make' })]);
+    expect(lost[0]).toMatchObject({ isError: true, content: expect.stringContaining('It may or may not have run') });
+  });
+
+  it('reads GitHub with the read identity and writes with the run identity and its effect key', async () => {
+    const { ctx, log } = context('general');
+    const results = await executeToolCalls(ctx, [
+      call('1', 'github_issue_get', { repo: 'acme/app', number: 4 }),
+      call('2', 'github_issue_comment', { repo: 'acme/app', number: 4, body: 'hi' }),
+    ]);
+    expect(results[0].content).toContain('"title": "Bug"');
+    expect(results[1].content).toBe('Comment posted: u.');
+    expect(log.inputs('githubIssueGet')[0]).toEqual({ identity: 'read', repo: 'acme/app', number: 4 });
+    expect(log.inputs('postComment')[0]).toMatchObject({
+      identity: ctx.state.input.profile.identity,
+      effectKey: 'run:t:1/github_issue_comment/0.2',
+    });
+  });
+
+  it("steers the person's own unit by signal and refuses someone else's", async () => {
+    const own = context('orchestrator');
+    const steered = await executeToolCalls(own.ctx, [call('1', 'unit_steer', { unitId: 'unit:acme/app#4', text: 'also French' })]);
+    expect(steered[0].content).toBe("Sent to unit:acme/app#4; it joins the unit's next coding round.");
+    expect(own.signals).toEqual([{ workflowId: 'unit:acme/app#4', name: steerSignal.name, args: [{ text: 'also French', by: 'ada' }] }]);
+
+    const other = context('orchestrator', { unitRequester: 'mallory' });
+    const refused = await executeToolCalls(other.ctx, [call('1', 'unit_stop', { unitId: 'unit:acme/app#4', reason: 'mine now' })]);
+    expect(refused[0]).toMatchObject({ isError: true, content: expect.stringContaining('is not one of your linked units') });
+    expect(other.signals).toEqual([]);
+  });
+
+  it('polls a detached job on workflow timers until it writes its exit file', async () => {
+    const { ctx, clock } = context('explore', { jobDoneAfter: 2 });
+    const [result] = await executeToolCalls(ctx, [call('1', 'wait_for_job', { exitFile: '/tmp/job.exit', pollSeconds: 30 })]);
+    expect(result.content).toBe('The job finished with exit code 0 after 3 checks.');
+    expect(clock.time - Date.UTC(2026, 0, 1)).toBe(60_000);
+    expect(ctx.state.jobWaits).toEqual({ polls: 3, waitedMs: 60_000 });
+  });
+
+  it('fetches and searches the web, and a skill read on a run with no machine names no workspace', async () => {
+    const { ctx, log } = context('general');
+    const [page, skills] = await executeToolCalls(ctx, [
+      call('1', 'web_fetch', { url: 'https://example.com' }),
+      call('2', 'list_skills', {}),
+    ]);
+    expect(page.content).toBe('# Example\nSource: https://example.com/ [HTTP 200, html, 12 bytes]\n\nHello there.');
+    expect(skills.content).toBe('Skills (load one with use_skill and its name):\n- deploy: How we deploy (configured)');
+    expect(log.inputs('listSkills')[0]).toEqual({});
+    const research = context('research', { webFails: true });
+    const [search] = await executeToolCalls(research.ctx, [call('1', 'web_search', { query: 'temporal' })]);
+    expect(search).toMatchObject({ isError: true, content: 'web_search failed: provider down' });
+  });
+
+  it("attaches a file to the run's conversation with the call's effect key, and never claims an unconfirmed post", async () => {
+    const { ctx, log } = context('coding', { attach: 'unconfirmed' });
+    const [result] = await executeToolCalls(ctx, [call('1', 'attach_file', { path: 'out/report.md' })]);
+    expect(log.inputs('attachFile')[0]).toMatchObject({
+      workspace: ctx.workspace,
+      path: 'out/report.md',
+      effectKey: 'run:t:1/attach_file/0.1',
+      replyTarget: { kind: 'cli' },
+    });
+    expect(result).toMatchObject({ isError: true, content: expect.stringContaining('could not be confirmed') });
+    expect(result.content).toContain('Do not say it is attached');
+  });
+});
+
+describe('no hollow tools', () => {
+  const ROOT = join(__dirname, '..', '..', '..');
+  const sources = (dir: string): string[] =>
+    readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) return sources(path);
+      return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [path] : [];
+    });
+
+  it('leaves no "not connected" stub anywhere in the run path', () => {
+    for (const file of ['workflows', 'tools', 'activities', 'agents'].flatMap(sources)) {
+      expect([file, /not connected/i.test(readFileSync(join(ROOT, file), 'utf8'))]).toEqual([file, false]);
+    }
+  });
+});

@@ -1,0 +1,81 @@
+import type { ToolCall, ToolResult } from '../../../activities/models/types';
+import type { EffectResult } from '../../../activities/github';
+import type { ToolName } from '../../../tools';
+import { fail, failureMessage, ok, type ToolContext, type ToolExecutor } from './context';
+
+/** Characters of a GitHub answer shown to the model. */
+export const GITHUB_RESULT_LIMIT = 30_000;
+
+type GitHubToolName = Extract<ToolName, `github_${string}`>;
+
+/**
+ * Reads use the read credential whatever the run holds (least privilege); writes use the
+ * run's own identity, so a read-scoped run's write is refused by GitHub itself and reported
+ * as such. Failures come back as data.
+ */
+function githubTool<Name extends GitHubToolName>(
+  run: (ctx: ToolContext, call: ToolCall, input: Parameters<ToolExecutor<Name>>[2]) => Promise<ToolResult>,
+): ToolExecutor<Name> {
+  return async (ctx, call, input) => {
+    try {
+      return await run(ctx, call, input);
+    } catch (error) {
+      return fail(call, `GitHub could not answer: ${failureMessage(error)}`);
+    }
+  };
+}
+
+const identity = 'read' as const;
+const writer = (ctx: ToolContext) => (ctx.state.input.profile.identity === 'none' ? 'read' : ctx.state.input.profile.identity);
+
+export const githubRepos = githubTool<'github_repos'>(async (ctx, call, input) =>
+  answer(call, await ctx.activities.githubReads.githubRepos({ identity, ...input })),
+);
+export const githubTree = githubTool<'github_tree'>(async (ctx, call, input) =>
+  answer(call, await ctx.activities.githubReads.githubTree({ identity, ...input })),
+);
+export const githubFile = githubTool<'github_file'>(async (ctx, call, input) =>
+  answer(call, await ctx.activities.githubReads.githubFile({ identity, ...input })),
+);
+export const githubSearchCode = githubTool<'github_search_code'>(async (ctx, call, input) =>
+  answer(call, await ctx.activities.githubReads.githubSearchCode({ identity, ...input })),
+);
+export const githubIssueList = githubTool<'github_issue_list'>(async (ctx, call, input) =>
+  answer(call, await ctx.activities.githubReads.githubIssueList({ identity, ...input })),
+);
+export const githubIssueGet = githubTool<'github_issue_get'>(async (ctx, call, input) =>
+  answer(call, await ctx.activities.githubReads.githubIssueGet({ identity, ...input })),
+);
+export const githubPullGet = githubTool<'github_pull_get'>(async (ctx, call, input) =>
+  answer(call, await ctx.activities.githubReads.githubPullGet({ identity, ...input })),
+);
+
+export const githubIssueComment = githubTool<'github_issue_comment'>(async (ctx, call, input) => {
+  const result = await ctx.activities.githubWrites.postComment({ identity: writer(ctx), ...input, effectKey: ctx.effectKey(call) });
+  return written(call, result, 'comment', `Comment posted: ${result.url ?? `#${result.id}`}.`);
+});
+export const githubIssueCreate = githubTool<'github_issue_create'>(async (ctx, call, input) => {
+  const result = await ctx.activities.githubWrites.createIssue({ identity: writer(ctx), ...input, effectKey: ctx.effectKey(call) });
+  return written(call, result, 'issue', `Issue #${result.number} opened: ${result.url ?? ''}.`);
+});
+export const githubIssueUpdate = githubTool<'github_issue_update'>(async (ctx, call, input) => {
+  const result = await ctx.activities.githubWrites.updateIssue({ identity: writer(ctx), ...input, effectKey: ctx.effectKey(call) });
+  return written(call, result, 'issue change', `Issue #${result.number} updated: ${result.url ?? ''}.`);
+});
+
+/** A write's outcome in words: confirmed, unconfirmed (not sent again) or refused. */
+function written(call: ToolCall, result: EffectResult, what: string, confirmed: string): ToolResult {
+  if (result.status === 'confirmed') return ok(call, confirmed);
+  if (result.status === 'unconfirmed') {
+    return fail(
+      call,
+      `The ${what}'s delivery could not be confirmed (its response was lost and no trace was found); it was not sent again.`,
+    );
+  }
+  return fail(call, `GitHub refused the ${what} (${result.code}): ${result.reason ?? ''}`);
+}
+
+function answer(call: ToolCall, value: unknown): ToolResult {
+  const text = JSON.stringify(value, null, 1);
+  return ok(call, text.length > GITHUB_RESULT_LIMIT ? `${text.slice(0, GITHUB_RESULT_LIMIT)}\n[truncated: narrow the request]` : text);
+}

@@ -1,0 +1,53 @@
+import { isCancellation } from '@temporalio/workflow';
+import type { ToolCall, ToolResult } from '../../../activities/models/types';
+import { describeBash, describeFile, findFilesCommand, grepCommand, listDirectoryCommand } from '../tool-text';
+import { errorMessage, fail, ok, type ToolContext, type ToolExecutor } from './context';
+
+/** The workspace tools: a shell command, and the reads and writes built on the sandbox activities. */
+export const bash: ToolExecutor<'bash'> = (ctx, call, input) => runBash(ctx, call, input.command, input.timeoutMs);
+
+export const grep: ToolExecutor<'grep'> = (ctx, call, input) => runBash(ctx, call, grepCommand(input));
+
+export const findFiles: ToolExecutor<'find_files'> = (ctx, call, input) => runBash(ctx, call, findFilesCommand(input));
+
+export const listDirectory: ToolExecutor<'list_directory'> = (ctx, call, input) => runBash(ctx, call, listDirectoryCommand(input));
+
+export const readFile: ToolExecutor<'read_file'> = async (ctx, call, input) => {
+  const result = await ctx.activities.files.readFile({
+    workspace: ctx.workspace,
+    path: input.path,
+    offset: input.offset,
+    limit: input.limit,
+  });
+  return result.ok ? ok(call, describeFile(result)) : fail(call, `${result.code}: ${result.error}`);
+};
+
+export const writeFile: ToolExecutor<'write_file'> = async (ctx, call, input) => {
+  const result = await ctx.activities.files.writeFile({ workspace: ctx.workspace, path: input.path, content: input.content });
+  return result.ok ? ok(call, `Wrote ${result.bytes} bytes to ${result.path}.`) : fail(call, `${result.code}: ${result.error}`);
+};
+
+async function runBash(ctx: ToolContext, call: ToolCall, command: string, timeoutMs?: number): Promise<ToolResult> {
+  const { profile } = ctx.state.input;
+  try {
+    const result = await ctx.activities.shell.bash({
+      workspace: ctx.workspace,
+      command,
+      timeoutMs,
+      identity: profile.identity,
+      // The network door lets a write identity push only to this repository, and picks the agent's destinations.
+      ...(profile.repo ? { repo: profile.repo.value } : {}),
+      agent: profile.agent,
+      machine: profile.machine,
+    });
+    const text = describeBash(result);
+    return result.exitCode === 0 ? ok(call, text) : fail(call, text);
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    // The command's worker was lost (or the sandbox failed): its effect is unknown, and it is not re-run.
+    return fail(
+      call,
+      `The command did not report a result (${errorMessage(error)}). It may or may not have run; check its effects before repeating it.`,
+    );
+  }
+}

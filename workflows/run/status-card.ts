@@ -1,0 +1,78 @@
+import { isCancellation } from '@temporalio/workflow';
+import type { ReplyTarget } from '../contracts';
+import type { StatusActivities } from '../activity-proxies';
+import type { WorkflowClock } from './run-control';
+import type { RunState } from './run-state';
+
+/** The card is updated at most this often; changes in between are coalesced. */
+export const CARD_MIN_INTERVAL_MS = 3_000;
+
+export interface StatusCardDeps {
+  runId: string;
+  replyTarget: ReplyTarget;
+  state: RunState;
+  status: Pick<StatusActivities, 'statusCard'>;
+  clock: WorkflowClock;
+  /** `CancellationScope.nonCancellable`: the last card goes out even when the run is being cancelled. */
+  nonCancellable<T>(work: () => Promise<T>): Promise<T>;
+}
+
+/**
+ * The run's status card, throttled in workflow time: at most one update per interval, the
+ * latest state wins, and the final state is always sent. A card that cannot be delivered (a
+ * long chat outage) is a lost view, never a failed run.
+ */
+export class StatusCard {
+  private dirty = true;
+  private loop?: Promise<void>;
+
+  constructor(private readonly deps: StatusCardDeps) {}
+
+  /** Marks the card for its next (throttled) update. */
+  touch(): void {
+    this.dirty = true;
+  }
+
+  /** Starts the throttled loop; it ends when the run finishes. */
+  start(): void {
+    this.loop = this.throttled();
+  }
+
+  /** Sends the card now: the final one (after the loop has drained), or one before continue-as-new. */
+  async settle(final: boolean): Promise<void> {
+    const { state } = this.deps;
+    await this.deps.nonCancellable(async () => {
+      state.phase = final ? 'finished' : state.phase;
+      if (final) await this.loop;
+      await this.push(final);
+    });
+  }
+
+  private async throttled(): Promise<void> {
+    const { state, clock } = this.deps;
+    for (;;) {
+      await clock.condition(() => this.dirty || state.finished);
+      if (state.finished) return;
+      this.dirty = false;
+      await this.push(false);
+      await clock.condition(() => state.finished, CARD_MIN_INTERVAL_MS);
+    }
+  }
+
+  private async push(final: boolean): Promise<void> {
+    const { runId, replyTarget, state, status, clock } = this.deps;
+    try {
+      await status.statusCard({
+        runId,
+        effectKey: `${runId}/card/0`,
+        replyTarget,
+        status: state.status(runId, clock.now()),
+        final,
+        ...(final ? { answer: state.finalText } : {}),
+      });
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      state.cardFailures += 1;
+    }
+  }
+}

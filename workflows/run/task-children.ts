@@ -1,0 +1,179 @@
+import type { ToolCall, ToolResult } from '../../activities/models/types';
+import { allowedModels, authorize, buildSystemPrompt, checkModelChoice, resolveRoleProfile, resolveTaskTarget } from '../../agents';
+import type { ToolInput } from '../../tools';
+import type { SetupActivities } from '../activity-proxies';
+import type { ChildRecord, RunInput, RunRecord } from '../contracts';
+import type { RunControl, WorkflowClock } from './run-control';
+import type { RunState } from './run-state';
+
+/** A run may delegate this many levels deep (a child of a child is the limit). */
+export const MAX_TASK_DEPTH = 2;
+
+/** A started child run, as far as the parent needs it. */
+export interface ChildRun {
+  result(): Promise<RunRecord>;
+}
+
+export interface TaskChildrenDeps {
+  runId: string;
+  state: RunState;
+  control: RunControl;
+  clock: WorkflowClock;
+  setup: SetupActivities;
+  /** The workspace key a role child shares with this run. */
+  workspaceKey: string;
+  /** Starts `agentRunWorkflow` as a child that is cancelled with this run. */
+  startRun(workflowId: string, input: RunInput, staticSummary: string): Promise<ChildRun>;
+}
+
+interface Background {
+  call: string;
+  result?: RunRecord;
+  done: boolean;
+}
+
+/**
+ * The run's `task` children: each is resolved against the catalog and the person's access,
+ * started as a child run, and either awaited (sync) or followed in the background, where its
+ * answer joins the conversation when it ends or a `wait_for_job` collects it.
+ */
+export class TaskChildren {
+  private readonly background = new Map<string, Background>();
+
+  constructor(private readonly deps: TaskChildrenDeps) {}
+
+  /** Background children not yet collected. */
+  get size(): number {
+    return this.background.size;
+  }
+
+  /** Some background child is still running. */
+  pending(): boolean {
+    return [...this.background.values()].some((entry) => !entry.done);
+  }
+
+  /** Some background child has ended and waits to be collected. */
+  anyDone(): boolean {
+    return [...this.background.values()].some((entry) => entry.done);
+  }
+
+  async start(call: ToolCall, args: ToolInput<'task'>): Promise<ToolResult> {
+    const { runId, state, clock } = this.deps;
+    const { input } = state;
+    const { profile } = input;
+    // Numbered before any await, so concurrent calls of one turn are numbered in call order.
+    state.taskCounter += 1;
+    const index = state.taskCounter;
+    const depth = (input.parent?.depth ?? 0) + 1;
+    if (depth > MAX_TASK_DEPTH) return toolError(call, `Delegation is limited to ${MAX_TASK_DEPTH} levels; do this part yourself.`);
+    const { catalog, config, allowedModels: configured } = await this.deps.setup.loadAgentSetup();
+    const target = resolveTaskTarget(catalog, args.agent_type, profile);
+    if (!target.ok) return toolError(call, target.message);
+    if (typeof args.model === 'string') {
+      // The model writes what chat asked for, so its choice passes the same allowlist as a directive.
+      const allowed = allowedModels(catalog, config, configured);
+      const choice = checkModelChoice({ model: args.model, surface: input.requester.surface, allowed });
+      if (!choice.ok) return toolError(call, choice.message);
+    }
+    if (target.kind === 'agent') {
+      const { surface, id, selfServe, grant } = input.requester;
+      // The caller's self-serve flag and token grant follow it into the runs it delegates to.
+      const who = { surface, userId: id, ...(selfServe ? { selfServe } : {}), ...(grant ? { grant } : {}) };
+      const allowed = authorize(catalog, config, who, target.definition.id);
+      if (!allowed.ok) return toolError(call, allowed.message);
+    }
+    const childProfile = resolveRoleProfile({
+      role: target.definition,
+      parent: profile,
+      parentRemainingMinutes: Math.floor(state.remainingMs(clock.now()) / 60_000),
+      ...(typeof args.model === 'string' ? { model: args.model } : {}),
+    });
+    const { name } = args;
+    const workflowId = `${runId}/task-${index}-${name}`;
+    const mode = args.mode ?? 'background';
+    const inherits = target.definition.conversation === 'inherited';
+    const record: ChildRecord = { index, workflowId, agent: childProfile.agent, name, mode, startedAt: clock.now() };
+    state.children.push(record);
+    state.children.sort((a, b) => a.index - b.index);
+    let child: ChildRun;
+    try {
+      child = await this.deps.startRun(
+        workflowId,
+        {
+          threadId: input.threadId,
+          profile: childProfile,
+          system: buildSystemPrompt(target.definition, childProfile),
+          request: args.prompt,
+          requester: input.requester,
+          context: inherits ? this.conversationForChild() : [],
+          replyTarget: { kind: 'api' },
+          parent: { workflowId: runId, depth },
+          ...(target.kind === 'role' ? { workspaceKey: this.deps.workspaceKey } : {}),
+        },
+        `${childProfile.agent} task "${name}" for ${runId}`,
+      );
+    } catch (error) {
+      Object.assign(record, { outcome: 'failed', endedAt: clock.now() });
+      throw error;
+    }
+    if (mode === 'background') {
+      const entry: Background = { call: call.id, done: false };
+      this.background.set(workflowId, entry);
+      child
+        .result()
+        .then(
+          (result) => {
+            entry.result = result;
+          },
+          () => undefined,
+        )
+        .finally(() => {
+          entry.done = true;
+          Object.assign(record, { outcome: entry.result?.outcome ?? 'failed', endedAt: clock.now() });
+        });
+      return {
+        callId: call.id,
+        name: call.name,
+        content: `Started ${childProfile.agent} task "${name}" in the background (job id ${workflowId}). Its answer arrives in this conversation when it finishes, or call wait_for_job with that job id.`,
+      };
+    }
+    const result = await child.result();
+    Object.assign(record, { outcome: result.outcome, endedAt: clock.now() });
+    return { callId: call.id, name: call.name, content: describeChild(name, result), isError: result.outcome !== 'completed' };
+  }
+
+  /** `wait_for_job` with a job id: waits for that background child, or until the run is ending. */
+  async wait(call: ToolCall, jobId: string): Promise<ToolResult> {
+    const entry = this.background.get(jobId);
+    if (!entry) return toolError(call, `No background task with job id ${jobId} in this run.`);
+    this.deps.state.phase = 'waiting';
+    await this.deps.clock.condition(() => entry.done || this.deps.control.ending());
+    if (!entry.done) return toolError(call, `Stopped waiting for ${jobId}: the run is ending.`);
+    this.background.delete(jobId);
+    return { callId: call.id, name: call.name, content: describeChild(jobId, entry.result) };
+  }
+
+  /** Background results that finished join the conversation before the next turn. */
+  collect(): void {
+    for (const [id, entry] of this.background) {
+      if (!entry.done) continue;
+      this.background.delete(id);
+      this.deps.state.note(`(background task ${id} finished) ${describeChild(id, entry.result)}`);
+    }
+  }
+
+  private conversationForChild() {
+    return this.deps.state.messages.filter(
+      (message) => message.role !== 'tool' && !(message.role === 'assistant' && message.toolCalls.length > 0),
+    );
+  }
+}
+
+export function toolError(call: ToolCall, content: string): ToolResult {
+  return { callId: call.id, name: call.name, content, isError: true };
+}
+
+function describeChild(name: string, record: RunRecord | undefined): string {
+  if (!record) return `Task ${name} failed before it produced a record.`;
+  return `Task ${name} (${record.profile.agent}) ended ${record.outcome}${record.endedBy ? ` by ${record.endedBy}` : ''} after ${record.turns} turns.\n${record.finalText}`;
+}
