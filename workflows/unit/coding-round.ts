@@ -1,0 +1,78 @@
+import type { UnitOutcome } from '../contracts';
+import { codingRequest } from './unit-prompts';
+import type { Unit } from './unit';
+
+/**
+ * A coding round: the change (or the fixes) made by a coding run on the unit's branch,
+ * committed, pushed, and the PR opened or updated. Out of rounds or budget ends the unit.
+ */
+export class CodingRound {
+  constructor(private readonly unit: Unit) {}
+
+  async run(): Promise<UnitOutcome | undefined> {
+    const { unit } = this;
+    const { carry: c, settings, activities, unitId, repo, input } = unit;
+    const { ship } = settings;
+    if (c.round >= ship.maxRounds + 1) return 'out_of_rounds';
+    if (c.runMinutes >= settings.budgetMinutes) return 'budget';
+    const ws = await activities.workspace.prepareUnitWorkspace({
+      workspaceKey: unitId,
+      repo,
+      branch: c.branch,
+      identity: 'write',
+      ...((c.base ?? ship.baseBranch) ? { base: c.base ?? ship.baseBranch } : {}),
+    });
+    c.base = ws.base;
+    const request = codingRequest(
+      { repo, branch: c.branch, base: c.base, round: c.round + 1, ...(c.pullRequest ? { pullRequest: c.pullRequest } : {}) },
+      c.work,
+    );
+    const record = await unit.runChild('coding', settings.coding, request, unitId);
+    c.round += 1;
+    if (unit.inbox.stopped || unit.inbox.terminal) return undefined;
+    if (!record || record.outcome !== 'completed')
+      return unit.failWith(`the coding run ended ${record?.outcome ?? 'without a record'}${record?.endedBy ? ` (${record.endedBy})` : ''}`);
+    const commit = await activities.workspace.commitWorkspace({
+      workspaceKey: unitId,
+      message: `switchboard: round ${c.round}`,
+      since: ws.headSha,
+    });
+    if (!commit.changed && !c.pullRequest) return unit.failWith('the coding run made no change');
+    c.work = [];
+    if (commit.changed) {
+      const push = await activities.github.pushBranch({
+        repo,
+        identity: 'write',
+        workingDirectory: ws.path,
+        branch: c.branch,
+        effectKey: `${unitId}/push/${c.round}`,
+      });
+      if (push.status !== 'confirmed') return unit.failWith(`the push was ${push.status}: ${push.reason ?? push.code ?? ''}`);
+      c.headSha = commit.headSha;
+    }
+    const description = record.submissions.submit_description as { title?: string; body?: string } | undefined;
+    if (!c.pullRequest || description) {
+      const pr = await activities.githubWrites.openOrUpdatePullRequest({
+        repo,
+        identity: 'write',
+        head: c.branch,
+        base: c.base,
+        effectKey: `${unitId}/pr/${c.pullRequest ? c.round : 'open'}`,
+        title: description?.title ?? firstLine(input.request ?? `Switchboard change ${unitId}`),
+        body: description?.body ?? `${input.request ?? ''}\n\nOpened by Switchboard unit ${unitId}.`,
+      });
+      if (pr.status !== 'confirmed') return unit.failWith(`opening the pull request was ${pr.status}${pr.reason ? `: ${pr.reason}` : ''}`);
+      if (!c.pullRequest && pr.number) {
+        c.pullRequest = pr.number;
+        unit.ports.openedPullRequest(pr.number);
+      }
+    }
+    unit.enter('review');
+    return undefined;
+  }
+}
+
+function firstLine(text: string): string {
+  const line = text.split('\n')[0]?.trim() ?? '';
+  return line.length > 100 ? `${line.slice(0, 97)}...` : line;
+}

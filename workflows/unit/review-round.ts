@@ -1,0 +1,76 @@
+import type { UnitOutcome } from '../contracts';
+import { applyGate, renderReview, validateSubmission } from './review-gate';
+import { reviewRequest } from './unit-prompts';
+import type { Unit } from './unit';
+
+/** A review run whose submission is invalid is asked again this many times. */
+export const REVIEW_RETRIES = 1;
+
+/**
+ * A review of the PR head by a read-scoped review run. The submission is validated and gated;
+ * the review is posted only to the commit reviewed, and only while it is still the head.
+ * Findings at or above the gate become work; otherwise the unit waits for CI.
+ */
+export class ReviewRound {
+  constructor(private readonly unit: Unit) {}
+
+  async run(): Promise<UnitOutcome | undefined> {
+    const { unit } = this;
+    const { carry: c, settings, activities, unitId, repo } = unit;
+    const { ship } = settings;
+    if (c.runMinutes >= settings.budgetMinutes) return 'budget';
+    const pr = await activities.github.githubPullGet({ repo, number: c.pullRequest!, identity: 'read' });
+    if (pr.merged) return 'merged';
+    if (pr.state === 'closed') return 'closed';
+    c.headSha = pr.headSha;
+    c.base = pr.baseRef;
+    const reviewKey = `${unitId}/review`;
+    await activities.workspace.prepareUnitWorkspace({
+      workspaceKey: reviewKey,
+      repo,
+      branch: 'switchboard-review',
+      base: pr.baseRef,
+      checkoutSha: pr.headSha,
+      identity: 'read',
+    });
+    let problem: string | undefined;
+    let validated: ReturnType<typeof validateSubmission> = { ok: false, problem: 'no review run' };
+    for (let attempt = 0; attempt <= REVIEW_RETRIES && !validated.ok; attempt += 1) {
+      const request =
+        `${reviewRequest({ repo, pullRequest: c.pullRequest!, headSha: pr.headSha, base: pr.baseRef, gate: ship.addressSeverity })}\n(review ${c.reviews + 1} of this unit)` +
+        (problem ? `\nYour previous submission was invalid: ${problem}. Submit a valid review.` : '');
+      const record = await unit.runChild('review', settings.review, request, reviewKey);
+      if (unit.inbox.stopped || unit.inbox.terminal) return undefined;
+      validated = validateSubmission(record?.submissions.submit_review);
+      if (!validated.ok) problem = validated.problem;
+    }
+    if (!validated.ok) return unit.failWith(`the review run did not submit a valid review: ${validated.problem}`);
+    const { summary, addressed } = applyGate(validated.submission, ship.addressSeverity, pr.headSha);
+    const current = await activities.github.githubPullGet({ repo, number: c.pullRequest!, identity: 'read' });
+    if (current.headSha !== pr.headSha) {
+      c.headSha = current.headSha;
+      return undefined; // the head moved during the review: review again, post nothing for the old commit
+    }
+    const posted = await activities.githubWrites.postReview({
+      repo,
+      identity: 'write',
+      number: c.pullRequest!,
+      commitSha: pr.headSha,
+      event: 'COMMENT',
+      body: renderReview(validated.submission, summary, ship.addressSeverity),
+      effectKey: `${unitId}/review/${pr.headSha}`,
+    });
+    if (posted.status === 'refused' && posted.code === 'head_moved') return undefined;
+    c.reviews += 1;
+    if (posted.id) c.postedReviews.push(posted.id);
+    c.lastReview = { ...summary, posted: posted.status };
+    if (addressed.length > 0) {
+      c.work.push({ kind: 'findings', source: 'review', findings: addressed });
+      unit.enter('findings');
+    } else {
+      c.checks = { state: 'waiting', headSha: pr.headSha, polls: 0 };
+      unit.enter('checks');
+    }
+    return undefined;
+  }
+}

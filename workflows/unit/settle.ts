@@ -1,0 +1,38 @@
+import type { UnitOutcome, UnitRecord } from '../contracts';
+import { unitReport } from './unit-prompts';
+import type { Unit } from './unit';
+
+/** The end of a unit: the final report to the thread and the PR, the workspaces released, the outcome recorded, the plan told. */
+export class Settle {
+  constructor(private readonly unit: Unit) {}
+
+  async run(final: UnitOutcome): Promise<UnitRecord> {
+    const { unit } = this;
+    const { carry: c, activities, unitId, repo, input } = unit;
+    unit.enter('settle');
+    const base = {
+      unitId,
+      repo,
+      outcome: final,
+      rounds: c.round,
+      reviews: c.reviews,
+      ...(c.pullRequest ? { pullRequest: c.pullRequest } : {}),
+      ...(unit.endedBy ? { endedBy: unit.endedBy } : {}),
+    };
+    const lastReview = c.lastReview ? `${c.lastReview.verdict} on ${c.lastReview.commitSha.slice(0, 12)}` : undefined;
+    const report = unitReport(base, lastReview);
+    await activities.status.deliverReply({ effectKey: `${unitId}/report`, replyTarget: input.replyTarget, text: report });
+    if (c.pullRequest)
+      await activities.githubWrites.postComment({
+        repo,
+        identity: 'write',
+        number: c.pullRequest,
+        body: report,
+        effectKey: `${unitId}/report-comment`,
+      });
+    for (const key of [unitId, `${unitId}/review`]) await activities.workspace.releaseWorkspace({ workspace: { key, network: true } });
+    unit.ports.recordOutcome(final);
+    unit.ports.notifyPlan({ status: 'settled', outcome: final });
+    return { ...base, report };
+  }
+}

@@ -1,0 +1,301 @@
+import { DEFAULT_SHIP_SETTINGS } from '../../activities/agents/agent-setup';
+import type { CommitChecks, EffectResult, PullDetail } from '../../activities/github/types';
+import type { PlanUnitProgress, RunRecord, UnitCarry, UnitPhase } from '../contracts';
+import { CallLog, FakeClock } from '../test-support';
+import { ChecksRound } from './checks-round';
+import { CodingRound } from './coding-round';
+import { IdleRound } from './idle-round';
+import { ReviewRound } from './review-round';
+import { Settle } from './settle';
+import { Unit, type UnitActivities } from './unit';
+import { UnitInbox } from './unit-inbox';
+
+const UNIT = 'unit:acme/app:greet';
+const MINUTE = 60_000;
+
+interface World {
+  unit: Unit;
+  log: CallLog;
+  clock: FakeClock;
+  phases: UnitPhase[];
+  plan: PlanUnitProgress[];
+  /** The runs the unit started: kind and request. */
+  runs: Array<{ workflowId: string; request: string }>;
+}
+
+/**
+ * A unit over fakes: activities answer from `answers`, child runs from `run`, and the ports
+ * record what the workflow would do (phases entered, plan notices).
+ */
+function world(
+  options: {
+    carry?: Partial<UnitCarry>;
+    run?: (request: string) => Partial<RunRecord> | undefined;
+    pull?: Partial<PullDetail>;
+    checks?: Partial<CommitChecks>;
+    changed?: boolean;
+    write?: Partial<EffectResult>;
+  } = {},
+): World {
+  const log = new CallLog();
+  const clock = new FakeClock();
+  const phases: UnitPhase[] = [];
+  const plan: PlanUnitProgress[] = [];
+  const runs: World['runs'] = [];
+  const carry: UnitCarry = {
+    phase: 'coding',
+    round: 0,
+    branch: 'switchboard/acme/app-greet',
+    work: [{ kind: 'request', text: 'Greet the reader' }],
+    reviews: 0,
+    postedReviews: [],
+    runMinutes: 0,
+    reminders: 0,
+    startedAt: clock.now(),
+    ...options.carry,
+  };
+  const pull: PullDetail = {
+    number: 7,
+    title: 't',
+    body: 'b',
+    state: 'open',
+    merged: false,
+    draft: false,
+    headRef: carry.branch,
+    headSha: 'head-1',
+    baseRef: 'main',
+    url: 'u',
+    files: [],
+    ...options.pull,
+  };
+  const effect = (input: { effectKey: string }): EffectResult => ({ status: 'confirmed', effectKey: input.effectKey, ...options.write });
+  const activities: UnitActivities = {
+    workspace: {
+      prepareUnitWorkspace: log.fn('prepareUnitWorkspace', () => ({ path: '/work', headSha: 'base-1', base: 'main' })),
+      commitWorkspace: log.fn('commitWorkspace', () => ({ headSha: 'head-1', changed: options.changed ?? true })),
+      releaseWorkspace: log.fn('releaseWorkspace', () => undefined),
+    },
+    github: {
+      pushBranch: log.fn('pushBranch', effect),
+      githubPullGet: log.fn('githubPullGet', () => pull),
+      githubCommitChecks: log.fn('githubCommitChecks', () => ({
+        sha: pull.headSha,
+        overall: 'success',
+        checkRuns: [],
+        statuses: [],
+        ...options.checks,
+      })),
+      githubPullActivity: log.fn('githubPullActivity', () => ({ reviews: [], reviewComments: [], comments: [] })),
+    },
+    githubWrites: {
+      openOrUpdatePullRequest: log.fn('openOrUpdatePullRequest', (input: { effectKey: string }) => ({ ...effect(input), number: 7 })),
+      postReview: log.fn('postReview', (input: { effectKey: string }) => ({ ...effect(input), id: 99 })),
+      postComment: log.fn('postComment', effect),
+      mergePullRequest: log.fn('mergePullRequest', effect),
+    },
+    status: { deliverReply: log.fn('deliverReply', (input: { effectKey: string }) => ({ status: 'confirmed' as const, ...input })) },
+  } as unknown as UnitActivities;
+  const chosen = { profile: {} as never, system: '' };
+  const unit = new Unit(
+    { unitId: UNIT, repo: 'acme/app', request: 'Greet the reader', replyTarget: { kind: 'cli' }, requester: { id: 'ada', surface: 'cli' } },
+    carry,
+    new UnitInbox(carry),
+    { ship: { ...DEFAULT_SHIP_SETTINGS, checksPollSeconds: 120 }, coding: chosen, review: chosen, budgetMinutes: 120 },
+    activities,
+    {
+      now: clock.now,
+      condition: clock.condition.bind(clock),
+      startRun: async (workflowId, input) => {
+        runs.push({ workflowId, request: input.request });
+        const record = options.run?.(input.request);
+        return {
+          result: async () => {
+            if (!record) throw new Error('the child failed');
+            return { outcome: 'completed', submissions: {}, startedAt: 0, endedAt: 3 * MINUTE, ...record } as RunRecord;
+          },
+          signal: async () => undefined,
+        };
+      },
+      entered: (phase) => phases.push(phase),
+      openedPullRequest: () => undefined,
+      notifyPlan: (progress) => plan.push(progress),
+      recordOutcome: () => undefined,
+    },
+  );
+  return { unit, log, clock, phases, plan, runs };
+}
+
+const approve = { submissions: { submit_review: { verdict: 'approve', summary: 'Good.', findings: [] } } };
+const finding = {
+  severity: 'major',
+  path: 'README.md',
+  line: 1,
+  title: 'No greeting',
+  scenario: 'A reader opens it.',
+  impact: 'Nothing greets them.',
+};
+
+describe('CodingRound', () => {
+  it('runs the coding child, commits, pushes and opens the PR, then moves to review', async () => {
+    const w = world({ run: () => ({ submissions: { submit_description: { title: 'Greet', body: 'Greets.' } } }) });
+    expect(await new CodingRound(w.unit).run()).toBeUndefined();
+    expect(w.log.names()).toEqual(['prepareUnitWorkspace', 'commitWorkspace', 'pushBranch', 'openOrUpdatePullRequest']);
+    expect(w.runs).toEqual([{ workflowId: `${UNIT}/coding-1-1`, request: expect.stringContaining('Greet the reader') }]);
+    expect(w.log.inputs('pushBranch')[0]).toMatchObject({ effectKey: `${UNIT}/push/1`, branch: 'switchboard/acme/app-greet' });
+    expect(w.log.inputs('openOrUpdatePullRequest')[0]).toMatchObject({ effectKey: `${UNIT}/pr/open`, title: 'Greet', body: 'Greets.' });
+    expect(w.unit.carry).toMatchObject({ round: 1, pullRequest: 7, headSha: 'head-1', work: [], runMinutes: 3 });
+    expect(w.phases).toEqual(['review']);
+  });
+
+  it('fails the unit when the coding run changed nothing and there is no PR yet', async () => {
+    const w = world({ run: () => ({}), changed: false });
+    expect(await new CodingRound(w.unit).run()).toBe('failed');
+    expect(w.unit.endedBy).toBe('the coding run made no change');
+    expect(w.log.names()).not.toContain('pushBranch');
+  });
+
+  it('fails the unit when the push is refused, and opens no PR', async () => {
+    const w = world({ run: () => ({}), write: { status: 'refused', code: 'stale_lease', reason: 'lease' } });
+    expect(await new CodingRound(w.unit).run()).toBe('failed');
+    expect(w.unit.endedBy).toBe('the push was refused: lease');
+    expect(w.log.names()).not.toContain('openOrUpdatePullRequest');
+  });
+
+  it('starts nothing once stopped, and ends out of rounds or budget before any work', async () => {
+    const stopped = world({ run: () => ({}) });
+    stopped.unit.inbox.stop({ reason: 'enough' });
+    expect(await new CodingRound(stopped.unit).run()).toBeUndefined();
+    expect(stopped.runs).toEqual([]);
+    expect(await new CodingRound(world({ carry: { round: 4 } }).unit).run()).toBe('out_of_rounds');
+    expect(await new CodingRound(world({ carry: { runMinutes: 120 } }).unit).run()).toBe('budget');
+  });
+});
+
+describe('ReviewRound', () => {
+  const onPr = { phase: 'review' as const, round: 1, pullRequest: 7, headSha: 'head-1', work: [] };
+
+  it('posts an approval to the reviewed head and waits for CI', async () => {
+    const w = world({ carry: onPr, run: () => approve });
+    expect(await new ReviewRound(w.unit).run()).toBeUndefined();
+    expect(w.log.inputs('postReview')[0]).toMatchObject({ commitSha: 'head-1', effectKey: `${UNIT}/review/head-1`, number: 7 });
+    expect(w.unit.carry).toMatchObject({ reviews: 1, postedReviews: [99], checks: { state: 'waiting', headSha: 'head-1', polls: 0 } });
+    expect(w.unit.carry.lastReview).toMatchObject({ verdict: 'approve', posted: 'confirmed' });
+    expect(w.phases).toEqual(['checks']);
+  });
+
+  it('turns findings at or above the gate into work for a findings round', async () => {
+    const w = world({
+      carry: onPr,
+      run: () => ({ submissions: { submit_review: { verdict: 'request_changes', summary: 'One defect.', findings: [finding] } } }),
+    });
+    await new ReviewRound(w.unit).run();
+    expect(w.unit.carry.work).toEqual([{ kind: 'findings', source: 'review', findings: [finding] }]);
+    expect(w.phases).toEqual(['findings']);
+  });
+
+  it('asks again once after an invalid submission, then fails the unit', async () => {
+    const w = world({ carry: onPr, run: () => ({ submissions: {} }) });
+    expect(await new ReviewRound(w.unit).run()).toBe('failed');
+    expect(w.runs).toHaveLength(2);
+    expect(w.runs[1].request).toContain('Your previous submission was invalid');
+    expect(w.log.names()).not.toContain('postReview');
+  });
+
+  it('settles without a review when the PR was merged meanwhile', async () => {
+    const w = world({ carry: onPr, pull: { merged: true } });
+    expect(await new ReviewRound(w.unit).run()).toBe('merged');
+    expect(w.runs).toEqual([]);
+  });
+});
+
+describe('ChecksRound', () => {
+  const waiting = { phase: 'checks' as const, round: 1, pullRequest: 7, headSha: 'head-1', work: [] };
+
+  it('goes idle on green checks at the first look', async () => {
+    const w = world({
+      carry: waiting,
+      checks: { overall: 'success', checkRuns: [{ name: 'ci', status: 'completed', conclusion: 'success' }] },
+    });
+    await new ChecksRound(w.unit).run();
+    expect(w.unit.carry.checks).toMatchObject({ state: 'success', polls: 1 });
+    expect(w.phases).toEqual(['idle']);
+    expect(w.clock.waits).toEqual([]);
+  });
+
+  it('counts "no checks" as green only after a poll interval', async () => {
+    const w = world({ carry: waiting });
+    await new ChecksRound(w.unit).run();
+    expect(w.clock.waits).toEqual([120_000]);
+    expect(w.unit.carry.checks).toMatchObject({ state: 'success', polls: 2 });
+  });
+
+  it('turns failing checks into work for a coding round', async () => {
+    const w = world({
+      carry: waiting,
+      checks: { overall: 'failure', checkRuns: [{ name: 'ci', status: 'completed', conclusion: 'failure' }] },
+    });
+    await new ChecksRound(w.unit).run();
+    expect(w.unit.carry.work).toEqual([{ kind: 'checks', detail: 'Failing on head-1: ci: failure' }]);
+    expect(w.phases).toEqual(['coding']);
+  });
+
+  it('stops waiting when a steer arrives during the poll wait', async () => {
+    const w = world({
+      carry: waiting,
+      checks: { overall: 'pending', checkRuns: [{ name: 'ci', status: 'in_progress', conclusion: null }] },
+    });
+    w.clock.duringWait = () => w.unit.inbox.steer({ text: 'also the changelog' });
+    expect(await new ChecksRound(w.unit).run()).toBeUndefined();
+    expect(w.log.names()).toEqual(['githubCommitChecks']);
+    expect(w.phases).toEqual([]);
+  });
+});
+
+describe('IdleRound', () => {
+  const ready = {
+    phase: 'idle' as const,
+    round: 1,
+    pullRequest: 7,
+    headSha: 'head-1',
+    checks: { state: 'success' as const, headSha: 'head-1', polls: 1 },
+  };
+
+  it('tells the thread and the plan, reminds on the alarm, and expires at the end of the window', async () => {
+    const w = world({ carry: ready });
+    expect(await new IdleRound(w.unit).run()).toBe('idle_expired');
+    const replies = w.log.inputs<{ effectKey: string }>('deliverReply').map((reply) => reply.effectKey);
+    expect(replies).toEqual([`${UNIT}/ready/head-1`, `${UNIT}/reminder/1`, `${UNIT}/reminder/2`, `${UNIT}/reminder/3`]);
+    expect(w.clock.waits).toEqual([48 * 60 * MINUTE, 48 * 60 * MINUTE, 48 * 60 * MINUTE, 24 * 60 * MINUTE]);
+    expect(w.plan).toEqual([{ status: 'ready' }]);
+  });
+
+  it("merges at the reviewed head on the plan's merge, and reports a refusal back to the plan", async () => {
+    const merged = world({ carry: ready });
+    merged.clock.duringWait = () => merged.unit.inbox.requestMerge();
+    expect(await new IdleRound(merged.unit).run()).toBe('merged');
+    expect(merged.log.inputs('mergePullRequest')[0]).toMatchObject({ expectedHeadSha: 'head-1', effectKey: `${UNIT}/merge/head-1` });
+
+    // Refused: the round ends without an outcome (the workflow idles again) and the plan hears why.
+    const refused = world({ carry: ready, write: { status: 'refused', reason: 'not mergeable' } });
+    refused.clock.duringWait = () => refused.unit.inbox.requestMerge();
+    expect(await new IdleRound(refused.unit).run()).toBeUndefined();
+    expect(refused.unit.inbox.mergeRequested).toBe(false);
+    expect(refused.plan).toEqual([{ status: 'ready' }, { status: 'merge_refused', reason: 'not mergeable' }]);
+  });
+});
+
+describe('Settle', () => {
+  it('reports to the thread and the PR, releases both workspaces and tells the plan', async () => {
+    const w = world({ carry: { phase: 'idle', round: 2, reviews: 2, pullRequest: 7 } });
+    w.unit.endedBy = 'the pull request was merged';
+    const record = await new Settle(w.unit).run('merged');
+    expect(record).toMatchObject({ unitId: UNIT, outcome: 'merged', rounds: 2, reviews: 2, pullRequest: 7 });
+    expect(w.log.names()).toEqual(['deliverReply', 'postComment', 'releaseWorkspace', 'releaseWorkspace']);
+    expect(w.log.inputs('releaseWorkspace')).toEqual([
+      { workspace: { key: UNIT, network: true } },
+      { workspace: { key: `${UNIT}/review`, network: true } },
+    ]);
+    expect(w.phases).toEqual(['settle']);
+    expect(w.plan).toEqual([{ status: 'settled', outcome: 'merged' }]);
+  });
+});

@@ -1,0 +1,163 @@
+import type { ShipSettings } from '../../activities/agents/agent-setup';
+import type { GitHubActivities } from '../../activities/github';
+import type { Profile } from '../../agents';
+import type { GitHubWriteActivities, StatusActivities, UnitWorkspaceActivities } from '../activity-proxies';
+import {
+  stopSignal,
+  type PlanUnitProgress,
+  type RunInput,
+  type RunRecord,
+  type ShipUnitInput,
+  type StopInput,
+  type UnitCarry,
+  type UnitOutcome,
+  type UnitPhase,
+  type UnitState,
+} from '../contracts';
+import type { WorkflowClock } from '../run/run-control';
+import type { UnitInbox } from './unit-inbox';
+
+const MINUTE = 60_000;
+
+/** The activities a unit's phases call (the proxies in the workflow; plain fakes in tests). */
+export interface UnitActivities {
+  workspace: UnitWorkspaceActivities;
+  github: Pick<GitHubActivities, 'pushBranch' | 'githubPullGet' | 'githubCommitChecks' | 'githubPullActivity'>;
+  githubWrites: Pick<GitHubWriteActivities, 'openOrUpdatePullRequest' | 'postReview' | 'postComment' | 'mergePullRequest'>;
+  status: Pick<StatusActivities, 'deliverReply'>;
+}
+
+/** A child run as the unit follows it. */
+export interface UnitChildRun {
+  result(): Promise<RunRecord>;
+  signal(definition: typeof stopSignal, stop: StopInput): Promise<void>;
+}
+
+/** The Temporal calls a unit's phases make, handed in by the workflow (the SDK functions themselves). */
+export interface UnitPorts extends WorkflowClock {
+  /** Starts `agentRunWorkflow` as the unit's child (cancelled with the unit). */
+  startRun(workflowId: string, input: RunInput, staticSummary: string): Promise<UnitChildRun>;
+  /** The unit entered a phase: the `Phase` search attribute, and its plan's notice. */
+  entered(phase: UnitPhase): void;
+  /** The unit opened its pull request: the `PullRequest` search attribute. */
+  openedPullRequest(number: number): void;
+  /** Tells the unit's plan, if it has one, how it is doing (the `unitUpdate` signal). */
+  notifyPlan(progress: PlanUnitProgress): void;
+  /** The unit settled: the `Outcome` search attribute. */
+  recordOutcome(outcome: UnitOutcome): void;
+}
+
+/** An agent's resolved profile and system prompt. */
+export interface ChosenProfile {
+  profile: Profile;
+  system: string;
+}
+
+export interface UnitSettings {
+  ship: ShipSettings;
+  coding: ChosenProfile;
+  review: ChosenProfile;
+  /** The `ship` agent's budget: coding and review minutes together. */
+  budgetMinutes: number;
+}
+
+/**
+ * One unit lifetime's state, shared by its phases (coding-round.ts, review-round.ts,
+ * checks-round.ts, idle-round.ts, settle.ts): the carry that survives continue-as-new, the
+ * inbox the signal handlers fill, and what the `state` query shows. Plain class: unit tests
+ * build one with fake activities and ports.
+ */
+export class Unit {
+  currentRun?: string;
+  nextTimer?: UnitState['nextTimer'];
+  outcome?: UnitOutcome;
+  endedBy?: string;
+
+  constructor(
+    readonly input: ShipUnitInput,
+    readonly carry: UnitCarry,
+    readonly inbox: UnitInbox,
+    readonly settings: UnitSettings,
+    readonly activities: UnitActivities,
+    readonly ports: UnitPorts,
+  ) {}
+
+  get unitId(): string {
+    return this.input.unitId;
+  }
+
+  get repo(): string {
+    return this.input.repo;
+  }
+
+  enter(phase: UnitPhase): void {
+    this.carry.phase = phase;
+    this.ports.entered(phase);
+  }
+
+  /** Stopped, merged or closed: a function, not a field, since signals change the inbox across every await. */
+  halted(): boolean {
+    return Boolean(this.inbox.stopped || this.inbox.terminal);
+  }
+
+  failWith(reason: string): UnitOutcome {
+    this.endedBy = reason;
+    return 'failed';
+  }
+
+  /** Runs a coding or review child to its end; undefined when it was never started or failed without a record. */
+  async runChild(kind: 'coding' | 'review', chosen: ChosenProfile, request: string, workspaceKey: string): Promise<RunRecord | undefined> {
+    // Stopped (or merged) while the workspace was being prepared: start nothing.
+    if (this.halted()) return undefined;
+    const { carry, input } = this;
+    const workflowId = `${this.unitId}/${kind}-${carry.round + (kind === 'coding' ? 1 : 0)}-${carry.reviews + 1}`;
+    this.currentRun = workflowId;
+    try {
+      const child = await this.ports.startRun(
+        workflowId,
+        {
+          threadId: input.threadId ?? this.unitId,
+          profile: chosen.profile,
+          system: chosen.system,
+          request,
+          requester: input.requester,
+          context: [],
+          replyTarget: input.replyTarget,
+          workspaceKey,
+        },
+        `${kind} run of ${this.unitId}`,
+      );
+      // A stop that arrived while the child was starting could not reach it yet: send it now.
+      if (this.halted()) await child.signal(stopSignal, { reason: this.inbox.stopped?.reason ?? 'the unit is settling' });
+      const record = await child.result();
+      carry.runMinutes += (record.endedAt - record.startedAt) / MINUTE;
+      return record;
+    } catch {
+      return undefined;
+    } finally {
+      this.currentRun = undefined;
+    }
+  }
+
+  /** The `state` query's answer. */
+  state(): UnitState {
+    const { carry } = this;
+    return {
+      unitId: this.unitId,
+      repo: this.repo,
+      requester: this.input.requester.id,
+      phase: carry.phase,
+      round: carry.round,
+      maxRounds: this.settings.ship.maxRounds,
+      branch: carry.branch,
+      reminders: carry.reminders,
+      ...(carry.pullRequest ? { pullRequest: carry.pullRequest } : {}),
+      ...(carry.headSha ? { headSha: carry.headSha } : {}),
+      ...(carry.lastReview ? { lastReview: carry.lastReview } : {}),
+      ...(carry.checks ? { checks: carry.checks } : {}),
+      ...(this.nextTimer ? { nextTimer: this.nextTimer } : {}),
+      ...(this.currentRun ? { currentRun: this.currentRun } : {}),
+      ...(this.outcome ? { outcome: this.outcome } : {}),
+    };
+  }
+}
