@@ -1,7 +1,8 @@
 import { type TestWorkflowEnvironment } from '@temporalio/testing';
-import { planWorkflowType, type UnitRecord } from '../workflows/contracts';
+import { planStateQuery, planWorkflowType, stopSignal, type UnitRecord } from '../workflows/contracts';
 import { REPO, startShipKit, type ShipKit } from './helpers/ship-kit';
 import { timeSkippingEnvironment } from './helpers/temporal';
+import { waitUntil } from './helpers/wait';
 
 jest.setTimeout(240_000);
 
@@ -96,5 +97,48 @@ describe('planWorkflow', () => {
       ],
     });
     await expect(handle.result()).rejects.toMatchObject({ cause: { message: expect.stringContaining('the dependencies form a cycle') } });
+  });
+});
+
+// The time-skipping server delivers a signal its sender sent while completing; the real server
+// drops it. There, a plan hears its unit settle only because the unit waits for that signal.
+describe('planWorkflow on the real server', () => {
+  let ship: ShipKit;
+  beforeAll(async () => {
+    ship = await startShipKit('plan-real');
+  });
+  afterAll(async () => ship.close());
+
+  it('settles stopped once its running unit has settled and said so', async () => {
+    const model = ship.model([{ text: 'Slow.', toolCalls: [{ name: 'bash', input: { command: 'sleep 3391' } }] }, { text: 'never' }]);
+    const planId = `plan:${REPO}:stop-real`;
+    const handle = await ship.kit.env.client.workflow.start(planWorkflowType, {
+      workflowId: planId,
+      taskQueue: ship.kit.taskQueue,
+      args: [
+        {
+          planId,
+          repo: REPO,
+          replyTarget: { kind: 'cli' },
+          requester: { id: 'tester', surface: 'cli' },
+          model,
+          units: [
+            { key: 'one', request: 'Work slowly' },
+            { key: 'two', request: 'Then this', dependsOn: ['one'] },
+          ],
+        },
+      ],
+    });
+    await waitUntil(
+      () => handle.query(planStateQuery),
+      (state) => state.units.some((unit) => unit.status === 'running'),
+    );
+    await handle.signal(stopSignal, { reason: 'test over', by: 'tester' });
+    const plan = await handle.result();
+    expect(plan.outcome).toBe('stopped');
+    expect(plan.units.map((unit) => [unit.key, unit.status, unit.outcome])).toEqual([
+      ['one', 'settled', 'stopped'],
+      ['two', 'blocked', undefined],
+    ]);
   });
 });

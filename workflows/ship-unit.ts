@@ -3,6 +3,7 @@ import {
   continueAsNew,
   getExternalWorkflowHandle,
   ParentClosePolicy,
+  patched,
   setHandler,
   startChild,
   upsertSearchAttributes,
@@ -57,7 +58,7 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
   const inbox = new UnitInbox(c);
   const settings = unitSettings(await setup.loadAgentSetup(), input);
 
-  const notifyPlan = (progress: PlanUnitProgress): void => {
+  const notifyPlan = async (progress: PlanUnitProgress): Promise<void> => {
     if (!input.plan) return;
     const { status: phase, ...extra } = progress;
     const update = {
@@ -68,7 +69,7 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
       headSha: c.headSha,
       ...extra,
     } as PlanUnitUpdate;
-    getExternalWorkflowHandle(input.plan.workflowId)
+    await getExternalWorkflowHandle(input.plan.workflowId)
       .signal(unitUpdateSignal, update)
       .catch(() => undefined);
   };
@@ -90,10 +91,11 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
         }),
       entered: (phase) => {
         upsertSearchAttributes([{ key: Phase, value: phase }]);
-        notifyPlan({ status: phase });
+        void notifyPlan({ status: phase });
       },
       openedPullRequest: (number) => upsertSearchAttributes([{ key: PullRequest, value: number }]),
       notifyPlan,
+      patched,
       recordOutcome: (outcome) => upsertSearchAttributes([{ key: Outcome, value: outcome }]),
     },
   );

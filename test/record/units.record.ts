@@ -279,19 +279,12 @@ describe('unit timers on the time-skipping server', () => {
   });
 });
 
-// On the time-skipping server: there a unit's last `unitUpdate` reaches its plan even though the
-// unit completes in the same workflow task (see ship-unit.ts, settle).
-describe('plans on the time-skipping server', () => {
-  let env: TestWorkflowEnvironment;
+describe('plans', () => {
   let ship: ShipKit;
   beforeAll(async () => {
-    env = await timeSkippingEnvironment();
-    ship = await startShipKit('record-plans', { env });
+    ship = await startShipKit('record-plans');
   });
-  afterAll(async () => {
-    await ship.close();
-    await env.teardown();
-  });
+  afterAll(async () => ship.close());
   const start = (planId: string, units: Array<{ key: string; request: string; dependsOn?: string[] }>, model?: string) =>
     ship.kit.env.client.workflow.start(planWorkflowType, {
       workflowId: planId,

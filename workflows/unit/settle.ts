@@ -2,6 +2,9 @@ import type { UnitOutcome, UnitRecord } from '../contracts';
 import { unitReport } from './unit-prompts';
 import type { Unit } from './unit';
 
+/** The `patched()` id of awaiting the unit's `settled` update to its plan (docs/versioning.md). */
+export const AWAIT_LAST_PLAN_UPDATE = 'unit-awaits-its-last-plan-update';
+
 /** The end of a unit: the final report to the thread and the PR, the workspaces released, the outcome recorded, the plan told. */
 export class Settle {
   constructor(private readonly unit: Unit) {}
@@ -32,7 +35,12 @@ export class Settle {
       });
     for (const key of [unitId, `${unitId}/review`]) await activities.workspace.releaseWorkspace({ workspace: { key, network: true } });
     unit.ports.recordOutcome(final);
-    unit.ports.notifyPlan({ status: 'settled', outcome: final });
+    // A signal sent in the workflow task that completes the unit is dropped by the server (the
+    // sender has closed before it is delivered), and the plan would wait for this unit forever:
+    // wait for it to land. Units that settled before this patch sent and completed at once; the
+    // `false` branch goes once none of them can still be running (docs/versioning.md).
+    if (unit.input.plan && unit.ports.patched(AWAIT_LAST_PLAN_UPDATE)) await unit.ports.notifyPlan({ status: 'settled', outcome: final });
+    else void unit.ports.notifyPlan({ status: 'settled', outcome: final });
     return { ...base, report };
   }
 }

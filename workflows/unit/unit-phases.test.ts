@@ -21,6 +21,8 @@ interface World {
   plan: PlanUnitProgress[];
   /** The runs the unit started: kind and request. */
   runs: Array<{ workflowId: string; request: string }>;
+  /** Delivers the held `settled` plan update (inPlan). */
+  land: () => void;
 }
 
 /**
@@ -35,6 +37,8 @@ function world(
     checks?: Partial<CommitChecks>;
     changed?: boolean;
     write?: Partial<EffectResult>;
+    /** The unit belongs to a plan; its `settled` update lands only when `land()` is called. */
+    inPlan?: boolean;
   } = {},
 ): World {
   const log = new CallLog();
@@ -42,6 +46,7 @@ function world(
   const phases: UnitPhase[] = [];
   const plan: PlanUnitProgress[] = [];
   const runs: World['runs'] = [];
+  let land = () => undefined as void;
   const carry: UnitCarry = {
     phase: 'coding',
     round: 0,
@@ -97,7 +102,14 @@ function world(
   } as unknown as UnitActivities;
   const chosen = { profile: {} as never, system: '' };
   const unit = new Unit(
-    { unitId: UNIT, repo: 'acme/app', request: 'Greet the reader', replyTarget: { kind: 'cli' }, requester: { id: 'ada', surface: 'cli' } },
+    {
+      unitId: UNIT,
+      repo: 'acme/app',
+      request: 'Greet the reader',
+      replyTarget: { kind: 'cli' },
+      requester: { id: 'ada', surface: 'cli' },
+      ...(options.inPlan ? { plan: { workflowId: 'plan:acme/app:p', key: 'greet', mergeAuthority: true } } : {}),
+    },
     carry,
     new UnitInbox(carry),
     { ship: { ...DEFAULT_SHIP_SETTINGS, checksPollSeconds: 120 }, coding: chosen, review: chosen, budgetMinutes: 120 },
@@ -118,11 +130,15 @@ function world(
       },
       entered: (phase) => phases.push(phase),
       openedPullRequest: () => undefined,
-      notifyPlan: (progress) => plan.push(progress),
+      notifyPlan: async (progress) => {
+        plan.push(progress);
+        if (options.inPlan && progress.status === 'settled') await new Promise<void>((resolve) => (land = resolve));
+      },
+      patched: () => true,
       recordOutcome: () => undefined,
     },
   );
-  return { unit, log, clock, phases, plan, runs };
+  return { unit, log, clock, phases, plan, runs, land: () => land() };
 }
 
 const approve = { submissions: { submit_review: { verdict: 'approve', summary: 'Good.', findings: [] } } };
@@ -297,5 +313,17 @@ describe('Settle', () => {
     ]);
     expect(w.phases).toEqual(['settle']);
     expect(w.plan).toEqual([{ status: 'settled', outcome: 'merged' }]);
+  });
+
+  it("waits for its plan's last update to land before the unit completes", async () => {
+    const w = world({ carry: { phase: 'idle', round: 1, pullRequest: 7 }, inPlan: true });
+    let completed = false;
+    const settling = new Settle(w.unit).run('merged').then(() => (completed = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(w.plan.at(-1)).toEqual({ status: 'settled', outcome: 'merged' });
+    expect(completed).toBe(false);
+    w.land();
+    await settling;
+    expect(completed).toBe(true);
   });
 });

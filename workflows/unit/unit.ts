@@ -41,8 +41,13 @@ export interface UnitPorts extends WorkflowClock {
   entered(phase: UnitPhase): void;
   /** The unit opened its pull request: the `PullRequest` search attribute. */
   openedPullRequest(number: number): void;
-  /** Tells the unit's plan, if it has one, how it is doing (the `unitUpdate` signal). */
-  notifyPlan(progress: PlanUnitProgress): void;
+  /**
+   * Tells the unit's plan, if it has one, how it is doing (the `unitUpdate` signal). Resolves
+   * once the signal was delivered (or failed); callers that go on working need not wait.
+   */
+  notifyPlan(progress: PlanUnitProgress): Promise<void>;
+  /** `patched(id)`: true in new executions, false when replaying a history recorded before the patch. */
+  patched(id: string): boolean;
   /** The unit settled: the `Outcome` search attribute. */
   recordOutcome(outcome: UnitOutcome): void;
 }
