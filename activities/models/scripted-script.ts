@@ -1,6 +1,7 @@
 import { readFile, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
+import { failure } from '../../workflows/contracts';
 import { parse as parseYaml, YAMLError } from 'yaml';
 import { scriptedPathProblem } from '../../agents/model-choice';
 import { z } from 'zod';
@@ -95,10 +96,10 @@ const MAX_SCRIPT_BYTES = 1024 * 1024;
 export async function resolveScriptPath(path: string, locations: ScriptLocations): Promise<string> {
   const names = Object.keys(locations.dirs);
   const refuse = (why: string) =>
-    ApplicationFailure.nonRetryable(
+    failure(
+      'model_script_refused',
       `Scripted model ${path}: ${why}. A script is named <directory>/<file> after one of the scripted directories ` +
         `(${names.join(', ') || 'none configured'}; models.scriptedDirs)`,
-      'model_script_refused',
     );
   const problem = scriptedPathProblem(path);
   if (problem) throw refuse(problem);
@@ -127,7 +128,7 @@ function isInside(file: string, root: string): boolean {
 }
 
 function invalidScript(file: string, problem: string): ApplicationFailure {
-  return ApplicationFailure.nonRetryable(`Scripted model file ${file}: ${problem}`, 'model_script_invalid');
+  return failure('model_script_invalid', `Scripted model file ${file}: ${problem}`);
 }
 
 /**

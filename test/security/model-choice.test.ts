@@ -10,7 +10,7 @@ import { createLogger } from '../../infra/logger';
 import { startLocalGitHub, type LocalGitHub } from '../../infra/local-github';
 import { createServerApp } from '../../server/app';
 import { createGitHubWebhookRouter } from '../../server/github-webhooks';
-import type { MessageOutcome, ThreadState } from '../../workflows/contracts';
+import { threadStateQuery, type MessageOutcome } from '../../workflows/contracts';
 import { freePort } from '../helpers/ports';
 import { startRunKit, type RunKit } from '../helpers/run-kit';
 import { BOT, startSlackKit, type SlackKit } from '../helpers/slack-kit';
@@ -184,7 +184,7 @@ describe('a model: directive in a GitHub comment', () => {
     expect(delivery.status).toBe(202);
     const handle = kit.env.client.workflow.getHandle(`thread:gh:${repo}#${pullRequest}`);
     const outcome = await waitUntil(
-      async () => (await handle.query<ThreadState>('state')).outcomes.find((entry) => entry.messageId === `github:${delivery.id}`),
+      async () => (await handle.query(threadStateQuery)).outcomes.find((entry) => entry.messageId === `github:${delivery.id}`),
       (found) => found !== undefined,
       30_000,
       100,

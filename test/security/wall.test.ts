@@ -8,7 +8,7 @@ import { DETACH_RECIPE } from '../../activities/sandbox/hints';
 import { requireBubblewrap } from '../../activities/sandbox/test-support';
 import { workspaceName } from '../../activities/sandbox/workspace-layout';
 import { sendMessage, followRun } from '../../cli/commands/ask';
-import { messageSignal, threadStateQuery, type MessageOutcome, type RunRecord } from '../../workflows/contracts';
+import { messageSignal, threadStateQuery, threadWorkflowType, type MessageOutcome, type RunRecord } from '../../workflows/contracts';
 import { startLocalGitHub, type LocalGitHub } from '../../infra/local-github';
 import { branchHeads } from '../../infra/local-github/git-store';
 import { projectRoot } from '../../infra/paths';
@@ -256,7 +256,7 @@ describe('the wall', () => {
   async function chatMessage(text: string): Promise<MessageOutcome> {
     const threadId = `thread:slack:T0WALL:C0WALL:${Date.now()}.${randomUUID().slice(0, 6)}`;
     const messageId = `Ev${randomUUID()}`;
-    const thread = await client.workflow.signalWithStart('threadWorkflow', {
+    const thread = await client.workflow.signalWithStart(threadWorkflowType, {
       workflowId: threadId,
       taskQueue: 'switchboard',
       args: [{ threadId, replyTarget: { kind: 'api' } }],

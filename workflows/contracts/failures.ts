@@ -36,6 +36,7 @@ export const FAILURE_CODES = [
   // Model providers.
   'model_unknown',
   'model_script_invalid',
+  'model_script_refused',
   'model_key_missing',
   'model_auth_failed',
   'model_bad_request',
