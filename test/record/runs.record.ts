@@ -10,6 +10,7 @@ import { sendMessage } from '../../cli/commands/ask';
 import { runStatusQuery, steerSignal, steerUpdate, stopSignal, threadStateQuery } from '../../workflows/contracts';
 import { runsOf, saveHistory } from '../helpers/history';
 import { startRunKit, type RunKit } from '../helpers/run-kit';
+import { KIT_SCRIPTS } from '../helpers/scripts';
 import { timeSkippingEnvironment } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
 import { shortHistoryEnvironment } from './servers';
@@ -107,7 +108,7 @@ describe('runs and threads', () => {
   });
 
   test('a run whose model fails for good', async () => {
-    const { runId } = await kit.start('say something', { agent: 'general', model: `scripted:${join(kit.dir, 'missing.yaml')}` });
+    const { runId } = await kit.start('say something', { agent: 'general', model: `scripted:${KIT_SCRIPTS}/missing.yaml` });
     expect((await kit.result(runId)).outcome).toBe('failed');
     await saveHistory(kit.env.client, runId, 'run/failed');
   });
