@@ -24,7 +24,10 @@ export function testScripts(dir: string, config: Record<string, unknown> = {}): 
   const scripts = join(dir, 'scripts');
   mkdirSync(scripts, { recursive: true });
   const configFile = join(dir, 'switchboard.yaml');
-  writeFileSync(configFile, stringify({ ...config, models: { scriptedDirs: { examples: join(projectRoot(), 'examples'), [KIT_SCRIPTS]: scripts } } }));
+  writeFileSync(
+    configFile,
+    stringify({ ...config, models: { scriptedDirs: { examples: join(projectRoot(), 'examples'), [KIT_SCRIPTS]: scripts } } }),
+  );
   return {
     dir: scripts,
     configFile,
