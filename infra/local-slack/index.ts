@@ -3,12 +3,13 @@ import { type AddressInfo } from 'node:net';
 import express, { type Request, type Response } from 'express';
 import { SlackEventSender, type SendOptions, type SendResult } from './event-sender';
 import { SlackFaults } from './faults';
-import { LocalSlackState, type LocalMessage } from './state';
+import { LocalSlackState, type LocalMessage, type LocalUser } from './state';
 import { WEB_API_METHODS, type WebApiContext } from './web-api';
+import { pageRoutes } from './web-page';
 
 export { SlackEventSender, slackSignature, type SendOptions, type SendResult } from './event-sender';
 export { SlackFaults } from './faults';
-export { LocalSlackState, type LocalMessage } from './state';
+export { LocalSlackState, type LocalMessage, type LocalUser } from './state';
 
 export interface LocalSlackOptions {
   /** The bot token the app must present. */
@@ -19,6 +20,10 @@ export interface LocalSlackOptions {
   team?: { id: string; name: string };
   bot?: { userId: string; botId: string; name: string };
   appId?: string;
+  /** Channel names by id (`{ C0DEMO: 'dev' }`), for the web page. */
+  channels?: Record<string, string>;
+  /** People of the workspace (`users.info`, names on the web page). */
+  users?: LocalUser[];
   port?: number;
   host?: string;
 }
@@ -33,7 +38,7 @@ export interface RecordedCall {
 }
 
 export interface LocalSlack {
-  /** Base URL of the server. */
+  /** Base URL of the server; `GET <url>/` is the read-only web page of the workspace. */
   url: string;
   /** For the SDK's `slackApiUrl` (ends in `/api/`). */
   apiUrl: string;
@@ -66,10 +71,13 @@ export interface LocalSlack {
  * A stand-in for Slack on loopback: the Web API subset Switchboard calls (form- or
  * JSON-encoded, token checked), an in-memory workspace, every call recorded, fault
  * injection, and signed event delivery to the app. The `/_local/*` routes let the offline
- * demo play a person with curl.
+ * demo play a person with curl, and `GET /` is a read-only page that shows the workspace
+ * as Slack would, live.
  */
 export async function startLocalSlack(options: LocalSlackOptions): Promise<LocalSlack> {
   const state = new LocalSlackState();
+  for (const [id, name] of Object.entries(options.channels ?? {})) state.channelNames.set(id, name);
+  for (const user of options.users ?? []) state.users.set(user.id, user);
   const faults = new SlackFaults();
   const calls: RecordedCall[] = [];
   const team = options.team ?? { id: 'T0LOCAL', name: 'local' };
@@ -97,6 +105,8 @@ export async function startLocalSlack(options: LocalSlackOptions): Promise<Local
       return void res.status(fault.status).send('upstream trouble');
     }
     const result = answer(call, handler(context, params));
+    // postMessage and uploads add messages (which counts as a change); these edit in place.
+    if (result.ok && IN_PLACE_EDITS.has(method)) state.touch();
     if (fault?.kind === 'drop_response') {
       call.outcome = 'dropped';
       return void req.socket.destroy();
@@ -176,6 +186,7 @@ export async function startLocalSlack(options: LocalSlackOptions): Promise<Local
         existing.users.push(input.user);
         existing.count += 1;
       } else message.reactions.push({ name: input.name, users: [input.user], count: 1 });
+      state.touch();
     }
     const event = {
       type: 'reaction_added',
@@ -215,6 +226,7 @@ export async function startLocalSlack(options: LocalSlackOptions): Promise<Local
   app.post('/_local/response', express.json(), (_req, res) => void res.json({ ok: true }));
   app.get('/_local/calls', (_req, res) => void res.json(calls));
   app.get('/_local/messages/:channel', (req, res) => void res.json(state.messages(String(req.params.channel))));
+  app.use(pageRoutes({ state, team, bot }));
 
   const server: Server = await new Promise((resolve) => {
     const listening = app.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve(listening));
@@ -229,6 +241,9 @@ export async function startLocalSlack(options: LocalSlackOptions): Promise<Local
     });
   return local;
 }
+
+/** Web API methods that change a message in place (a status card's edit, a reaction). */
+const IN_PLACE_EDITS = new Set(['chat.update', 'reactions.add']);
 
 /** Form fields that carry JSON (`blocks`, `metadata`, `files`) become objects, as Slack reads them. */
 function decodeParams(params: Record<string, unknown>): Record<string, unknown> {

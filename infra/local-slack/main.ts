@@ -19,8 +19,8 @@ async function main(): Promise<void> {
     port: Number(process.env.LOCAL_SLACK_PORT ?? 3100),
     eventsUrl: process.env.LOCAL_SLACK_EVENTS_URL ?? 'http://127.0.0.1:3000/slack/events',
   });
-  console.log(`Local Slack on ${slack.url} (Web API ${slack.apiUrl}); bot user ${slack.bot.userId}`);
-  process.once('SIGINT', () => void slack.close());
+  console.log(`Local Slack on ${slack.url} (Web API ${slack.apiUrl}); bot user ${slack.bot.userId}; watch it at ${slack.url}/`);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void slack.close());
 }
 
 if (require.main === module) void main();

@@ -56,8 +56,34 @@ export class LocalSlackState {
   private readonly channels = new Map<string, LocalMessage[]>();
   readonly users = new Map<string, LocalUser>();
   readonly files = new Map<string, LocalFile>();
+  /** Display names of channels (`C0DEMO` -> `dev`), for the web page; unnamed ones show their id. */
+  readonly channelNames = new Map<string, string>();
   private clock = 0;
   private fileCounter = 0;
+  private version = 0;
+  private readonly listeners = new Set<(version: number) => void>();
+
+  /** Grows on every change, so a watcher can tell whether it has seen the latest state. */
+  get revision(): number {
+    return this.version;
+  }
+
+  /** Calls `listener` after each change; returns the way to stop listening. */
+  onChange(listener: (version: number) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Marks a change made in place (an edit, a reaction). */
+  touch(): void {
+    this.version += 1;
+    for (const listener of this.listeners) listener(this.version);
+  }
+
+  /** Channels with messages or a name, named ones first. */
+  channelIds(): string[] {
+    return [...new Set([...this.channelNames.keys(), ...this.channels.keys()])];
+  }
 
   /** A new file id, in Slack's shape (F + letters and digits). */
   nextFileId(): string {
@@ -77,6 +103,7 @@ export class LocalSlackState {
     const list = this.channels.get(message.channel) ?? [];
     list.push(stored);
     this.channels.set(message.channel, list);
+    this.touch();
     return stored;
   }
 
