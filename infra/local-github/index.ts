@@ -45,7 +45,7 @@ export interface LocalGitHub {
   ): RepoState;
   /** Commits files on a branch as someone else's push would (no webhook). Returns the commit. */
   commit(repo: string, branch: string, files: Record<string, string>, message?: string): string;
-  /** Sets a check run on a commit and emits `check_run` (`completed` once it is). */
+  /** Sets (or updates, by name) a check run on a commit and emits `check_run` (`completed` once it is). */
   setCheckRun(repo: string, sha: string, run: Omit<CheckRunState, 'id'>): void;
   setStatus(repo: string, sha: string, status: StatusState): void;
   close(): Promise<void>;
@@ -187,8 +187,10 @@ export async function startLocalGitHub(options: LocalGitHubOptions): Promise<Loc
     },
     setCheckRun(fullName, sha, run) {
       const repo = repoNamed(fullName);
-      const runs = (repo.checkRuns.get(sha) ?? []).filter((r) => r.name !== run.name);
-      const stored = { ...run, id: state.id() };
+      const previous = repo.checkRuns.get(sha) ?? [];
+      const runs = previous.filter((r) => r.name !== run.name);
+      // An update of a run keeps its id, as PATCH /check-runs/{id} does on GitHub.
+      const stored = { ...run, id: previous.find((r) => r.name === run.name)?.id ?? state.id() };
       repo.checkRuns.set(sha, [...runs, stored]);
       // As GitHub does: the event lists the open PRs whose head is this commit.
       const pulls = [...repo.issues.values()].filter((item) => item.pull && item.state === 'open' && headSha(repo, item) === sha);

@@ -58,6 +58,10 @@ export interface CheckRunState {
   name: string;
   status: 'queued' | 'in_progress' | 'completed';
   conclusion: string | null;
+  started_at?: string;
+  completed_at?: string;
+  /** What the run reports, as GitHub's check run `output` (the log's tail in `text`). */
+  output?: { title: string; summary: string; text?: string };
 }
 export interface StatusState {
   context: string;

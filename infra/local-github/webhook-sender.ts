@@ -15,6 +15,7 @@ export interface Delivery {
 export class WebhookSender {
   readonly deliveries: Delivery[] = [];
   private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly listeners = new Set<(event: string, payload: object) => void>();
 
   constructor(
     private readonly url: string | undefined,
@@ -39,8 +40,18 @@ export class WebhookSender {
     return again;
   }
 
+  /**
+   * Sees every event the local GitHub raises, whether or not a webhook URL is set, as an app
+   * installed on the repository would (the local CI listens here). Returns the unsubscribe.
+   */
+  subscribe(listener: (event: string, payload: object) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   /** Fire-and-forget delivery for events caused by writes; `settle()` waits for them. */
   emit(event: string, payload: object): void {
+    for (const listener of this.listeners) listener(event, payload);
     if (!this.url) return;
     const sending = this.deliver(event, payload).catch(() => undefined);
     this.inFlight.add(sending);
