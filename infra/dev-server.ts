@@ -29,6 +29,8 @@ export interface DevServerOptions {
    * without growing large histories.
    */
   dynamicConfig?: Record<string, string | number | boolean>;
+  /** Its own process group, so a terminal's Ctrl-C reaches only this process, which then stops it in order. */
+  detached?: boolean;
 }
 
 /** A running `temporal server start-dev` that this process started and will stop. */
@@ -62,7 +64,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
 
   options.logger?.debug({ binary: options.binary, args }, 'starting Temporal dev server');
-  const child = spawn(options.binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(options.binary, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: options.detached ?? false });
   const output = captureTail(child);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const spawnFailed = new Promise<Error>((resolve) => child.once('error', resolve));
@@ -72,7 +74,8 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     removeExitHook();
     if (child.exitCode !== null || child.signalCode !== null) return;
     child.kill('SIGTERM');
-    const done = await Promise.race([exited.then(() => true), delay(10_000).then(() => false)]);
+    // An unref'd grace timer: a prompt exit must not leave the process waiting the full grace.
+    const done = await Promise.race([exited.then(() => true), delay(10_000, undefined, { ref: false }).then(() => false)]);
     if (!done) {
       child.kill('SIGKILL');
       await exited;
