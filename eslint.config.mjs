@@ -36,7 +36,9 @@ const nodeBuiltins = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.temporal/**', '.data/**', 'coverage/**', 'scripts/**', 'bin/**', '*.config.*'] },
+  {
+    ignores: ['dist/**', 'node_modules/**', '.temporal/**', '.data/**', 'coverage/**', 'scripts/**', 'bin/**', 'examples/**', '*.config.*'],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
