@@ -1,0 +1,279 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { Client, Connection } from '@temporalio/client';
+import { stringify } from 'yaml';
+import { slackThreadId } from '../../server/slack/event-routing';
+import { startDevServer, type DevServer } from '../dev-server';
+import { startLocalGitHub, type LocalGitHub } from '../local-github';
+import { startLocalCi, type LocalCi } from '../local-github/ci';
+import { filesFromFolder } from '../local-github/seed';
+import { startLocalSlack, type LocalMessage, type LocalSlack } from '../local-slack';
+import { projectRoot } from '../paths';
+import { resolveTemporalBinary } from '../temporal-binaries';
+import { followThread, webUiLinks, type FollowedWorkflow } from './follow';
+import { portFor } from './ports';
+import { spawnProduct, waitHealthy, type ProductProcess } from './product';
+import { DEMO, fullRepoName } from './session';
+
+export interface DemoOptions {
+  /** An existing Temporal (the test suite's); by default the demo starts the embedded one, Web UI on. */
+  temporalAddress?: string;
+  taskQueue?: string;
+  /** Preferred ports; a busy one is replaced by a free one. Unset ones are picked by the OS. */
+  ports?: { temporal?: number; ui?: number; http?: number; slack?: number; github?: number };
+  /** Where progress lines go (default: nowhere). */
+  print?: (line: string) => void;
+  /** Aborting it while the demo starts stops what was started and rejects. */
+  signal?: AbortSignal;
+}
+
+export interface ReadyReport {
+  unitId: string;
+  pullRequest: number;
+  headSha: string;
+  /** The ready message as the Slack thread shows it. */
+  message: LocalMessage;
+}
+
+export interface Demo {
+  slack: LocalSlack;
+  github: LocalGitHub;
+  ci: LocalCi;
+  client: Client;
+  /** The read-only page of the local Slack. */
+  slackPageUrl: string;
+  /** The Temporal Web UI, when this demo started it. */
+  webUiUrl?: string;
+  /** The Web UI's list of every workflow of the conversation. */
+  threadQueryUrl?: string;
+  threadId: string;
+  /** The Slack thread (the mention's ts). */
+  threadTs: string;
+  /** Every workflow of the conversation seen so far, in the order they appeared. */
+  workflows: FollowedWorkflow[];
+  /** Switchboard's log (the product process's stdout and stderr), inside `dir`. */
+  logFile: string;
+  /** The demo's temp folder (config, data, workspaces, Temporal's SQLite file), removed by `stop()`. */
+  dir: string;
+  /** Switchboard's process. */
+  productPid: number;
+  /** The generated read token of the local GitHub, to read the PR and clone the branch by hand. */
+  readToken: string;
+  /** Resolves when the ready report is in the Slack thread; rejects if Switchboard exits or `timeoutMs` passes first. */
+  ready(timeoutMs?: number): Promise<ReadyReport>;
+  /** Stops the unit (so its workspaces are released), then Switchboard, the local services and Temporal; removes the temp folder. */
+  stop(): Promise<void>;
+}
+
+const NAMESPACE = 'default';
+
+/**
+ * `npm run demo` without the terminal: the embedded Temporal (or a given one), the local
+ * GitHub with a repository whose test fails and a CI that runs it, the local Slack with its
+ * web page, and Switchboard itself (`dist/infra/main.js`, as `npm start` runs it) configured
+ * to reach them, with secrets generated here. Then Ana mentions the bot in #dev and the
+ * scripted models (`examples/demo/session.yaml`) play the ship unit. Everything lives in a
+ * temp folder that `stop()` removes.
+ */
+export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
+  const print = options.print ?? (() => undefined);
+  const root = projectRoot();
+  const dir = mkdtempSync(join(tmpdir(), 'switchboard-demo-'));
+  const stops: Array<() => Promise<void>> = [async () => rmSync(dir, { recursive: true, force: true })];
+  const stopAll = async () => {
+    for (const stop of stops.splice(0)) await stop().catch((error: unknown) => print(`(while stopping: ${(error as Error).message})`));
+  };
+  try {
+    return await assemble();
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+
+  async function assemble(): Promise<Demo> {
+    const checkpoint = () => {
+      if (options.signal?.aborted) throw new Error('interrupted while starting');
+    };
+    const secret = (prefix: string) => `${prefix}${randomBytes(16).toString('hex')}`;
+    const secrets = {
+      SLACK_BOT_TOKEN: secret('xoxb-demo-'),
+      SLACK_SIGNING_SECRET: secret(''),
+      GITHUB_READ_TOKEN: secret('ghs_read_'),
+      GITHUB_WRITE_TOKEN: secret('ghs_write_'),
+      GITHUB_WEBHOOK_SECRET: secret(''),
+    };
+    const httpPort = await portFor(options.ports?.http);
+    const appUrl = `http://127.0.0.1:${httpPort}`;
+
+    let temporal: { address: string; uiUrl?: string; server?: DevServer };
+    if (options.temporalAddress) temporal = { address: options.temporalAddress };
+    else {
+      print('Starting the embedded Temporal (dev server, Web UI on) ...');
+      const server = await startDevServer({
+        binary: resolveTemporalBinary('cli').path,
+        port: await portFor(options.ports?.temporal),
+        uiPort: await portFor(options.ports?.ui),
+        ui: true,
+        dbFile: join(dir, 'temporal.sqlite'),
+        readyTimeoutMs: 90_000,
+        // A Ctrl-C in the terminal reaches the demo, which stops the unit before Temporal.
+        detached: true,
+      });
+      stops.unshift(() => server.stop());
+      temporal = { address: server.address, ...(server.uiUrl ? { uiUrl: server.uiUrl } : {}), server };
+    }
+    checkpoint();
+    const connection = await Connection.connect({ address: temporal.address });
+    stops.unshift(() => connection.close());
+    const client = new Client({ connection, namespace: NAMESPACE });
+
+    checkpoint();
+    const slack = await startLocalSlack({
+      botToken: secrets.SLACK_BOT_TOKEN,
+      signingSecret: secrets.SLACK_SIGNING_SECRET,
+      eventsUrl: `${appUrl}/slack/events`,
+      team: DEMO.team,
+      bot: DEMO.bot,
+      channels: { [DEMO.channel.id]: DEMO.channel.name },
+      users: [DEMO.person],
+      port: await portFor(options.ports?.slack),
+    });
+    stops.unshift(() => slack.close());
+
+    const github = await startLocalGitHub({
+      tokens: { read: [secrets.GITHUB_READ_TOKEN], write: [secrets.GITHUB_WRITE_TOKEN] },
+      webhookUrl: `${appUrl}/webhooks/github`,
+      webhookSecret: secrets.GITHUB_WEBHOOK_SECRET,
+      port: await portFor(options.ports?.github),
+    });
+    stops.unshift(() => github.close());
+    github.createRepo(DEMO.repo.owner, DEMO.repo.name, filesFromFolder(join(root, DEMO.repo.folder)));
+    const ci = startLocalCi(github, { command: DEMO.ciCommand });
+    stops.unshift(() => ci.close());
+
+    checkpoint();
+    const configFile = join(dir, 'switchboard.yaml');
+    mkdirSync(join(dir, 'data'));
+    writeFileSync(
+      configFile,
+      stringify({
+        dataDir: join(dir, 'data'),
+        temporal: {
+          address: temporal.address,
+          namespace: NAMESPACE,
+          taskQueue: options.taskQueue ?? 'switchboard',
+          ...(temporal.uiUrl ? { uiUrl: temporal.uiUrl } : {}),
+        },
+        http: { host: '127.0.0.1', port: httpPort },
+        log: { level: 'info', format: 'json' },
+        github: { apiUrl: github.apiUrl, gitUrl: github.gitUrl },
+        slack: { apiUrl: slack.apiUrl },
+        models: { scriptedDirs: { [DEMO.scriptedDir.name]: join(root, DEMO.scriptedDir.folder) } },
+        agents: {
+          defaults: { model: DEMO.model },
+          channels: { [DEMO.channel.id]: { defaultRepo: fullRepoName } },
+        },
+        // The check_run webhook wakes the unit; the poll is only the fallback.
+        ship: { checksPollSeconds: 10 },
+      }),
+    );
+    const logFile = join(dir, 'switchboard.log');
+    print('Starting Switchboard (worker and HTTP server) ...');
+    const product: ProductProcess = spawnProduct({ projectRoot: root, logFile, env: { SWITCHBOARD_CONFIG: configFile, ...secrets } });
+    stops.unshift(() => product.stop());
+    await waitHealthy(`${appUrl}/healthz`, product, 60_000, options.signal);
+
+    checkpoint();
+    const links = temporal.uiUrl ? webUiLinks(temporal.uiUrl, NAMESPACE) : undefined;
+    print(`Local Slack (read-only page, live): ${slack.url}/`);
+    if (temporal.uiUrl) print(`Temporal Web UI: ${temporal.uiUrl}`);
+    print(`Local GitHub: ${github.gitUrl} (git clone ${github.gitUrl}/${fullRepoName}.git; REST ${github.apiUrl})`);
+
+    const mention = DEMO.mention(DEMO.bot.userId);
+    const { message: asked } = await slack.userSays({ channel: DEMO.channel.id, user: DEMO.person.id, text: mention });
+    const threadId = slackThreadId(DEMO.team.id, DEMO.channel.id, asked.ts);
+    print(`${DEMO.person.name} in #${DEMO.channel.name}: ${mention.replace(`<@${DEMO.bot.userId}>`, `@${DEMO.bot.name}`)}`);
+    if (links) print(`Every workflow of this conversation: ${links.query(`Thread="${threadId}"`)}`);
+
+    const follower = followThread({
+      client,
+      namespace: NAMESPACE,
+      threadId,
+      ...(temporal.uiUrl ? { uiUrl: temporal.uiUrl } : {}),
+      onNew: (workflow) =>
+        print(`  ${describe(workflow).padEnd(12)} ${workflow.workflowId}${workflow.link ? `\n               ${workflow.link}` : ''}`),
+    });
+    stops.unshift(() => follower.stop());
+    // First of all, while Switchboard still runs: the unit settles and releases its workspaces
+    // (their sandboxes end with them).
+    stops.unshift(async () => {
+      const unit = follower.seen.find((workflow) => workflow.kind === 'unit');
+      if (unit) await stopUnit(client, unit.workflowId);
+    });
+
+    return {
+      slack,
+      github,
+      ci,
+      client,
+      slackPageUrl: `${slack.url}/`,
+      ...(temporal.uiUrl ? { webUiUrl: temporal.uiUrl } : {}),
+      ...(links ? { threadQueryUrl: links.query(`Thread="${threadId}"`) } : {}),
+      threadId,
+      threadTs: asked.ts,
+      workflows: follower.seen,
+      logFile,
+      dir,
+      productPid: product.pid,
+      readToken: secrets.GITHUB_READ_TOKEN,
+      ready: (timeoutMs = 120_000) => waitForReady(slack, asked.ts, follower.seen, product, timeoutMs),
+      stop: stopAll,
+    };
+  }
+}
+
+function describe(workflow: FollowedWorkflow): string {
+  if (workflow.kind === 'run') return `${workflow.agent ?? ''} run`.trim();
+  return workflow.kind === 'unit' ? 'ship unit' : workflow.kind;
+}
+
+/** Waits for the unit's ready message in the Slack thread (its effect key is `<unit id>/ready/<head sha>`). */
+async function waitForReady(
+  slack: LocalSlack,
+  threadTs: string,
+  workflows: FollowedWorkflow[],
+  product: ProductProcess,
+  timeoutMs: number,
+): Promise<ReadyReport> {
+  let exited: string | undefined;
+  void product.exited.then((how) => (exited = how));
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (exited) throw new Error(`Switchboard exited (${exited}) before the unit was ready:\n${product.logTail()}`);
+    for (const message of slack.state.thread(DEMO.channel.id, threadTs)) {
+      const key = message.metadata?.event_payload.effect_key;
+      const match = typeof key === 'string' ? /^(unit:.+)\/ready\/([0-9a-f]{40})$/.exec(key) : null;
+      const pullRequest = /PR #(\d+)/.exec(message.text)?.[1];
+      if (match && pullRequest) return { unitId: match[1], headSha: match[2], pullRequest: Number(pullRequest), message };
+    }
+    const settled = slack.state.thread(DEMO.channel.id, threadTs).find((message) => /^Ship unit \S+ (?!merged)/.test(message.text));
+    if (settled) throw new Error(`the unit settled before it was ready: ${settled.text}`);
+    if (Date.now() > deadline) {
+      const seen = workflows.map((workflow) => workflow.workflowId).join(', ');
+      throw new Error(`no ready report within ${timeoutMs / 1000} s (workflows: ${seen || 'none'}):\n${product.logTail()}`);
+    }
+    await delay(250);
+  }
+}
+
+/** Sends the unit `stop` and waits (bounded) for it to settle, so it releases its workspaces. */
+async function stopUnit(client: Client, unitId: string): Promise<void> {
+  const handle = client.workflow.getHandle(unitId);
+  const description = await handle.describe().catch(() => undefined);
+  if (description?.status.name !== 'RUNNING') return;
+  await handle.signal('stop', { reason: 'the demo is stopping', by: 'demo' });
+  await Promise.race([handle.result().catch(() => undefined), delay(30_000, undefined, { ref: false })]);
+}

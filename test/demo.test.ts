@@ -1,0 +1,123 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { Client, Connection } from '@temporalio/client';
+import { startDemo, type Demo, type ReadyReport } from '../infra/demo/demo';
+import { DEMO, fullRepoName } from '../infra/demo/session';
+import { git } from '../infra/local-github/git-store';
+import { testTemporalAddress, uniqueTaskQueue } from './helpers/temporal';
+import { waitUntil } from './helpers/wait';
+
+jest.setTimeout(180_000);
+
+/** Processes whose command line names `folder` (the sandboxes' holders and jobs name their workspace). */
+function processesUsing(folder: string): string[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .flatMap((pid) => {
+      try {
+        const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+        return command.includes(folder) ? [`${pid}: ${command.slice(0, 120)}`] : [];
+      } catch {
+        return [];
+      }
+    });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('npm run demo, driven on the suite’s Temporal', () => {
+  let demo: Demo | undefined;
+  afterAll(async () => {
+    await demo?.stop();
+  });
+
+  it('plays the whole loop to the ready report, and its stop leaves nothing running', async () => {
+    demo = await startDemo({ temporalAddress: testTemporalAddress(), taskQueue: uniqueTaskQueue('demo') });
+    const ready: ReadyReport = await demo.ready(150_000);
+    const repo = demo.github.state.repo(DEMO.repo.owner, DEMO.repo.name)!;
+    const pull = repo.issues.get(ready.pullRequest)!;
+
+    // The PR exists, on the unit's branch, with the fix and the fix for the finding.
+    expect(pull).toMatchObject({ state: 'open', title: 'Apply the invoice discount as a percentage' });
+    expect(pull.pull!.head).toBe('switchboard/acme/invoices-fix-the-failing-invoice-total-test');
+    const total = git(repo.dir, ['show', `${ready.headSha}:src/total.js`]);
+    expect(total).toContain('Math.min(Math.max(discountPercent, 0), 100)');
+    expect(total).toContain('subtotal(lines) * (1 - percent / 100)');
+    expect(git(repo.dir, ['show', `${ready.headSha}:test/total.test.js`])).toContain('a discount is clamped to 0-100%');
+
+    // A review with the finding was posted on the first head; the fix round pushed a new head, which the second review approved.
+    expect(pull.reviews).toHaveLength(2);
+    const [first, second] = pull.reviews;
+    expect(first.body).toContain('Verdict: changes requested');
+    expect(first.body).toContain('A discount above 100% makes the total negative');
+    expect(first.commitId).not.toBe(ready.headSha);
+    expect(git(repo.dir, ['log', '--format=%s', `${first.commitId}..${ready.headSha}`])).toContain('Clamp the invoice discount to 0-100%');
+    expect(second).toMatchObject({ commitId: ready.headSha });
+    expect(second.body).toContain('Verdict: approve');
+    expect(demo.github.state.countWrites('push', fullRepoName)).toBe(2);
+    expect(demo.github.state.countWrites('pull_request.create', fullRepoName)).toBe(1);
+
+    // CI really ran the repository's tests on both heads, and the check run on the ready head passed.
+    expect(demo.ci.runs.map((run) => [run.sha, run.conclusion])).toEqual([
+      [first.commitId, 'success'],
+      [ready.headSha, 'success'],
+    ]);
+    expect(demo.ci.runs[1].log).toMatch(/# pass 4/);
+    expect(repo.checkRuns.get(ready.headSha)).toEqual([
+      expect.objectContaining({ name: 'test', status: 'completed', conclusion: 'success' }),
+    ]);
+
+    // The ready report is in the Slack thread, after a status card for each of the four runs.
+    expect(ready.message.text).toBe(`PR #${ready.pullRequest} on ${fullRepoName} is ready: the review approves and checks are green.`);
+    const thread = demo.slack.state.thread(DEMO.channel.id, demo.threadTs);
+    const cards = thread.filter((message) => message.metadata?.event_type === 'switchboard_card');
+    expect(cards.map((card) => card.text)).toEqual([
+      expect.stringMatching(/^coding .*Completed/),
+      expect.stringMatching(/^review .*Completed/),
+      expect.stringMatching(/^coding .*Completed/),
+      expect.stringMatching(/^review .*Completed/),
+    ]);
+    expect(thread.indexOf(ready.message)).toBe(thread.length - 1);
+
+    // The demo listed the thread, the unit and its four runs (visibility may lag behind the ready report).
+    const kinds = await waitUntil(
+      async () => demo!.workflows.map((workflow) => (workflow.kind === 'run' ? workflow.agent : workflow.kind)).sort(),
+      (seen) => seen.length === 6,
+      20_000,
+    );
+    expect(kinds).toEqual(['coding', 'coding', 'review', 'review', 'thread', 'unit']);
+
+    // Stop: the unit settles (releasing its workspaces), Switchboard exits, no sandbox is left.
+    const { dir, productPid } = demo;
+    const unitId = ready.unitId;
+    await demo.stop();
+    demo = undefined;
+    expect(alive(productPid)).toBe(false);
+    const settled = await waitUntil(
+      () => sharedClientDescribe(unitId),
+      (status) => status !== 'RUNNING',
+      20_000,
+    );
+    expect(settled).toBe('COMPLETED');
+    await waitUntil(
+      async () => processesUsing(dir),
+      (left) => left.length === 0,
+      20_000,
+    );
+  });
+});
+
+async function sharedClientDescribe(workflowId: string): Promise<string> {
+  const connection = await Connection.connect({ address: testTemporalAddress() });
+  try {
+    return (await new Client({ connection }).workflow.getHandle(workflowId).describe()).status.name;
+  } finally {
+    await connection.close();
+  }
+}
