@@ -1,5 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
+import { processesUsing } from '../infra/demo/cleanup';
 import { startDemo, type Demo, type ReadyReport } from '../infra/demo/demo';
 import { DEMO, fullRepoName } from '../infra/demo/session';
 import { git } from '../infra/local-github/git-store';
@@ -7,20 +7,6 @@ import { testTemporalAddress, uniqueTaskQueue } from './helpers/temporal';
 import { waitUntil } from './helpers/wait';
 
 jest.setTimeout(180_000);
-
-/** Processes whose command line names `folder` (the sandboxes' holders and jobs name their workspace). */
-function processesUsing(folder: string): string[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .flatMap((pid) => {
-      try {
-        const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
-        return command.includes(folder) ? [`${pid}: ${command.slice(0, 120)}`] : [];
-      } catch {
-        return [];
-      }
-    });
-}
 
 function alive(pid: number): boolean {
   try {

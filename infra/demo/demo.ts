@@ -1,21 +1,22 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { Client, Connection } from '@temporalio/client';
-import { stringify } from 'yaml';
 import { slackThreadId } from '../../server/slack/event-routing';
 import { startDevServer, type DevServer } from '../dev-server';
 import { startLocalGitHub, type LocalGitHub } from '../local-github';
 import { startLocalCi, type LocalCi } from '../local-github/ci';
 import { filesFromFolder } from '../local-github/seed';
-import { startLocalSlack, type LocalMessage, type LocalSlack } from '../local-slack';
+import { startLocalSlack, type LocalSlack } from '../local-slack';
 import { projectRoot } from '../paths';
 import { resolveTemporalBinary } from '../temporal-binaries';
+import { stopUnits, waitUntilNoneUse } from './cleanup';
 import { followThread, webUiLinks, type FollowedWorkflow } from './follow';
+import { writeDemoConfig } from './config-file';
 import { portFor } from './ports';
 import { spawnProduct, waitHealthy, type ProductProcess } from './product';
+import { waitForReady, type ReadyReport } from './ready';
 import { DEMO, fullRepoName } from './session';
 
 export interface DemoOptions {
@@ -30,13 +31,7 @@ export interface DemoOptions {
   signal?: AbortSignal;
 }
 
-export interface ReadyReport {
-  unitId: string;
-  pullRequest: number;
-  headSha: string;
-  /** The ready message as the Slack thread shows it. */
-  message: LocalMessage;
-}
+export type { ReadyReport } from './ready';
 
 export interface Demo {
   slack: LocalSlack;
@@ -82,7 +77,15 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
   const print = options.print ?? (() => undefined);
   const root = projectRoot();
   const dir = mkdtempSync(join(tmpdir(), 'switchboard-demo-'));
-  const stops: Array<() => Promise<void>> = [async () => rmSync(dir, { recursive: true, force: true })];
+  // Run first to last by stopAll; each piece puts its stop in front as it starts.
+  const stops: Array<() => Promise<void>> = [
+    async () => {
+      // A sandbox whose unit did not settle ends by itself once its folder is gone (within seconds).
+      rmSync(dir, { recursive: true, force: true });
+      const left = await waitUntilNoneUse(dir, 15_000);
+      if (left.length > 0) print(`Still running after the stop (not started by the demo itself):\n${left.join('\n')}`);
+    },
+  ];
   const stopAll = async () => {
     for (const stop of stops.splice(0)) await stop().catch((error: unknown) => print(`(while stopping: ${(error as Error).message})`));
   };
@@ -155,31 +158,13 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
     stops.unshift(() => ci.close());
 
     checkpoint();
-    const configFile = join(dir, 'switchboard.yaml');
-    mkdirSync(join(dir, 'data'));
-    writeFileSync(
-      configFile,
-      stringify({
-        dataDir: join(dir, 'data'),
-        temporal: {
-          address: temporal.address,
-          namespace: NAMESPACE,
-          taskQueue: options.taskQueue ?? 'switchboard',
-          ...(temporal.uiUrl ? { uiUrl: temporal.uiUrl } : {}),
-        },
-        http: { host: '127.0.0.1', port: httpPort },
-        log: { level: 'info', format: 'json' },
-        github: { apiUrl: github.apiUrl, gitUrl: github.gitUrl },
-        slack: { apiUrl: slack.apiUrl },
-        models: { scriptedDirs: { [DEMO.scriptedDir.name]: join(root, DEMO.scriptedDir.folder) } },
-        agents: {
-          defaults: { model: DEMO.model },
-          channels: { [DEMO.channel.id]: { defaultRepo: fullRepoName } },
-        },
-        // The check_run webhook wakes the unit; the poll is only the fallback.
-        ship: { checksPollSeconds: 10 },
-      }),
-    );
+    const configFile = writeDemoConfig(dir, {
+      root,
+      temporal: { ...temporal, taskQueue: options.taskQueue ?? 'switchboard', namespace: NAMESPACE },
+      httpPort,
+      github,
+      slack,
+    });
     const logFile = join(dir, 'switchboard.log');
     print('Starting Switchboard (worker and HTTP server) ...');
     const product: ProductProcess = spawnProduct({ projectRoot: root, logFile, env: { SWITCHBOARD_CONFIG: configFile, ...secrets } });
@@ -209,10 +194,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
     stops.unshift(() => follower.stop());
     // First of all, while Switchboard still runs: the unit settles and releases its workspaces
     // (their sandboxes end with them).
-    stops.unshift(async () => {
-      const unit = follower.seen.find((workflow) => workflow.kind === 'unit');
-      if (unit) await stopUnit(client, unit.workflowId);
-    });
+    stops.unshift(() => stopUnits(client, threadId));
 
     return {
       slack,
@@ -229,7 +211,8 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
       dir,
       productPid: product.pid,
       readToken: secrets.GITHUB_READ_TOKEN,
-      ready: (timeoutMs = 120_000) => waitForReady(slack, asked.ts, follower.seen, product, timeoutMs),
+      ready: (timeoutMs = 120_000) =>
+        waitForReady({ slack, channel: DEMO.channel.id, threadTs: asked.ts, workflows: follower.seen, product, timeoutMs }),
       stop: stopAll,
     };
   }
@@ -238,42 +221,4 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
 function describe(workflow: FollowedWorkflow): string {
   if (workflow.kind === 'run') return `${workflow.agent ?? ''} run`.trim();
   return workflow.kind === 'unit' ? 'ship unit' : workflow.kind;
-}
-
-/** Waits for the unit's ready message in the Slack thread (its effect key is `<unit id>/ready/<head sha>`). */
-async function waitForReady(
-  slack: LocalSlack,
-  threadTs: string,
-  workflows: FollowedWorkflow[],
-  product: ProductProcess,
-  timeoutMs: number,
-): Promise<ReadyReport> {
-  let exited: string | undefined;
-  void product.exited.then((how) => (exited = how));
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (exited) throw new Error(`Switchboard exited (${exited}) before the unit was ready:\n${product.logTail()}`);
-    for (const message of slack.state.thread(DEMO.channel.id, threadTs)) {
-      const key = message.metadata?.event_payload.effect_key;
-      const match = typeof key === 'string' ? /^(unit:.+)\/ready\/([0-9a-f]{40})$/.exec(key) : null;
-      const pullRequest = /PR #(\d+)/.exec(message.text)?.[1];
-      if (match && pullRequest) return { unitId: match[1], headSha: match[2], pullRequest: Number(pullRequest), message };
-    }
-    const settled = slack.state.thread(DEMO.channel.id, threadTs).find((message) => /^Ship unit \S+ (?!merged)/.test(message.text));
-    if (settled) throw new Error(`the unit settled before it was ready: ${settled.text}`);
-    if (Date.now() > deadline) {
-      const seen = workflows.map((workflow) => workflow.workflowId).join(', ');
-      throw new Error(`no ready report within ${timeoutMs / 1000} s (workflows: ${seen || 'none'}):\n${product.logTail()}`);
-    }
-    await delay(250);
-  }
-}
-
-/** Sends the unit `stop` and waits (bounded) for it to settle, so it releases its workspaces. */
-async function stopUnit(client: Client, unitId: string): Promise<void> {
-  const handle = client.workflow.getHandle(unitId);
-  const description = await handle.describe().catch(() => undefined);
-  if (description?.status.name !== 'RUNNING') return;
-  await handle.signal('stop', { reason: 'the demo is stopping', by: 'demo' });
-  await Promise.race([handle.result().catch(() => undefined), delay(30_000, undefined, { ref: false })]);
 }
