@@ -181,7 +181,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
     const { message: asked } = await slack.userSays({ channel: DEMO.channel.id, user: DEMO.person.id, text: mention });
     const threadId = slackThreadId(DEMO.team.id, DEMO.channel.id, asked.ts);
     print(`${DEMO.person.name} in #${DEMO.channel.name}: ${mention.replace(`<@${DEMO.bot.userId}>`, `@${DEMO.bot.name}`)}`);
-    if (links) print(`Every workflow of this conversation: ${links.query(`Thread="${threadId}"`)}`);
+    if (links) print(`Every workflow of this conversation: ${links.list(`Thread="${threadId}"`)}`);
 
     const follower = followThread({
       client,
@@ -203,7 +203,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
       client,
       slackPageUrl: `${slack.url}/`,
       ...(temporal.uiUrl ? { webUiUrl: temporal.uiUrl } : {}),
-      ...(links ? { threadQueryUrl: links.query(`Thread="${threadId}"`) } : {}),
+      ...(links ? { threadQueryUrl: links.list(`Thread="${threadId}"`) } : {}),
       threadId,
       threadTs: asked.ts,
       workflows: follower.seen,

@@ -20,7 +20,7 @@ export function webUiLinks(uiUrl: string, namespace: string) {
   const base = `${uiUrl.replace(/\/$/, '')}/namespaces/${encodeURIComponent(namespace)}`;
   return {
     workflow: (workflowId: string) => `${base}/workflows/${encodeURIComponent(workflowId)}`,
-    query: (query: string) => `${base}/workflows?query=${encodeURIComponent(query)}`,
+    list: (query: string) => `${base}/workflows?query=${encodeURIComponent(query)}`,
   };
 }
 
