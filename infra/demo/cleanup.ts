@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type Client } from '@temporalio/client';
-import { unitStopSignal } from '../../workflows/ship-unit';
+import { stopSignal } from '../../workflows/contracts';
 import { visibilityQuery } from '../visibility';
 
 /**
@@ -13,7 +13,7 @@ export async function stopUnits(client: Client, threadId: string, timeoutMs = 30
   const waits: Array<Promise<unknown>> = [];
   for await (const execution of client.workflow.list({ query })) {
     const handle = client.workflow.getHandle(execution.workflowId);
-    await handle.signal(unitStopSignal, { reason: 'the demo is stopping', by: 'demo' });
+    await handle.signal(stopSignal, { reason: 'the demo is stopping', by: 'demo' });
     waits.push(handle.result().catch(() => undefined));
   }
   await Promise.race([Promise.all(waits), delay(timeoutMs, undefined, { ref: false })]);

@@ -1,5 +1,5 @@
 import { renderCard } from '../../activities/slack/card-blocks';
-import type { RunStatus } from '../../workflows/run-types';
+import type { RunStatus } from '../../workflows/contracts';
 import { blocksToHtml } from './blocks-html';
 import { startLocalSlack, type LocalSlack } from '.';
 import { mrkdwnToHtml } from './mrkdwn-html';
