@@ -7,13 +7,16 @@ import { registerRunsCommand, registerSteerCommand, registerStopCommand } from '
 import { registerShipCommands } from './commands/ship';
 import { registerMcpCommand } from './commands/mcp';
 import { registerTokensCommand } from './commands/tokens';
+import { registerRoleCommands } from './commands/roles';
 
 /** Builds the `switchboard` operator command; each command lives in cli/commands/. */
 export function createProgram(): Command {
   const program = new Command();
   program
     .name('switchboard')
-    .description('Operate Switchboard: check the setup, list agents, ask, inspect and steer runs and units, API tokens, MCP.')
+    .description(
+      'Operate Switchboard: check the setup, list agents, ask, inspect and steer runs and units, API tokens, MCP; run a worker or the front ends.',
+    )
     .showHelpAfterError();
   registerDoctorCommand(program);
   registerAgentsCommand(program);
@@ -25,6 +28,7 @@ export function createProgram(): Command {
   registerShipCommands(program);
   registerTokensCommand(program);
   registerMcpCommand(program);
+  registerRoleCommands(program);
   return program;
 }
 

@@ -1,6 +1,6 @@
-import { Client, type Connection } from '@temporalio/client';
+import { type Client } from '@temporalio/client';
 import { loadConfig, type LoadedConfig } from '../infra/config';
-import { connectTemporal } from '../infra/temporal';
+import { openTemporalClient, temporalTarget } from '../infra/temporal-connection';
 
 export interface CliClient {
   client: Client;
@@ -13,13 +13,12 @@ export interface CliClient {
 export async function openCliClient(): Promise<CliClient> {
   const loaded = loadConfig();
   const { temporal } = loaded.config;
-  const address = temporal.address ?? `${temporal.embedded.ip}:${temporal.embedded.port}`;
   const fix = temporal.address
     ? 'start Temporal there or correct TEMPORAL_ADDRESS (temporal.address)'
     : 'start Switchboard (`npm start`) or set TEMPORAL_ADDRESS';
-  const connection: Connection = await connectTemporal({ address, timeoutMs: 5_000, fix });
+  const { client, connection } = await openTemporalClient(temporalTarget(loaded), { timeoutMs: 5_000, fix });
   return {
-    client: new Client({ connection, namespace: temporal.namespace }),
+    client,
     loaded,
     taskQueue: temporal.taskQueue,
     close: () => connection.close(),

@@ -48,10 +48,22 @@ let installed = false;
 
 /**
  * Routes the Temporal runtime's logs (SDK, workflow and activity context loggers) through
- * our logger. The runtime can be installed once per process; later calls are no-ops.
+ * our logger and, with `prometheusBindAddress`, exports its metrics there (infra/metrics.ts
+ * serves them with ours). The runtime can be installed once per process; later calls are no-ops.
  */
-export function installTemporalRuntime(logger: Logger): void {
+export function installTemporalRuntime(logger: Logger, options: { prometheusBindAddress?: string } = {}): void {
   if (installed) return;
-  Runtime.install({ logger: temporalLogger(logger) });
+  Runtime.install({
+    logger: temporalLogger(logger),
+    ...(options.prometheusBindAddress
+      ? {
+          telemetryOptions: {
+            metrics: {
+              prometheus: { bindAddress: options.prometheusBindAddress, countersTotalSuffix: true, useSecondsForDurations: true },
+            },
+          },
+        }
+      : {}),
+  });
   installed = true;
 }

@@ -1,5 +1,6 @@
 import { type Server } from 'node:http';
-import { Client } from '@temporalio/client';
+import { type Client } from '@temporalio/client';
+import { type Worker } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { activityDepsFromConfig } from './activity-deps';
 import { createServerApp } from '../server/app';
@@ -13,23 +14,40 @@ import { createLogger, installTemporalRuntime, type Logger } from './logger';
 import { externalServiceChecks } from './external-checks';
 import { ExternalServices } from './external-services';
 import { listenError, reportStartupFailure } from './startup-errors';
-import { connectTemporal, pingTemporal } from './temporal';
+import { pingTemporal } from './temporal';
+import { openTemporalClient, temporalTarget } from './temporal-connection';
+import { runtimeExporterAddress, startMetricsEndpoint } from './metrics';
+import { FrontEndMetrics } from '../server/metrics';
 import { ensureTemporal } from './temporal-endpoint';
 import { connectWorker, createSwitchboardWorker } from './worker';
 
-/**
- * `npm start`: the embedded Temporal (unless `TEMPORAL_ADDRESS` is set), the worker and
- * the HTTP server in one process. Ctrl-C stops all three, in reverse order.
- */
 /** Where GitHub delivers webhooks. */
 export const GITHUB_WEBHOOK_PATH = '/webhooks/github';
 
-export async function main(): Promise<void> {
+/**
+ * What this process runs. `npm start` runs everything (and starts the embedded Temporal when
+ * none answers); `switchboard worker` and `switchboard server` run one role each and only
+ * connect, so either scales by adding processes: they share nothing but Temporal.
+ */
+export interface Roles {
+  worker: boolean;
+  server: boolean;
+  /** Start the embedded dev server when no Temporal is configured or answers. */
+  embedded: boolean;
+}
+
+export const ALL_IN_ONE: Roles = { worker: true, server: true, embedded: true };
+
+/** Starts the roles; Ctrl-C (or SIGTERM) stops them in reverse order. */
+export async function main(roles: Roles = ALL_IN_ONE): Promise<void> {
   const loaded = loadConfigForProcess();
   if (!loaded) return;
-  const { config, baseDir } = loaded;
+  const { config } = loaded;
   const logger = createLogger({ level: config.log.level, format: config.log.format });
-  installTemporalRuntime(logger);
+  const metricsOn = config.metrics.port !== undefined;
+  // The runtime exports the worker's series on a private port; /metrics serves them with ours.
+  const runtimeAddress = metricsOn && roles.worker ? await runtimeExporterAddress() : undefined;
+  installTemporalRuntime(logger, runtimeAddress ? { prometheusBindAddress: runtimeAddress } : {});
 
   const stops: Array<() => Promise<void>> = [];
   const shutdown = onceShutdown(logger, stops);
@@ -37,67 +55,106 @@ export async function main(): Promise<void> {
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
 
   try {
-    const endpoint = await ensureTemporal(config, baseDir, logger);
+    const endpoint = await ensureTemporal(loaded, logger, { start: roles.embedded, registerAttributes: roles.server });
     stops.unshift(() => endpoint.stop());
-
-    const connection = await connectTemporal({ address: endpoint.address, timeoutMs: 10_000 });
+    const target = temporalTarget(loaded, endpoint.address);
+    const frontEndMetrics = metricsOn && roles.server ? new FrontEndMetrics() : undefined;
+    const { client, connection } = await openTemporalClient(target, {
+      timeoutMs: 10_000,
+      ...(frontEndMetrics ? { interceptors: [frontEndMetrics.clientInterceptor()] } : {}),
+    });
     stops.unshift(() => connection.close());
-    const client = new Client({ connection, namespace: config.temporal.namespace });
-
-    const nativeConnection = await connectWorker(endpoint.address);
-    stops.unshift(() => nativeConnection.close());
     const deps = activityDepsFromConfig(loaded, logger, client);
-    const worker = await createSwitchboardWorker({
-      connection: nativeConnection,
-      namespace: config.temporal.namespace,
-      taskQueue: config.temporal.taskQueue,
-      activities: createActivities(deps),
-      logger,
-    });
-    const workerDone = worker.run();
-    stops.unshift(async () => {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
-      await workerDone.catch(() => undefined);
-    });
-    workerDone.catch((error: unknown) => logger.error({ err: error }, 'worker failed'));
 
-    const mounts = [...frontEnds(loaded, client, logger), ...apiMountsFromConfig(loaded, client, logger, endpoint.uiUrl)];
-    const slack = slackFrontEndFromConfig(loaded, client, logger);
-    if (slack) {
-      stops.unshift(() => slack.stop());
-      if (slack.router) mounts.push({ path: '/', handler: slack.router });
-      logger.info({ mode: config.slack.mode, path: config.slack.eventsPath }, 'Slack front end is on');
-    }
-    // Slack, GitHub and the model APIs may be down: each is retried in the background and
-    // shown in /healthz, while Temporal, the worker and the other front ends serve.
-    const services = new ExternalServices({
-      logger,
-      retry: { initialMs: config.externalServices.retryInitialMs, maxMs: config.externalServices.retryMaxMs },
-    });
-    stops.unshift(async () => services.stop());
-    for (const check of await externalServiceChecks(config, deps, slack)) services.supervise(check);
-    const app = createServerApp({
-      mounts,
-      client,
-      logger,
-      health: {
+    let worker: Worker | undefined;
+    if (roles.worker) {
+      const nativeConnection = await connectWorker(target);
+      stops.unshift(() => nativeConnection.close());
+      const running = await createSwitchboardWorker({
+        connection: nativeConnection,
         namespace: config.temporal.namespace,
         taskQueue: config.temporal.taskQueue,
-        pingTemporal: () => pingTemporal(connection, config.temporal.namespace),
-        workerState: () => worker.getState(),
-        ...(deps.sandboxHost ? { sandbox: () => deps.sandboxHost!.readiness() } : {}),
-        services: () => services.statuses(),
-      },
-    });
-    const server = await listen(app, config.http.port, config.http.host);
-    stops.unshift(() => closeServer(server));
+        activities: createActivities(deps),
+        bundlePath: process.env.SWITCHBOARD_WORKFLOW_BUNDLE || undefined,
+        logger,
+      });
+      worker = running;
+      const workerDone = running.run();
+      stops.unshift(async () => {
+        if (running.getState() === 'RUNNING') running.shutdown();
+        await workerDone.catch(() => undefined);
+      });
+      workerDone.then(
+        // A worker-only process has nothing left to do when its worker stops.
+        () => (roles.server ? undefined : void shutdown('worker stopped')),
+        (error: unknown) => {
+          logger.error({ err: error }, 'worker failed');
+          if (!roles.server) {
+            process.exitCode = 1;
+            void shutdown('worker failed');
+          }
+        },
+      );
+    }
 
-    const apiUrl = config.http.publicUrl ?? `http://${config.http.host}:${config.http.port}`;
-    logger.info({ temporal: endpoint.address, mode: endpoint.mode }, 'Temporal connected');
-    logger.info(
-      `Switchboard is up. API ${apiUrl}/api/v1, MCP ${apiUrl}/mcp (health: ${apiUrl}/healthz)` +
-        (endpoint.uiUrl ? `, Temporal Web UI ${endpoint.uiUrl}` : ''),
-    );
+    if (roles.server) {
+      const mounts = [...frontEnds(loaded, client, logger), ...apiMountsFromConfig(loaded, client, logger, endpoint.uiUrl)];
+      const slack = slackFrontEndFromConfig(loaded, client, logger);
+      if (slack) {
+        stops.unshift(() => slack.stop());
+        if (slack.router) mounts.push({ path: '/', handler: slack.router });
+        logger.info({ mode: config.slack.mode, path: config.slack.eventsPath }, 'Slack front end is on');
+      }
+      // Slack, GitHub and the model APIs may be down: each is retried in the background and
+      // shown in /healthz, while Temporal, the worker and the other front ends serve.
+      const services = new ExternalServices({
+        logger,
+        retry: { initialMs: config.externalServices.retryInitialMs, maxMs: config.externalServices.retryMaxMs },
+      });
+      stops.unshift(async () => services.stop());
+      for (const check of await externalServiceChecks(config, deps, slack)) services.supervise(check);
+      const app = createServerApp({
+        mounts,
+        client,
+        logger,
+        ...(frontEndMetrics ? { metrics: frontEndMetrics } : {}),
+        health: {
+          namespace: config.temporal.namespace,
+          taskQueue: config.temporal.taskQueue,
+          pingTemporal: () => pingTemporal(connection, config.temporal.namespace),
+          workerState: () => worker?.getState(),
+          ...(worker && deps.sandboxHost ? { sandbox: () => deps.sandboxHost!.readiness() } : {}),
+          services: () => services.statuses(),
+        },
+      });
+      const server = await listen(app, config.http.port, config.http.host);
+      stops.unshift(() => closeServer(server));
+    }
+
+    if (metricsOn) {
+      const metrics = await startMetricsEndpoint({
+        host: config.metrics.host,
+        port: config.metrics.port!,
+        ...(runtimeAddress ? { runtimeAddress } : {}),
+        ...(frontEndMetrics ? { registry: frontEndMetrics.registry } : {}),
+        logger,
+      });
+      stops.unshift(() => metrics.close());
+      logger.info({ url: metrics.url }, 'Prometheus metrics');
+    }
+
+    logger.info({ temporal: endpoint.address, mode: endpoint.mode, tls: Boolean(target.tls) }, 'Temporal connected');
+    if (roles.server) {
+      const apiUrl = config.http.publicUrl ?? `http://${config.http.host}:${config.http.port}`;
+      logger.info(
+        `Switchboard is up. API ${apiUrl}/api/v1, MCP ${apiUrl}/mcp (health: ${apiUrl}/healthz)` +
+          (endpoint.uiUrl ? `, Temporal Web UI ${endpoint.uiUrl}` : ''),
+      );
+    } else {
+      logger.info({ address: endpoint.address, taskQueue: config.temporal.taskQueue }, 'worker running');
+      // Tests and supervisors wait for this line before they start work.
+      process.stdout.write('SWITCHBOARD_WORKER_READY\n');
+    }
   } catch (error) {
     reportStartupFailure(logger, error);
     await shutdown('startup failure');

@@ -21,19 +21,21 @@ export function reportStartupFailure(logger: Logger, error: unknown): void {
 }
 
 /** The HTTP server could not listen: name the address and the setting that moves it. */
-export function listenError(error: Error, host: string, port: number): Error {
+export function listenError(error: Error, host: string, port: number, setting = 'PORT (http.port)'): Error {
+  const what = setting.startsWith('PORT') ? 'HTTP port' : 'Metrics port';
+  const hostSetting = setting.startsWith('PORT') ? 'SWITCHBOARD_HTTP_HOST (http.host)' : 'SWITCHBOARD_METRICS_HOST (metrics.host)';
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'EADDRINUSE') {
     return new SwitchboardError(
       'port_in_use',
-      `HTTP port ${port} on ${host} is in use by another program (another Switchboard?): stop it, or set PORT (http.port)`,
+      `${what} ${port} on ${host} is in use by another program (another Switchboard?): stop it, or set ${setting}`,
       { cause: error },
     );
   }
   if (code === 'EACCES') {
     return new SwitchboardError(
       'port_in_use',
-      `HTTP port ${port} on ${host} needs privileges this process lacks: set PORT (http.port) above 1023`,
+      `${what} ${port} on ${host} needs privileges this process lacks: set ${setting} above 1023`,
       {
         cause: error,
       },
@@ -42,7 +44,7 @@ export function listenError(error: Error, host: string, port: number): Error {
   if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
     return new SwitchboardError(
       'config_invalid',
-      `HTTP host ${host} is not an address of this machine: correct SWITCHBOARD_HTTP_HOST (http.host)`,
+      `${what.split(' ')[0]} host ${host} is not an address of this machine: correct ${hostSetting}`,
       { cause: error },
     );
   }

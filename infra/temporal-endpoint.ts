@@ -1,9 +1,9 @@
-import { type SwitchboardConfig } from './config';
-import { resolveConfigPath } from './config';
+import { resolveConfigPath, type LoadedConfig, type SwitchboardConfig } from './config';
 import { DevServerStartError, startDevServer, type DevServer } from './dev-server';
-import { SwitchboardError } from './errors';
+import { SwitchboardError, TemporalUnreachableError } from './errors';
 import { type Logger } from './logger';
 import { connectTemporal, registerSearchAttributes } from './temporal';
+import { temporalTarget, type TemporalTarget } from './temporal-connection';
 import { resolveTemporalBinary } from './temporal-binaries';
 
 export interface TemporalEndpoint {
@@ -21,19 +21,33 @@ export interface TemporalEndpoint {
  * the data dir (so units survive a restart). Our search attributes are registered in
  * every case.
  */
-export async function ensureTemporal(config: SwitchboardConfig, baseDir: string, logger: Logger): Promise<TemporalEndpoint> {
-  const { namespace, embedded } = config.temporal;
+export async function ensureTemporal(
+  loaded: LoadedConfig,
+  logger: Logger,
+  options: { start?: boolean; registerAttributes?: boolean } = {},
+): Promise<TemporalEndpoint> {
+  const { config, baseDir } = loaded;
+  const { embedded } = config.temporal;
+  const register = options.registerAttributes ?? true;
   if (config.temporal.address) {
-    await ensureAttributes(config.temporal.address, namespace, logger, CONFIGURED_FIX);
+    const target = temporalTarget(loaded);
+    if (register) await ensureAttributes(target, logger, CONFIGURED_FIX);
     return { address: config.temporal.address, uiUrl: config.temporal.uiUrl, mode: 'configured', stop: async () => undefined };
   }
   const localAddress = `${embedded.ip}:${embedded.port}`;
   if (await answers(localAddress)) {
     logger.info({ address: localAddress }, 'reusing the Temporal server already running on the embedded port');
-    await ensureAttributes(localAddress, namespace, logger);
+    if (register) await ensureAttributes(temporalTarget(loaded, localAddress), logger);
     const uiUrl = config.temporal.uiUrl ?? `http://${embedded.ip}:${embedded.uiPort}`;
     return { address: localAddress, uiUrl, mode: 'reused', stop: async () => undefined };
   }
+  if (options.start === false) {
+    throw new TemporalUnreachableError(localAddress, undefined, {
+      reason: 'connection refused: nothing listens there',
+      fix: 'a worker or server process only connects: set TEMPORAL_ADDRESS (temporal.address, or a Temporal config profile), or start `npm start` first',
+    });
+  }
+  const namespace = config.temporal.namespace;
   const binary = resolveTemporalBinary('cli');
   const dataDir = resolveConfigPath({ baseDir }, config.dataDir);
   const server: DevServer = await startDevServer({
@@ -84,10 +98,10 @@ async function answers(address: string): Promise<boolean> {
 /** What to do when the configured Temporal does not answer. */
 const CONFIGURED_FIX = 'start Temporal there or correct TEMPORAL_ADDRESS (temporal.address); unset it to run the embedded server';
 
-async function ensureAttributes(address: string, namespace: string, logger: Logger, fix?: string): Promise<void> {
-  const connection = await connectTemporal({ address, timeoutMs: 10_000, ...(fix ? { fix } : {}) });
+async function ensureAttributes(target: TemporalTarget, logger: Logger, fix?: string): Promise<void> {
+  const connection = await connectTemporal({ ...target, timeoutMs: 10_000, ...(fix ? { fix } : {}) });
   try {
-    const added = await registerSearchAttributes(connection, namespace);
+    const added = await registerSearchAttributes(connection, target.namespace);
     if (added.length > 0) logger.info({ added }, 'registered Switchboard search attributes');
   } catch (error) {
     logger.warn({ err: error }, 'could not register search attributes; `switchboard doctor` shows which are missing');

@@ -1,6 +1,7 @@
 import { createConnection } from 'node:net';
 import { Connection } from '@temporalio/client';
 import { type SearchAttributeType } from '@temporalio/common';
+import { type TLSConfig } from '@temporalio/common/lib/internal-non-workflow';
 import { type SearchAttributeKey } from '@temporalio/common/lib/search-attributes';
 import { temporal } from '@temporalio/proto';
 import { SEARCH_ATTRIBUTE_KEYS } from '../workflows/search-attributes';
@@ -22,6 +23,9 @@ export function cliTypeName(key: SearchAttributeKey<SearchAttributeType>): strin
 
 export interface ConnectOptions {
   address: string;
+  tls?: TLSConfig | boolean;
+  apiKey?: string;
+  metadata?: Record<string, string>;
   /** How long to wait for the first connection. */
   timeoutMs?: number;
   /** What the person should do when it fails (added to the error's one line). */
@@ -40,7 +44,13 @@ export async function connectTemporal(options: ConnectOptions): Promise<Connecti
   const before = await tcpReachability(options.address);
   if (before === 'refused' || before === 'unknown_host') throw fail(REASONS[before](options.address));
   // `Connection.connect` leaves a failed channel reconnecting (and the process alive): close it.
-  const connection = Connection.lazy({ address: options.address, connectTimeout: timeoutMs });
+  const connection = Connection.lazy({
+    address: options.address,
+    connectTimeout: timeoutMs,
+    ...(options.tls ? { tls: options.tls } : {}),
+    ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+    ...(options.metadata ? { metadata: options.metadata } : {}),
+  });
   try {
     await connection.ensureConnected();
     return connection;

@@ -3,6 +3,7 @@ import { type Duration } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { SwitchboardError, TemporalUnreachableError } from './errors';
 import { type Logger } from './logger';
+import { type TemporalTarget } from './temporal-connection';
 import { workflowBundlePath } from './paths';
 
 export interface SwitchboardWorkerOptions {
@@ -37,10 +38,16 @@ export async function createSwitchboardWorker(options: SwitchboardWorkerOptions)
   });
 }
 
-/** The worker's connection; a failure names the address and, in plain words, why. */
-export async function connectWorker(address: string): Promise<NativeConnection> {
+/** The worker's connection (same target as the clients'); a failure names the address and, in plain words, why. */
+export async function connectWorker(target: TemporalTarget): Promise<NativeConnection> {
+  const { address } = target;
   try {
-    return await NativeConnection.connect({ address });
+    return await NativeConnection.connect({
+      address,
+      ...(target.tls ? { tls: target.tls } : {}),
+      ...(target.apiKey ? { apiKey: target.apiKey } : {}),
+      ...(target.metadata ? { metadata: target.metadata } : {}),
+    });
   } catch (error) {
     const text = error instanceof Error ? error.message : String(error);
     const reason = /ConnectionRefused/.test(text)

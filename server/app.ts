@@ -2,6 +2,7 @@ import { type Client } from '@temporalio/client';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { type Logger } from '../infra/logger';
 import { checkHealth, type HealthSources } from './health';
+import { type FrontEndMetrics } from './metrics';
 
 export interface ServerDeps {
   /** The Temporal client front ends signal workflows through. */
@@ -10,6 +11,16 @@ export interface ServerDeps {
   health: HealthSources;
   /** Front ends to mount (GitHub webhooks, Slack, API), each under its own path. */
   mounts?: Array<{ path: string; handler: RequestHandler }>;
+  /** Counts and times requests per front end (served by the process's metrics endpoint). */
+  metrics?: FrontEndMetrics;
+}
+
+/** The front end a mount path belongs to, as the metrics label it. */
+export function frontEndName(path: string): string {
+  if (path === '/') return 'slack';
+  if (path.startsWith('/webhooks/github')) return 'github';
+  if (path.startsWith('/api')) return 'api';
+  return path.replace(/^\/+/, '').split('/')[0] || 'other';
 }
 
 /**
@@ -20,12 +31,16 @@ export function createServerApp(deps: ServerDeps): Express {
   const app = express();
   app.disable('x-powered-by');
 
+  if (deps.metrics) app.use('/healthz', deps.metrics.middleware('health'));
   app.get('/healthz', async (_req, res) => {
     const report = await checkHealth(deps.health);
     res.status(report.ok ? 200 : 503).json(report);
   });
 
-  for (const mount of deps.mounts ?? []) app.use(mount.path, mount.handler);
+  for (const mount of deps.mounts ?? []) {
+    if (deps.metrics) app.use(mount.path, deps.metrics.middleware(frontEndName(mount.path)));
+    app.use(mount.path, mount.handler);
+  }
 
   app.use((_req, res) => {
     res.status(404).json({ error: 'not_found' });

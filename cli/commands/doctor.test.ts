@@ -1,6 +1,10 @@
 import { existsSync, mkdtempSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { resolveTemporalBinary } from '../../infra/temporal-binaries';
+import { waitUntil } from '../../test/helpers/wait';
 import { runDoctor, type DoctorOptions } from './doctor';
 
 async function doctor(
@@ -31,6 +35,30 @@ describe('switchboard doctor', () => {
     );
     expect(output).toMatch(/ok {4}sandbox: bubblewrap isolates commands .*network door: nsenter/);
     expect(code).toBe(0);
+  });
+
+  it('prints the exact create lines for missing search attributes, and they work', async () => {
+    // A fresh namespace has none of ours, as on a cluster Switchboard has never started against.
+    const namespace = `doctor-${randomUUID().slice(0, 8)}`;
+    const temporal = resolveTemporalBinary('cli').path;
+    execFileSync(temporal, ['operator', 'namespace', 'create', '--address', address, '--namespace', namespace], { stdio: 'pipe' });
+    const env = { ...base, TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: namespace };
+    const before = await waitUntil(
+      () => doctor(env),
+      (result) => /search attributes: missing/.test(result.output),
+    );
+    expect(before.code).toBe(1);
+    const lines = before.output.split('\n').filter((line) => line.trim().startsWith('temporal operator search-attribute create'));
+    expect(lines).toContain(
+      `      temporal operator search-attribute create --address ${address} --namespace ${namespace} --name PullRequest --type Int`,
+    );
+    expect(lines).toHaveLength(8);
+    for (const line of lines) execFileSync(temporal, line.trim().split(/\s+/).slice(1), { stdio: 'pipe' });
+    const after = await waitUntil(
+      () => doctor(env),
+      (result) => /ok {4}search attributes: all registered/.test(result.output),
+    );
+    expect(after.code).toBe(0);
   });
 
   it('says which search provider is off for want of its key, without failing', async () => {
@@ -75,7 +103,7 @@ describe('switchboard doctor', () => {
   it('names a missing system package and the exact apt command', async () => {
     // A PATH that has every package's command but bwrap and pip3.
     const bin = mkdtempSync(join(tmpdir(), 'switchboard-doctor-path-'));
-    for (const command of ['git', 'pgrep', 'nsenter', 'curl', 'ip']) symlinkSync(which(command), join(bin, command));
+    for (const command of ['git', 'pgrep', 'nsenter', 'curl', 'ip', 'stunnel4', 'openssl']) symlinkSync(which(command), join(bin, command));
     const { code, output } = await doctor({ ...base, PATH: bin, TEMPORAL_ADDRESS: address });
     expect(code).toBe(1);
     expect(output).toMatch(/ok {4}git: .* \(git\)/);

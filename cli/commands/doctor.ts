@@ -6,7 +6,9 @@ import { loadConfig, readSecret, type LoadedConfig } from '../../infra/config';
 import { describeError, TemporalUnreachableError } from '../../infra/errors';
 import { projectRoot } from '../../infra/paths';
 import { binaryVersion, findTemporalBinary, resolveTemporalBinary, type BinaryKind } from '../../infra/temporal-binaries';
-import { connectTemporal, missingSearchAttributes, pingTemporal } from '../../infra/temporal';
+import { cliTypeName, connectTemporal, missingSearchAttributes, pingTemporal } from '../../infra/temporal';
+import { temporalTarget } from '../../infra/temporal-connection';
+import { SEARCH_ATTRIBUTE_KEYS } from '../../workflows/search-attributes';
 import { detectIsolation, readinessOf, type IsolationCheck } from '../../activities/sandbox/isolation';
 
 export interface DoctorOptions {
@@ -58,16 +60,19 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<number> {
     const { temporal } = loaded.config;
     const address = temporal.address ?? `${temporal.embedded.ip}:${temporal.embedded.port}`;
     try {
-      const connection = await connectTemporal({ address, timeoutMs: 3_000 });
+      const target = temporalTarget(loaded);
+      const connection = await connectTemporal({ ...target, timeoutMs: 3_000 });
       try {
         await pingTemporal(connection, temporal.namespace, 3_000);
-        write(`ok    temporal server: ${address}, namespace ${temporal.namespace}`);
+        const secured = target.apiKey ? ', TLS with an API key' : target.tls ? ', TLS' : '';
+        write(`ok    temporal server: ${address}, namespace ${temporal.namespace}${secured}`);
         const missing = await missingSearchAttributes(connection, temporal.namespace);
         if (missing.length === 0) {
           write('ok    search attributes: all registered');
         } else {
-          write(`FAIL  search attributes: missing ${missing.join(', ')}`);
-          problems.push('start Switchboard once (`npm start` registers them) or add them with `temporal operator search-attribute create`');
+          write(`FAIL  search attributes: missing ${missing.join(', ')}; create them with:`);
+          for (const line of createAttributeLines(missing, loaded)) write(`      ${line}`);
+          problems.push('create the missing search attributes with the lines above (`npm start` registers them itself where it may)');
         }
       } finally {
         await connection.close();
@@ -93,6 +98,23 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<number> {
   write(`\n${problems.length} problem${problems.length > 1 ? 's' : ''}:`);
   for (const problem of problems) write(`  - ${problem}`);
   return 1;
+}
+
+/**
+ * The exact `temporal operator search-attribute create` lines for the missing attributes. The
+ * `temporal` CLI reads the same client config (TEMPORAL_* variables, the TOML profile), so
+ * the profile and address Switchboard uses are named and TLS/API keys come along by themselves.
+ */
+export function createAttributeLines(missing: string[], loaded: LoadedConfig): string[] {
+  const { temporal } = loaded.config;
+  const connection = [
+    ...(temporal.address ? [`--address ${temporal.address}`] : []),
+    ...(temporal.profile ? [`--profile ${temporal.profile}`] : []),
+    `--namespace ${temporal.namespace}`,
+  ].join(' ');
+  return SEARCH_ATTRIBUTE_KEYS.filter((key) => missing.includes(key.name)).map(
+    (key) => `temporal operator search-attribute create ${connection} --name ${key.name} --type ${cliTypeName(key)}`,
+  );
 }
 
 /** What the web and skill tools will do here: a tool whose backend is missing is off in every run. */

@@ -11,10 +11,13 @@ export interface EnvironmentBinding {
 export const ENVIRONMENT_BINDINGS: readonly EnvironmentBinding[] = [
   { variable: 'TEMPORAL_ADDRESS', path: ['temporal', 'address'], kind: 'string' },
   { variable: 'TEMPORAL_NAMESPACE', path: ['temporal', 'namespace'], kind: 'string' },
+  { variable: 'TEMPORAL_PROFILE', path: ['temporal', 'profile'], kind: 'string' },
   { variable: 'SWITCHBOARD_TASK_QUEUE', path: ['temporal', 'taskQueue'], kind: 'string' },
   { variable: 'TEMPORAL_UI_URL', path: ['temporal', 'uiUrl'], kind: 'string' },
   { variable: 'SWITCHBOARD_TEMPORAL_PORT', path: ['temporal', 'embedded', 'port'], kind: 'number' },
   { variable: 'SWITCHBOARD_TEMPORAL_UI_PORT', path: ['temporal', 'embedded', 'uiPort'], kind: 'number' },
+  { variable: 'SWITCHBOARD_METRICS_PORT', path: ['metrics', 'port'], kind: 'number' },
+  { variable: 'SWITCHBOARD_METRICS_HOST', path: ['metrics', 'host'], kind: 'string' },
   { variable: 'SWITCHBOARD_DATA_DIR', path: ['dataDir'], kind: 'string' },
   { variable: 'SWITCHBOARD_HTTP_HOST', path: ['http', 'host'], kind: 'string' },
   { variable: 'PORT', path: ['http', 'port'], kind: 'number' },

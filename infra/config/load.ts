@@ -6,6 +6,7 @@ import { ConfigError } from '../errors';
 import { ConfigSchema, type SwitchboardConfig } from './schema';
 import { convertEnvironmentValue, ENVIRONMENT_BINDINGS } from './environment';
 import { findSecretKeys, SECRET_VARIABLES } from './secrets';
+import { loadTemporalProfile, type TemporalProfile } from './temporal-profile';
 
 export const DEFAULT_CONFIG_FILE = 'switchboard.yaml';
 
@@ -24,6 +25,12 @@ export interface LoadedConfig {
   source: ConfigSource;
   /** The working directory: where relative `scripted:` paths in requests resolve. */
   baseDir: string;
+  /**
+   * Temporal's own client configuration (its TOML profile and TEMPORAL_* variables): the layer
+   * under `temporal.*`. Its address and namespace are already in `config.temporal`; its TLS, API
+   * key and gRPC headers are applied by `infra/temporal-connection.ts`.
+   */
+  temporalProfile: TemporalProfile;
 }
 
 export interface LoadConfigOptions {
@@ -60,10 +67,17 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
     overridden.push(binding.variable);
   }
 
+  // Temporal's client config is the bottom layer for the connection: our file and variables win.
+  const temporalProfile = loadTemporalProfile(env, getPath(merged, ['temporal', 'profile']));
+  for (const key of ['address', 'namespace'] as const) {
+    const value = temporalProfile[key];
+    if (value !== undefined && getPath(merged, ['temporal', key]) === undefined) setPath(merged, ['temporal', key], value);
+  }
+
   const parsed = ConfigSchema.safeParse(merged);
   if (!parsed.success) throw new ConfigError(describeIssues(parsed.error, label, overridden));
   const config = resolvePaths(parsed.data, { raw, fileDir: file ? dirname(file) : cwd, cwd, overridden });
-  return { config, source: { file, fileReason, environment: overridden }, baseDir: cwd };
+  return { config, source: { file, fileReason, environment: overridden }, baseDir: cwd, temporalProfile };
 }
 
 /** Resolves a path against the base directory (absolute paths stay). Config path settings are absolute already. */
@@ -77,6 +91,9 @@ const PATH_KEYS: readonly string[][] = [
   ['agents', 'customAgentsDir'],
   ['skills', 'dirs', '*'],
   ['models', 'scriptedDirs', '*'],
+  ['temporal', 'tls', 'serverCaFile'],
+  ['temporal', 'tls', 'clientCertFile'],
+  ['temporal', 'tls', 'clientKeyFile'],
 ];
 
 /**

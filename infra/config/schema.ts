@@ -23,6 +23,26 @@ export const TemporalConfigSchema = z
       })
       .optional(),
     namespace: z.string().min(1).default('default'),
+    /**
+     * The profile of Temporal's client config file (TEMPORAL_CONFIG_FILE, else
+     * ~/.config/temporalio/temporal.toml) to start from; unset: TEMPORAL_PROFILE, else "default".
+     */
+    profile: z.string().min(1).optional(),
+    /**
+     * TLS to the configured Temporal (over the profile's). Files are PEM; relative paths sit
+     * next to this config file. An API key comes from TEMPORAL_API_KEY only (a secret).
+     */
+    tls: z
+      .object({
+        /** false turns TLS off even when the profile or an API key would turn it on. */
+        enabled: z.boolean().optional(),
+        serverCaFile: z.string().min(1).optional(),
+        clientCertFile: z.string().min(1).optional(),
+        clientKeyFile: z.string().min(1).optional(),
+        serverName: z.string().min(1).optional(),
+      })
+      .strict()
+      .optional(),
     taskQueue: z.string().min(1).default('switchboard'),
     /** Base URL of the Web UI, used in links (defaults to the embedded UI). */
     uiUrl: z.url().optional(),
@@ -68,6 +88,17 @@ export const ExternalServicesConfigSchema = z
   })
   .strict();
 
+export const MetricsConfigSchema = z
+  .object({
+    /**
+     * Port of this process's Prometheus endpoint (GET /metrics): the Temporal runtime's worker
+     * and client series and the front ends' own. Unset: no endpoint.
+     */
+    port: z.number().int().min(0).max(65535).optional(),
+    host: z.string().default('127.0.0.1'),
+  })
+  .strict();
+
 export const ConfigSchema = z
   .object({
     dataDir: z.string().min(1).default('.data'),
@@ -86,6 +117,7 @@ export const ConfigSchema = z
     sandbox: SandboxConfigSchema.prefault({}),
     externalServices: ExternalServicesConfigSchema.prefault({}),
     api: ApiConfigSchema.prefault({}),
+    metrics: MetricsConfigSchema.prefault({}),
   })
   .strict();
 
