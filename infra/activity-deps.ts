@@ -7,6 +7,7 @@ import { slackStatusDepsFromConfig } from '../activities/slack/from-config';
 import { webDepsFromConfig } from '../activities/web/from-config';
 import { readSecret, resolveConfigPath, type LoadedConfig } from './config';
 import { type Logger } from './logger';
+import { hostTaskQueue } from './host-queue';
 
 /**
  * The activities' dependencies from the loaded configuration: the one place where config
@@ -22,6 +23,7 @@ export function activityDepsFromConfig(loaded: LoadedConfig, logger: Logger, cli
   // commands never see it.
   const sandbox: SandboxDeps = {
     dataDir,
+    hostTaskQueue: hostTaskQueue(config.temporal.taskQueue, dataDir),
     logger,
     identityToken: (scope) => identities.tokenFor(scope),
     gitBaseUrl: identities.gitUrl,

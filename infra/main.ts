@@ -78,10 +78,19 @@ export async function main(roles: Roles = ALL_IN_ONE): Promise<void> {
         bundlePath: process.env.SWITCHBOARD_WORKFLOW_BUNDLE || undefined,
         logger,
       });
+      // The same activities on this host's own queue, where a workspace's later calls are sent.
+      const hostWorker = await createSwitchboardWorker({
+        connection: nativeConnection,
+        namespace: config.temporal.namespace,
+        taskQueue: deps.sandbox.hostTaskQueue!,
+        activities: createActivities(deps),
+        activitiesOnly: true,
+        logger,
+      });
       worker = running;
-      const workerDone = running.run();
+      const workerDone = Promise.all([running.run(), hostWorker.run()]);
       stops.unshift(async () => {
-        if (running.getState() === 'RUNNING') running.shutdown();
+        for (const each of [running, hostWorker]) if (each.getState() === 'RUNNING') each.shutdown();
         await workerDone.catch(() => undefined);
       });
       workerDone.then(
@@ -151,7 +160,10 @@ export async function main(roles: Roles = ALL_IN_ONE): Promise<void> {
           (endpoint.uiUrl ? `, Temporal Web UI ${endpoint.uiUrl}` : ''),
       );
     } else {
-      logger.info({ address: endpoint.address, taskQueue: config.temporal.taskQueue }, 'worker running');
+      logger.info(
+        { address: endpoint.address, taskQueue: config.temporal.taskQueue, hostTaskQueue: deps.sandbox.hostTaskQueue },
+        'worker running',
+      );
       // Tests and supervisors wait for this line before they start work.
       process.stdout.write('SWITCHBOARD_WORKER_READY\n');
     }

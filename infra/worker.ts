@@ -17,19 +17,21 @@ export interface SwitchboardWorkerOptions {
   logger?: Logger;
   /** Bounds how long a graceful shutdown waits for in-flight activities. */
   shutdownGraceTime?: Duration;
+  /** Poll for activities only (a host's own queue): no workflow bundle. */
+  activitiesOnly?: boolean;
 }
 
 /** Creates a worker that loads the prebuilt workflow bundle (never bundles at start). */
 export async function createSwitchboardWorker(options: SwitchboardWorkerOptions): Promise<Worker> {
   const codePath = options.bundlePath ?? workflowBundlePath();
-  if (!existsSync(codePath)) {
+  if (!options.activitiesOnly && !existsSync(codePath)) {
     throw new SwitchboardError('bundle_missing', `workflow bundle ${codePath} is missing: run \`npm run build\` first`);
   }
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
-    workflowBundle: { codePath },
+    ...(options.activitiesOnly ? {} : { workflowBundle: { codePath } }),
     activities: options.activities,
     shutdownGraceTime: options.shutdownGraceTime ?? '10s',
     // A stop reaches a running command through its next heartbeat; keep that wait short.

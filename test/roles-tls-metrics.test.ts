@@ -1,8 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { stringify } from 'yaml';
 import { hashToken, newToken } from '../infra/api-tokens';
 import { projectRoot } from '../infra/paths';
@@ -122,6 +124,25 @@ describe('switchboard worker and switchboard server behind a TLS proxy, with met
     // Both processes' connections went through the TLS handshake (the proxy speaks nothing else).
     expect(proxy.handshakes()).toBeGreaterThanOrEqual(2);
     expect(server!.output()).toMatch(/"tls":true[^\n]*Temporal connected|Temporal connected[^\n]*"tls":true/);
+
+    // The worker also polls its host's own queue (kept in its data directory) for workspace activities.
+    const hostTaskQueue = readFileSync(join(dir, 'worker-data', 'host-id'), 'utf8').trim();
+    expect(worker!.output()).toContain(`"hostTaskQueue":"${taskQueue}@${hostTaskQueue}"`);
+    const connection = await Connection.connect({ address: testTemporalAddress() });
+    try {
+      const described = await waitUntil(
+        () =>
+          connection.workflowService.describeTaskQueue({
+            namespace: 'default',
+            taskQueue: { name: `${taskQueue}@${hostTaskQueue}` },
+            taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+          }),
+        (answer) => (answer.pollers?.length ?? 0) > 0,
+      );
+      expect(described.pollers?.length).toBeGreaterThan(0);
+    } finally {
+      await connection.close();
+    }
 
     const accepted = await api('/jobs', { text: 'say hello', model: 'scripted:kit/hello.yaml' });
     expect(accepted.status).toBe(202);

@@ -32,6 +32,8 @@ export { DEFAULT_EGRESS, type EgressSettings } from './network/door-grant';
 export interface SandboxDeps {
   /** Workspaces live under `<dataDir>/workspaces/`. */
   dataDir: string;
+  /** This host's own task queue (infra/host-queue.ts), returned by prepareWorkspace. */
+  hostTaskQueue?: string;
   logger?: SandboxLogger;
   /** The run's token for git, by scope; added by the worker's side of the network door, never given to commands. */
   identityToken?: (scope: 'read' | 'write') => Promise<string | undefined>;
@@ -178,6 +180,7 @@ export function createSandboxActivities(deps: SandboxDeps, host: SandboxHost = c
         root: prepared.layout.root,
         isolation: prepared.isolation.mode,
         ...(prepared.holder ? { holderPid: prepared.holder.pid } : {}),
+        ...(deps.hostTaskQueue ? { hostTaskQueue: deps.hostTaskQueue } : {}),
       };
     },
 

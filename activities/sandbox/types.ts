@@ -95,4 +95,9 @@ export interface WorkspaceState {
   isolation: 'bwrap' | 'none';
   /** Host pid of the bubblewrap holder's init, when isolated. */
   holderPid?: number;
+  /**
+   * The task queue of the worker host that holds this workspace: its later sandbox and file
+   * activities belong there (absent when the worker was built without one, as in unit tests).
+   */
+  hostTaskQueue?: string;
 }
