@@ -19,8 +19,11 @@ export interface GitOutcome {
 }
 
 /** Runs git with the token offered only through the helper; never throws on a non-zero exit. */
-export function runGit(args: string[], options: { cwd: string; token?: string; timeoutMs?: number }): Promise<GitOutcome> {
-  const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: '0', GCM_INTERACTIVE: 'never' };
+export function runGit(
+  args: string[],
+  options: { cwd: string; token?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv },
+): Promise<GitOutcome> {
+  const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: '0', GCM_INTERACTIVE: 'never', ...options.env };
   if (options.token) env[GIT_TOKEN_VARIABLE] = options.token;
   return new Promise((resolve, reject) => {
     execFile(

@@ -4,7 +4,7 @@ import { type GitHubIdentities } from './identity';
 import { splitRepo } from './repo-name';
 import { type EffectResult, type MergePullRequestInput, type OpenPullRequestInput } from './types';
 
-/** Opening/updating and merging a pull request: both at-most-once. */
+/** Opening/updating a pull request (opening is at-most-once) and merging one (guarded by its head sha, so repeatable). */
 export function createPullRequestWrites(identities: GitHubIdentities) {
   return {
     /**
@@ -50,8 +50,11 @@ export function createPullRequestWrites(identities: GitHubIdentities) {
     },
 
     /**
-     * Merges only the head that was approved (`expectedHeadSha`). A retry confirms when the PR
-     * is merged at that head; an unmerged PR after a lost result is `unconfirmed`.
+     * Merges only the head that was approved (`expectedHeadSha`). Repeatable, so never
+     * `unconfirmed`: GitHub merges a given head once (`sha` makes it refuse a moved head with
+     * 409, and a second merge with 405), so a retry after a lost result either finds the PR
+     * merged at that head (confirmed) or merges it now. Only a PR merged at another head, or by
+     * someone else before our first attempt, is refused.
      */
     async mergePullRequest(input: MergePullRequestInput): Promise<EffectResult> {
       const identity = input.identity ?? 'write';
@@ -59,21 +62,33 @@ export function createPullRequestWrites(identities: GitHubIdentities) {
       const gh = await identities.octokitFor(identity);
       const key = input.effectKey;
       const what = `merge pull request #${input.number}`;
+      const mergedAlready = (pr: {
+        merged: boolean;
+        number: number;
+        html_url: string;
+        head: { sha: string };
+        merge_commit_sha: string | null;
+      }) => {
+        if (pr.head.sha === input.expectedHeadSha && isRetry(input.attempt)) {
+          return {
+            status: 'confirmed',
+            effectKey: key,
+            number: pr.number,
+            url: pr.html_url,
+            sha: pr.merge_commit_sha ?? undefined,
+          } as const;
+        }
+        return {
+          status: 'refused',
+          effectKey: key,
+          code: 'already_merged',
+          reason: `pull request #${pr.number} is already merged`,
+          number: pr.number,
+        } as const;
+      };
       return guarded(key, what, identity, async () => {
         const { data: pr } = await gh.rest.pulls.get(where);
-        if (pr.merged) {
-          if (pr.head.sha === input.expectedHeadSha && isRetry(input.attempt)) {
-            return { status: 'confirmed', effectKey: key, number: pr.number, url: pr.html_url, sha: pr.merge_commit_sha ?? undefined };
-          }
-          return {
-            status: 'refused',
-            effectKey: key,
-            code: 'already_merged',
-            reason: `pull request #${pr.number} is already merged`,
-            number: pr.number,
-          };
-        }
-        if (isRetry(input.attempt)) return unconfirmed(key, what);
+        if (pr.merged) return mergedAlready(pr);
         if (pr.head.sha !== input.expectedHeadSha) return headMoved(key, input.number, input.expectedHeadSha, pr.head.sha);
         try {
           const { data } = await gh.rest.pulls.merge({
@@ -88,6 +103,9 @@ export function createPullRequestWrites(identities: GitHubIdentities) {
           const status = httpStatusOf(error);
           if (status === 409) return headMoved(key, input.number, input.expectedHeadSha, 'a newer commit');
           if (status === 405) {
+            // An earlier attempt's request may have landed after this attempt read the PR.
+            const { data: now } = await gh.rest.pulls.get(where);
+            if (now.merged) return mergedAlready(now);
             return {
               status: 'refused',
               effectKey: key,

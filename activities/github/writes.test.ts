@@ -87,6 +87,28 @@ describe('at-most-once writes under a dropped response', () => {
     expect(github.state.countWrites('pull_request.merge', repo)).toBe(1);
   });
 
+  test('a merge whose first attempt never reached GitHub is merged by the retry, never left unconfirmed', async () => {
+    const { repo, number, head } = await repoWithPullRequest();
+    github.faults.serverErrors({ method: 'PUT', path: /\/merge$/ }, 1, 502);
+    const input = { repo, number, expectedHeadSha: head, effectKey: 'unit:x/merge/lost' };
+    await expect(activities.mergePullRequest(input)).rejects.toThrow();
+    expect(await activities.mergePullRequest({ ...input, attempt: 2 })).toMatchObject({ status: 'confirmed', number });
+    expect(github.state.countWrites('pull_request.merge', repo)).toBe(1);
+    // A third attempt (its answer lost too) still confirms, and merges nothing more.
+    expect(await activities.mergePullRequest({ ...input, attempt: 3 })).toMatchObject({ status: 'confirmed' });
+    expect(github.state.countWrites('pull_request.merge', repo)).toBe(1);
+  });
+
+  test('a merge retry after the head moved is refused, not merged at the new head', async () => {
+    const { repo, number, head } = await repoWithPullRequest();
+    github.faults.serverErrors({ method: 'PUT', path: /\/merge$/ }, 1, 502);
+    const input = { repo, number, expectedHeadSha: head, effectKey: 'unit:x/merge/moved' };
+    await expect(activities.mergePullRequest(input)).rejects.toThrow();
+    github.commit(repo, 'feature', { 'src/c.ts': 'export const c = 3;\n' });
+    expect(await activities.mergePullRequest({ ...input, attempt: 2 })).toMatchObject({ status: 'refused', code: 'head_moved' });
+    expect(github.state.countWrites('pull_request.merge', repo)).toBe(0);
+  });
+
   test('a comment whose first attempt left no trace is unconfirmed and not sent again', async () => {
     const { repo, number } = await repoWithPullRequest();
     github.faults.serverErrors({ method: 'POST', path: /\/comments$/ }, 1, 502);

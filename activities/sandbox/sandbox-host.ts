@@ -1,5 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { readdir, rename, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { liveHolder, processStartTime, startHolder, stopHolder, type HolderRecord } from './holder';
 import {
   detectIsolationOnce,
@@ -219,7 +221,16 @@ export class SandboxHost {
     const layout = workspaceLayout(this.options.dataDir, workspace);
     return this.serial(layout.name, async () => {
       const closed = await this.closeNow(layout);
-      await rm(layout.root, { recursive: true, force: true, maxRetries: 3 });
+      // Renamed aside first, so a kill mid-removal never leaves a half-deleted workspace
+      // under the key; the retry (or any later release) removes what is left aside.
+      const parent = dirname(layout.root);
+      const aside = join(parent, `${RELEASED}${layout.name}-${randomBytes(4).toString('hex')}`);
+      await rename(layout.root, aside).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error;
+      });
+      for (const entry of await readdir(parent).catch(() => [] as string[])) {
+        if (entry.startsWith(`${RELEASED}${layout.name}-`)) await rm(join(parent, entry), { recursive: true, force: true, maxRetries: 3 });
+      }
       return closed;
     });
   }
@@ -230,6 +241,9 @@ export class SandboxHost {
     this.doors.clear();
   }
 }
+
+/** The prefix of a released workspace's folder while it is being removed. */
+const RELEASED = '.released-';
 
 /** Kills every process whose environment carries this workspace's marker (the unisolated reaper). */
 function killMarkedProcesses(name: string): number {
