@@ -10,6 +10,7 @@ import { createStatusActivities, type SlackWebClient, type StatusActivityDeps } 
 import { createUnitClientActivities, type UnitClientDeps } from './units/unit-client';
 import { createUnitWorkspaceActivities } from './units/unit-workspace';
 import { createWebActivities, type WebActivityDeps } from './web';
+import { heartbeating } from './heartbeating';
 
 /** What the activities need from the outside world; `infra/activity-deps.ts` builds it from config, tests build their own. */
 export interface ActivityDeps {
@@ -53,6 +54,7 @@ export function backendsOf(deps: ActivityDeps): ToolBackends {
  */
 export function createActivities(deps: ActivityDeps) {
   const sandboxHost = deps.sandboxHost ?? createSandboxHost(deps.sandbox);
+  const sandbox = createSandboxActivities(deps.sandbox, sandboxHost);
   return {
     // Runs that need a shell are refused before they start when the sandbox cannot isolate them.
     ...createAgentSetupActivities({
@@ -61,8 +63,14 @@ export function createActivities(deps: ActivityDeps) {
       sandboxReadiness: () => sandboxHost.readiness(),
     }),
     ...createModelActivities(deps.models),
-    ...createSandboxActivities(deps.sandbox, sandboxHost),
-    ...createGitHubActivities(deps.github),
+    ...sandbox,
+    ...heartbeating({
+      prepareWorkspace: sandbox.prepareWorkspace,
+      closeWorkspace: sandbox.closeWorkspace,
+      releaseWorkspace: sandbox.releaseWorkspace,
+    }),
+    // Every GitHub call and the workspace's git work heartbeat: a lost attempt is retried in seconds.
+    ...heartbeating(createGitHubActivities(deps.github)),
     ...createUnitWorkspaceActivities({ dataDir: deps.sandbox.dataDir, identities: deps.github.identities }),
     ...createUnitClientActivities(deps.units),
     ...createStatusActivities({ logger: deps.logger, ...(deps.slack ? { slack: deps.slack } : {}) }),

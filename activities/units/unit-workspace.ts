@@ -4,6 +4,7 @@ import { failure } from '../../workflows/contracts';
 import { runGit } from '../github/git-credentials';
 import { currentCallContext, withHeartbeat } from '../models/activity-context';
 import { type GitHubIdentities } from '../github/identity';
+import { ACTIVITY_HEARTBEAT_MS } from '../heartbeating';
 import { workspaceLayout } from '../sandbox/workspace-layout';
 import { ceiling, ensureCheckout, removeStaleLocks, type GitRunner } from './git-repair';
 
@@ -42,9 +43,6 @@ export interface CommitResult {
 
 const GIT_AUTHOR = ['-c', 'user.name=Switchboard', '-c', 'user.email=switchboard@users.noreply.github.com'];
 
-/** How often a workspace activity says "alive" while git works (its policy's heartbeat timeout is a few of these). */
-export const WORKSPACE_HEARTBEAT_MS = 2_000;
-
 /**
  * The unit's checkout inside the sandbox workspace of its runs: cloned once with the run's
  * scoped token (through a credential helper, never in a URL), then fetched and switched for
@@ -58,7 +56,7 @@ export function createUnitWorkspaceActivities(deps: { dataDir: string; identitie
 
   return {
     async prepareUnitWorkspace(input: PrepareUnitWorkspaceInput): Promise<UnitWorkspace> {
-      return withHeartbeat(call(), WORKSPACE_HEARTBEAT_MS, async () => {
+      return withHeartbeat(call(), ACTIVITY_HEARTBEAT_MS, async () => {
         const layout = workspaceLayout(deps.dataDir, { key: input.workspaceKey, network: true });
         const token = await deps.identities.tokenFor(input.identity);
         if (!token) throw failure('github_no_credential', `no GitHub credential for the '${input.identity}' identity`);
@@ -81,7 +79,7 @@ export function createUnitWorkspaceActivities(deps: { dataDir: string; identitie
     },
 
     async commitWorkspace(input: CommitWorkspaceInput): Promise<CommitResult> {
-      return withHeartbeat(call(), WORKSPACE_HEARTBEAT_MS, async () => {
+      return withHeartbeat(call(), ACTIVITY_HEARTBEAT_MS, async () => {
         const layout = workspaceLayout(deps.dataDir, { key: input.workspaceKey, network: true });
         const git = gitIn(layout.work);
         // A commit killed midway leaves index.lock or a ref lock; the commit itself is all or nothing.
