@@ -75,11 +75,18 @@ const backoff = (initialInterval: Duration, maximumInterval: Duration, maximumAt
 });
 
 /**
+ * The workspace's git work, the sandbox's prepare/close/release and every GitHub call
+ * heartbeat every 2 s while they run (activities/heartbeating.ts): a worker that dies mid-call
+ * is noticed after this, not at the start-to-close timeout, so a kill costs seconds.
+ */
+const HEARTBEAT_TIMEOUT = '10 seconds';
+
+/**
  * The named policies. A GitHub write is one REST call that GitHub answers in well under a
- * second; writes do not heartbeat, so a worker that dies mid-write is noticed only when
- * `githubWrite` runs out, and the retry then looks for the marker. It sits just above
- * Octokit's own request timeout (github.requestTimeoutMs, 20 s by default), so a slow GitHub is
- * reported by the request itself and a lost worker costs at most this long.
+ * second; a worker that dies mid-write is noticed at the heartbeat timeout, and the retry then
+ * looks for the marker (at-most-once writes) or repeats the write (a merge guarded by its head
+ * sha, a leased push). `githubWrite` sits just above Octokit's own request timeout
+ * (github.requestTimeoutMs, 20 s by default), so a slow GitHub is reported by the request itself.
  */
 export const POLICIES = {
   /** The agent catalog, config and ship settings (a file read). */
@@ -119,12 +126,12 @@ export const POLICIES = {
   /** Status cards and replies (at-most-once by effect key). */
   delivery: { startToCloseTimeout: '30 seconds', retry: backoff('1 second', '30 seconds', 10) },
   /** A unit's checkout: clone or fetch, commit, release. */
-  unitWorkspace: { startToCloseTimeout: '10 minutes', retry: backoff('2 seconds', '1 minute', 6) },
+  unitWorkspace: { startToCloseTimeout: '10 minutes', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry: backoff('2 seconds', '1 minute', 6) },
   /** A run's GitHub reads for the model (it waits: fewer attempts). */
-  githubToolRead: { startToCloseTimeout: '1 minute', retry: backoff('2 seconds', '1 minute', 6) },
+  githubToolRead: { startToCloseTimeout: '1 minute', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry: backoff('2 seconds', '1 minute', 6) },
   /** A unit's GitHub reads and its branch push. */
-  githubUnitStep: { startToCloseTimeout: '1 minute', retry: backoff('2 seconds', '1 minute', 10) },
-  githubWrite: { startToCloseTimeout: '25 seconds', retry: backoff('2 seconds', '1 minute', 10) },
+  githubUnitStep: { startToCloseTimeout: '1 minute', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry: backoff('2 seconds', '1 minute', 10) },
+  githubWrite: { startToCloseTimeout: '25 seconds', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry: backoff('2 seconds', '1 minute', 10) },
   /** Starting, inspecting and listing units through the Temporal client. */
   unitClient: { startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumAttempts: 5 } },
 } as const satisfies Record<string, ActivityOptions>;
