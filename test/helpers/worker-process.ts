@@ -24,6 +24,8 @@ export async function startWorkerProcess(options: {
   dataDir: string;
   cwd: string;
   env?: Record<string, string>;
+  /** Its own process group, and `kill()` SIGKILLs the whole group (its git, sandbox holders and commands too). */
+  group?: boolean;
 }): Promise<WorkerProcess> {
   const child: ChildProcess = spawn(process.execPath, [join(projectRoot(), 'dist', 'infra', 'worker-main.js')], {
     cwd: options.cwd,
@@ -38,6 +40,7 @@ export async function startWorkerProcess(options: {
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.group ?? false,
   });
   let text = '';
   child.stderr?.on('data', (chunk: Buffer) => {
@@ -63,7 +66,8 @@ export async function startWorkerProcess(options: {
     output: () => text,
     async kill() {
       if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill('SIGKILL');
+      if (options.group) process.kill(-child.pid!, 'SIGKILL');
+      else child.kill('SIGKILL');
       await exited;
     },
     async stop() {
