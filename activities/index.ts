@@ -65,9 +65,9 @@ export function createActivities(deps: ActivityDeps) {
     ...createModelActivities(deps.models),
     ...sandbox,
     ...heartbeating({
-      prepareWorkspace: sandbox.prepareWorkspace,
-      closeWorkspace: sandbox.closeWorkspace,
-      releaseWorkspace: sandbox.releaseWorkspace,
+      prepareWorkspace: (input: Parameters<typeof sandbox.prepareWorkspace>[0]) => sandbox.prepareWorkspace(input),
+      closeWorkspace: (input: Parameters<typeof sandbox.closeWorkspace>[0]) => sandbox.closeWorkspace(input),
+      releaseWorkspace: (input: Parameters<typeof sandbox.releaseWorkspace>[0]) => sandbox.releaseWorkspace(input),
     }),
     // Every GitHub call and the workspace's git work heartbeat: a lost attempt is retried in seconds.
     ...heartbeating(createGitHubActivities(deps.github)),
