@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { type Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import {
   messageSignal,
   runStatusQuery,
@@ -74,8 +74,12 @@ export async function awaitOutcome(
   const deadline = options.timeoutMs === undefined ? Infinity : Date.now() + options.timeoutMs;
   const thread = client.workflow.getHandle(threadId);
   for (;;) {
-    const state = await thread.query(threadStateQuery);
-    const outcome = state.outcomes.find((entry) => entry.messageId === messageId);
+    // A query fails while no worker can answer it (one restarting after a crash): ask again.
+    const state = await thread.query(threadStateQuery).catch((error: unknown) => {
+      if (error instanceof WorkflowNotFoundError) throw error;
+      return undefined;
+    });
+    const outcome = state?.outcomes.find((entry) => entry.messageId === messageId);
     if (outcome) return outcome;
     if (Date.now() >= deadline) return undefined;
     await delay(Math.min(options.intervalMs ?? 150, Math.max(0, deadline - Date.now())));

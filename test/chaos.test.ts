@@ -192,7 +192,19 @@ describe('chaos: random SIGKILLs of the worker process group while units and run
     const titles = [...github.state.repo('chaos', 'runs')!.issues.values()].map((issue) => issue.title);
     for (const title of new Set(titles)) if (titles.filter((t) => t === title).length > 1) duplicates.push(`issue "${title}" twice`);
 
-    const lostMerges = unitRecords.filter((record) => record.outcome !== 'merged').map((r) => `${r.unitId}: ${r.outcome}`);
+    const lostMerges = unitRecords
+      .filter((record) => record.outcome !== 'merged')
+      .map((r) => `${r.unitId}: ${r.outcome} (${r.endedBy ?? ''}) ${r.report.slice(0, 400)}`);
+    for (const record of unitRecords.filter((r) => r.outcome !== 'merged')) {
+      const history = await env.client.workflow.getHandle(record.unitId).fetchHistory();
+      for (const event of history.events ?? []) {
+        const failure =
+          event.activityTaskFailedEventAttributes?.failure ??
+          event.activityTaskTimedOutEventAttributes?.failure ??
+          event.childWorkflowExecutionFailedEventAttributes?.failure;
+        if (failure) lostMerges.push(`  event ${String(event.eventId)}: ${failure.message ?? ''} ${failure.cause?.message ?? ''}`);
+      }
+    }
     const unsettledRuns = runRecords.filter((record) => record.outcome !== 'completed').map((r) => `${r.runId}: ${r.outcome}`);
     console.log(
       [
