@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { type TestWorkflowEnvironment } from '@temporalio/testing';
 import { followRun, sendMessage } from '../cli/commands/ask';
 import { startLocalGitHub, type LocalGitHub } from '../infra/local-github';
-import type { RunRecord } from '../workflows/run-types';
-import type { UnitRecord, UnitState } from '../workflows/unit-types';
+import { mergeSignal, shipUnitWorkflowType, unitStateQuery, type RunRecord } from '../workflows/contracts';
 import { startDelayProxy, type DelayProxy } from './helpers/delay-proxy';
 import { testScripts } from './helpers/scripts';
 import { sharedEnvironment, uniqueTaskQueue } from './helpers/temporal';
@@ -103,7 +102,7 @@ describe('chaos: random SIGKILLs of the worker process group while units and run
       const repo = `chaos/app-${i}`;
       github.createRepo('chaos', `app-${i}`, { 'README.md': '# app\n' });
       const unitId = `unit:${repo}:greet`;
-      await env.client.workflow.start('shipUnitWorkflow', {
+      await env.client.workflow.start(shipUnitWorkflowType, {
         workflowId: unitId,
         taskQueue,
         args: [
@@ -135,9 +134,9 @@ describe('chaos: random SIGKILLs of the worker process group while units and run
         for (const { unitId } of units) {
           if (mergeAsked.has(unitId)) continue;
           const handle = env.client.workflow.getHandle(unitId);
-          const state = await withTimeout(handle.query<UnitState>('state'), 3_000).catch(() => undefined);
+          const state = await withTimeout(handle.query(unitStateQuery), 3_000).catch(() => undefined);
           if (state?.phase === 'idle') {
-            await handle.signal('merge', { by: 'chaos' });
+            await handle.signal(mergeSignal, { by: 'chaos' });
             mergeAsked.add(unitId);
           }
         }
@@ -159,7 +158,7 @@ describe('chaos: random SIGKILLs of the worker process group while units and run
 
     // Settling: with a live worker, everything must end within SETTLE_MS.
     const unitRecords = await withTimeout(
-      Promise.all(units.map(({ unitId }) => env.client.workflow.getHandle(unitId).result() as Promise<UnitRecord>)),
+      Promise.all(units.map(({ unitId }) => env.client.workflow.getHandle<typeof shipUnitWorkflowType>(unitId).result())),
       SETTLE_MS,
     );
     const runRecords = await withTimeout(Promise.all(runs), SETTLE_MS);
