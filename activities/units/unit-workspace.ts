@@ -96,7 +96,8 @@ export function createUnitWorkspaceActivities(deps: { dataDir: string; identitie
   function gitIn(work: string): GitRunner {
     return async (args, cwd, token) => {
       const outcome = await runGit(args, { cwd, token, timeoutMs: 300_000, env: ceiling(work) });
-      if (outcome.code !== 0) throw failure('git_failed', `git ${args[0]} failed: ${outcome.stderr.trim().slice(-500)}`, { retryable: true });
+      if (outcome.code !== 0)
+        throw failure('git_failed', `git ${args[0]} failed: ${outcome.stderr.trim().slice(-500)}`, { retryable: true });
       return outcome.stdout.trim();
     };
   }
