@@ -42,7 +42,12 @@ describe('unit workspace activities survive a SIGKILL at any git step', () => {
     execFileSync('git', ['clone', '-q', '--bare', seed, remote]);
     const bin = join(dir, 'bin');
     mkdirSync(bin);
-    writeFileSync(join(bin, 'git'), WRAPPER.replaceAll('@REAL_GIT@', realGit));
+    // A template with many files keeps `git init` busy copying long enough to be killed inside it.
+    const templates = join(dir, 'templates');
+    mkdirSync(join(templates, 'info'), { recursive: true });
+    writeFileSync(join(templates, 'description'), 'unnamed\n');
+    for (let i = 0; i < 3000; i += 1) writeFileSync(join(templates, 'info', `t${i}`), '');
+    writeFileSync(join(bin, 'git'), WRAPPER.replaceAll('@REAL_GIT@', realGit).replaceAll('@TEMPLATES@', templates));
     chmodSync(join(bin, 'git'), 0o755);
     writeFileSync(
       join(dir, 'child.js'),
@@ -80,12 +85,12 @@ describe('unit workspace activities survive a SIGKILL at any git step', () => {
     });
   }
 
-  /** Counts the git directories a kill left half-written (templates copied, no HEAD yet). */
+  /** Counts the git directories a kill left half-written (templates being copied, no HEAD yet). */
   function notePartialInit(dataDir: string): void {
     const root = workspaceLayout(dataDir, { key: 'unit-1', network: true }).root;
     const candidates = [join(root, 'work', '.git'), ...readdirSync(root).map((entry) => join(root, entry))];
     for (const candidate of candidates) {
-      if (existsSync(join(candidate, 'description')) && !existsSync(join(candidate, 'HEAD'))) partialInits += 1;
+      if (existsSync(candidate) && readdirSync(candidate).length > 0 && !existsSync(join(candidate, 'HEAD'))) partialInits += 1;
     }
   }
 
@@ -181,12 +186,13 @@ echo "$n" > "$KILL_COUNT"
 if [ "$n" = "$KILL_AT" ]; then
   read -r _ _ _ _ pgid _ < /proc/$$/stat
   if [ "$KILL_MODE" = between ]; then kill -9 -- -"$pgid"; fi
+  if [ "$1" = init ] || [ "$2" = init ]; then export GIT_TEMPLATE_DIR="@TEMPLATES@"; fi
   "@REAL_GIT@" "$@" &
   if [ "$1" = init ] || [ "$2" = init ]; then
     target="\${!#}"
     case "$target" in -*) target="$PWD/.git" ;; esac
     for ((i = 0; i < 100000; i++)); do
-      if [ -e "$target/description" ] || [ -e "$target/hooks" ]; then break; fi
+      if [ -e "$target/description" ] || [ -e "$target/info" ]; then break; fi
     done
   else
     sleep "$KILL_DELAY"
