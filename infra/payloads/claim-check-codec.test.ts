@@ -20,7 +20,7 @@ describe('ClaimCheckCodec over a directory', () => {
     const [keptSmall, reference] = await codec.encode([small, large]);
     expect(keptSmall).toBe(small);
     expect(isReference(reference)).toBe(true);
-    expect(new TextDecoder().decode(reference.metadata!.encoding!)).toBe(CLAIM_CHECK_ENCODING);
+    expect(new TextDecoder().decode(reference.metadata!.encoding)).toBe(CLAIM_CHECK_ENCODING);
     expect(reference.data!.length).toBeLessThan(200);
     const [again] = await codec.encode([large]);
     expect(again.data).toEqual(reference.data);
@@ -31,7 +31,7 @@ describe('ClaimCheckCodec over a directory', () => {
 
   it('names the key and the folder when a payload is missing or corrupt', async () => {
     const [reference] = await codec.encode([defaultPayloadConverter.toPayload('y'.repeat(5_000))]);
-    const key = JSON.parse(new TextDecoder().decode(reference.data!)).claimCheck as string;
+    const key = JSON.parse(new TextDecoder().decode(reference.data)).claimCheck as string;
     const hex = key.slice('sha256:'.length);
     writeFileSync(join(dir, hex.slice(0, 2), hex), 'tampered');
     await expect(codec.decode([reference])).rejects.toThrow(/is corrupt/);

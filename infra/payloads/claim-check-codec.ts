@@ -62,7 +62,7 @@ export class ClaimCheckCodec implements PayloadCodec {
     if (actual !== reference.claimCheck) {
       throw new Error(`claim-check payload ${reference.claimCheck} in ${this.store.description} is corrupt (its content hashes to ${actual})`);
     }
-    return temporal.api.common.v1.Payload.decode(bytes) as Payload;
+    return temporal.api.common.v1.Payload.decode(bytes);
   }
 }
 
