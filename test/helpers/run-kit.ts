@@ -51,6 +51,8 @@ export interface RunKitOptions {
   allowedModels?: string[];
   /** A payload codec for the worker and the kit's client alike (e.g. the claim check); none by default. */
   dataConverter?: DataConverter;
+  /** Wraps the activities before the worker gets them (the bench marks when a model turn starts). */
+  wrapActivities?: (activities: ReturnType<typeof createActivities>) => object;
 }
 
 export async function startRunKit(label: string, options: RunKitOptions = {}): Promise<RunKit> {
@@ -88,7 +90,12 @@ export async function startRunKit(label: string, options: RunKitOptions = {}): P
     ...(options.skillDirs ? { skillDirs: options.skillDirs } : {}),
     ...(options.slack ? { slack: options.slack } : {}),
   });
-  const worker: Worker = await productWorker(environment, taskQueue, activities, options.dataConverter);
+  const worker: Worker = await productWorker(
+    environment,
+    taskQueue,
+    options.wrapActivities ? options.wrapActivities(activities) : activities,
+    options.dataConverter,
+  );
   const running = worker.run();
   return {
     env: environment,
