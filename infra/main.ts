@@ -21,6 +21,7 @@ import { FrontEndMetrics } from '../server/metrics';
 import { ensureTemporal } from './temporal-endpoint';
 import { connectWorker, createSwitchboardWorker } from './worker';
 import { dataConverterFromConfig } from './payloads';
+import { cachedStuck } from './stuck';
 
 /** Where GitHub delivers webhooks. */
 export const GITHUB_WEBHOOK_PATH = '/webhooks/github';
@@ -139,6 +140,7 @@ export async function main(roles: Roles = ALL_IN_ONE): Promise<void> {
           workerState: () => worker?.getState(),
           ...(worker && deps.sandboxHost ? { sandbox: () => deps.sandboxHost!.readiness() } : {}),
           services: () => services.statuses(),
+          stuck: cachedStuck(client),
         },
       });
       const server = await listen(app, config.http.port, config.http.host);

@@ -14,10 +14,6 @@ export const PayloadsConfigSchema = z
       .max(256 * 1024)
       .default(8 * 1024)
       .describe('Payloads larger than this many bytes are kept outside history, by reference.'),
-    dir: z
-      .string()
-      .min(1)
-      .optional()
-      .describe('The claim-check folder shared by every worker and client (default: <dataDir>/payloads).'),
+    dir: z.string().min(1).optional().describe('The claim-check folder shared by every worker and client (default: <dataDir>/payloads).'),
   })
   .strict();

@@ -60,7 +60,9 @@ export class ClaimCheckCodec implements PayloadCodec {
     const bytes = await this.store.get(reference.claimCheck);
     const actual = `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
     if (actual !== reference.claimCheck) {
-      throw new Error(`claim-check payload ${reference.claimCheck} in ${this.store.description} is corrupt (its content hashes to ${actual})`);
+      throw new Error(
+        `claim-check payload ${reference.claimCheck} in ${this.store.description} is corrupt (its content hashes to ${actual})`,
+      );
     }
     return temporal.api.common.v1.Payload.decode(bytes);
   }

@@ -42,9 +42,7 @@ export class DirectoryStore implements ClaimCheckStore {
       return await readFile(file);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-        throw new Error(
-          `claim-check payload ${key} is missing from ${this.description}: every worker and client must share payloads.dir`,
-        );
+        throw new Error(`claim-check payload ${key} is missing from ${this.description}: every worker and client must share payloads.dir`);
       }
       throw error;
     }
