@@ -4,6 +4,7 @@ import { checkHealth } from '../server/health';
 import { findStuck } from '../infra/stuck';
 import { sharedEnvironment, uniqueTaskQueue } from './helpers/temporal';
 import { waitUntil } from './helpers/wait';
+import { brokenRunWorkflow } from './fixtures/stuck/workflows';
 import { SwitchboardKind } from '../workflows/search-attributes';
 
 jest.setTimeout(90_000);
@@ -28,7 +29,7 @@ describe('a workflow that cannot complete its workflow task is visible', () => {
   it('in findStuck (runs list --stuck) and as a degraded /healthz', async () => {
     const workflowId = `run:stuck-test:${taskQueue}`;
     // Set at start: a failed workflow task's own upserts are never recorded.
-    const handle = await env.client.workflow.start('brokenRunWorkflow', {
+    const handle = await env.client.workflow.start(brokenRunWorkflow, {
       taskQueue,
       workflowId,
       typedSearchAttributes: [{ key: SwitchboardKind, value: 'run' }],

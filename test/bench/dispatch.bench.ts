@@ -9,6 +9,7 @@ import { projectRoot } from '../../infra/paths';
 import { startRunKit, type RunKit } from '../helpers/run-kit';
 import { sharedEnvironment, testTemporalAddress, uniqueTaskQueue } from '../helpers/temporal';
 import { table, type Row } from './stats';
+import { bareWorkflow } from './bare-workflow';
 
 /**
  * `npm run bench`: each measurement of issue 15 against a bare-Temporal floor started in the
@@ -72,7 +73,7 @@ describe('bench', () => {
   async function bareSample(): Promise<{ first: number; result: number }> {
     const id = `bare-${Math.random().toString(36).slice(2)}`;
     const t0 = Date.now();
-    const handle = await kit.client.workflow.start('bareWorkflow', { taskQueue: bareQueue, workflowId: id, args: [id] });
+    const handle = await kit.client.workflow.start(bareWorkflow, { taskQueue: bareQueue, workflowId: id, args: [id] });
     await handle.result();
     return { first: firstActivity.get(id)! - t0, result: (await closedAt(kit.client, id)) - t0 };
   }
