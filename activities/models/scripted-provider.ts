@@ -31,8 +31,7 @@ export async function scriptedTurn(
   }
   // A compaction's summary stands for the assistant turns it replaced, so the count goes on.
   const index = input.messages.reduce(
-    (count, message) =>
-      count + (message.role === 'assistant' ? 1 : message.role === 'user' ? (message.compacted?.assistantTurns ?? 0) : 0),
+    (count, message) => count + (message.role === 'assistant' ? 1 : message.role === 'user' ? (message.compacted?.assistantTurns ?? 0) : 0),
     0,
   );
   const view = viewConversation(
