@@ -1,6 +1,7 @@
 import { type Client } from '@temporalio/client';
 import { loadConfig, type LoadedConfig } from '../infra/config';
 import { openTemporalClient, temporalTarget } from '../infra/temporal-connection';
+import { dataConverterFromConfig } from '../infra/payloads';
 
 export interface CliClient {
   client: Client;
@@ -16,7 +17,11 @@ export async function openCliClient(): Promise<CliClient> {
   const fix = temporal.address
     ? 'start Temporal there or correct TEMPORAL_ADDRESS (temporal.address)'
     : 'start Switchboard (`npm start`) or set TEMPORAL_ADDRESS';
-  const { client, connection } = await openTemporalClient(temporalTarget(loaded), { timeoutMs: 5_000, fix });
+  const { client, connection } = await openTemporalClient(temporalTarget(loaded), {
+    timeoutMs: 5_000,
+    fix,
+    dataConverter: dataConverterFromConfig(loaded.config),
+  });
   return {
     client,
     loaded,

@@ -20,6 +20,8 @@ import { runtimeExporterAddress, startMetricsEndpoint } from './metrics';
 import { FrontEndMetrics } from '../server/metrics';
 import { ensureTemporal } from './temporal-endpoint';
 import { connectWorker, createSwitchboardWorker } from './worker';
+import { dataConverterFromConfig } from './payloads';
+import { cachedStuck } from './stuck';
 
 /** Where GitHub delivers webhooks. */
 export const GITHUB_WEBHOOK_PATH = '/webhooks/github';
@@ -59,8 +61,10 @@ export async function main(roles: Roles = ALL_IN_ONE): Promise<void> {
     stops.unshift(() => endpoint.stop());
     const target = temporalTarget(loaded, endpoint.address);
     const frontEndMetrics = metricsOn && roles.server ? new FrontEndMetrics() : undefined;
+    const dataConverter = dataConverterFromConfig(config);
     const { client, connection } = await openTemporalClient(target, {
       timeoutMs: 10_000,
+      dataConverter,
       ...(frontEndMetrics ? { interceptors: [frontEndMetrics.clientInterceptor()] } : {}),
     });
     stops.unshift(() => connection.close());
@@ -76,6 +80,7 @@ export async function main(roles: Roles = ALL_IN_ONE): Promise<void> {
         taskQueue: config.temporal.taskQueue,
         activities: createActivities(deps),
         bundlePath: process.env.SWITCHBOARD_WORKFLOW_BUNDLE || undefined,
+        dataConverter,
         logger,
       });
       // The same activities on this host's own queue, where a workspace's later calls are sent.
@@ -85,6 +90,7 @@ export async function main(roles: Roles = ALL_IN_ONE): Promise<void> {
         taskQueue: deps.sandbox.hostTaskQueue!,
         activities: createActivities(deps),
         activitiesOnly: true,
+        dataConverter,
         logger,
       });
       worker = running;
@@ -134,6 +140,7 @@ export async function main(roles: Roles = ALL_IN_ONE): Promise<void> {
           workerState: () => worker?.getState(),
           ...(worker && deps.sandboxHost ? { sandbox: () => deps.sandboxHost!.readiness() } : {}),
           services: () => services.statuses(),
+          stuck: cachedStuck(client),
         },
       });
       const server = await listen(app, config.http.port, config.http.host);

@@ -1,3 +1,4 @@
+import { type DataConverter } from '@temporalio/common';
 import { readFileSync } from 'node:fs';
 import { Client, type Connection, type WorkflowClientInterceptor } from '@temporalio/client';
 import { toClientOptions } from '@temporalio/envconfig';
@@ -77,6 +78,8 @@ function readPem(path: string, key: string): Buffer {
 export interface ClientExtras {
   /** Client interceptors (the front ends' signal-latency metrics). */
   interceptors?: WorkflowClientInterceptor[];
+  /** The deployment's payload codec (the claim check, infra/payloads); workers must use the same. */
+  dataConverter?: DataConverter;
 }
 
 /** Every Temporal client of ours is made here, so what all clients must carry is added once. */
@@ -85,6 +88,7 @@ export function createTemporalClient(connection: Connection, namespace: string, 
     connection,
     namespace,
     ...(extras.interceptors?.length ? { interceptors: { workflow: extras.interceptors } } : {}),
+    ...(extras.dataConverter ? { dataConverter: extras.dataConverter } : {}),
   });
 }
 

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { type Duration } from '@temporalio/common';
+import { getHeapStatistics } from 'node:v8';
+import { type DataConverter, type Duration } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { SwitchboardError, TemporalUnreachableError } from './errors';
 import { type Logger } from './logger';
@@ -19,6 +20,10 @@ export interface SwitchboardWorkerOptions {
   shutdownGraceTime?: Duration;
   /** Poll for activities only (a host's own queue): no workflow bundle. */
   activitiesOnly?: boolean;
+  /** The deployment's payload codec (claim check); every client of the deployment must use the same. */
+  dataConverter?: DataConverter;
+  /** The memory this worker may use, in MiB (default: the V8 heap limit); sizes its workflow cache. */
+  memoryMiB?: number;
 }
 
 /** Creates a worker that loads the prebuilt workflow bundle (never bundles at start). */
@@ -33,6 +38,8 @@ export async function createSwitchboardWorker(options: SwitchboardWorkerOptions)
     taskQueue: options.taskQueue,
     ...(options.activitiesOnly ? {} : { workflowBundle: { codePath } }),
     activities: options.activities,
+    ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
+    ...workerCapacity(options.memoryMiB ?? defaultWorkerMemoryMiB()),
     shutdownGraceTime: options.shutdownGraceTime ?? '10s',
     // A stop reaches a running command through its next heartbeat; keep that wait short.
     maxHeartbeatThrottleInterval: '2 seconds',
@@ -59,4 +66,43 @@ export async function connectWorker(target: TemporalTarget): Promise<NativeConne
         : text.split('\n')[0].slice(0, 200);
     throw new TemporalUnreachableError(address, error, { reason });
   }
+}
+/** What a worker may hold and run at once, derived from the memory it is given. */
+export interface WorkerCapacity {
+  reuseV8Context: true;
+  maxCachedWorkflows: number;
+  maxConcurrentWorkflowTaskExecutions: number;
+  maxConcurrentActivityTaskExecutions: number;
+  maxConcurrentLocalActivityExecutions: number;
+}
+
+/** MiB kept for the process itself (the SDK core, the HTTP server, activity buffers). */
+export const WORKER_BASE_MIB = 160;
+/** MiB a cached workflow of ours costs, measured (docs/performance.md): threads and runs with bounded payloads. */
+export const CACHED_WORKFLOW_MIB = 0.35;
+
+/**
+ * The documented formula (docs/performance.md): the workflow cache gets what is left after
+ * the base, at `CACHED_WORKFLOW_MIB` each, between 20 and 2,000; workflow tasks run up to
+ * 40 at once (they are short and CPU-bound, so more only queue in the one V8 context);
+ * activities (mostly waiting on models and commands) up to 100. An evicted workflow is
+ * replayed from history when it is next needed, which is what bounds memory.
+ */
+export function workerCapacity(memoryMiB: number): WorkerCapacity {
+  const cache = Math.floor(Math.max(0, memoryMiB - WORKER_BASE_MIB) / CACHED_WORKFLOW_MIB);
+  const maxCachedWorkflows = Math.min(2_000, Math.max(20, cache));
+  return {
+    reuseV8Context: true,
+    maxCachedWorkflows,
+    maxConcurrentWorkflowTaskExecutions: Math.min(40, Math.max(2, Math.floor(maxCachedWorkflows / 4))),
+    maxConcurrentActivityTaskExecutions: 100,
+    maxConcurrentLocalActivityExecutions: 100,
+  };
+}
+
+/** `SWITCHBOARD_WORKER_MEMORY_MB` when set, else the V8 heap limit of this process. */
+export function defaultWorkerMemoryMiB(env: NodeJS.ProcessEnv = process.env): number {
+  const configured = Number(env.SWITCHBOARD_WORKER_MEMORY_MB);
+  if (Number.isFinite(configured) && configured > 0) return configured;
+  return Math.floor(getHeapStatistics().heap_size_limit / (1024 * 1024));
 }

@@ -20,6 +20,8 @@ export interface HealthReport {
   sandbox?: SandboxReadiness;
   /** Slack, GitHub, model APIs: each checked at start and retried in the background until it answers. */
   services: Record<string, Omit<ServiceStatus, 'name'>>;
+  /** Workflows whose workflow task keeps failing (they make no progress): `degraded` while any exist. */
+  stuck?: Array<{ workflowId: string; kind: string; attempts: number }>;
   /** Why the status is not `ok`, when it is not. */
   reason?: string;
 }
@@ -35,6 +37,8 @@ export interface HealthSources {
   sandbox?(): Promise<SandboxReadiness>;
   /** The outside services this process supervises (none when omitted). */
   services?(): ServiceStatus[];
+  /** Stuck workflows (infra/stuck.ts), when this process can look. */
+  stuck?(): Promise<Array<{ workflowId: string; kind: string; attempts: number }>>;
 }
 
 /** Builds the health report from live probes; never throws. */
@@ -63,9 +67,28 @@ export async function checkHealth(sources: HealthSources): Promise<HealthReport>
   if (ok && notUp.length > 0) {
     reason = notUp.map((service) => `${service.name} ${service.state}${service.reason ? `: ${service.reason}` : ''}`).join('; ');
   }
-  const status = !ok ? 'down' : notUp.length > 0 ? 'degraded' : 'ok';
+  const stuck = temporal === 'ok' ? await sources.stuck?.().catch(() => []) : undefined;
+  if (ok && stuck && stuck.length > 0) {
+    const stuckReason = `${stuck.length} workflow(s) stuck (a workflow task keeps failing): ${stuck
+      .slice(0, 3)
+      .map((entry) => entry.workflowId)
+      .join(', ')}; see \`switchboard runs list --stuck\``;
+    reason = reason ? `${reason}; ${stuckReason}` : stuckReason;
+  }
+  const status = !ok ? 'down' : notUp.length > 0 || (stuck?.length ?? 0) > 0 ? 'degraded' : 'ok';
   const { namespace, taskQueue } = sources;
-  return { ok, status, temporal, worker, namespace, taskQueue, services, ...(sandbox ? { sandbox } : {}), ...(reason ? { reason } : {}) };
+  return {
+    ok,
+    status,
+    temporal,
+    worker,
+    namespace,
+    taskQueue,
+    services,
+    ...(sandbox ? { sandbox } : {}),
+    ...(stuck && stuck.length > 0 ? { stuck } : {}),
+    ...(reason ? { reason } : {}),
+  };
 }
 
 function toWorkerHealth(state: string | undefined): HealthReport['worker'] {

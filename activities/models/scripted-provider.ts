@@ -23,14 +23,23 @@ export async function scriptedTurn(
 ): Promise<ModelTurnResult> {
   const file = await resolveScriptPath(path, options);
   const turns = await loadScript(file);
-  const index = input.messages.filter((message) => message.role === 'assistant').length;
+  const model = `scripted:${path}`;
+  if (input.purpose === 'compaction') {
+    // A compaction is not a turn of the script: it answers with a summary and the script keeps its place.
+    const text = compactionSummary(input.messages);
+    return { text, toolCalls: [], stopReason: 'end_turn', usage: estimateUsage(input, text), model };
+  }
+  // A compaction's summary stands for the assistant turns it replaced, so the count goes on.
+  const index = input.messages.reduce(
+    (count, message) => count + (message.role === 'assistant' ? 1 : message.role === 'user' ? (message.compacted?.assistantTurns ?? 0) : 0),
+    0,
+  );
   const view = viewConversation(
     input.messages,
     index,
     input.runId,
     input.tools.map((tool) => tool.name),
   );
-  const model = `scripted:${path}`;
   const turn = turns[index];
   if (!turn) {
     const text = `The script ${path} has no turn ${index + 1} (it has ${turns.length}), so this run ends here.`;
@@ -100,4 +109,21 @@ function messageLength(message: ChatMessage): number {
   if (message.role === 'tool') return message.results.reduce((sum, result) => sum + result.content.length, 0);
   if (message.role === 'user') return message.text.length;
   return message.text.length + JSON.stringify(message.toolCalls).length;
+}
+
+/** A deterministic summary: how many turns and which tools, and the last line of each of the last three results. */
+function compactionSummary(messages: ChatMessage[]): string {
+  const calls = new Map<string, number>();
+  let turns = 0;
+  const lastLines: string[] = [];
+  for (const message of messages) {
+    if (message.role === 'assistant') {
+      turns += 1;
+      for (const call of message.toolCalls) calls.set(call.name, (calls.get(call.name) ?? 0) + 1);
+    } else if (message.role === 'tool') {
+      for (const result of message.results) lastLines.push(result.content.trim().split('\n').pop()?.slice(0, 200) ?? '');
+    } else if (message.compacted) turns += message.compacted.assistantTurns;
+  }
+  const tools = [...calls].map(([name, count]) => `${name} ×${count}`).join(', ') || 'none';
+  return [`Scripted summary: ${turns} turns so far; tools called: ${tools}.`, ...lastLines.slice(-3).map((line) => `- ${line}`)].join('\n');
 }

@@ -19,7 +19,12 @@ export interface ToolResult {
 }
 
 export type ChatMessage =
-  | { role: 'user'; text: string }
+  | {
+      role: 'user';
+      text: string;
+      /** Set on the summary a compaction turn wrote: how many assistant turns it stands for. */
+      compacted?: { assistantTurns: number };
+    }
   | { role: 'assistant'; text: string; toolCalls: ToolCall[] }
   /** The results of the previous assistant message's tool calls, in one message. */
   | { role: 'tool'; results: ToolResult[] };
@@ -45,6 +50,8 @@ export interface ModelTurnInput {
   /** For logs and for the scripted provider's reports: which run and turn this is. */
   runId: string;
   turn: number;
+  /** `compaction`: a turn that summarises older turns (the last user message asks for it); no tools. */
+  purpose?: 'compaction';
 }
 
 export interface TokenUsage {
@@ -61,4 +68,6 @@ export interface ModelTurnResult {
   usage: TokenUsage;
   /** The model that answered, as the provider reports it. */
   model: string;
+  /** The model's context window in tokens, when the provider knows it. */
+  contextWindow?: number;
 }

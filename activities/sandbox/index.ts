@@ -1,3 +1,4 @@
+import { saveLongOutput } from './saved-output';
 import { resolve } from 'node:path';
 import { failure } from '../../workflows/contracts';
 import { BASH_TIMEOUT_DEFAULT_MS, BASH_TIMEOUT_MAX_MS } from '../../tools/bash';
@@ -146,7 +147,13 @@ export function createSandboxActivities(deps: SandboxDeps, host: SandboxHost = c
         notes.unshift(timeoutHint(timeoutMs));
         outcome.output += `\n[stopped after ${Math.round(timeoutMs / 1000)} s: exit 124]`;
       }
-      return { ...outcome, ...(notes.length > 0 ? { hint: notes.join('\n') } : {}), isolation: mode };
+      const savedOutput = await saveLongOutput(prepared.layout, mode, outcome.output);
+      return {
+        ...outcome,
+        ...(notes.length > 0 ? { hint: notes.join('\n') } : {}),
+        ...(savedOutput ? { savedOutput } : {}),
+        isolation: mode,
+      };
     },
 
     async readFile(input: ReadFileInput): Promise<FileResult> {

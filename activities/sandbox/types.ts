@@ -37,6 +37,8 @@ export interface BashResult {
   durationMs: number;
   /** Guidance for the model, e.g. the detach recipe after a timeout. */
   hint?: string;
+  /** Where a long output is also kept in the workspace (as the command sees the path), for reading back later. */
+  savedOutput?: string;
   /**
    * How the command was confined: `bwrap` (namespaces), `none` (unisolated by explicit
    * configuration) or `refused` (no isolation here: the command did not run).

@@ -5,6 +5,7 @@ import { Agent, Outcome } from '../../workflows/search-attributes';
 import { withCliClient } from '../temporal-client';
 import { formatRecord, formatStatusLine } from '../../infra/run-format';
 import { visibilityQuery } from '../../infra/visibility';
+import { findStuck } from '../../infra/stuck';
 
 export function registerRunsCommand(program: Command): void {
   const runs = program.command('runs').description('list and inspect runs');
@@ -14,8 +15,18 @@ export function registerRunsCommand(program: Command): void {
     .option('--agent <agent>', 'only this agent')
     .option('--limit <n>', 'how many', '20')
     .option('--json', 'print JSON')
-    .action(async (options: { agent?: string; limit: string; json?: boolean }) => {
+    .option('--stuck', 'only open runs and units whose workflow task keeps failing (no progress)')
+    .action(async (options: { agent?: string; limit: string; json?: boolean; stuck?: boolean }) => {
       await withCliClient(async ({ client }) => {
+        if (options.stuck) {
+          const stuck = await findStuck(client, { kinds: ['run', 'unit'] });
+          if (options.json) console.log(JSON.stringify(stuck, null, 2));
+          else if (stuck.length === 0) console.log('no stuck runs or units');
+          else
+            for (const entry of stuck)
+              console.log(`${entry.kind.padEnd(5)} ${String(entry.attempts).padStart(5)} attempts  ${entry.workflowId}`);
+          return;
+        }
         const query = visibilityQuery({ SwitchboardKind: 'run', Agent: options.agent });
         const rows: Array<{ workflowId: string; status: string; agent: string; outcome: string; started: string }> = [];
         for await (const execution of client.workflow.list({ query })) {

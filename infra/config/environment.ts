@@ -19,6 +19,7 @@ export const ENVIRONMENT_BINDINGS: readonly EnvironmentBinding[] = [
   { variable: 'SWITCHBOARD_METRICS_PORT', path: ['metrics', 'port'], kind: 'number' },
   { variable: 'SWITCHBOARD_METRICS_HOST', path: ['metrics', 'host'], kind: 'string' },
   { variable: 'SWITCHBOARD_DATA_DIR', path: ['dataDir'], kind: 'string' },
+  { variable: 'SWITCHBOARD_PAYLOADS_DIR', path: ['payloads', 'dir'], kind: 'string' },
   { variable: 'SWITCHBOARD_HTTP_HOST', path: ['http', 'host'], kind: 'string' },
   { variable: 'PORT', path: ['http', 'port'], kind: 'number' },
   { variable: 'SWITCHBOARD_PUBLIC_URL', path: ['http', 'publicUrl'], kind: 'string' },

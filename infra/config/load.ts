@@ -88,6 +88,7 @@ export function resolveConfigPath(loaded: Pick<LoadedConfig, 'baseDir'>, path: s
 /** Settings that name a folder or file; `*` is any key of a record or index of a list. */
 const PATH_KEYS: readonly string[][] = [
   ['dataDir'],
+  ['payloads', 'dir'],
   ['agents', 'customAgentsDir'],
   ['skills', 'dirs', '*'],
   ['models', 'scriptedDirs', '*'],

@@ -1,6 +1,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@temporalio/client';
+import { type DataConverter } from '@temporalio/common';
 import { type TestWorkflowEnvironment } from '@temporalio/testing';
 import { type Worker } from '@temporalio/worker';
 import { stringify } from 'yaml';
@@ -16,6 +18,8 @@ import { productWorker, sharedEnvironment, uniqueTaskQueue } from './temporal';
 
 export interface RunKit {
   env: TestWorkflowEnvironment;
+  /** The kit's client (with the kit's codec, when it has one). */
+  client: Client;
   taskQueue: string;
   dir: string;
   dataDir: string;
@@ -45,11 +49,23 @@ export interface RunKitOptions {
   slack?: ActivityDeps['slack'];
   /** `models.allowed`: what a chat `model:` may name (default: the configured models). */
   allowedModels?: string[];
+  /** A payload codec for the worker and the kit's client alike (e.g. the claim check); none by default. */
+  dataConverter?: DataConverter;
+  /** Wraps the activities before the worker gets them (the bench marks when a model turn starts). */
+  wrapActivities?: (activities: ReturnType<typeof createActivities>) => object;
 }
 
 export async function startRunKit(label: string, options: RunKitOptions = {}): Promise<RunKit> {
   const { agents = {}, env } = options;
   const environment = env ?? (await sharedEnvironment());
+  // With a codec, the kit's client must decode what the worker encoded.
+  const client = options.dataConverter
+    ? new Client({
+        connection: environment.connection,
+        namespace: environment.namespace ?? 'default',
+        dataConverter: options.dataConverter,
+      })
+    : environment.client;
   const taskQueue = uniqueTaskQueue(label);
   const dir = mkdtempSync(join(tmpdir(), `switchboard-${label}-`));
   const dataDir = join(dir, 'data');
@@ -69,15 +85,21 @@ export async function startRunKit(label: string, options: RunKitOptions = {}): P
     },
     github: { identities },
     sandbox: { dataDir, identityToken: (scope) => identities.tokenFor(scope), gitBaseUrl: identities.gitUrl },
-    units: { client: environment.client, taskQueue },
+    units: { client, taskQueue },
     ...(options.web ? { web: options.web } : {}),
     ...(options.skillDirs ? { skillDirs: options.skillDirs } : {}),
     ...(options.slack ? { slack: options.slack } : {}),
   });
-  const worker: Worker = await productWorker(environment, taskQueue, activities);
+  const worker: Worker = await productWorker(
+    environment,
+    taskQueue,
+    options.wrapActivities ? options.wrapActivities(activities) : activities,
+    options.dataConverter,
+  );
   const running = worker.run();
   return {
     env: environment,
+    client,
     taskQueue,
     dir,
     dataDir,
@@ -86,11 +108,11 @@ export async function startRunKit(label: string, options: RunKitOptions = {}): P
       return `scripted:${KIT_SCRIPTS}/${name}.yaml`;
     },
     async start(message, options = {}) {
-      const sent = await sendMessage(environment.client, taskQueue, message, { requester: 'tester', ...options });
+      const sent = await sendMessage(client, taskQueue, message, { requester: 'tester', ...options });
       if (sent.outcome.kind !== 'run' || !sent.outcome.runId) throw new Error(`no run started: ${JSON.stringify(sent.outcome)}`);
       return { threadId: sent.threadId, runId: sent.outcome.runId };
     },
-    result: (runId) => followRun(environment.client, runId, () => undefined),
+    result: (runId) => followRun(client, runId, () => undefined),
     async close() {
       worker.shutdown();
       await running;

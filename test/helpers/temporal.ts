@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { DefaultLogger, Runtime, type Worker } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { temporal } from '@temporalio/proto';
+import { type DataConverter } from '@temporalio/common';
 import { createSwitchboardWorker } from '../../infra/worker';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../workflows/search-attributes';
 
@@ -62,6 +63,17 @@ export function uniqueTaskQueue(label: string): string {
 }
 
 /** A worker on the prebuilt product bundle, for an environment and its own task queue. */
-export async function productWorker(env: TestWorkflowEnvironment, taskQueue: string, activities: object): Promise<Worker> {
-  return createSwitchboardWorker({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, activities });
+export async function productWorker(
+  env: TestWorkflowEnvironment,
+  taskQueue: string,
+  activities: object,
+  dataConverter?: DataConverter,
+): Promise<Worker> {
+  return createSwitchboardWorker({
+    connection: env.nativeConnection,
+    namespace: env.namespace ?? 'default',
+    taskQueue,
+    activities,
+    ...(dataConverter ? { dataConverter } : {}),
+  });
 }

@@ -44,6 +44,10 @@ export interface RunCarry {
   taskCounter: number;
   statusText?: string;
   submissions: Record<string, unknown>;
+  /** Leading messages that are the task (never compacted); absent in carries from before compaction. */
+  taskLength?: number;
+  contextWindow?: number;
+  compactions?: number;
 }
 
 export interface ToolCallRecord {
@@ -106,6 +110,8 @@ export interface RunRecord {
   endedAt: number;
   /** The last tool-call message, so a `debug` child can inherit the conversation. */
   messageCount: number;
+  /** How often older turns were summarised to keep the conversation inside the model's window. */
+  compactions?: number;
   /** Status card updates that could not be delivered (the run went on without them). */
   cardFailures: number;
 }

@@ -61,6 +61,11 @@ export class RunLoop {
         }
         children.collect();
         state.drainSteers();
+        if (state.needsCompaction()) {
+          state.phase = 'summarising';
+          const summary = await this.deps.cancellable(() => this.compactionTurn());
+          if (summary) state.applyCompaction(summary);
+        }
         state.phase = 'thinking';
         card.touch();
         const result = await this.deps.cancellable(() => this.turn(true));
@@ -113,6 +118,23 @@ export class RunLoop {
       runId,
       turn: state.turns + 1,
       ...(profile.effort.value ? { effort: profile.effort.value } : {}),
+    });
+  }
+
+  /** Summarises older turns near the window's limit: a turn of its own, without tools, not counted against the guard. */
+  private compactionTurn(): Promise<ModelTurnResult> {
+    const { runId, state, models } = this.deps;
+    const { profile, system } = state.input;
+    return models.modelTurn({
+      model: profile.model.value,
+      system,
+      messages: state.compactionMessages(),
+      tools: [],
+      maxTokens: profile.tokenCap,
+      cacheTtl: profile.cacheTtl,
+      runId,
+      turn: state.turns + 1,
+      purpose: 'compaction',
     });
   }
 

@@ -56,3 +56,42 @@ describe('RunState', () => {
     expect(resumed.messages).toEqual(state.messages);
   });
 });
+
+describe('RunState keeps the conversation inside the window', () => {
+  it('asks for a compaction past the share of the window, and applies it', () => {
+    const state = new RunState(input(), 0);
+    state.recordTurn({
+      text: '',
+      toolCalls: [],
+      stopReason: 'tool_use',
+      usage: { inputTokens: 1, outputTokens: 1 },
+      model: 'm',
+      contextWindow: 10_000,
+    });
+    for (let k = 0; k < 20; k += 1) {
+      state.recordTurn({
+        text: `t${k}`,
+        toolCalls: [{ id: `c${k}`, name: 'bash', input: {} }],
+        stopReason: 'tool_use',
+        usage: { inputTokens: 1, outputTokens: 1 },
+        model: 'm',
+      });
+      state.recordToolResults([{ callId: `c${k}`, name: 'bash', content: 'y'.repeat(1_900) }]);
+    }
+    expect(state.needsCompaction()).toBe(true);
+    expect(state.compactionMessages().at(-1)).toMatchObject({ role: 'user' });
+    state.applyCompaction({
+      text: 'summary',
+      toolCalls: [],
+      stopReason: 'end_turn',
+      usage: { inputTokens: 5, outputTokens: 5 },
+      model: 'm',
+    });
+    expect(state.needsCompaction()).toBe(false);
+    expect(state.messages.slice(0, 2)).toEqual([
+      { role: 'user', text: 'earlier' },
+      { role: 'user', text: 'why?' },
+    ]);
+    expect(state.carry()).toMatchObject({ taskLength: 2, contextWindow: 10_000, compactions: 1 });
+  });
+});

@@ -1,4 +1,13 @@
 import type { ChatMessage, ModelTurnResult, ToolResult } from '../../activities/models/types';
+import {
+  canCompact,
+  compactMessages,
+  COMPACT_AT_SHARE,
+  COMPACTION_INSTRUCTION,
+  cutOlderResults,
+  DEFAULT_CONTEXT_WINDOW,
+  estimateTokens,
+} from './context-window';
 import { describeBudget } from '../../agents/profile';
 import type { ChildRecord, RunCarry, RunInput, RunOutcome, RunPhase, RunRecord, RunStatus, SteerInput, ToolCallRecord } from '../contracts';
 
@@ -26,6 +35,11 @@ export class RunState {
   finalText = '';
   /** Status card updates that could not be delivered after their retries. */
   cardFailures = 0;
+  /** How many leading messages are the task (the saved context and the request): never compacted. */
+  taskLength: number;
+  /** The model's context window in tokens (as its provider reports it). */
+  contextWindow: number;
+  compactions: number;
 
   constructor(
     readonly input: RunInput,
@@ -44,6 +58,9 @@ export class RunState {
     this.taskCounter = carry?.taskCounter ?? 0;
     this.statusText = carry?.statusText;
     this.submissions = carry?.submissions ?? {};
+    this.taskLength = carry?.taskLength ?? input.context.length + 1;
+    this.contextWindow = carry?.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
+    this.compactions = carry?.compactions ?? 0;
   }
 
   get finished(): boolean {
@@ -65,6 +82,27 @@ export class RunState {
     this.tokens.output += result.usage.outputTokens;
     this.messages.push({ role: 'assistant', text: result.text, toolCalls: result.toolCalls });
     if (result.text.trim()) this.finalText = result.text;
+    if (result.contextWindow) this.contextWindow = result.contextWindow;
+  }
+
+  /** Near the window's limit (estimated), with older turns to summarise: time for a compaction turn. */
+  needsCompaction(): boolean {
+    return (
+      estimateTokens(this.input.system, this.messages) > this.contextWindow * COMPACT_AT_SHARE && canCompact(this.messages, this.taskLength)
+    );
+  }
+
+  /** What the compaction turn reads: the conversation and the request to summarise it. */
+  compactionMessages(): ChatMessage[] {
+    return [...this.messages, { role: 'user', text: COMPACTION_INSTRUCTION }];
+  }
+
+  /** Replaces the older turns by the summary; the task, steers and the latest turns stay. */
+  applyCompaction(result: ModelTurnResult): void {
+    this.tokens.input += result.usage.inputTokens;
+    this.tokens.output += result.usage.outputTokens;
+    this.messages = compactMessages(this.messages, this.taskLength, result.text);
+    this.compactions += 1;
   }
 
   recordToolResults(results: ToolResult[]): void {
@@ -78,6 +116,8 @@ export class RunState {
       this.lastTool = result.name;
     }
     this.messages.push({ role: 'tool', results });
+    // Only the latest results are shown whole; older ones keep their head and tail (the whole text is in the workspace).
+    cutOlderResults(this.messages);
   }
 
   /** Adds a note in the person's voice (a background child's result, a bound reached). */
@@ -128,6 +168,9 @@ export class RunState {
       taskCounter: this.taskCounter,
       statusText: this.statusText,
       submissions: this.submissions,
+      taskLength: this.taskLength,
+      contextWindow: this.contextWindow,
+      compactions: this.compactions,
     };
   }
 
@@ -151,6 +194,7 @@ export class RunState {
       startedAt: this.startedAt,
       endedAt: now,
       messageCount: this.messages.length,
+      ...(this.compactions > 0 ? { compactions: this.compactions } : {}),
       cardFailures: this.cardFailures,
     };
   }

@@ -27,6 +27,7 @@ export function describeBash(result: BashResult): string {
   if (result.output) lines.push(result.output);
   if (result.truncated) lines.push('[output truncated]');
   if (result.hint) lines.push(result.hint);
+  if (result.savedOutput) lines.push(`[full output saved at ${result.savedOutput}]`);
   return lines.join('\n');
 }
 

@@ -1,0 +1,41 @@
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { ClaimCheckCodec, CLAIM_CHECK_ENCODING, isReference } from './claim-check-codec';
+import { DirectoryStore } from './directory-store';
+
+describe('ClaimCheckCodec over a directory', () => {
+  let dir: string;
+  let codec: ClaimCheckCodec;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'claim-check-'));
+    codec = new ClaimCheckCodec(new DirectoryStore(dir), 1_024);
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('leaves small payloads in place and moves large ones out, by content address', async () => {
+    const small = defaultPayloadConverter.toPayload({ text: 'hi' });
+    const large = defaultPayloadConverter.toPayload({ text: 'x'.repeat(50_000) });
+    const [keptSmall, reference] = await codec.encode([small, large]);
+    expect(keptSmall).toBe(small);
+    expect(isReference(reference)).toBe(true);
+    expect(new TextDecoder().decode(reference.metadata!.encoding)).toBe(CLAIM_CHECK_ENCODING);
+    expect(reference.data!.length).toBeLessThan(200);
+    const [again] = await codec.encode([large]);
+    expect(again.data).toEqual(reference.data);
+    const [decoded] = await codec.decode([reference]);
+    expect(defaultPayloadConverter.fromPayload(decoded)).toEqual({ text: 'x'.repeat(50_000) });
+    expect(readdirSync(dir)).toHaveLength(1);
+  });
+
+  it('names the key and the folder when a payload is missing or corrupt', async () => {
+    const [reference] = await codec.encode([defaultPayloadConverter.toPayload('y'.repeat(5_000))]);
+    const key = JSON.parse(new TextDecoder().decode(reference.data)).claimCheck as string;
+    const hex = key.slice('sha256:'.length);
+    writeFileSync(join(dir, hex.slice(0, 2), hex), 'tampered');
+    await expect(codec.decode([reference])).rejects.toThrow(/is corrupt/);
+    rmSync(join(dir, hex.slice(0, 2)), { recursive: true });
+    await expect(codec.decode([reference])).rejects.toThrow(new RegExp(`${key} is missing from the folder ${dir}`));
+  });
+});

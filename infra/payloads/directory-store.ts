@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type ClaimCheckStore } from './claim-check-codec';
+
+/**
+ * Claim-check payloads as files under one folder, `<dir>/<first two hex>/<hex>`. Every
+ * worker and client of one deployment must see the same folder (one host, or a shared
+ * mount); a cluster of hosts uses the S3-compatible store instead.
+ */
+export class DirectoryStore implements ClaimCheckStore {
+  readonly description: string;
+
+  constructor(private readonly dir: string) {
+    this.description = `the folder ${dir}`;
+  }
+
+  private pathFor(key: string): { folder: string; file: string } {
+    const hex = key.replace(/^sha256:/, '');
+    if (!/^[0-9a-f]{64}$/.test(hex)) throw new Error(`not a claim-check key: ${key}`);
+    const folder = join(this.dir, hex.slice(0, 2));
+    return { folder, file: join(folder, hex) };
+  }
+
+  async put(key: string, bytes: Uint8Array): Promise<void> {
+    const { folder, file } = this.pathFor(key);
+    const present = await stat(file).then(
+      (found) => found.size === bytes.length,
+      () => false,
+    );
+    if (present) return;
+    await mkdir(folder, { recursive: true });
+    // Written aside and renamed, so a reader never sees half a payload.
+    const partial = `${file}.${randomUUID()}.partial`;
+    await writeFile(partial, bytes);
+    await rename(partial, file);
+  }
+
+  async get(key: string): Promise<Uint8Array> {
+    const { file } = this.pathFor(key);
+    try {
+      return await readFile(file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+        throw new Error(`claim-check payload ${key} is missing from ${this.description}: every worker and client must share payloads.dir`);
+      }
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,54 @@
+import { bundleWorkflowCode, Worker } from '@temporalio/worker';
+import { type TestWorkflowEnvironment } from '@temporalio/testing';
+import { checkHealth } from '../server/health';
+import { findStuck } from '../infra/stuck';
+import { sharedEnvironment, uniqueTaskQueue } from './helpers/temporal';
+import { waitUntil } from './helpers/wait';
+import { brokenRunWorkflow } from './fixtures/stuck/workflows';
+import { SwitchboardKind } from '../workflows/search-attributes';
+
+jest.setTimeout(90_000);
+
+describe('a workflow that cannot complete its workflow task is visible', () => {
+  let env: TestWorkflowEnvironment;
+  let worker: Worker;
+  let running: Promise<void>;
+  const taskQueue = uniqueTaskQueue('stuck');
+  beforeAll(async () => {
+    env = await sharedEnvironment();
+    const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('./fixtures/stuck/workflows') });
+    worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: { code } });
+    running = worker.run();
+  });
+  afterAll(async () => {
+    worker?.shutdown();
+    await running;
+    await env?.teardown();
+  });
+
+  it('in findStuck (runs list --stuck) and as a degraded /healthz', async () => {
+    const workflowId = `run:stuck-test:${taskQueue}`;
+    // Set at start: a failed workflow task's own upserts are never recorded.
+    const handle = await env.client.workflow.start(brokenRunWorkflow, {
+      taskQueue,
+      workflowId,
+      typedSearchAttributes: [{ key: SwitchboardKind, value: 'run' }],
+    });
+    const stuck = await waitUntil(
+      () => findStuck(env.client, { kinds: ['run'] }),
+      (found) => found.some((entry) => entry.workflowId === workflowId),
+    );
+    expect(stuck.find((entry) => entry.workflowId === workflowId)?.attempts).toBeGreaterThanOrEqual(3);
+    const health = await checkHealth({
+      namespace: 'default',
+      taskQueue,
+      pingTemporal: async () => undefined,
+      workerState: () => 'RUNNING',
+      stuck: () => findStuck(env.client, { kinds: ['run'] }),
+    });
+    expect(health).toMatchObject({ ok: true, status: 'degraded' });
+    expect(health.reason).toContain(workflowId);
+    await handle.terminate('test over');
+    expect(await findStuck(env.client, { kinds: ['run'] })).not.toContainEqual(expect.objectContaining({ workflowId }));
+  });
+});
