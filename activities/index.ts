@@ -22,6 +22,8 @@ export interface ActivityDeps {
   github: GitHubActivityDeps;
   /** The Temporal client units are started and inspected with. */
   units: UnitClientDeps;
+  /** Where status cards link to the run (the Temporal Web UI) and the namespace in those links. */
+  webUi?: { namespace: string; baseUrl?: string };
   /** Slack delivery of cards and answers for Slack threads; without it they are logged. */
   slack?: StatusActivityDeps['slack'];
   /** web_fetch and web_search; without it both are off. */
@@ -65,7 +67,19 @@ export function createActivities(deps: ActivityDeps) {
     ...createGitHubActivities(deps.github),
     ...createUnitWorkspaceActivities({ dataDir: deps.sandbox.dataDir, identities: deps.github.identities }),
     ...createUnitClientActivities(deps.units),
-    ...createStatusActivities({ logger: deps.logger, ...(deps.slack ? { slack: deps.slack } : {}) }),
+    ...createStatusActivities({
+      logger: deps.logger,
+      ...(deps.slack ? { slack: deps.slack } : {}),
+      ...(deps.github.identities.configured
+        ? {
+            github: {
+              identities: deps.github.identities,
+              namespace: deps.webUi?.namespace ?? 'default',
+              ...(deps.webUi?.baseUrl ? { webUiBaseUrl: deps.webUi.baseUrl } : {}),
+            },
+          }
+        : {}),
+    }),
     ...createWebActivities(deps.web ?? {}),
     ...createSkillActivities({ dataDir: deps.sandbox.dataDir, dirs: deps.skillDirs ?? [] }),
     ...createAttachActivities({

@@ -31,8 +31,12 @@ export function activityDepsFromConfig(loaded: LoadedConfig, logger: Logger, cli
     egress: config.sandbox.egress,
     hiddenPaths: config.sandbox.hiddenPaths,
   };
+  const { embedded } = config.temporal;
+  const webUiBaseUrl =
+    config.temporal.uiUrl ?? (!config.temporal.address && embedded.ui ? `http://${embedded.ip}:${embedded.uiPort}` : undefined);
   return {
     logger,
+    webUi: { namespace: config.temporal.namespace, ...(webUiBaseUrl ? { baseUrl: webUiBaseUrl } : {}) },
     ...(slack ? { slack } : {}),
     models: modelDepsFromConfig(config.models, { baseDir: loaded.baseDir, logger }),
     sandbox,

@@ -106,11 +106,21 @@ export async function threadWorkflow(input: ThreadInput): Promise<void> {
     stickyAgent = decision.stickyAgent;
     if (decision.kind === 'refused') {
       remember({ messageId: message.messageId, kind: 'refused', reply: decision.reply, code: decision.code });
-      await statusActivities.deliverReply({ effectKey: `${threadId}/reply/${message.messageId}`, replyTarget, text: decision.reply });
+      await statusActivities.deliverReply({
+        effectKey: `${threadId}/reply/${message.messageId}`,
+        replyTarget,
+        text: decision.reply,
+        acknowledge: 'refused',
+      });
     } else if (decision.kind === 'ship') {
       const outcome = await startShipUnit(decision.request, decision.profile.repo?.value, decision.profile.model, message, replyTarget);
       remember({ messageId: message.messageId, agent: 'ship', ...outcome });
-      await statusActivities.deliverReply({ effectKey: `${threadId}/reply/${message.messageId}`, replyTarget, text: outcome.reply });
+      await statusActivities.deliverReply({
+        effectKey: `${threadId}/reply/${message.messageId}`,
+        replyTarget,
+        text: outcome.reply,
+        acknowledge: outcome.kind === 'refused' ? 'refused' : 'accepted',
+      });
     } else {
       runCount += 1;
       const runId = `run:${threadId}:${runCount}`;
