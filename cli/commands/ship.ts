@@ -1,11 +1,12 @@
 import { userInfo } from 'node:os';
-import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { type Command } from 'commander';
 import { pullRequestUnitId, taskUnitId } from '../../workflows/unit/unit-id';
 import { shipUnitWorkflowType, steerSignal, unitStateQuery, type ShipUnitInput, type UnitState } from '../../workflows/contracts';
 import { isRepositoryName } from '../../tools/github-fields';
 import { withCliClient } from '../temporal-client';
 import { visibilityQuery } from '../../infra/visibility';
+import { missingSettings } from '../../infra/preflight';
 import { Outcome, Phase, PullRequest } from '../../workflows/search-attributes';
 
 /** What `switchboard ship` was asked for: an exact PR, or a change in a repository. */
@@ -82,10 +83,20 @@ function registerShip(program: Command): void {
         process.exitCode = 1;
         return;
       }
-      await withCliClient(async ({ client, taskQueue }) => {
+      await withCliClient(async ({ client, taskQueue, loaded }) => {
         const request = parsed.kind === 'task' ? parsed.request : instruction?.trim() || undefined;
         const unitId =
           parsed.kind === 'task' ? taskUnitId(parsed.repo, parsed.request) : pullRequestUnitId(parsed.repo, parsed.pullRequest);
+        // A new unit reads and writes GitHub and calls its model: what is missing is refused
+        // here, before anything starts (a running unit being steered already has them).
+        const missing = (await isRunning(client, unitId))
+          ? []
+          : missingSettings(loaded, { github: ['read', 'write'], ...(options.model ? { model: options.model } : {}) });
+        if (missing.length > 0) {
+          console.error(`Not started: a ship unit needs ${missing.join('; and ')}.`);
+          process.exitCode = 1;
+          return;
+        }
         const input: ShipUnitInput = {
           unitId,
           repo: parsed.repo,
@@ -104,6 +115,15 @@ function registerShip(program: Command): void {
         console.log(options.json ? JSON.stringify({ unitId, status }) : words[status]);
       });
     });
+}
+
+async function isRunning(client: Client, workflowId: string): Promise<boolean> {
+  try {
+    return (await client.workflow.getHandle(workflowId).describe()).status.name === 'RUNNING';
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return false;
+    throw error;
+  }
 }
 
 function registerUnits(program: Command): void {
