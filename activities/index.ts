@@ -66,7 +66,11 @@ export function createActivities(deps: ActivityDeps) {
     ...createSandboxActivities(deps.sandbox, sandboxHost),
     ...createGitHubActivities(deps.github),
     ...createUnitWorkspaceActivities({ dataDir: deps.sandbox.dataDir, identities: deps.github.identities }),
-    ...createUnitClientActivities(deps.units),
+    ...createUnitClientActivities({
+      ...deps.units,
+      githubWebUrl: deps.units.githubWebUrl ?? deps.github.identities.gitUrl,
+      ...(deps.webUi ? { namespace: deps.webUi.namespace } : {}),
+    }),
     ...createStatusActivities({
       logger: deps.logger,
       ...(deps.slack ? { slack: deps.slack } : {}),

@@ -2,10 +2,14 @@ import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/c
 import { visibilityQuery } from '../../infra/visibility';
 import { Outcome, Phase, PullRequest, Repo } from '../../workflows/search-attributes';
 import { failure, shipUnitWorkflowType, steerSignal, unitStateQuery, type ShipUnitInput, type UnitState } from '../../workflows/contracts';
+import { staticDetails } from '../../workflows/details';
 
 export interface UnitClientDeps {
   client: Client;
   taskQueue: string;
+  /** For the unit's Web UI details: the namespace (thread links) and GitHub's web base (PR links). */
+  namespace?: string;
+  githubWebUrl?: string;
 }
 
 export interface StartUnitResult {
@@ -21,6 +25,21 @@ export interface UnitSummary {
   pullRequest?: number;
   phase?: string;
   outcome?: string;
+}
+
+/** The unit's static details in the Web UI: request, requester, repository, PR and thread links. */
+export function unitDetails(input: ShipUnitInput, where: { namespace?: string; githubWebUrl?: string }): string {
+  return staticDetails({
+    kind: 'unit',
+    ...(input.request ? { request: input.request } : {}),
+    requester: input.requester,
+    agent: 'ship',
+    repo: input.repo,
+    ...(input.pullRequest ? { pullRequest: input.pullRequest } : {}),
+    ...(input.threadId ? { threadId: input.threadId } : {}),
+    ...(where.namespace ? { namespace: where.namespace } : {}),
+    ...(where.githubWebUrl ? { githubWebUrl: where.githubWebUrl } : {}),
+  });
 }
 
 /**
@@ -43,6 +62,7 @@ export function createUnitClientActivities(deps: UnitClientDeps) {
           args: [input],
           ...(effectKey ? { memo: { effectKey } } : {}),
           staticSummary: `ship ${input.repo}${input.pullRequest ? `#${input.pullRequest}` : ''}: ${(input.request ?? '').slice(0, 100)}`,
+          staticDetails: unitDetails(input, deps),
         });
         return { unitId: input.unitId, status: 'started' };
       } catch (error) {

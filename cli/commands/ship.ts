@@ -7,6 +7,7 @@ import { isRepositoryName } from '../../tools/github-fields';
 import { withCliClient } from '../temporal-client';
 import { visibilityQuery } from '../../infra/visibility';
 import { missingSettings } from '../../infra/preflight';
+import { unitDetails } from '../../activities/units/unit-client';
 import { Outcome, Phase, PullRequest } from '../../workflows/search-attributes';
 
 /** What `switchboard ship` was asked for: an exact PR, or a change in a repository. */
@@ -40,6 +41,7 @@ export async function startOrSteerUnit(
   client: Client,
   taskQueue: string,
   input: ShipUnitInput,
+  where: { namespace?: string; githubWebUrl?: string } = {},
 ): Promise<'started' | 'steered' | 'running'> {
   try {
     await client.workflow.start(shipUnitWorkflowType, {
@@ -47,6 +49,7 @@ export async function startOrSteerUnit(
       taskQueue,
       args: [input],
       staticSummary: `ship ${input.repo}${input.pullRequest ? `#${input.pullRequest}` : ''}: ${(input.request ?? '').slice(0, 100)}`,
+      staticDetails: unitDetails(input, where),
     });
     return 'started';
   } catch (error) {
@@ -106,7 +109,10 @@ function registerShip(program: Command): void {
           ...(parsed.kind === 'pull_request' ? { pullRequest: parsed.pullRequest } : {}),
           ...(options.model ? { model: options.model } : {}),
         };
-        const status = await startOrSteerUnit(client, taskQueue, input);
+        const status = await startOrSteerUnit(client, taskQueue, input, {
+          namespace: loaded.config.temporal.namespace,
+          githubWebUrl: loaded.config.github.gitUrl,
+        });
         const words = {
           started: `Started ship unit ${unitId}.`,
           steered: `Ship unit ${unitId} already exists; your request was sent to it as a steer.`,
