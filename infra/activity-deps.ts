@@ -8,6 +8,7 @@ import { webDepsFromConfig } from '../activities/web/from-config';
 import { readSecret, resolveConfigPath, type LoadedConfig } from './config';
 import { type Logger } from './logger';
 import { hostTaskQueue } from './host-queue';
+import { missingSettings } from './preflight';
 
 /**
  * The activities' dependencies from the loaded configuration: the one place where config
@@ -42,7 +43,11 @@ export function activityDepsFromConfig(loaded: LoadedConfig, logger: Logger, cli
     sandbox,
     sandboxHost: createSandboxHost(sandbox),
     github: { identities },
-    units: { client, taskQueue: config.temporal.taskQueue },
+    units: {
+      client,
+      taskQueue: config.temporal.taskQueue,
+      preflight: (unit) => missingSettings(loaded, { github: ['read', 'write'], ...(unit.model ? { model: unit.model } : {}) }),
+    },
     web: webDepsFromConfig(config.web, (name) => readSecret(name)),
     skillDirs: config.skills.dirs.map((dir) => resolveConfigPath(loaded, dir)),
     agents: {

@@ -132,6 +132,45 @@ describe('a PR mention answered in the PR', () => {
     expect(asking.reactions?.map((reaction) => [reaction.content, reaction.user])).toEqual([['eyes', 'switchboard[bot]']]);
     expect(github.state.countWrites('comment.create', 'acme/talk')).toBe(3); // alice's and ours
   });
+
+  it('refuses a ship unit the worker could not run with the missing setting, and reacts 👎', async () => {
+    github.createRepo('acme', 'refuse', { 'README.md': '# refuse\n' });
+    github.commit('acme/refuse', 'feature', { 'b.txt': 'b\n' });
+    const alice = createGitHubActivities({
+      identities: createGitHubIdentities({ apiUrl: github.apiUrl, gitUrl: github.gitUrl, tokens: { write: ALICE } }),
+    });
+    const pr = await alice.openOrUpdatePullRequest({
+      repo: 'acme/refuse',
+      head: 'feature',
+      base: 'main',
+      title: 'B',
+      body: 'b',
+      effectKey: 'o2',
+    });
+    const asked = await alice.postComment({
+      repo: 'acme/refuse',
+      number: pr.number!,
+      body: '@switchboard agent:ship add a changelog line',
+      effectKey: 'ask-ship',
+      attempt: 1,
+    });
+    const pull = () => github.state.repo('acme', 'refuse')!.issues.get(pr.number!)!;
+    await waitFor(
+      () => pull().comments.length === 2,
+      60_000,
+      () => pull().comments,
+    );
+    // The worker has both GitHub identities but no key for the default model.
+    expect(pull().comments[1].body).toMatch(
+      /^Not started: a ship unit needs the key of anthropic:claude-sonnet-4-6: set ANTHROPIC_API_KEY\./,
+    );
+    expect(
+      pull()
+        .comments.find((c) => c.id === asked.id)!
+        .reactions?.map((r) => r.content),
+    ).toEqual(['-1']);
+    await expect(env.client.workflow.getHandle(`unit:acme/refuse#${pr.number}`).describe()).rejects.toThrow(/not found/i);
+  });
 });
 
 async function waitFor(check: () => boolean, timeoutMs = 60_000, state: () => unknown = () => ''): Promise<void> {

@@ -216,6 +216,7 @@ async function startShipUnit(
     ...(onPullRequest && onPullRequest.repo === target ? { pullRequest: onPullRequest.pullRequest } : {}),
     ...(model.chosenBy === 'directive' ? { model: model.value } : {}),
   });
+  if (started.status === 'refused') return { kind: 'refused', code: 'settings_missing', reply: started.reason ?? 'Not started.' };
   return {
     kind: 'unit',
     unitId,
