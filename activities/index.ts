@@ -23,6 +23,8 @@ export interface ActivityDeps {
   github: GitHubActivityDeps;
   /** The Temporal client units are started and inspected with. */
   units: UnitClientDeps;
+  /** Where status cards link to the run (the Temporal Web UI) and the namespace in those links. */
+  webUi?: { namespace: string; baseUrl?: string };
   /** Slack delivery of cards and answers for Slack threads; without it they are logged. */
   slack?: StatusActivityDeps['slack'];
   /** web_fetch and web_search; without it both are off. */
@@ -72,8 +74,24 @@ export function createActivities(deps: ActivityDeps) {
     // Every GitHub call and the workspace's git work heartbeat: a lost attempt is retried in seconds.
     ...heartbeating(createGitHubActivities(deps.github)),
     ...createUnitWorkspaceActivities({ dataDir: deps.sandbox.dataDir, identities: deps.github.identities }),
-    ...createUnitClientActivities(deps.units),
-    ...createStatusActivities({ logger: deps.logger, ...(deps.slack ? { slack: deps.slack } : {}) }),
+    ...createUnitClientActivities({
+      ...deps.units,
+      githubWebUrl: deps.units.githubWebUrl ?? deps.github.identities.gitUrl,
+      ...(deps.webUi ? { namespace: deps.webUi.namespace } : {}),
+    }),
+    ...createStatusActivities({
+      logger: deps.logger,
+      ...(deps.slack ? { slack: deps.slack } : {}),
+      ...(deps.github.identities.configured
+        ? {
+            github: {
+              identities: deps.github.identities,
+              namespace: deps.webUi?.namespace ?? 'default',
+              ...(deps.webUi?.baseUrl ? { webUiBaseUrl: deps.webUi.baseUrl } : {}),
+            },
+          }
+        : {}),
+    }),
     ...createWebActivities(deps.web ?? {}),
     ...createSkillActivities({ dataDir: deps.sandbox.dataDir, dirs: deps.skillDirs ?? [] }),
     ...createAttachActivities({

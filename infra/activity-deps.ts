@@ -8,6 +8,7 @@ import { webDepsFromConfig } from '../activities/web/from-config';
 import { readSecret, resolveConfigPath, type LoadedConfig } from './config';
 import { type Logger } from './logger';
 import { hostTaskQueue } from './host-queue';
+import { missingSettings } from './preflight';
 
 /**
  * The activities' dependencies from the loaded configuration: the one place where config
@@ -31,14 +32,22 @@ export function activityDepsFromConfig(loaded: LoadedConfig, logger: Logger, cli
     egress: config.sandbox.egress,
     hiddenPaths: config.sandbox.hiddenPaths,
   };
+  const { embedded } = config.temporal;
+  const webUiBaseUrl =
+    config.temporal.uiUrl ?? (!config.temporal.address && embedded.ui ? `http://${embedded.ip}:${embedded.uiPort}` : undefined);
   return {
     logger,
+    webUi: { namespace: config.temporal.namespace, ...(webUiBaseUrl ? { baseUrl: webUiBaseUrl } : {}) },
     ...(slack ? { slack } : {}),
     models: modelDepsFromConfig(config.models, { baseDir: loaded.baseDir, logger }),
     sandbox,
     sandboxHost: createSandboxHost(sandbox),
     github: { identities },
-    units: { client, taskQueue: config.temporal.taskQueue },
+    units: {
+      client,
+      taskQueue: config.temporal.taskQueue,
+      preflight: (unit) => missingSettings(loaded, { github: ['read', 'write'], ...(unit.model ? { model: unit.model } : {}) }),
+    },
     web: webDepsFromConfig(config.web, (name) => readSecret(name)),
     skillDirs: config.skills.dirs.map((dir) => resolveConfigPath(loaded, dir)),
     agents: {

@@ -94,9 +94,9 @@ export function routeGitHubEvent(name: string, payload: Payload, options: RouteO
   if (!isRepositoryName(repo)) return undefined;
   switch (name) {
     case 'issue_comment':
-      return payload.action === 'created' ? mention(repo, payload.issue?.number, payload.comment, options) : undefined;
+      return payload.action === 'created' ? mention(repo, payload.issue?.number, payload.comment, options, false) : undefined;
     case 'pull_request_review_comment':
-      return payload.action === 'created' ? mention(repo, payload.pull_request?.number, payload.comment, options) : undefined;
+      return payload.action === 'created' ? mention(repo, payload.pull_request?.number, payload.comment, options, true) : undefined;
     case 'pull_request': {
       const kind = pullKind(payload);
       const number = payload.pull_request?.number ?? payload.number;
@@ -160,7 +160,13 @@ function checks(repo: string, number: number, event: ChecksEvent): RoutedGitHubE
   return { workflowId: `unit:${repo}#${number}`, workflowType: shipUnitWorkflowType, signal: checksSignal, args: [event] };
 }
 
-function mention(repo: string, number: unknown, comment: Payload | undefined, options: RouteOptions): RoutedGitHubEvent | undefined {
+function mention(
+  repo: string,
+  number: unknown,
+  comment: Payload | undefined,
+  options: RouteOptions,
+  reviewComment: boolean,
+): RoutedGitHubEvent | undefined {
   const body: string = comment?.body ?? '';
   const author: string = comment?.user?.login ?? '';
   const bot = options.botLogin.replace(/\[bot\]$/, '');
@@ -170,11 +176,13 @@ function mention(repo: string, number: unknown, comment: Payload | undefined, op
   if (!pattern.test(body)) return undefined;
   const threadId = `thread:gh:${repo}#${number}`;
   const replyTarget = { kind: 'github' as const, repo, pullRequest: number };
+  // The message's own target names the comment that asked, so the answer can react on it.
+  const commentId: unknown = comment?.id;
   const message: ThreadMessage = {
     messageId: `github:${options.deliveryId ?? `comment-${comment?.id}`}`,
     text: body.replace(pattern, '$1').trim(),
     requester: { id: `github:${author}`, surface: 'github', displayName: author },
-    replyTarget,
+    replyTarget: isItemNumber(commentId) ? { ...replyTarget, commentId, ...(reviewComment ? { reviewComment } : {}) } : replyTarget,
   };
   const start: ThreadInput = { threadId, replyTarget };
   return { workflowId: threadId, workflowType: threadWorkflowType, signal: messageSignal, args: [message], startArgs: [start] };

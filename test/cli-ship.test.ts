@@ -19,7 +19,13 @@ describe('switchboard ship and units', () => {
   let github: LocalGitHub;
   const repo = `cli-${randomUUID().slice(0, 8)}/app`;
 
-  const switchboard = async (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
+  // The CLI refuses a unit its worker could not run: it sees the same GitHub credentials.
+  const credentials: Record<string, string> = { GITHUB_READ_TOKEN: 'read-token', GITHUB_WRITE_TOKEN: 'write-token' };
+  const switchboard = (...args: string[]) => switchboardWith(credentials, ...args);
+  const switchboardWith = async (
+    extra: Record<string, string>,
+    ...args: string[]
+  ): Promise<{ code: number; stdout: string; stderr: string }> => {
     try {
       const { stdout, stderr } = await run(process.execPath, [join(projectRoot(), 'bin', 'switchboard.js'), ...args], {
         cwd: kit.dir,
@@ -29,6 +35,7 @@ describe('switchboard ship and units', () => {
           TEMPORAL_ADDRESS: testTemporalAddress(),
           SWITCHBOARD_TASK_QUEUE: kit.taskQueue,
           LOG_LEVEL: 'warn',
+          ...extra,
         },
       });
       return { code: 0, stdout, stderr };
@@ -126,6 +133,19 @@ describe('switchboard ship and units', () => {
     const handle = kit.env.client.workflow.getHandle(unitId);
     await handle.signal(stopSignal, { reason: 'test over' });
     expect(await handle.result()).toMatchObject({ outcome: 'stopped' });
+  });
+
+  it('refuses a unit at once, naming the missing settings, when GitHub credentials or the model key are missing', async () => {
+    const refused = await switchboardWith({}, 'ship', `${repo}#5`);
+    expect(refused).toMatchObject({ code: 1, stdout: '' });
+    expect(refused.stderr).toBe(
+      'Not started: a ship unit needs a GitHub read identity: set GITHUB_READ_TOKEN, or the App (github.appId, github.installationId, ' +
+        'GITHUB_APP_PRIVATE_KEY); and a GitHub write identity: set GITHUB_WRITE_TOKEN, or the App (github.appId, ' +
+        'github.installationId, GITHUB_APP_PRIVATE_KEY); and the key of anthropic:claude-sonnet-4-6: set ANTHROPIC_API_KEY.\n',
+    );
+    const noKey = await switchboard('ship', `${repo}#5`, '--model', 'openai:gpt-4.1');
+    expect(noKey).toMatchObject({ code: 1, stderr: 'Not started: a ship unit needs the key of openai:gpt-4.1: set OPENAI_API_KEY.\n' });
+    await expect(kit.env.client.workflow.getHandle(`unit:${repo}#5`).describe()).rejects.toThrow(/not found/i);
   });
 
   it('answers bad input with one line and exit code 1', async () => {

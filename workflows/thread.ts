@@ -10,6 +10,7 @@ import {
 } from '@temporalio/workflow';
 import type { ChatMessage } from '../activities/models/types';
 import { setup, status as statusActivities, units } from './activity-proxies';
+import { staticDetails } from './details';
 import { SwitchboardKind, Thread } from './search-attributes';
 import { decide } from './thread/decide';
 import { pullRequestUnitId, taskUnitId } from './unit/unit-id';
@@ -106,11 +107,21 @@ export async function threadWorkflow(input: ThreadInput): Promise<void> {
     stickyAgent = decision.stickyAgent;
     if (decision.kind === 'refused') {
       remember({ messageId: message.messageId, kind: 'refused', reply: decision.reply, code: decision.code });
-      await statusActivities.deliverReply({ effectKey: `${threadId}/reply/${message.messageId}`, replyTarget, text: decision.reply });
+      await statusActivities.deliverReply({
+        effectKey: `${threadId}/reply/${message.messageId}`,
+        replyTarget,
+        text: decision.reply,
+        acknowledge: 'refused',
+      });
     } else if (decision.kind === 'ship') {
       const outcome = await startShipUnit(decision.request, decision.profile.repo?.value, decision.profile.model, message, replyTarget);
       remember({ messageId: message.messageId, agent: 'ship', ...outcome });
-      await statusActivities.deliverReply({ effectKey: `${threadId}/reply/${message.messageId}`, replyTarget, text: outcome.reply });
+      await statusActivities.deliverReply({
+        effectKey: `${threadId}/reply/${message.messageId}`,
+        replyTarget,
+        text: outcome.reply,
+        acknowledge: outcome.kind === 'refused' ? 'refused' : 'accepted',
+      });
     } else {
       runCount += 1;
       const runId = `run:${threadId}:${runCount}`;
@@ -119,19 +130,30 @@ export async function threadWorkflow(input: ThreadInput): Promise<void> {
       const handle = await startChild(agentRunWorkflowType, {
         workflowId: runId,
         args: [
+          // The request first: it is what the Web UI's input view shows at the top.
           {
-            threadId,
-            profile: decision.profile,
-            system: decision.system,
             request: decision.request,
             requester: message.requester,
-            context: savedContext(saved),
+            threadId,
             replyTarget,
+            profile: decision.profile,
+            system: decision.system,
+            context: savedContext(saved),
           },
         ],
         // A run outlives a thread that continues-as-new; a terminated thread stops its run.
         parentClosePolicy: ParentClosePolicy.ABANDON,
         staticSummary: `${decision.agent}: ${decision.request.slice(0, 120)}`,
+        staticDetails: staticDetails({
+          kind: 'run',
+          request: decision.request,
+          requester: message.requester,
+          agent: decision.agent,
+          ...(decision.profile.repo ? { repo: decision.profile.repo.value } : {}),
+          ...(replyTarget.kind === 'github' ? { repo: replyTarget.repo, pullRequest: replyTarget.pullRequest } : {}),
+          threadId,
+          namespace: workflowInfo().namespace,
+        }),
       });
       if (pendingStop) await handle.signal(stopSignal, pendingStop);
       let record: RunRecord | undefined;
@@ -194,6 +216,7 @@ async function startShipUnit(
     ...(onPullRequest && onPullRequest.repo === target ? { pullRequest: onPullRequest.pullRequest } : {}),
     ...(model.chosenBy === 'directive' ? { model: model.value } : {}),
   });
+  if (started.status === 'refused') return { kind: 'refused', code: 'settings_missing', reply: started.reason ?? 'Not started.' };
   return {
     kind: 'unit',
     unitId,

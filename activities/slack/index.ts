@@ -1,5 +1,6 @@
 import { type Logger } from '../../infra/logger';
 import { createConsoleStatusActivities } from '../status/console-status';
+import { createGitHubStatusActivities, type GitHubStatusDeps } from '../status/github-status';
 import { type EffectResult, type ReplyInput, type StatusCardInput } from '../status/types';
 import { createSlackStatusActivities, type SlackStatusDeps } from './status-activities';
 
@@ -12,21 +13,27 @@ export interface StatusActivityDeps {
   logger: Logger;
   /** Slack delivery; without it a Slack target is logged like any other. */
   slack?: Omit<SlackStatusDeps, 'logger'>;
+  /** GitHub delivery for PR and issue conversations (the write identity); without it they are logged. */
+  github?: Omit<GitHubStatusDeps, 'logger'>;
 }
 
 /**
  * The one `statusCard` / `deliverReply` pair the worker registers: Slack targets go to
- * Slack (when configured), every other target to the console implementation.
+ * Slack and GitHub targets to the PR or issue (when configured), every other target to the
+ * console implementation, which says it only logged them.
  */
 export function createStatusActivities(deps: StatusActivityDeps) {
   const console = createConsoleStatusActivities({ logger: deps.logger });
   const slack = deps.slack ? createSlackStatusActivities({ ...deps.slack, logger: deps.logger }) : undefined;
+  const github = deps.github ? createGitHubStatusActivities({ ...deps.github, logger: deps.logger }) : undefined;
+  const pick = (target: ReplyInput['replyTarget']) =>
+    (target.kind === 'slack' ? slack : undefined) ?? (target.kind === 'github' ? github : undefined) ?? console;
   return {
     statusCard(input: StatusCardInput): Promise<EffectResult> {
-      return slack && input.replyTarget.kind === 'slack' ? slack.statusCard(input) : console.statusCard(input);
+      return pick(input.replyTarget).statusCard(input);
     },
     deliverReply(input: ReplyInput): Promise<EffectResult> {
-      return slack && input.replyTarget.kind === 'slack' ? slack.deliverReply(input) : console.deliverReply(input);
+      return pick(input.replyTarget).deliverReply(input);
     },
   };
 }

@@ -26,7 +26,20 @@ describe('console status activities', () => {
     });
   });
 
-  it('log a CLI target as before', async () => {
-    expect(await activities.deliverReply({ effectKey: 'k3', replyTarget: { kind: 'cli' }, text: 'hi' })).toEqual({ status: 'confirmed' });
+  it('say a CLI target, or a chat target without delivery, was only logged, never confirmed', async () => {
+    expect(await activities.deliverReply({ effectKey: 'k3', replyTarget: { kind: 'cli' }, text: 'hi' })).toMatchObject({
+      status: 'logged',
+      reason: expect.stringMatching(/CLI target is sent nothing/),
+    });
+    const github = { kind: 'github' as const, repo: 'acme/app', pullRequest: 3 };
+    expect(await activities.deliverReply({ effectKey: 'k4', replyTarget: github, text: 'hi' })).toMatchObject({
+      status: 'logged',
+      reason: expect.stringMatching(/no github delivery is configured .*GITHUB_WRITE_TOKEN/),
+    });
+    const slack = { kind: 'slack' as const, team: 'T', channel: 'C', threadTs: '1.2' };
+    expect(await activities.statusCard({ runId: status.runId, effectKey: 'k5', replyTarget: slack, status, final: true })).toMatchObject({
+      status: 'logged',
+      reason: expect.stringMatching(/SLACK_BOT_TOKEN/),
+    });
   });
 });

@@ -8,8 +8,9 @@ export interface ConsoleStatusDeps {
 /**
  * The status card and replies for targets without a chat surface (CLI, HTTP API) and
  * until a Slack implementation is configured: each update is a structured log line. The
- * CLI and API read the live state from the run's `status` query instead. An API target is
- * never answered `confirmed`: nothing is sent to it, its caller reads the durable record.
+ * CLI and API read the live state from the run's `status` query instead. Nothing here is
+ * ever `confirmed`, because nothing is sent: an API target is `recorded` (its caller reads the
+ * durable record), every other target `logged`, with the reason.
  */
 export function createConsoleStatusActivities(deps: ConsoleStatusDeps) {
   return {
@@ -26,13 +27,21 @@ export function createConsoleStatusActivities(deps: ConsoleStatusDeps) {
         },
         input.final ? `run ${input.runId} ${status.outcome ?? 'finished'}` : `run ${input.runId}: ${status.statusText ?? status.phase}`,
       );
-      return input.replyTarget.kind === 'api' ? API_RECORDED : { status: 'confirmed' };
+      return resultFor(input.replyTarget);
     },
     async deliverReply(input: ReplyInput): Promise<EffectResult> {
       deps.logger.info({ effectKey: input.effectKey, target: input.replyTarget.kind }, input.text);
-      return input.replyTarget.kind === 'api' ? API_RECORDED : { status: 'confirmed' };
+      return resultFor(input.replyTarget);
     },
   };
+}
+
+function resultFor(target: StatusCardInput['replyTarget']): EffectResult {
+  if (target.kind === 'api') return API_RECORDED;
+  if (target.kind === 'cli') return { status: 'logged', reason: "a CLI target is sent nothing: the CLI reads the run's status and record" };
+  const setting =
+    target.kind === 'slack' ? 'slack.botToken (SLACK_BOT_TOKEN)' : 'a GitHub write identity (GITHUB_WRITE_TOKEN or github.app)';
+  return { status: 'logged', reason: `no ${target.kind} delivery is configured (${setting}): written to the worker's log only` };
 }
 
 const API_RECORDED: EffectResult = {

@@ -18,13 +18,20 @@ export interface ReplyInput {
   effectKey: string;
   replyTarget: ReplyTarget;
   text: string;
+  /**
+   * This reply accepts or refuses the request that came in: on GitHub the triggering comment
+   * gets a reaction (👍 or 👎) as well.
+   */
+  acknowledge?: 'accepted' | 'refused';
 }
 
 export interface EffectResult {
   /**
    * `recorded`: nothing was sent anywhere; the content lives only in durable state (the run's
    * record, the thread's outcomes), which is where an API caller reads it.
+   * `logged`: the target has no delivery configured here (a CLI target, or Slack or GitHub
+   * without credentials): the content went to the worker's log only, and `reason` says why.
    */
-  status: 'confirmed' | 'unconfirmed' | 'refused' | 'recorded';
+  status: 'confirmed' | 'unconfirmed' | 'refused' | 'recorded' | 'logged';
   reason?: string;
 }

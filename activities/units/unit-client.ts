@@ -1,17 +1,27 @@
-import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { visibilityQuery } from '../../infra/visibility';
 import { Outcome, Phase, PullRequest, Repo } from '../../workflows/search-attributes';
 import { failure, shipUnitWorkflowType, steerSignal, unitStateQuery, type ShipUnitInput, type UnitState } from '../../workflows/contracts';
+import { staticDetails } from '../../workflows/details';
 
 export interface UnitClientDeps {
   client: Client;
   taskQueue: string;
+  /** For the unit's Web UI details: the namespace (thread links) and GitHub's web base (PR links). */
+  namespace?: string;
+  githubWebUrl?: string;
+  /**
+   * The settings a new unit would lack (GitHub identities, its model's key), each naming what to
+   * set; a start is refused with them instead of failing a moment later in the workflow.
+   */
+  preflight?: (input: ShipUnitInput) => string[];
 }
 
 export interface StartUnitResult {
   unitId: string;
-  /** `started`, or `steered` when the unit already existed (one unit per PR). */
-  status: 'started' | 'steered';
+  /** `started`, `steered` when the unit already existed (one unit per PR), `refused` with the missing settings. */
+  status: 'started' | 'steered' | 'refused';
+  reason?: string;
 }
 
 export interface UnitSummary {
@@ -21,6 +31,30 @@ export interface UnitSummary {
   pullRequest?: number;
   phase?: string;
   outcome?: string;
+}
+
+async function isRunning(client: Client, workflowId: string): Promise<boolean> {
+  try {
+    return (await client.workflow.getHandle(workflowId).describe()).status.name === 'RUNNING';
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return false;
+    throw error;
+  }
+}
+
+/** The unit's static details in the Web UI: request, requester, repository, PR and thread links. */
+export function unitDetails(input: ShipUnitInput, where: { namespace?: string; githubWebUrl?: string }): string {
+  return staticDetails({
+    kind: 'unit',
+    ...(input.request ? { request: input.request } : {}),
+    requester: input.requester,
+    agent: 'ship',
+    repo: input.repo,
+    ...(input.pullRequest ? { pullRequest: input.pullRequest } : {}),
+    ...(input.threadId ? { threadId: input.threadId } : {}),
+    ...(where.namespace ? { namespace: where.namespace } : {}),
+    ...(where.githubWebUrl ? { githubWebUrl: where.githubWebUrl } : {}),
+  });
 }
 
 /**
@@ -36,6 +70,10 @@ export function createUnitClientActivities(deps: UnitClientDeps) {
      */
     async startUnit(request: ShipUnitInput & { effectKey?: string }): Promise<StartUnitResult> {
       const { effectKey, ...input } = request;
+      const missing = deps.preflight?.(input) ?? [];
+      if (missing.length > 0 && !(await isRunning(deps.client, input.unitId))) {
+        return { unitId: input.unitId, status: 'refused', reason: `Not started: a ship unit needs ${missing.join('; and ')}.` };
+      }
       try {
         await deps.client.workflow.start(shipUnitWorkflowType, {
           workflowId: input.unitId,
@@ -43,6 +81,7 @@ export function createUnitClientActivities(deps: UnitClientDeps) {
           args: [input],
           ...(effectKey ? { memo: { effectKey } } : {}),
           staticSummary: `ship ${input.repo}${input.pullRequest ? `#${input.pullRequest}` : ''}: ${(input.request ?? '').slice(0, 100)}`,
+          staticDetails: unitDetails(input, deps),
         });
         return { unitId: input.unitId, status: 'started' };
       } catch (error) {

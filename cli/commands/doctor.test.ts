@@ -23,7 +23,7 @@ async function doctor(
 
 describe('switchboard doctor', () => {
   const address = process.env.SWITCHBOARD_TEST_TEMPORAL_ADDRESS!;
-  const base = { PATH: process.env.PATH, TEMPORAL_TEST_SERVER_PATH: process.env.TEMPORAL_TEST_SERVER_PATH };
+  const base = { PATH: process.env.PATH, TEMPORAL_TEST_SERVER_PATH: process.env.TEMPORAL_TEST_SERVER_PATH, ANTHROPIC_API_KEY: 'k' };
 
   it('passes against a running server with our search attributes', async () => {
     const { code, output } = await doctor({ ...base, TEMPORAL_ADDRESS: address });
@@ -59,6 +59,19 @@ describe('switchboard doctor', () => {
       (result) => /ok {4}search attributes: all registered/.test(result.output),
     );
     expect(after.code).toBe(0);
+  });
+
+  it('checks the default model key and the GitHub identities', async () => {
+    const bare = await doctor({ ...base, TEMPORAL_ADDRESS: address, ANTHROPIC_API_KEY: '' });
+    expect(bare.output).toContain('FAIL  model: the default model anthropic:claude-sonnet-4-6 cannot be called: set ANTHROPIC_API_KEY');
+    expect(bare.output).toContain('WARN  github write identity: none (GITHUB_WRITE_TOKEN or the App): ship units, coding runs');
+    expect(bare.output).toContain('  - set ANTHROPIC_API_KEY for the default model anthropic:claude-sonnet-4-6 (agents.defaults.model)');
+    expect(bare.code).toBe(1);
+    const ready = await doctor({ ...base, TEMPORAL_ADDRESS: address, GITHUB_READ_TOKEN: 'r', GITHUB_WRITE_TOKEN: 'w' });
+    expect(ready.output).toContain('ok    model: the default model anthropic:claude-sonnet-4-6 has its key');
+    expect(ready.output).toContain('ok    github read identity: GITHUB_READ_TOKEN');
+    expect(ready.output).toContain('ok    github write identity: GITHUB_WRITE_TOKEN');
+    expect(ready.code).toBe(0);
   });
 
   it('says which search provider is off for want of its key, without failing', async () => {

@@ -9,6 +9,8 @@ import { binaryVersion, findTemporalBinary, resolveTemporalBinary, type BinaryKi
 import { cliTypeName, connectTemporal, missingSearchAttributes, pingTemporal } from '../../infra/temporal';
 import { temporalTarget } from '../../infra/temporal-connection';
 import { SEARCH_ATTRIBUTE_KEYS } from '../../workflows/search-attributes';
+import { canonicalModel } from '../../agents/model-choice';
+import { githubIdentity, modelKeyFix } from '../../infra/preflight';
 import { detectIsolation, readinessOf, type IsolationCheck } from '../../activities/sandbox/isolation';
 
 export interface DoctorOptions {
@@ -55,6 +57,7 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<number> {
   }
 
   if (loaded) write(`info  tools: ${describeWebTools(loaded, env)}`);
+  if (loaded) for (const line of credentialLines(loaded, env, problems)) write(line);
 
   if (loaded) {
     const { temporal } = loaded.config;
@@ -92,7 +95,7 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<number> {
   }
 
   if (problems.length === 0) {
-    write('Switchboard looks ready.');
+    write('Switchboard looks ready (any WARN above names what is refused until it is set).');
     return 0;
   }
   write(`\n${problems.length} problem${problems.length > 1 ? 's' : ''}:`);
@@ -127,6 +130,32 @@ function describeWebTools(loaded: LoadedConfig, env: NodeJS.ProcessEnv): string 
     ? `web_search on (${deps.search.name})`
     : `web_search off (${deps.searchOff ?? 'no search provider is configured (web.search.provider)'})`;
   return `${fetch}; ${search}; skills: ${skills.dirs.length} configured folder${skills.dirs.length === 1 ? '' : 's'} beside each checkout's .switchboard/skills/`;
+}
+
+/**
+ * The credentials work needs: the default model's key (without it no run can answer) is a
+ * problem; a missing GitHub identity is a warning, since ship units, reviews, coding runs and
+ * GitHub answers are then refused at the door with the setting to add.
+ */
+function credentialLines(loaded: LoadedConfig, env: NodeJS.ProcessEnv, problems: string[]): string[] {
+  const lines: string[] = [];
+  const model = canonicalModel(loaded.config.agents.defaults.model);
+  const fix = modelKeyFix(model, env);
+  if (fix) {
+    lines.push(`FAIL  model: the default model ${model} cannot be called: ${fix}`);
+    problems.push(`${fix} for the default model ${model} (agents.defaults.model)`);
+  } else lines.push(`ok    model: the default model ${model} has its key (or needs none)`);
+  const identity = githubIdentity(loaded, env);
+  for (const scope of ['read', 'write'] as const) {
+    const source = identity[scope];
+    if (source) lines.push(`ok    github ${scope} identity: ${source}`);
+    else
+      lines.push(
+        `WARN  github ${scope} identity: none (${scope === 'read' ? 'GITHUB_READ_TOKEN' : 'GITHUB_WRITE_TOKEN'} or the App): ` +
+          (scope === 'read' ? 'reviews and GitHub reads are refused' : 'ship units, coding runs and answers on GitHub are refused'),
+      );
+  }
+  return lines;
 }
 
 /** The sandbox: isolated, unisolated by explicit choice (said loudly), or missing (a problem with its fix). */
@@ -180,7 +209,9 @@ function tryResolve(kind: BinaryKind, env: NodeJS.ProcessEnv): string {
 export function registerDoctorCommand(program: Command): void {
   program
     .command('doctor')
-    .description('check the config, the system packages, the Temporal binaries, the server and the search attributes')
+    .description(
+      'check the config, the system packages, the Temporal binaries, model keys, GitHub identities, the server and the search attributes',
+    )
     .action(async () => {
       process.exitCode = await runDoctor();
     });

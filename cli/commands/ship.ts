@@ -1,11 +1,13 @@
 import { userInfo } from 'node:os';
-import { type Client, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { type Command } from 'commander';
 import { pullRequestUnitId, taskUnitId } from '../../workflows/unit/unit-id';
 import { shipUnitWorkflowType, steerSignal, unitStateQuery, type ShipUnitInput, type UnitState } from '../../workflows/contracts';
 import { isRepositoryName } from '../../tools/github-fields';
 import { withCliClient } from '../temporal-client';
 import { visibilityQuery } from '../../infra/visibility';
+import { missingSettings } from '../../infra/preflight';
+import { unitDetails } from '../../activities/units/unit-client';
 import { Outcome, Phase, PullRequest } from '../../workflows/search-attributes';
 
 /** What `switchboard ship` was asked for: an exact PR, or a change in a repository. */
@@ -39,6 +41,7 @@ export async function startOrSteerUnit(
   client: Client,
   taskQueue: string,
   input: ShipUnitInput,
+  where: { namespace?: string; githubWebUrl?: string } = {},
 ): Promise<'started' | 'steered' | 'running'> {
   try {
     await client.workflow.start(shipUnitWorkflowType, {
@@ -46,6 +49,7 @@ export async function startOrSteerUnit(
       taskQueue,
       args: [input],
       staticSummary: `ship ${input.repo}${input.pullRequest ? `#${input.pullRequest}` : ''}: ${(input.request ?? '').slice(0, 100)}`,
+      staticDetails: unitDetails(input, where),
     });
     return 'started';
   } catch (error) {
@@ -82,10 +86,20 @@ function registerShip(program: Command): void {
         process.exitCode = 1;
         return;
       }
-      await withCliClient(async ({ client, taskQueue }) => {
+      await withCliClient(async ({ client, taskQueue, loaded }) => {
         const request = parsed.kind === 'task' ? parsed.request : instruction?.trim() || undefined;
         const unitId =
           parsed.kind === 'task' ? taskUnitId(parsed.repo, parsed.request) : pullRequestUnitId(parsed.repo, parsed.pullRequest);
+        // A new unit reads and writes GitHub and calls its model: what is missing is refused
+        // here, before anything starts (a running unit being steered already has them).
+        const missing = (await isRunning(client, unitId))
+          ? []
+          : missingSettings(loaded, { github: ['read', 'write'], ...(options.model ? { model: options.model } : {}) });
+        if (missing.length > 0) {
+          console.error(`Not started: a ship unit needs ${missing.join('; and ')}.`);
+          process.exitCode = 1;
+          return;
+        }
         const input: ShipUnitInput = {
           unitId,
           repo: parsed.repo,
@@ -95,7 +109,10 @@ function registerShip(program: Command): void {
           ...(parsed.kind === 'pull_request' ? { pullRequest: parsed.pullRequest } : {}),
           ...(options.model ? { model: options.model } : {}),
         };
-        const status = await startOrSteerUnit(client, taskQueue, input);
+        const status = await startOrSteerUnit(client, taskQueue, input, {
+          namespace: loaded.config.temporal.namespace,
+          githubWebUrl: loaded.config.github.gitUrl,
+        });
         const words = {
           started: `Started ship unit ${unitId}.`,
           steered: `Ship unit ${unitId} already exists; your request was sent to it as a steer.`,
@@ -104,6 +121,15 @@ function registerShip(program: Command): void {
         console.log(options.json ? JSON.stringify({ unitId, status }) : words[status]);
       });
     });
+}
+
+async function isRunning(client: Client, workflowId: string): Promise<boolean> {
+  try {
+    return (await client.workflow.getHandle(workflowId).describe()).status.name === 'RUNNING';
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return false;
+    throw error;
+  }
 }
 
 function registerUnits(program: Command): void {

@@ -80,6 +80,33 @@ export function issueRoutes(ctx: RestContext): Router {
     res.json(commentJson(`${repo.owner}/${repo.name}`, found.issue.number, found.comment));
   });
 
+  // A reaction on an issue comment or a PR review comment: 201 when new, 200 with the same
+  // reaction when this user already gave it (GitHub's own repeatable answer).
+  const REACTIONS = new Set(['+1', '-1', 'laugh', 'confused', 'heart', 'hooray', 'rocket', 'eyes']);
+  for (const kind of ['issues', 'pulls'] as const) {
+    router.post(`/repos/:owner/:repo/${kind}/comments/:id/reactions`, (req, res) => {
+      const repo = repoOf(ctx, req, res);
+      if (!repo) return;
+      const id = Number(req.params.id);
+      const found =
+        kind === 'issues'
+          ? ctx.state.findComment(repo, id)
+          : [...repo.issues.values()]
+              .flatMap((i) => i.reviewComments.map((c) => ({ issue: i, comment: c })))
+              .find((f) => f.comment.id === id);
+      if (!found) return void res.status(404).json({ message: 'Not Found' });
+      const content = req.body?.content;
+      if (typeof content !== 'string' || !REACTIONS.has(content)) return void res.status(422).json({ message: 'Validation Failed' });
+      const reactions = (found.comment.reactions ??= []);
+      const mine = reactions.find((r) => r.content === content && r.user === login(res));
+      if (mine) return void res.status(200).json({ id: mine.id, content, user: user(mine.user) });
+      const reaction = { id: ctx.state.id(), content, user: login(res) };
+      reactions.push(reaction);
+      record(ctx, res, { kind: 'reaction.create', repo: `${repo.owner}/${repo.name}`, number: found.issue.number, id: found.comment.id });
+      res.status(201).json({ id: reaction.id, content, user: user(reaction.user) });
+    });
+  }
+
   router.post('/repos/:owner/:repo/issues', (req, res) => {
     const repo = repoOf(ctx, req, res);
     if (!repo) return;

@@ -8,6 +8,8 @@ export interface Comment {
   user: string;
   createdAt: string;
   updatedAt: string;
+  /** Reactions as `content` and who gave it (one per user and content, as on GitHub). */
+  reactions?: Array<{ id: number; content: string; user: string }>;
 }
 export interface Review {
   id: number;
@@ -26,6 +28,7 @@ export interface ReviewComment {
   line: number;
   commitId: string;
   reviewId: number;
+  reactions?: Array<{ id: number; content: string; user: string }>;
 }
 
 export interface PullState {
@@ -90,6 +93,7 @@ export interface WriteRecord {
     | 'review.create'
     | 'comment.create'
     | 'comment.update'
+    | 'reaction.create'
     | 'labels.set'
     | 'push'
     | 'issue.create'

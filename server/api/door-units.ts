@@ -3,7 +3,7 @@ import { type Client, WorkflowFailedError, WorkflowUpdateFailedError } from '@te
 import { createUnitClientActivities } from '../../activities/units/unit-client';
 import { type Caller } from '../../infra/api-tokens';
 import { ApiError } from '../../infra/errors';
-import { steerUpdate, stopSignal, unitStateQuery, type UnitRecord } from '../../workflows/contracts';
+import { steerUpdate, stopSignal, unitStateQuery, type ShipUnitInput, type UnitRecord } from '../../workflows/contracts';
 import { pullRequestUnitId, taskUnitId } from '../../workflows/unit/unit-id';
 import { assertMayTouch, assertMayUse, describeSettled, runRequester, temporalError, type AccessOptions } from './door-access';
 import type { Links, UnitRequest } from './schemas';
@@ -13,6 +13,9 @@ export interface UnitDoorOptions extends AccessOptions {
   taskQueue: string;
   apiBase: string;
   webUi(id: string): string | undefined;
+  /** What a new unit would lack (GitHub identities, model key); a start is refused with it. */
+  preflight?: (input: ShipUnitInput) => string[];
+  namespace?: string;
 }
 
 /**
@@ -22,7 +25,12 @@ export interface UnitDoorOptions extends AccessOptions {
  */
 export function createUnitDoor(options: UnitDoorOptions) {
   const { client } = options;
-  const starter = createUnitClientActivities({ client, taskQueue: options.taskQueue });
+  const starter = createUnitClientActivities({
+    client,
+    taskQueue: options.taskQueue,
+    ...(options.preflight ? { preflight: options.preflight } : {}),
+    ...(options.namespace ? { namespace: options.namespace } : {}),
+  });
   const links = (unitId: string): Links => {
     const link = options.webUi(unitId);
     return { self: `${options.apiBase}/units/${encodeURIComponent(unitId)}`, ...(link ? { webUi: link } : {}) };
@@ -55,8 +63,11 @@ export function createUnitDoor(options: UnitDoorOptions) {
           ...(body.model ? { model: body.model } : {}),
           ...(effectKey ? { effectKey } : {}),
         });
+        if (started.status === 'refused')
+          throw new ApiError('request_refused', started.reason ?? 'Not started.', { refusal: 'settings_missing' });
         return { unitId, status: started.status, links: links(unitId) };
       } catch (error) {
+        if (error instanceof ApiError) throw error;
         return temporalError(error, `unit ${unitId}`);
       }
     },

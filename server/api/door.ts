@@ -1,3 +1,4 @@
+import type { ShipUnitInput } from '../../workflows/contracts';
 import { createHash, randomUUID } from 'node:crypto';
 import { type Client, WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { usableAgents, reachesShell } from '../../agents';
@@ -41,6 +42,8 @@ export interface DoorOptions extends AccessOptions {
   webUiBaseUrl?: string;
   /** Where the REST routes live, for links (default `/api/v1`). */
   apiBase?: string;
+  /** What a new ship unit would lack (GitHub identities, model key): a start is refused with it. */
+  preflight?: (input: ShipUnitInput) => string[];
 }
 
 export type Door = ReturnType<typeof createDoor>;

@@ -3,6 +3,7 @@ import { type RequestHandler } from 'express';
 import { TokenTable } from '../../infra/api-tokens';
 import { resolveConfigPath, type LoadedConfig } from '../../infra/config';
 import { type Logger } from '../../infra/logger';
+import { missingSettings } from '../../infra/preflight';
 import { createMcpRouter } from '../mcp/http';
 import { createDoor, type Door } from './door';
 import { RateLimiter } from './rate-limit';
@@ -20,6 +21,7 @@ export function doorFromConfig(loaded: LoadedConfig, client: Client, webUiBaseUr
     decisionWaitMs: config.api.decisionWaitMs,
     ...(webUiBaseUrl ? { webUiBaseUrl } : {}),
     apiBase: API_BASE,
+    preflight: (unit) => missingSettings(loaded, { github: ['read', 'write'], ...(unit.model ? { model: unit.model } : {}) }),
   });
 }
 

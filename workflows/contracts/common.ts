@@ -8,7 +8,15 @@ import { defineSignal, defineUpdate } from '@temporalio/workflow';
 /** Where a run's card and answer go. */
 export type ReplyTarget =
   | { kind: 'slack'; team: string; channel: string; threadTs: string }
-  | { kind: 'github'; repo: string; pullRequest: number }
+  | {
+      kind: 'github';
+      repo: string;
+      /** The PR or issue number (issues and PRs share one numbering). */
+      pullRequest: number;
+      /** The comment that asked, for the accepted/refused reaction; `reviewComment` for a PR review comment. */
+      commentId?: number;
+      reviewComment?: boolean;
+    }
   | { kind: 'api' }
   | { kind: 'cli' };
 

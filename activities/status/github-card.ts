@@ -1,0 +1,57 @@
+import type { RunOutcome, RunPhase, RunStatus } from '../../workflows/contracts';
+import { formatElapsed } from '../slack/card-blocks';
+
+/** GitHub's limit on a comment body, less room for the effect marker. */
+export const GITHUB_COMMENT_LIMIT = 65_000;
+
+const PHASE_WORDS: Record<RunPhase, string> = {
+  starting: '⏳ Starting',
+  thinking: '💭 Thinking',
+  tools: '🛠️ Running tools',
+  waiting: '⌛ Waiting',
+  summarising: '📝 Summarising',
+  finished: '🏁 Finished',
+};
+
+const OUTCOME_WORDS: Record<RunOutcome, string> = {
+  completed: '✅ Completed',
+  stopped: '🛑 Stopped',
+  budget: '⏰ Out of time budget',
+  turns: '🔁 Turn guard reached',
+  tokens: '✂️ Token cap reached',
+  failed: '❌ Failed',
+};
+
+/**
+ * The status comment's markdown: agent, model, phase (or outcome), the latest status line and
+ * the facts. The answer is its own comment, so the final card only points at it.
+ */
+export function renderGitHubCard(view: { status: RunStatus; final: boolean; webUiUrl?: string }): string {
+  const { status } = view;
+  const state = view.final ? OUTCOME_WORDS[status.outcome ?? 'failed'] : PHASE_WORDS[status.phase];
+  const facts = [
+    `Budget: ${status.budget.description}`,
+    `Turns: ${status.turns}/${status.turnGuard}`,
+    `Elapsed: ${formatElapsed(status.elapsedMs)}`,
+    ...(view.webUiUrl ? [`[Open in Temporal](${view.webUiUrl})`] : []),
+  ];
+  const lines = [`**${status.agent}** · \`${status.model}\` — ${state}`];
+  if (!view.final && status.statusText) lines.push('', `> ${status.statusText.replace(/\n/g, ' ')}`);
+  if (view.final) lines.push('', 'The answer follows below.');
+  lines.push('', `<sub>${facts.join(' · ')}</sub>`);
+  return lines.join('\n');
+}
+
+/** The answer in comment-sized parts, cut at a line break where one is near. */
+export function splitForGitHub(text: string, limit = GITHUB_COMMENT_LIMIT): string[] {
+  const parts: string[] = [];
+  let rest = text;
+  while (rest.length > limit) {
+    const newline = rest.lastIndexOf('\n', limit);
+    const cut = newline > limit / 2 ? newline : limit;
+    parts.push(rest.slice(0, cut));
+    rest = rest.slice(cut).replace(/^\n/, '');
+  }
+  parts.push(rest);
+  return parts;
+}
