@@ -6,6 +6,7 @@ import { registerProfileCommand } from './commands/profile';
 import { registerRunsCommand, registerSteerCommand, registerStopCommand } from './commands/runs';
 import { registerShipCommands } from './commands/ship';
 import { registerPlanCommands } from './commands/plan';
+import { registerUsageCommand } from './commands/usage';
 import { registerMcpCommand } from './commands/mcp';
 import { registerTokensCommand } from './commands/tokens';
 import { registerRoleCommands } from './commands/roles';
@@ -16,7 +17,7 @@ export function createProgram(): Command {
   program
     .name('switchboard')
     .description(
-      'Operate Switchboard: check the setup, list agents, ask, inspect and steer runs, units and plans, API tokens, MCP; run a worker or the front ends.',
+      'Operate Switchboard: check the setup, list agents, ask, inspect and steer runs, units and plans, usage and cost, API tokens, MCP; run a worker or the front ends.',
     )
     .showHelpAfterError();
   registerDoctorCommand(program);
@@ -28,6 +29,7 @@ export function createProgram(): Command {
   registerStopCommand(program);
   registerShipCommands(program);
   registerPlanCommands(program);
+  registerUsageCommand(program);
   registerTokensCommand(program);
   registerMcpCommand(program);
   registerRoleCommands(program);

@@ -48,12 +48,7 @@ describe('plan files', () => {
 
   it('names duplicate keys, unknown and self dependencies, and cycles', () => {
     const units = (lines: string[]) => parsePlanFile(['name: p', 'units:', ...lines].join('\n'));
-    expect(
-      units([
-        '  - { key: a, request: x, dependsOn: [a, ghost] }',
-        '  - { key: a, request: y }',
-      ]),
-    ).toEqual({
+    expect(units(['  - { key: a, request: x, dependsOn: [a, ghost] }', '  - { key: a, request: y }'])).toEqual({
       problems: [
         'units[1].key: "a" is already the key of units[0]',
         'units[0].dependsOn[0]: "a" cannot depend on itself',
@@ -67,7 +62,9 @@ describe('plan files', () => {
 
   it('says what is wrong with text that is not a plan', () => {
     expect(parsePlanFile('units: [')).toMatchObject({ problems: [expect.stringMatching(/^not YAML: /)] });
-    expect(parsePlanFile('just words')).toEqual({ problems: ['the plan: must be a YAML mapping with name, units and optionally repo, mergeAuthority, model'] });
+    expect(parsePlanFile('just words')).toEqual({
+      problems: ['the plan: must be a YAML mapping with name, units and optionally repo, mergeAuthority, model'],
+    });
     expect(parsePlanFile('name: p\nunits: []')).toEqual({ problems: ['units: must list at least one unit'] });
   });
 });

@@ -3,7 +3,7 @@ import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import { isRepositoryName } from '../tools/github-fields';
 import { topologicalOrder } from '../workflows/plan/plan-graph';
-import type { PlanUnitSpec } from '../workflows/plan-types';
+import type { PlanUnitSpec } from '../workflows/contracts';
 
 /** A plan as written in `plan.yaml` (see docs/ship.md, "Plans you can start"). */
 export interface PlanFile {
@@ -35,7 +35,10 @@ const planSchema = z.strictObject({
 
 /** `units[1].dependsOn[0]`-style names for a zod path. */
 function keyName(path: ReadonlyArray<PropertyKey>): string {
-  return path.reduce<string>((name, part) => (typeof part === 'number' ? `${name}[${part}]` : name ? `${name}.${String(part)}` : String(part)), '');
+  return path.reduce<string>(
+    (name, part) => (typeof part === 'number' ? `${name}[${part}]` : name ? `${name}.${String(part)}` : String(part)),
+    '',
+  );
 }
 
 /**
@@ -52,8 +55,10 @@ export function parsePlanFile(text: string): { plan: PlanFile } | { problems: st
       problems: parsed.error.issues.map((issue) => {
         const where = keyName(issue.path);
         const at = where || 'the plan';
-        if (issue.code === 'unrecognized_keys') return `${at}: unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((key) => `"${key}"`).join(', ')}`;
-        if (!where && issue.code === 'invalid_type') return 'the plan: must be a YAML mapping with name, units and optionally repo, mergeAuthority, model';
+        if (issue.code === 'unrecognized_keys')
+          return `${at}: unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((key) => `"${key}"`).join(', ')}`;
+        if (!where && issue.code === 'invalid_type')
+          return 'the plan: must be a YAML mapping with name, units and optionally repo, mergeAuthority, model';
         // zod 4 leaves the input out of issues; its message names what it received.
         const message = issue.code === 'invalid_type' && issue.message.endsWith('received undefined') ? 'is required' : issue.message;
         return `${at}: ${message}`;
@@ -63,7 +68,7 @@ export function parsePlanFile(text: string): { plan: PlanFile } | { problems: st
   const plan = parsed.data;
   const problems = graphProblems(plan.units);
   if (problems.length > 0) return { problems };
-  return { plan: plan as PlanFile };
+  return { plan };
 }
 
 /** Duplicate keys, unknown or self dependencies and cycles, each naming its key. */

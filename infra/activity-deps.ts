@@ -34,12 +34,12 @@ export function activityDepsFromConfig(loaded: LoadedConfig, logger: Logger, cli
   return {
     logger,
     ...(slack ? { slack } : {}),
-    models: modelDepsFromConfig(config.models, { baseDir: loaded.baseDir, logger }),
+    models: modelDepsFromConfig(config.models, { baseDir: loaded.baseDir, logger }, config.prices.models),
     sandbox,
     sandboxHost: createSandboxHost(sandbox),
     github: { identities },
     units: { client, taskQueue: config.temporal.taskQueue },
-    web: webDepsFromConfig(config.web, (name) => readSecret(name)),
+    web: webDepsFromConfig(config.web, (name) => readSecret(name), config.prices.search),
     skillDirs: config.skills.dirs.map((dir) => resolveConfigPath(loaded, dir)),
     agents: {
       config: config.agents,

@@ -6,8 +6,8 @@ import { promisify } from 'node:util';
 import { createGitHubIdentities } from '../activities/github';
 import { projectRoot } from '../infra/paths';
 import { startLocalGitHub, type LocalGitHub } from '../infra/local-github';
-import type { PlanRecord } from '../workflows/plan-types';
-import type { UnitRecord } from '../workflows/unit-types';
+import type { PlanRecord } from '../workflows/contracts';
+import type { UnitRecord } from '../workflows/contracts';
 import { startRunKit, type RunKit } from './helpers/run-kit';
 import { testTemporalAddress } from './helpers/temporal';
 
@@ -69,7 +69,9 @@ describe('switchboard plan and plans', () => {
           {
             when: { lastUserIncludes: 'Link NOTES.md' },
             text: 'Linking.',
-            toolCalls: [{ name: 'bash', input: { command: 'test -f NOTES.md && printf "\\n## Notes\\n\\nSee NOTES.md.\\n" >> README.md' } }],
+            toolCalls: [
+              { name: 'bash', input: { command: 'test -f NOTES.md && printf "\\n## Notes\\n\\nSee NOTES.md.\\n" >> README.md' } },
+            ],
           },
           { text: 'Notes.', toolCalls: [{ name: 'bash', input: { command: 'echo "What this repository is for." > NOTES.md' } }] },
         ],
@@ -77,7 +79,16 @@ describe('switchboard plan and plans', () => {
       { text: 'done: {{lastToolResult}}' },
     ]);
     const planId = `plan:${repo}:notes`;
-    const ran = await switchboard('plan', join(projectRoot(), 'examples', 'plan.yaml'), '--repo', repo, '--model', model, '--wait', '--json');
+    const ran = await switchboard(
+      'plan',
+      join(projectRoot(), 'examples', 'plan.yaml'),
+      '--repo',
+      repo,
+      '--model',
+      model,
+      '--wait',
+      '--json',
+    );
     expect(ran.stderr).toBe('');
     expect(ran.code).toBe(0);
     const plan = JSON.parse(ran.stdout) as PlanRecord;

@@ -61,4 +61,6 @@ export interface ModelTurnResult {
   usage: TokenUsage;
   /** The model that answered, as the provider reports it. */
   model: string;
+  /** What the turn cost in USD by the configured price table; absent when the model has no price. */
+  costUsd?: number;
 }

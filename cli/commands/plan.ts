@@ -3,7 +3,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { type Command } from 'commander';
 import { isRepositoryName } from '../../tools/github-fields';
 import { visibilityQuery } from '../../infra/visibility';
-import type { PlanInput, PlanRecord, PlanState } from '../../workflows/plan-types';
+import { planStateQuery, planWorkflowType, type PlanInput, type PlanRecord, type PlanState } from '../../workflows/contracts';
 import { Outcome, Phase, Repo } from '../../workflows/search-attributes';
 import { readPlanFile } from '../plan-file';
 import { withCliClient } from '../temporal-client';
@@ -22,7 +22,8 @@ export function registerPlanCommands(program: Command): void {
       const read = readPlanFile(file);
       const repo = options.repo ?? ('plan' in read ? read.plan.repo : undefined);
       const problems = 'problems' in read ? read.problems : [];
-      if (options.repo !== undefined && !isRepositoryName(options.repo)) problems.push(`--repo: not a repository: '${options.repo}' (expected owner/name)`);
+      if (options.repo !== undefined && !isRepositoryName(options.repo))
+        problems.push(`--repo: not a repository: '${options.repo}' (expected owner/name)`);
       else if (problems.length === 0 && !repo) problems.push(`${file}: repo: is required (or give --repo owner/name)`);
       if (problems.length > 0 || !('plan' in read) || !repo) {
         for (const problem of problems) console.error(problem);
@@ -44,7 +45,7 @@ export function registerPlanCommands(program: Command): void {
       await withCliClient(async ({ client, taskQueue }) => {
         let handle;
         try {
-          handle = await client.workflow.start('planWorkflow', {
+          handle = await client.workflow.start(planWorkflowType, {
             workflowId: planId,
             taskQueue,
             args: [input],
@@ -57,11 +58,13 @@ export function registerPlanCommands(program: Command): void {
           return;
         }
         if (!options.wait) {
-          console.log(options.json ? JSON.stringify({ planId, status: 'started' }) : `Started plan ${planId} (${plan.units.length} units).`);
+          console.log(
+            options.json ? JSON.stringify({ planId, status: 'started' }) : `Started plan ${planId} (${plan.units.length} units).`,
+          );
           return;
         }
         if (!options.json) console.log(`Started plan ${planId} (${plan.units.length} units); waiting for it to end.`);
-        const record = (await handle.result()) as PlanRecord;
+        const record = await handle.result();
         console.log(options.json ? JSON.stringify(record, null, 2) : `${record.report}\n${formatUnits(record)}`);
         if (record.outcome !== 'completed') process.exitCode = 1;
       });
@@ -90,7 +93,9 @@ export function registerPlanCommands(program: Command): void {
           if (rows.length >= Number(options.limit)) break;
         }
         if (options.json) console.log(JSON.stringify(rows, null, 2));
-        else for (const row of rows) console.log(`${row.status.padEnd(10)} ${(row.phase ?? '').padEnd(8)} ${(row.outcome ?? '').padEnd(9)} ${row.planId}`);
+        else
+          for (const row of rows)
+            console.log(`${row.status.padEnd(10)} ${(row.phase ?? '').padEnd(8)} ${(row.outcome ?? '').padEnd(9)} ${row.planId}`);
       });
     });
   plans
@@ -103,7 +108,7 @@ export function registerPlanCommands(program: Command): void {
         const handle = client.workflow.getHandle(planId);
         const description = await handle.describe();
         if (description.status.name === 'RUNNING') {
-          const state = await handle.query<PlanState>('state');
+          const state = await handle.query(planStateQuery);
           console.log(options.json ? JSON.stringify(state, null, 2) : `${planId}: running\n${formatUnits(state)}`);
           return;
         }

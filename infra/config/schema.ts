@@ -7,6 +7,7 @@ import { SandboxConfigSchema } from './sandbox-section';
 import { SlackConfigSchema } from './slack-section';
 import { SkillsConfigSchema, WebConfigSchema } from './web-section';
 import { ApiConfigSchema } from './api-section';
+import { PricesConfigSchema } from './prices-section';
 
 /**
  * One schema for all of Switchboard's settings. Every field has a default, so an empty
@@ -118,6 +119,7 @@ export const ConfigSchema = z
     externalServices: ExternalServicesConfigSchema.prefault({}),
     api: ApiConfigSchema.prefault({}),
     metrics: MetricsConfigSchema.prefault({}),
+    prices: PricesConfigSchema.prefault({}),
   })
   .strict();
 

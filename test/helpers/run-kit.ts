@@ -45,6 +45,8 @@ export interface RunKitOptions {
   slack?: ActivityDeps['slack'];
   /** `models.allowed`: what a chat `model:` may name (default: the configured models). */
   allowedModels?: string[];
+  /** `prices.models`: the price table the model turns are costed by (none by default). */
+  prices?: ActivityDeps['models']['prices'];
 }
 
 export async function startRunKit(label: string, options: RunKitOptions = {}): Promise<RunKit> {
@@ -60,7 +62,7 @@ export async function startRunKit(label: string, options: RunKitOptions = {}): P
   const identities = options.github ?? createGitHubIdentities({ apiUrl: 'http://127.0.0.1:9/api/v3', gitUrl: 'http://127.0.0.1:9' });
   const activities = createActivities({
     logger,
-    models: { baseDir: dir, scriptedDirs: { [KIT_SCRIPTS]: scripts }, logger },
+    models: { baseDir: dir, scriptedDirs: { [KIT_SCRIPTS]: scripts }, logger, ...(options.prices ? { prices: options.prices } : {}) },
     agents: {
       config: defaultAgentsConfig(agents),
       ...(options.allowedModels ? { allowedModels: options.allowedModels } : {}),
