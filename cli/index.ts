@@ -5,6 +5,8 @@ import { registerDoctorCommand } from './commands/doctor';
 import { registerProfileCommand } from './commands/profile';
 import { registerRunsCommand, registerSteerCommand, registerStopCommand } from './commands/runs';
 import { registerShipCommands } from './commands/ship';
+import { registerPlanCommands } from './commands/plan';
+import { registerUsageCommand } from './commands/usage';
 import { registerMcpCommand } from './commands/mcp';
 import { registerTokensCommand } from './commands/tokens';
 import { registerRoleCommands } from './commands/roles';
@@ -15,7 +17,7 @@ export function createProgram(): Command {
   program
     .name('switchboard')
     .description(
-      'Operate Switchboard: check the setup, list agents, ask, inspect and steer runs and units, API tokens, MCP; run a worker or the front ends.',
+      'Operate Switchboard: check the setup, list agents, ask, inspect and steer runs, units and plans, usage and cost, API tokens, MCP; run a worker or the front ends.',
     )
     .showHelpAfterError();
   registerDoctorCommand(program);
@@ -26,6 +28,8 @@ export function createProgram(): Command {
   registerSteerCommand(program);
   registerStopCommand(program);
   registerShipCommands(program);
+  registerPlanCommands(program);
+  registerUsageCommand(program);
   registerTokensCommand(program);
   registerMcpCommand(program);
   registerRoleCommands(program);

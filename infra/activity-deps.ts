@@ -39,7 +39,7 @@ export function activityDepsFromConfig(loaded: LoadedConfig, logger: Logger, cli
     logger,
     webUi: { namespace: config.temporal.namespace, ...(webUiBaseUrl ? { baseUrl: webUiBaseUrl } : {}) },
     ...(slack ? { slack } : {}),
-    models: modelDepsFromConfig(config.models, { baseDir: loaded.baseDir, logger }),
+    models: modelDepsFromConfig(config.models, { baseDir: loaded.baseDir, logger }, config.prices.models),
     sandbox,
     sandboxHost: createSandboxHost(sandbox),
     github: { identities },
@@ -48,7 +48,7 @@ export function activityDepsFromConfig(loaded: LoadedConfig, logger: Logger, cli
       taskQueue: config.temporal.taskQueue,
       preflight: (unit) => missingSettings(loaded, { github: ['read', 'write'], ...(unit.model ? { model: unit.model } : {}) }),
     },
-    web: webDepsFromConfig(config.web, (name) => readSecret(name)),
+    web: webDepsFromConfig(config.web, (name) => readSecret(name), config.prices.search),
     skillDirs: config.skills.dirs.map((dir) => resolveConfigPath(loaded, dir)),
     agents: {
       config: config.agents,

@@ -1,10 +1,12 @@
 import { describeBudget } from '../agents/profile';
-import type { RunRecord, RunStatus } from '../workflows/contracts';
+import type { RunCost, RunRecord, RunStatus, TokenTotals } from '../workflows/contracts';
 
 /** One status line, as the CLI streams it while a run works. */
 export function formatStatusLine(status: RunStatus): string {
   const seconds = Math.round(status.elapsedMs / 1000);
   const parts = [`[${status.phase}]`, `turn ${status.turns}/${status.turnGuard}`, `${seconds}s`];
+  const cost = formatCost(status.cost);
+  if (cost) parts.push(cost);
   if (status.lastTool) parts.push(`last tool ${status.lastTool}`);
   if (status.statusText) parts.push(`— ${status.statusText}`);
   return parts.join(' ');
@@ -17,9 +19,33 @@ export function formatRecord(record: RunRecord): string {
   const lines = [
     `outcome: ${record.outcome}${record.endedBy ? ` (${record.endedBy})` : ''}`,
     `agent: ${profile.agent} · model ${profile.model.value} (${profile.model.chosenBy}) · budget ${describeBudget(profile.budget)}`,
-    `turns: ${record.turns} · tokens in ${record.tokens.input} / out ${record.tokens.output} · tool calls ${record.toolCalls.length}${failedCalls ? ` (${failedCalls} failed)` : ''} · children ${record.children.length}`,
+    `turns: ${record.turns} · tokens ${formatTokens(record.tokens)} · cost ${formatCost(record.cost) ?? 'not priced'} · tool calls ${record.toolCalls.length}${failedCalls ? ` (${failedCalls} failed)` : ''} · children ${record.children.length}`,
   ];
   if (record.jobWaits.polls > 0) lines.push(`job waits: ${record.jobWaits.polls} polls, ${Math.round(record.jobWaits.waitedMs / 1000)}s`);
   lines.push('', record.finalText || '(no answer text)');
   return lines.join('\n');
+}
+
+/** `in 1200 / out 300 / cache read 5000 / cache write 800` (cache kinds only when used). */
+export function formatTokens(tokens: TokenTotals): string {
+  return [
+    `in ${tokens.input}`,
+    `out ${tokens.output}`,
+    ...(tokens.cacheRead ? [`cache read ${tokens.cacheRead}`] : []),
+    ...(tokens.cacheWrite ? [`cache write ${tokens.cacheWrite}`] : []),
+  ].join(' / ');
+}
+
+/**
+ * `$0.0123`, with the models that have no price named (`$0.0123 + unpriced scripted:x`);
+ * undefined when nothing was priced (the models that answered have no price).
+ */
+export function formatCost(cost: RunCost | undefined): string | undefined {
+  if (!cost || (cost.usd === 0 && cost.unpriced.length > 0)) return undefined;
+  return `${formatUsd(cost.usd)}${cost.unpriced.length ? ` + unpriced ${cost.unpriced.join(', ')}` : ''}`;
+}
+
+/** Dollars with four decimals under a dollar (a turn costs cents), two above. */
+export function formatUsd(usd: number): string {
+  return usd >= 1 ? `$${usd.toFixed(2)}` : `$${usd.toFixed(4)}`;
 }

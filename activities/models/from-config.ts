@@ -5,6 +5,7 @@ import { type ModelActivityDeps } from './index';
 export function modelDepsFromConfig(
   models: ModelsConfig,
   rest: Pick<ModelActivityDeps, 'baseDir'> & Partial<ModelActivityDeps>,
+  prices?: ModelActivityDeps['prices'],
 ): ModelActivityDeps {
   return {
     requestTimeoutMs: models.requestTimeoutMs,
@@ -13,6 +14,7 @@ export function modelDepsFromConfig(
     openaiMaxTokensField: models.openai.maxTokensField,
     openaiReasoningEffort: models.openai.reasoningEffort,
     scriptedDirs: models.scriptedDirs,
+    ...(prices && Object.keys(prices).length > 0 ? { prices } : {}),
     ...rest,
   };
 }

@@ -1,8 +1,10 @@
+import type { ModelPrice } from '../../infra/config/prices-section';
 import { type Logger } from '../../infra/logger';
 import { currentCallContext, withHeartbeat } from './activity-context';
 import { anthropicTurn } from './anthropic-provider';
 import { parseModelId } from './model-id';
 import { openaiTurn } from './openai-provider';
+import { turnCost } from './prices';
 import { scriptedTurn } from './scripted-provider';
 import { type ModelTurnInput, type ModelTurnResult } from './types';
 
@@ -36,6 +38,8 @@ export interface ModelActivityDeps {
   /** How often a long call heartbeats (default 5 s); keep it under the activity's heartbeat timeout. */
   heartbeatIntervalMs?: number;
   logger?: Logger;
+  /** `prices.models`: USD per million tokens by model id or `prefix*` (none: turns carry no cost). */
+  prices?: Readonly<Record<string, ModelPrice>>;
 }
 
 export const DEFAULT_MODEL = 'scripted:examples/hello.yaml';
@@ -53,7 +57,8 @@ export function createModelActivities(deps: ModelActivityDeps) {
   const env = () => deps.env ?? process.env;
 
   async function modelTurn(input: ModelTurnInput): Promise<ModelTurnResult> {
-    const { provider, id } = parseModelId(input.model || deps.defaultModel || DEFAULT_MODEL);
+    const model = input.model || deps.defaultModel || DEFAULT_MODEL;
+    const { provider, id } = parseModelId(model);
     const call = currentCallContext();
     const started = Date.now();
     const result = await withHeartbeat(call, heartbeatIntervalMs, () => {
@@ -69,18 +74,21 @@ export function createModelActivities(deps: ModelActivityDeps) {
       }
       return scriptedTurn(id, input, call, { baseDir: deps.baseDir, dirs: deps.scriptedDirs ?? DEFAULT_SCRIPTED_DIRS });
     });
+    // Priced by the id the run asked for (what the config names), not the provider's dated answer.
+    const costUsd = deps.prices ? turnCost(deps.prices, model, result.usage) : undefined;
     deps.logger?.debug(
       {
         runId: input.runId,
         turn: input.turn,
         model: result.model,
         usage: result.usage,
+        costUsd,
         toolCalls: result.toolCalls.length,
         ms: Date.now() - started,
       },
       'model turn',
     );
-    return result;
+    return costUsd !== undefined ? { ...result, costUsd } : result;
   }
 
   return { modelTurn };

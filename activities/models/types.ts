@@ -70,4 +70,6 @@ export interface ModelTurnResult {
   model: string;
   /** The model's context window in tokens, when the provider knows it. */
   contextWindow?: number;
+  /** What the turn cost in USD by the configured price table; absent when the model has no price. */
+  costUsd?: number;
 }

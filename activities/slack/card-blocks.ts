@@ -1,3 +1,4 @@
+import { formatCost } from '../../infra/run-format';
 import type { RunOutcome, RunPhase, RunStatus } from '../../workflows/contracts';
 
 /** The Stop button's action id; its value is the run id. */
@@ -43,6 +44,7 @@ export function renderCard(view: CardView): { text: string; blocks: unknown[] } 
     `*Budget:* ${status.budget.description}`,
     `*Turns:* ${status.turns}/${status.turnGuard}`,
     `*Elapsed:* ${formatElapsed(status.elapsedMs)}`,
+    ...(formatCost(status.cost) ? [`*Cost:* ${formatCost(status.cost)}`] : []),
     ...(view.webUiUrl ? [`<${view.webUiUrl}|Open in Temporal>`] : []),
   ];
   const blocks: unknown[] = [

@@ -18,7 +18,8 @@ describe('Slack status activities against the local Slack', () => {
     phase: 'thinking',
     turns: 1,
     turnGuard: 40,
-    tokens: { input: 1, output: 1 },
+    tokens: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0 },
+    cost: { usd: 0, searches: 0, searchUsd: 0, unpriced: [] },
     elapsedMs: 65_000,
     budget: { minutes: 30, boundedBy: 'agent', description: '30 minutes (general agent)' },
   };

@@ -9,6 +9,7 @@ import { braveProvider, searxngProvider, tavilyProvider, type SearchProvider } f
 export function webDepsFromConfig(
   config: WebConfig,
   readKey: (name: 'braveSearchApiKey' | 'tavilyApiKey') => string | undefined,
+  searchPrices: Partial<Record<'brave' | 'tavily' | 'searxng', number>> = {},
 ): WebActivityDeps & { searchOff?: string } {
   const { fetch, search } = config;
   const deps: WebActivityDeps & { searchOff?: string } = {};
@@ -35,5 +36,7 @@ export function webDepsFromConfig(
     else deps.searchOff = 'web.search.provider is tavily but TAVILY_API_KEY is not set';
   }
   if (provider) deps.search = provider;
+  const price = search.provider ? searchPrices[search.provider as keyof typeof searchPrices] : undefined;
+  if (provider && price !== undefined) deps.searchCostUsd = price;
   return deps;
 }

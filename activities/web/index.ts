@@ -11,6 +11,8 @@ export interface WebActivityDeps {
   fetch?: SafeFetchOptions;
   /** The configured search backend; none means web_search is off. */
   search?: SearchProvider;
+  /** USD per search with this provider (`prices.search`), where it charges. */
+  searchCostUsd?: number;
 }
 
 export interface WebFetchInput {
@@ -38,7 +40,7 @@ export interface WebSearchInput {
 }
 
 export type WebSearchResult =
-  { ok: true; provider: string; query: string; results: SearchHit[] } | { ok: false; code: string; error: string };
+  { ok: true; provider: string; query: string; results: SearchHit[]; costUsd?: number } | { ok: false; code: string; error: string };
 
 export const DEFAULT_FETCH_CHARACTERS = 40_000;
 export const DEFAULT_SEARCH_RESULTS = 8;
@@ -78,7 +80,13 @@ export function createWebActivities(deps: WebActivityDeps) {
       if (!deps.search) return { ok: false, code: 'not_configured', error: 'no search provider is configured in this deployment' };
       try {
         const results = await deps.search.search(input.query, input.maxResults ?? DEFAULT_SEARCH_RESULTS);
-        return { ok: true, provider: deps.search.name, query: input.query, results };
+        return {
+          ok: true,
+          provider: deps.search.name,
+          query: input.query,
+          results,
+          ...(deps.searchCostUsd !== undefined ? { costUsd: deps.searchCostUsd } : {}),
+        };
       } catch (error) {
         if (error instanceof SearchError) return { ok: false, code: error.code, error: error.message };
         return { ok: false, code: 'provider_error', error: (error as Error).message ?? String(error) };

@@ -8,6 +8,7 @@ import { SlackConfigSchema } from './slack-section';
 import { SkillsConfigSchema, WebConfigSchema } from './web-section';
 import { ApiConfigSchema } from './api-section';
 import { PayloadsConfigSchema } from './payloads-section';
+import { PricesConfigSchema } from './prices-section';
 
 /**
  * One schema for all of Switchboard's settings. Every field has a default, so an empty
@@ -120,6 +121,7 @@ export const ConfigSchema = z
     api: ApiConfigSchema.prefault({}),
     metrics: MetricsConfigSchema.prefault({}),
     payloads: PayloadsConfigSchema.prefault({}),
+    prices: PricesConfigSchema.prefault({}),
   })
   .strict();
 

@@ -131,6 +131,19 @@ export const JobAcceptedSchema = z
 
 const RUN_OUTCOMES = ['completed', 'stopped', 'budget', 'turns', 'tokens', 'failed'] as const;
 
+const TokensSchema = z
+  .object({ input: z.number(), output: z.number(), cacheRead: z.number(), cacheWrite: z.number() })
+  .describe('Tokens by kind over the run: fresh input, output, prompt-cache reads and writes.');
+
+const CostSchema = z
+  .object({
+    usd: z.number().describe('USD by the configured price table (`prices`): priced turns plus paid searches.'),
+    searches: z.number().int(),
+    searchUsd: z.number(),
+    unpriced: z.array(z.string()).describe('Models that answered but have no price: their turns add nothing to `usd`.'),
+  })
+  .meta({ id: 'RunCost' });
+
 export const RunStatusSchema = z
   .object({
     runId: z.string(),
@@ -139,7 +152,8 @@ export const RunStatusSchema = z
     phase: z.enum(['starting', 'thinking', 'tools', 'waiting', 'summarising', 'finished']),
     turns: z.number().int(),
     turnGuard: z.number().int(),
-    tokens: z.object({ input: z.number(), output: z.number() }),
+    tokens: TokensSchema,
+    cost: CostSchema,
     elapsedMs: z.number(),
     budget: z.object({ minutes: z.number(), boundedBy: z.string(), description: z.string() }),
     lastTool: z.string().optional(),
@@ -156,7 +170,8 @@ export const RunRecordSchema = z
     outcome: z.enum(RUN_OUTCOMES),
     endedBy: z.string().optional().describe('The bound that ended it, or who stopped it and why.'),
     turns: z.number().int(),
-    tokens: z.object({ input: z.number(), output: z.number() }),
+    tokens: TokensSchema,
+    cost: CostSchema,
     toolCalls: z.array(z.object({ turn: z.number(), name: z.string(), ok: z.boolean(), error: z.string().optional() })),
     children: z.array(z.object({ workflowId: z.string(), agent: z.string() })),
     finalText: z.string().describe("The run's answer."),

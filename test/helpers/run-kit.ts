@@ -53,6 +53,8 @@ export interface RunKitOptions {
   dataConverter?: DataConverter;
   /** Wraps the activities before the worker gets them (the bench marks when a model turn starts). */
   wrapActivities?: (activities: ReturnType<typeof createActivities>) => object;
+  /** `prices.models`: the price table the model turns are costed by (none by default). */
+  prices?: ActivityDeps['models']['prices'];
 }
 
 export async function startRunKit(label: string, options: RunKitOptions = {}): Promise<RunKit> {
@@ -76,7 +78,7 @@ export async function startRunKit(label: string, options: RunKitOptions = {}): P
   const identities = options.github ?? createGitHubIdentities({ apiUrl: 'http://127.0.0.1:9/api/v3', gitUrl: 'http://127.0.0.1:9' });
   const activities = createActivities({
     logger,
-    models: { baseDir: dir, scriptedDirs: { [KIT_SCRIPTS]: scripts }, logger },
+    models: { baseDir: dir, scriptedDirs: { [KIT_SCRIPTS]: scripts }, logger, ...(options.prices ? { prices: options.prices } : {}) },
     agents: {
       config: defaultAgentsConfig(agents),
       ...(options.allowedModels ? { allowedModels: options.allowedModels } : {}),

@@ -9,6 +9,35 @@ import type { Profile } from '../../agents/profile';
 import type { ReplyTarget, Requester, SteerInput } from './common';
 import { workflowType } from './workflow-type';
 
+/** Tokens by kind, summed over a run's turns (cache reads and writes apart from fresh input). */
+export interface TokenTotals {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+/** One model turn's usage and, where the model has a price, its cost. */
+export interface TurnUsage {
+  turn: number;
+  model: string;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  costUsd?: number;
+}
+
+/** What a run spent: priced turns and searches in USD; models without a price are named. */
+export interface RunCost {
+  usd: number;
+  /** Paid searches among the tool calls, and what they cost (included in `usd`). */
+  searches: number;
+  searchUsd: number;
+  /** Models that answered turns but have no entry in `prices.models` (their turns add nothing to `usd`). */
+  unpriced: string[];
+}
+
 export type RunOutcome = 'completed' | 'stopped' | 'budget' | 'turns' | 'tokens' | 'failed';
 
 export interface RunInput {
@@ -36,7 +65,10 @@ export interface RunCarry {
   deadline: number;
   messages: ChatMessage[];
   turns: number;
-  tokens: { input: number; output: number };
+  /** Older carries have input and output only. */
+  tokens: TokenTotals | { input: number; output: number };
+  usage?: TurnUsage[];
+  cost?: RunCost;
   toolCalls: ToolCallRecord[];
   children: ChildRecord[];
   pendingSteers: SteerInput[];
@@ -80,7 +112,8 @@ export interface RunStatus {
   phase: RunPhase;
   turns: number;
   turnGuard: number;
-  tokens: { input: number; output: number };
+  tokens: TokenTotals;
+  cost: RunCost;
   elapsedMs: number;
   budget: { minutes: number; boundedBy: string; description: string };
   lastTool?: string;
@@ -99,7 +132,10 @@ export interface RunRecord {
   /** For `budget`, `turns`, `tokens`: the bound in words; for `stopped`: who and why. */
   endedBy?: string;
   turns: number;
-  tokens: { input: number; output: number };
+  tokens: TokenTotals;
+  /** Each model turn's tokens (and cost), in order. */
+  usage: TurnUsage[];
+  cost: RunCost;
   toolCalls: ToolCallRecord[];
   children: ChildRecord[];
   jobWaits: { polls: number; waitedMs: number };

@@ -9,7 +9,25 @@ import {
   estimateTokens,
 } from './context-window';
 import { describeBudget } from '../../agents/profile';
-import type { ChildRecord, RunCarry, RunInput, RunOutcome, RunPhase, RunRecord, RunStatus, SteerInput, ToolCallRecord } from '../contracts';
+import type {
+  ChildRecord,
+  RunCarry,
+  RunCost,
+  TokenTotals,
+  TurnUsage,
+  RunInput,
+  RunOutcome,
+  RunPhase,
+  RunRecord,
+  RunStatus,
+  SteerInput,
+  ToolCallRecord,
+} from '../contracts';
+
+/** Dollars to a millionth (sums of floats would show 0.30000000000000004). */
+function roundUsd(value: number): number {
+  return Math.round(value * 1_000_000) / 1_000_000;
+}
 
 /**
  * The run's bookkeeping as a plain class: the conversation, counters and record. The
@@ -20,7 +38,9 @@ export class RunState {
   readonly deadline: number;
   messages: ChatMessage[];
   turns: number;
-  tokens: { input: number; output: number };
+  tokens: TokenTotals;
+  usage: TurnUsage[];
+  cost: RunCost;
   toolCalls: ToolCallRecord[];
   children: ChildRecord[];
   pendingSteers: SteerInput[];
@@ -50,7 +70,9 @@ export class RunState {
     this.deadline = carry?.deadline ?? now + input.profile.budget.minutes * 60_000;
     this.messages = carry?.messages ?? [...input.context, { role: 'user', text: input.request }];
     this.turns = carry?.turns ?? 0;
-    this.tokens = carry?.tokens ?? { input: 0, output: 0 };
+    this.tokens = { cacheRead: 0, cacheWrite: 0, ...(carry?.tokens ?? { input: 0, output: 0 }) };
+    this.usage = carry?.usage ?? [];
+    this.cost = carry?.cost ?? { usd: 0, searches: 0, searchUsd: 0, unpriced: [] };
     this.toolCalls = carry?.toolCalls ?? [];
     this.children = carry?.children ?? [];
     this.pendingSteers = carry?.pendingSteers ?? [];
@@ -78,8 +100,22 @@ export class RunState {
 
   recordTurn(result: ModelTurnResult): void {
     this.turns += 1;
-    this.tokens.input += result.usage.inputTokens;
-    this.tokens.output += result.usage.outputTokens;
+    const turn: TurnUsage = {
+      turn: this.turns,
+      model: result.model,
+      input: result.usage.inputTokens,
+      output: result.usage.outputTokens,
+      cacheRead: result.usage.cacheReadTokens ?? 0,
+      cacheWrite: result.usage.cacheWriteTokens ?? 0,
+      ...(result.costUsd !== undefined ? { costUsd: result.costUsd } : {}),
+    };
+    this.usage.push(turn);
+    this.tokens.input += turn.input;
+    this.tokens.output += turn.output;
+    this.tokens.cacheRead += turn.cacheRead;
+    this.tokens.cacheWrite += turn.cacheWrite;
+    if (turn.costUsd !== undefined) this.cost.usd = roundUsd(this.cost.usd + turn.costUsd);
+    else if (!this.cost.unpriced.includes(turn.model)) this.cost.unpriced.push(turn.model);
     this.messages.push({ role: 'assistant', text: result.text, toolCalls: result.toolCalls });
     if (result.text.trim()) this.finalText = result.text;
     if (result.contextWindow) this.contextWindow = result.contextWindow;
@@ -103,6 +139,13 @@ export class RunState {
     this.tokens.output += result.usage.outputTokens;
     this.messages = compactMessages(this.messages, this.taskLength, result.text);
     this.compactions += 1;
+  }
+
+  /** A search the provider charges for (`prices.search`). */
+  recordSearchCost(usd: number): void {
+    this.cost.searches += 1;
+    this.cost.searchUsd = roundUsd(this.cost.searchUsd + usd);
+    this.cost.usd = roundUsd(this.cost.usd + usd);
   }
 
   recordToolResults(results: ToolResult[]): void {
@@ -146,6 +189,7 @@ export class RunState {
       turns: this.turns,
       turnGuard: profile.turnGuard,
       tokens: { ...this.tokens },
+      cost: { ...this.cost, unpriced: [...this.cost.unpriced] },
       elapsedMs: now - this.startedAt,
       budget: { minutes: profile.budget.minutes, boundedBy: profile.budget.boundedBy, description: describeBudget(profile.budget) },
       ...(this.lastTool ? { lastTool: this.lastTool } : {}),
@@ -161,6 +205,8 @@ export class RunState {
       messages: this.messages,
       turns: this.turns,
       tokens: this.tokens,
+      usage: this.usage,
+      cost: this.cost,
       toolCalls: this.toolCalls,
       children: this.children,
       pendingSteers: this.pendingSteers,
@@ -186,6 +232,8 @@ export class RunState {
       ...(this.endedBy ? { endedBy: this.endedBy } : {}),
       turns: this.turns,
       tokens: this.tokens,
+      usage: this.usage,
+      cost: this.cost,
       toolCalls: this.toolCalls,
       children: this.children,
       jobWaits: this.jobWaits,

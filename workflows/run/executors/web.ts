@@ -23,6 +23,7 @@ export const webSearch: ToolExecutor<'web_search'> = async (ctx, call, input) =>
       query: input.query,
       ...(input.maxResults ? { maxResults: input.maxResults } : {}),
     });
+    if (found.ok && found.costUsd !== undefined) ctx.state.recordSearchCost(found.costUsd);
     return describeSearch(call, found);
   } catch (error) {
     if (isCancellation(error)) throw error;

@@ -1,0 +1,39 @@
+import { groupKey, parseSince, usageTotals, type RunSpend } from './usage-totals';
+
+const spend = (runId: string, thread: string, usd: number, input = 100): RunSpend => ({
+  runId,
+  person: 'ada',
+  agent: 'coding',
+  thread,
+  tokens: { input, output: 10, cacheRead: 0, cacheWrite: 0 },
+  cost: { usd, searches: 0, searchUsd: 0, unpriced: [] },
+  running: false,
+});
+
+describe('usage totals', () => {
+  it('finds the unit and the plan a run belongs to, the repository slash included', () => {
+    const task = spend('unit:acme/app#7/coding-1-1/task-1', 'thread:gh:acme/app#7', 0);
+    expect(groupKey(task, 'unit')).toBe('unit:acme/app#7');
+    const planned = spend('unit:acme/app:notes-api/review-0-1', 'plan:acme/app:notes/api', 0);
+    expect(groupKey(planned, 'unit')).toBe('unit:acme/app:notes-api');
+    expect(groupKey(planned, 'plan')).toBe('plan:acme/app:notes');
+    expect(groupKey(spend('run:thread:cli:x:1', 'thread:cli:x', 0), 'unit')).toBe('(none)');
+  });
+
+  it('sums per key, costliest first, with exact dollars and a total', () => {
+    const { rows, total } = usageTotals([spend('run:a:1', 'a', 0.1), spend('run:a:2', 'a', 0.2), spend('run:b:1', 'b', 0.25, 5)], 'thread');
+    expect(rows.map((row) => [row.key, row.runs, row.usd, row.tokens.input])).toEqual([
+      ['a', 2, 0.3, 200],
+      ['b', 1, 0.25, 5],
+    ]);
+    expect(total).toMatchObject({ key: 'total', runs: 3, usd: 0.55 });
+  });
+
+  it('reads --since as a span or a date', () => {
+    const now = new Date('2026-12-02T00:00:00Z');
+    expect(parseSince('7d', now).toISOString()).toBe('2026-11-25T00:00:00.000Z');
+    expect(parseSince('12h', now).toISOString()).toBe('2026-12-01T12:00:00.000Z');
+    expect(parseSince('2026-11-30', now).toISOString()).toBe('2026-11-30T00:00:00.000Z');
+    expect(() => parseSince('yesterday', now)).toThrow(/^--since: expected a span like 7d/);
+  });
+});
