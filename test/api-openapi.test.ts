@@ -68,7 +68,7 @@ describe('OpenAPI document /api/v1/openapi.json', () => {
   });
 
   it('documents exactly the routes Express serves', () => {
-    const [mount] = apiMountsFromConfig(api.loaded, api.kit.env.client, createLogger({ level: 'silent' }));
+    const [mount] = apiMountsFromConfig(api.loaded, api.kit.env.client, createLogger({ level: 'silent' }), undefined, api.secrets);
     const served = ((mount.handler as Router).stack as Array<{ route?: { path: string; methods: Record<string, boolean> } }>)
       .filter((layer) => layer.route)
       .flatMap((layer) => Object.keys(layer.route!.methods).map((method) => `${method} ${layer.route!.path.replace(/:(\w+)/g, '{$1}')}`));

@@ -10,7 +10,7 @@ import { RateLimiter } from './rate-limit';
 import { API_BASE, createApiRouter } from './router';
 
 /** The door (what the API and MCP do) for the loaded config and a Temporal client. */
-export function doorFromConfig(loaded: LoadedConfig, client: Client, webUiBaseUrl?: string): Door {
+export function doorFromConfig(loaded: LoadedConfig, client: Client, webUiBaseUrl?: string, env: NodeJS.ProcessEnv = process.env): Door {
   const { config } = loaded;
   return createDoor({
     client,
@@ -21,7 +21,7 @@ export function doorFromConfig(loaded: LoadedConfig, client: Client, webUiBaseUr
     decisionWaitMs: config.api.decisionWaitMs,
     ...(webUiBaseUrl ? { webUiBaseUrl } : {}),
     apiBase: API_BASE,
-    preflight: (unit) => missingSettings(loaded, { github: ['read', 'write'], ...(unit.model ? { model: unit.model } : {}) }),
+    preflight: (unit) => missingSettings(loaded, { github: ['read', 'write'], ...(unit.model ? { model: unit.model } : {}) }, env),
   });
 }
 
@@ -34,12 +34,14 @@ export function apiMountsFromConfig(
   client: Client,
   logger: Logger,
   webUiBaseUrl?: string,
+  /** Where the unit preflight reads secrets (the worker is assumed to share this environment). */
+  env: NodeJS.ProcessEnv = process.env,
 ): Array<{ path: string; handler: RequestHandler }> {
   const { api } = loaded.config;
   const tokens = new TokenTable(api.tokens);
   if (tokens.size === 0) logger.info('The HTTP API and MCP have no tokens: add one with `switchboard tokens create --user <id>`');
   const shared = {
-    door: doorFromConfig(loaded, client, webUiBaseUrl),
+    door: doorFromConfig(loaded, client, webUiBaseUrl, env),
     tokens,
     limiter: new RateLimiter(api.rateLimit),
     maxBodyBytes: api.maxBodyBytes,

@@ -27,6 +27,8 @@ export interface KitToken {
 export interface ApiKit {
   kit: RunKit;
   loaded: LoadedConfig;
+  /** The secrets the door's unit preflight sees (GitHub tokens when the kit has identities). */
+  secrets: NodeJS.ProcessEnv;
   /** `http://127.0.0.1:<port>` */
   origin: string;
   /** The bearer token of each named token. */
@@ -62,13 +64,15 @@ export async function startApiKit(
   });
   writeFileSync(join(kit.dir, 'switchboard.yaml'), stringify({ agents: options.agents ?? {}, api: { ...options.api, tokens: entries } }));
   const loaded = loadConfig({ env: { SWITCHBOARD_TASK_QUEUE: kit.taskQueue }, cwd: kit.dir });
+  // The door's unit preflight reads the secrets the worker would have: the kit's GitHub identities, when it has them.
+  const secrets: NodeJS.ProcessEnv = options.github ? { GITHUB_READ_TOKEN: 'kit', GITHUB_WRITE_TOKEN: 'kit' } : {};
   // API_KIT_LOG=error shows the server's own logs when a test needs them.
   const logger = createLogger({ level: process.env.API_KIT_LOG ?? 'silent' });
   const app = createServerApp({
     client: kit.env.client,
     logger,
     health: { namespace: 'default', taskQueue: kit.taskQueue, pingTemporal: async () => undefined, workerState: () => 'RUNNING' },
-    mounts: apiMountsFromConfig(loaded, kit.env.client, logger, 'http://127.0.0.1:8233'),
+    mounts: apiMountsFromConfig(loaded, kit.env.client, logger, 'http://127.0.0.1:8233', secrets),
   });
   const port = await freePort();
   const server: Server = await new Promise((resolve) => {
@@ -78,6 +82,7 @@ export async function startApiKit(
   return {
     kit,
     loaded,
+    secrets,
     origin,
     tokens,
     tokensJson: JSON.stringify(entries),
