@@ -1,19 +1,15 @@
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { createGitHubIdentities } from '../activities/github';
 import { projectRoot } from '../infra/paths';
 import { startLocalGitHub, type LocalGitHub } from '../infra/local-github';
 import type { PlanRecord } from '../workflows/contracts';
 import type { UnitRecord } from '../workflows/contracts';
 import { startRunKit, type RunKit } from './helpers/run-kit';
-import { testTemporalAddress } from './helpers/temporal';
+import { runCli } from './helpers/cli';
 
 jest.setTimeout(240_000);
-
-const run = promisify(execFile);
 
 /** `switchboard plan <plan.yaml>` and `switchboard plans`, as the real `bin/switchboard.js` process, against the local GitHub. */
 describe('switchboard plan and plans', () => {
@@ -21,24 +17,7 @@ describe('switchboard plan and plans', () => {
   let github: LocalGitHub;
   const repo = `plan-${randomUUID().slice(0, 8)}/app`;
 
-  const switchboard = async (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
-    try {
-      const { stdout, stderr } = await run(process.execPath, [join(projectRoot(), 'bin', 'switchboard.js'), ...args], {
-        cwd: kit.dir,
-        env: {
-          PATH: process.env.PATH ?? '/usr/bin:/bin',
-          HOME: process.env.HOME ?? '/tmp',
-          TEMPORAL_ADDRESS: testTemporalAddress(),
-          SWITCHBOARD_TASK_QUEUE: kit.taskQueue,
-          LOG_LEVEL: 'warn',
-        },
-      });
-      return { code: 0, stdout, stderr };
-    } catch (error) {
-      const failed = error as { code: number; stdout: string; stderr: string };
-      return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-    }
-  };
+  const switchboard = (...args: string[]) => runCli(kit, args);
 
   beforeAll(async () => {
     github = await startLocalGitHub({ tokens: { read: ['read-token'], write: ['write-token'] } });

@@ -1,17 +1,11 @@
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { createGitHubIdentities } from '../activities/github';
-import { projectRoot } from '../infra/paths';
 import { startLocalGitHub, type LocalGitHub } from '../infra/local-github';
 import { steerSignal, stopSignal, type ShipUnitInput, type UnitRecord, type UnitState } from '../workflows/contracts';
 import { startRunKit, type RunKit } from './helpers/run-kit';
-import { testTemporalAddress } from './helpers/temporal';
+import { runCli } from './helpers/cli';
 
 jest.setTimeout(120_000);
-
-const run = promisify(execFile);
 
 /** `switchboard ship` and `switchboard units`, as the real `bin/switchboard.js` process. */
 describe('switchboard ship and units', () => {
@@ -22,28 +16,7 @@ describe('switchboard ship and units', () => {
   // The CLI refuses a unit its worker could not run: it sees the same GitHub credentials.
   const credentials: Record<string, string> = { GITHUB_READ_TOKEN: 'read-token', GITHUB_WRITE_TOKEN: 'write-token' };
   const switchboard = (...args: string[]) => switchboardWith(credentials, ...args);
-  const switchboardWith = async (
-    extra: Record<string, string>,
-    ...args: string[]
-  ): Promise<{ code: number; stdout: string; stderr: string }> => {
-    try {
-      const { stdout, stderr } = await run(process.execPath, [join(projectRoot(), 'bin', 'switchboard.js'), ...args], {
-        cwd: kit.dir,
-        env: {
-          PATH: process.env.PATH ?? '/usr/bin:/bin',
-          HOME: process.env.HOME ?? '/tmp',
-          TEMPORAL_ADDRESS: testTemporalAddress(),
-          SWITCHBOARD_TASK_QUEUE: kit.taskQueue,
-          LOG_LEVEL: 'warn',
-          ...extra,
-        },
-      });
-      return { code: 0, stdout, stderr };
-    } catch (error) {
-      const failed = error as { code: number; stdout: string; stderr: string };
-      return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-    }
-  };
+  const switchboardWith = (extra: Record<string, string>, ...args: string[]) => runCli(kit, args, extra);
 
   beforeAll(async () => {
     github = await startLocalGitHub({ tokens: { read: ['read-token'], write: ['write-token'] } });

@@ -1,39 +1,16 @@
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { projectRoot } from '../infra/paths';
 import type { RunRecord } from '../workflows/contracts';
 import type { UsageRow } from '../cli/usage-totals';
 import { startRunKit, type RunKit } from './helpers/run-kit';
-import { testTemporalAddress } from './helpers/temporal';
+import { runCli } from './helpers/cli';
 
 jest.setTimeout(120_000);
-
-const run = promisify(execFile);
 
 /** `switchboard usage`, as the real `bin/switchboard.js` process, against runs with a priced and an unpriced model. */
 describe('switchboard usage', () => {
   let kit: RunKit;
   const records: RunRecord[] = [];
 
-  const switchboard = async (...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
-    try {
-      const { stdout, stderr } = await run(process.execPath, [join(projectRoot(), 'bin', 'switchboard.js'), ...args], {
-        cwd: kit.dir,
-        env: {
-          PATH: process.env.PATH ?? '/usr/bin:/bin',
-          HOME: process.env.HOME ?? '/tmp',
-          TEMPORAL_ADDRESS: testTemporalAddress(),
-          SWITCHBOARD_TASK_QUEUE: kit.taskQueue,
-          LOG_LEVEL: 'warn',
-        },
-      });
-      return { code: 0, stdout, stderr };
-    } catch (error) {
-      const failed = error as { code: number; stdout: string; stderr: string };
-      return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-    }
-  };
+  const switchboard = (...args: string[]) => runCli(kit, args);
 
   beforeAll(async () => {
     // USD per million tokens: 3 in, 15 out, 0.30 cache read, 3.75 cache write.
