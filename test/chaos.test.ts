@@ -129,12 +129,18 @@ describe('chaos: random SIGKILLs of the worker process group while units and run
     // The merge comes from outside (as from a plan or an operator) once a unit is idle.
     const mergeAsked = new Set<string>();
     let watching = true;
+    const inFlight = new Set<Promise<unknown>>();
     const watcher = (async () => {
       while (watching) {
         for (const { unitId } of units) {
           if (mergeAsked.has(unitId)) continue;
           const handle = env.client.workflow.getHandle(unitId);
-          const state = await withTimeout(handle.query(unitStateQuery), 3_000).catch(() => undefined);
+          // A query to a unit whose worker was just killed can wait (and be retried by the client)
+          // long after we stop caring; it is cancelled at 3 s and still awaited before teardown, since
+          // a client retry firing after the connection closes throws into whichever suite runs next.
+          const query = env.client.withAbortSignal(AbortSignal.timeout(3_000), () => handle.query(unitStateQuery));
+          inFlight.add(query.catch(() => undefined));
+          const state = await query.catch(() => undefined);
           if (state?.phase === 'idle') {
             await handle.signal(mergeSignal, { by: 'chaos' });
             mergeAsked.add(unitId);
@@ -165,6 +171,7 @@ describe('chaos: random SIGKILLs of the worker process group while units and run
     const settledMs = Date.now() - lastKill;
     watching = false;
     await watcher;
+    await Promise.all(inFlight);
 
     const open = [];
     for await (const execution of env.client.workflow.list({ query: `TaskQueue="${taskQueue}" AND ExecutionStatus="Running"` })) {
