@@ -13,7 +13,9 @@ export type ErrorCode = FailureCode | ApiErrorCode;
  * caller with, each with its HTTP status. An access refusal is `access_refused` and names
  * the rule's own code (`agents/access.ts`: `agent_restricted`, `self_serve_shell`, …) in
  * `refusal`; a refusal for any other reason (no request text, no repository) is
- * `request_refused`, with `request_missing` / `repo_missing` / `agent_unknown`.
+ * `request_refused`, with `request_missing` / `repo_missing` / `agent_unknown`. A request
+ * refused because this deployment cannot isolate commands is the server's state, not the
+ * caller's mistake: `sandbox_unavailable`, 503.
  */
 export const API_ERROR_STATUS = {
   bad_request: 400,
@@ -29,6 +31,7 @@ export const API_ERROR_STATUS = {
   rate_limited: 429,
   internal_error: 500,
   temporal_unavailable: 503,
+  sandbox_unavailable: 503,
 } as const;
 
 export type ApiErrorCode = keyof typeof API_ERROR_STATUS;

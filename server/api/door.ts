@@ -136,6 +136,7 @@ export function createDoor(options: DoorOptions) {
       const code = outcome.code ?? 'refused';
       const extensions = { refusal: code, threadId, messageId };
       if (ACCESS_REFUSALS.has(code)) throw new ApiError('access_refused', outcome.reply ?? 'Refused.', extensions);
+      if (code === 'sandbox_unavailable') throw new ApiError('sandbox_unavailable', outcome.reply ?? 'Refused.', extensions);
       throw new ApiError('request_refused', outcome.reply ?? 'Refused.', extensions);
     }
     if (outcome.kind === 'unit' && outcome.unitId) {

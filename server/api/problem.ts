@@ -18,6 +18,7 @@ const TITLES: Record<ApiErrorCode, string> = {
   rate_limited: 'Too many requests',
   internal_error: 'Internal error',
   temporal_unavailable: 'Temporarily unavailable',
+  sandbox_unavailable: 'No command isolation on this deployment',
 };
 
 /** The RFC 9457 document for an error: type, title, status, detail, and our code and extensions. */

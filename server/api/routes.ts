@@ -75,7 +75,7 @@ export function apiRoutes(door: Door): ApiRoute[] {
       operationId: 'startJob',
       summary: 'Start a job',
       description:
-        "Sends the text to a new API thread (or `threadId`'s) by signal-with-start and answers with the thread's decision: 202 with the job id, 403 when access refuses the agent, 422 when the thread refuses the request, or 202 `queued` when it has not decided within the wait.",
+        "Sends the text to a new API thread (or `threadId`'s) by signal-with-start and answers with the thread's decision: 202 with the job id, 403 when access refuses the agent, 422 when the thread refuses the request, 503 when this deployment cannot isolate the commands the agent would run, or 202 `queued` when it has not decided within the wait.",
       body: JobRequestSchema,
       idempotent: true,
       waits: true,
@@ -88,6 +88,7 @@ export function apiRoutes(door: Door): ApiRoute[] {
         'payload_too_large',
         'unsupported_media_type',
         'request_refused',
+        'sandbox_unavailable',
       ],
       handle: (c) => door.startJob(c.caller, body(c), c.post),
     },
@@ -170,7 +171,7 @@ export function apiRoutes(door: Door): ApiRoute[] {
       idempotent: true,
       waits: true,
       success: { status: 202, description: 'Accepted: a job, a ship unit, or queued.', schema: JobAcceptedSchema },
-      errors: ['bad_request', ...JOB_ERRORS, 'payload_too_large', 'unsupported_media_type', 'request_refused'],
+      errors: ['bad_request', ...JOB_ERRORS, 'payload_too_large', 'unsupported_media_type', 'request_refused', 'sandbox_unavailable'],
       handle: (c) => door.submit(c.caller, body(c), { threadId: c.params.threadId, ...c.post }),
     },
     {

@@ -11,7 +11,7 @@ import { projectRoot } from '../../infra/paths';
 import { apiMountsFromConfig } from '../../server/api/from-config';
 import { createServerApp } from '../../server/app';
 import { freePort } from './ports';
-import { startRunKit, type RunKit } from './run-kit';
+import { startRunKit, type RunKit, type RunKitOptions } from './run-kit';
 import { KIT_SCRIPTS } from './scripts';
 
 /** `examples/hello.yaml`, copied among the kit's scripts. */
@@ -48,13 +48,20 @@ export interface ApiKit {
  */
 export async function startApiKit(
   label: string,
-  options: { tokens: Record<string, KitToken>; agents?: AgentsConfigInput; api?: Record<string, unknown>; github?: GitHubIdentities },
+  options: {
+    tokens: Record<string, KitToken>;
+    agents?: AgentsConfigInput;
+    api?: Record<string, unknown>;
+    github?: GitHubIdentities;
+    sandboxProbe?: RunKitOptions['sandboxProbe'];
+  },
 ): Promise<ApiKit> {
   // Over HTTP and MCP a message may choose only an allowed model: here, the kit's scripts.
   const kit = await startRunKit(label, {
     allowedModels: [`scripted:${KIT_SCRIPTS}/*`],
     ...(options.agents ? { agents: options.agents } : {}),
     ...(options.github ? { github: options.github } : {}),
+    ...(options.sandboxProbe ? { sandboxProbe: options.sandboxProbe } : {}),
   });
   cpSync(join(projectRoot(), 'examples', 'hello.yaml'), join(kit.dir, 'scripts', 'hello.yaml'));
   const tokens: Record<string, string> = {};

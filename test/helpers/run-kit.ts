@@ -11,6 +11,7 @@ import { DEFAULT_SHIP_SETTINGS, type ShipSettings } from '../../activities/agent
 import { createGitHubIdentities, type GitHubIdentities } from '../../activities/github';
 import { defaultAgentsConfig, type AgentsConfigInput } from '../../agents';
 import { sendMessage, followRun, type AskOptions } from '../../cli/commands/ask';
+import { type IsolationCheck } from '../../activities/sandbox/isolation';
 import { createLogger } from '../../infra/logger';
 import type { RunRecord } from '../../workflows/contracts';
 import { KIT_SCRIPTS } from './scripts';
@@ -55,6 +56,8 @@ export interface RunKitOptions {
   wrapActivities?: (activities: ReturnType<typeof createActivities>) => object;
   /** `prices.models`: the price table the model turns are costed by (none by default). */
   prices?: ActivityDeps['models']['prices'];
+  /** How the worker probes for bubblewrap (a test simulates a machine without it); the real probe by default. */
+  sandboxProbe?: () => Promise<IsolationCheck>;
 }
 
 export async function startRunKit(label: string, options: RunKitOptions = {}): Promise<RunKit> {
@@ -86,7 +89,12 @@ export async function startRunKit(label: string, options: RunKitOptions = {}): P
       ...(options.customAgentsDir ? { customAgentsDir: options.customAgentsDir } : {}),
     },
     github: { identities },
-    sandbox: { dataDir, identityToken: (scope) => identities.tokenFor(scope), gitBaseUrl: identities.gitUrl },
+    sandbox: {
+      dataDir,
+      identityToken: (scope) => identities.tokenFor(scope),
+      gitBaseUrl: identities.gitUrl,
+      ...(options.sandboxProbe ? { probe: options.sandboxProbe } : {}),
+    },
     units: { client, taskQueue },
     ...(options.web ? { web: options.web } : {}),
     ...(options.skillDirs ? { skillDirs: options.skillDirs } : {}),
