@@ -102,6 +102,8 @@ export interface PullDetail {
   draft: boolean;
   headRef: string;
   headSha: string;
+  /** The repository the head branch lives in (`owner/name`); absent when its fork was deleted. */
+  headRepo?: string;
   baseRef: string;
   url: string;
   files: Array<{ path: string; status: string; additions: number; deletions: number; patch?: string }>;
