@@ -175,6 +175,11 @@ export interface PushBranchInput extends Effect {
   sourceRef?: string;
   /** The SHA the remote branch is expected to be at (omit for "whatever we last fetched"). */
   expectedRemoteSha?: string;
+  /**
+   * Only ask whether this identity may push there (`git push --dry-run`: git's push handshake
+   * needs write access, and the lease is checked), writing nothing.
+   */
+  dryRun?: boolean;
 }
 
 export interface OpenPullRequestInput extends Effect {

@@ -42,6 +42,22 @@ export class CodingRound {
       ...((c.base ?? ship.baseBranch) ? { base: c.base ?? ship.baseBranch } : {}),
     });
     c.base = ws.base;
+    if (onPersonsPr) {
+      // Before any work: may the write identity push to the PR's branch (access, protection)?
+      const probe = await activities.github.pushBranch({
+        repo,
+        identity: 'write',
+        workingDirectory: ws.path,
+        branch: c.branch,
+        effectKey: `${unitId}/push-check/${c.round + 1}`,
+        expectedRemoteSha: ws.headSha,
+        dryRun: true,
+      });
+      if (probe.status !== 'confirmed')
+        return unit.failWith(
+          `Switchboard may not push to ${c.branch}, the branch of pull request #${c.pullRequest} (${probe.reason ?? probe.code ?? probe.status}); it made no change`,
+        );
+    }
     const request = codingRequest(
       { repo, branch: c.branch, base: c.base, round: c.round + 1, ...(c.pullRequest ? { pullRequest: c.pullRequest } : {}) },
       c.work,

@@ -202,10 +202,24 @@ describe('CodingRound of an exact-PR unit', () => {
       pull: { headRef: 'feature', headRepo: 'acme/app', headSha: 'pr-head' },
     });
     expect(await new CodingRound(w.unit).run()).toBeUndefined();
-    expect(w.log.names()).toEqual(['githubPullGet', 'prepareUnitWorkspace', 'commitWorkspace', 'pushBranch']);
+    expect(w.log.names()).toEqual(['githubPullGet', 'prepareUnitWorkspace', 'pushBranch', 'commitWorkspace', 'pushBranch']);
     expect(w.log.inputs('prepareUnitWorkspace')[0]).toMatchObject({ branch: 'feature', base: 'main' });
-    expect(w.log.inputs('pushBranch')[0]).toMatchObject({ branch: 'feature', expectedRemoteSha: 'pr-head' });
+    expect(w.log.inputs('pushBranch')[0]).toMatchObject({ branch: 'feature', dryRun: true });
+    expect(w.log.inputs('pushBranch')[1]).toMatchObject({ branch: 'feature', expectedRemoteSha: 'pr-head' });
     expect(w.unit.carry).toMatchObject({ branch: 'feature', headSha: 'head-1' });
+  });
+
+  it('stops with the reason, starting no run, when the write identity may not push to the branch', async () => {
+    const w = world({
+      exactPr: true,
+      carry: steered,
+      run: () => description,
+      pull: { headRef: 'feature', headRepo: 'acme/app' },
+      write: { status: 'refused', code: 'forbidden', reason: 'protected branch' },
+    });
+    expect(await new CodingRound(w.unit).run()).toBe('failed');
+    expect(w.unit.endedBy).toBe('Switchboard may not push to feature, the branch of pull request #7 (protected branch); it made no change');
+    expect(w.runs).toEqual([]);
   });
 
   it("stops with the reason, starting no run, when the PR's branch is in a fork", async () => {
