@@ -4,8 +4,9 @@ import { defineTool } from './tool';
 export const submitDescriptionTool = defineTool({
   name: 'submit_description',
   description:
-    'Submit the pull request title and description for the change you made. The unit opens or updates the PR with it; ' +
-    'call it once, after the branch holds the final change.',
+    'Submit the pull request title and description for the change you made. Switchboard commits what is left, pushes ' +
+    'the branch and opens the pull request (a draft in a direct coding run) or updates it; call it once, after the ' +
+    'branch holds the final change. The result says what was pushed and opened.',
   input: z
     .object({
       title: z.string().min(1).max(120).describe('The PR title: imperative, under 72 characters when possible.'),

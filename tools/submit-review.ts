@@ -30,7 +30,8 @@ export const submitReviewTool = defineTool({
   name: 'submit_review',
   description:
     'Submit the review verdict and findings for the pull request under review. Code validates the structure, applies ' +
-    'the severity gate and posts it to the exact commit reviewed. Call it once, at the end.',
+    'the severity gate and posts it once to the exact commit reviewed, only while that commit is still the PR head. Call it ' +
+    'once, at the end.',
   input: z
     .object({
       verdict: z

@@ -17,6 +17,7 @@ import {
   attach,
   files,
   githubToolReads,
+  githubUnitSteps,
   githubWrites,
   models,
   setup,
@@ -24,6 +25,7 @@ import {
   skills,
   status,
   units,
+  unitWorkspace,
   web,
   workspaces,
 } from './activity-proxies';
@@ -39,6 +41,7 @@ import {
   type RunRecord,
   type SteerInput,
 } from './contracts';
+import { DirectWork, directMode } from './run/direct-work';
 import type { ToolContext } from './run/executors';
 import { RunControl, type WorkflowClock } from './run/run-control';
 import { RunLoop } from './run/run-loop';
@@ -159,6 +162,28 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
     signal: (workflowId, definition, ...args) => getExternalWorkflowHandle(workflowId).signal(definition, ...args),
     effectKey: (call) => `${runId}/${call.name}/${state.turns}.${callIndex(call)}`,
   };
+  // A direct review or coding run checks out its PR or branch and delivers its own submission.
+  const mode = directMode(input);
+  const direct =
+    mode && patched('direct-review-and-coding')
+      ? new DirectWork({
+          runId,
+          state,
+          workspaceKey: tools.workspace.key,
+          mode,
+          activities: { setup, github: githubUnitSteps, workspace: unitWorkspace, githubWrites },
+        })
+      : undefined;
+  if (direct) {
+    tools.direct = direct;
+    if (!input.carry) {
+      const problem = await cancellable(() => direct.prepare());
+      if (problem) {
+        state.finalText = `Not started: ${problem}.`;
+        state.finish('failed', problem);
+      }
+    }
+  }
   const callIndex = (call: { id: string }): number => {
     const last = state.messages[state.messages.length - 1];
     return last?.role === 'assistant' ? last.toolCalls.findIndex((candidate) => candidate.id === call.id) : -1;
@@ -179,6 +204,7 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
   }).run();
 
   deadlineScope.cancel();
+  if (direct) state.finalText = direct.answer(state.finalText);
   await closeOwnWorkspace();
   await card.settle(true);
   upsertSearchAttributes([

@@ -8,9 +8,11 @@ import type * as T from './types';
 export function createConversationWrites(identities: GitHubIdentities) {
   return {
     /**
-     * Posts a review to the exact PR and commit that was reviewed (at-most-once). A retry
-     * looks for its marker before anything else, because the head may legitimately have
-     * moved after the first attempt posted.
+     * Posts a review to the exact PR and commit that was reviewed (at-most-once). Every
+     * attempt looks for its marker before anything else: a retry, because the head may
+     * legitimately have moved after the first attempt posted; a first attempt too, because the
+     * key names the commit (`…/review/<sha>`) and a workflow that asks again for a commit it
+     * already reviewed must get that review back, never a second one.
      */
     async postReview(input: T.PostReviewInput): Promise<T.EffectResult> {
       const identity = input.identity ?? 'write';
@@ -18,20 +20,18 @@ export function createConversationWrites(identities: GitHubIdentities) {
       const gh = await identities.octokitFor(identity);
       const key = input.effectKey;
       return guarded(key, `post a review on #${input.number}`, identity, async () => {
-        if (isRetry(input.attempt)) {
-          const reviews = await gh.paginate(gh.rest.pulls.listReviews, { ...where, per_page: 100 });
-          const mine = reviews.find((r) => hasMarker(r.body, key));
-          if (mine)
-            return {
-              status: 'confirmed',
-              effectKey: key,
-              id: mine.id,
-              number: input.number,
-              sha: mine.commit_id ?? undefined,
-              url: mine.html_url,
-            };
-          return unconfirmed(key, `post the review of #${input.number}`);
-        }
+        const reviews = await gh.paginate(gh.rest.pulls.listReviews, { ...where, per_page: 100 });
+        const mine = reviews.find((r) => hasMarker(r.body, key));
+        if (mine)
+          return {
+            status: 'confirmed',
+            effectKey: key,
+            id: mine.id,
+            number: input.number,
+            sha: mine.commit_id ?? undefined,
+            url: mine.html_url,
+          };
+        if (isRetry(input.attempt)) return unconfirmed(key, `post the review of #${input.number}`);
         const { data: pr } = await gh.rest.pulls.get(where);
         if (pr.head.sha !== input.commitSha) return headMoved(key, input.number, input.commitSha, pr.head.sha);
         const { data } = await gh.rest.pulls.createReview({

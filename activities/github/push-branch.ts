@@ -5,7 +5,7 @@ import { type EffectResult, type PushBranchInput } from './types';
 
 export { unitBranchName } from '../../workflows/unit/branch';
 
-/** Pushing a branch with `--force-with-lease` (repeatable). */
+/** Pushing a branch with `--force-with-lease` (repeatable), or only asking whether a push would be accepted. */
 export function createPushBranch(identities: GitHubIdentities) {
   return {
     async pushBranch(input: PushBranchInput): Promise<EffectResult> {
@@ -33,7 +33,8 @@ export function createPushBranch(identities: GitHubIdentities) {
         if ('failed' in current) return gitFailure(key, identity, current.failed ?? '');
         expected = current.sha;
       }
-      const pushed = await runGit(['push', '--porcelain', `--force-with-lease=${ref}:${expected}`, remote, `${sha}:${ref}`], {
+      const dryRun = input.dryRun ? ['--dry-run'] : [];
+      const pushed = await runGit(['push', '--porcelain', ...dryRun, `--force-with-lease=${ref}:${expected}`, remote, `${sha}:${ref}`], {
         cwd,
         token,
       });

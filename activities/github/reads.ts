@@ -119,6 +119,7 @@ export function createGitHubReadActivities(identities: GitHubIdentities) {
           draft: pr.draft ?? false,
           headRef: pr.head.ref,
           headSha: pr.head.sha,
+          ...(pr.head.repo?.full_name ? { headRepo: pr.head.repo.full_name } : {}),
           baseRef: pr.base.ref,
           url: pr.html_url,
           files: files.map((f) => ({

@@ -102,6 +102,8 @@ export interface PullDetail {
   draft: boolean;
   headRef: string;
   headSha: string;
+  /** The repository the head branch lives in (`owner/name`); absent when its fork was deleted. */
+  headRepo?: string;
   baseRef: string;
   url: string;
   files: Array<{ path: string; status: string; additions: number; deletions: number; patch?: string }>;
@@ -173,6 +175,11 @@ export interface PushBranchInput extends Effect {
   sourceRef?: string;
   /** The SHA the remote branch is expected to be at (omit for "whatever we last fetched"). */
   expectedRemoteSha?: string;
+  /**
+   * Only ask whether this identity may push there (`git push --dry-run`: git's push handshake
+   * needs write access, and the lease is checked), writing nothing.
+   */
+  dryRun?: boolean;
 }
 
 export interface OpenPullRequestInput extends Effect {

@@ -209,6 +209,10 @@ describe('refusals', () => {
       });
       expect(result).toMatchObject({ status: 'refused', code: 'forbidden' });
       expect(result.reason).toMatch(/'read' identity/);
+      // The dry run asks the same question and writes nothing either way.
+      const probe = { repo: 'acme/no-push', workingDirectory: dir, branch: 'x', effectKey: 'k/push-check/1', dryRun: true };
+      expect(await activities.pushBranch({ ...probe, identity: 'read' })).toMatchObject({ status: 'refused', code: 'forbidden' });
+      expect(await activities.pushBranch({ ...probe, identity: 'write' })).toMatchObject({ status: 'confirmed' });
       expect(github.state.countWrites('push', 'acme/no-push')).toBe(0);
     } finally {
       rmSync(dir, { recursive: true, force: true });

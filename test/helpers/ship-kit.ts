@@ -22,9 +22,18 @@ export interface ShipKit {
 /** A run kit whose GitHub is a local GitHub with one repository, for ship unit tests. */
 export async function startShipKit(
   label: string,
-  options: { env?: TestWorkflowEnvironment; ship?: Partial<ShipSettings>; agents?: AgentsConfigInput } = {},
+  options: {
+    env?: TestWorkflowEnvironment;
+    ship?: Partial<ShipSettings>;
+    agents?: AgentsConfigInput;
+    /** Where the local GitHub delivers its (signed) webhooks; none by default. */
+    webhooks?: { url: string; secret: string };
+  } = {},
 ): Promise<ShipKit> {
-  const github = await startLocalGitHub({ tokens: { read: ['read-token'], write: ['write-token'] } });
+  const github = await startLocalGitHub({
+    tokens: { read: ['read-token'], write: ['write-token'] },
+    ...(options.webhooks ? { webhookUrl: options.webhooks.url, webhookSecret: options.webhooks.secret } : {}),
+  });
   github.createRepo('acme', 'app', { 'README.md': '# app\n', 'src/sum.js': 'module.exports = (a, b) => a + b;\n' });
   const identities = createGitHubIdentities({
     apiUrl: github.apiUrl,

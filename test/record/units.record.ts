@@ -3,12 +3,14 @@
  * record-histories`, see docs/versioning.md) against the local GitHub, with scripted models.
  */
 import { type TestWorkflowEnvironment } from '@temporalio/testing';
+import { createGitHubActivities, createGitHubIdentities } from '../../activities/github';
 import { sendMessage } from '../../cli/commands/ask';
 import {
   checksSignal,
   planStateQuery,
   planWorkflowType,
   prEventSignal,
+  steerSignal,
   stopSignal,
   threadStateQuery,
   unitStateQuery,
@@ -152,6 +154,57 @@ describe('units', () => {
     const unit = await ship.start({ unitId, request: 'Change nothing', model });
     expect((await unit.result()).outcome).toBe('failed');
     await saveHistory(client(), unitId, 'unit/failed');
+  });
+
+  test('an exact-PR unit steered onto its PR branch; direct review and coding runs of that PR', async () => {
+    ship.github.commit(REPO, 'person', { 'person.txt': 'from a person\n' });
+    const person = createGitHubActivities({
+      identities: createGitHubIdentities({ apiUrl: ship.github.apiUrl, gitUrl: ship.github.gitUrl, tokens: { write: 'write-token' } }),
+    });
+    const opened = await person.openOrUpdatePullRequest({
+      repo: REPO,
+      head: 'person',
+      base: 'main',
+      title: 'P',
+      body: 'p',
+      effectKey: 'p',
+    });
+    const unitId = `unit:${REPO}#${opened.number}`;
+    const unit = await ship.start({ unitId, pullRequest: opened.number, request: 'Tidy up', model: approvingScript(ship, 'exact') });
+    await waitUntil(
+      () => unit.query(unitStateQuery),
+      (state) => state.phase === 'idle',
+    );
+    await unit.signal(steerSignal, { text: 'Add notes', by: 'tester' });
+    await waitUntil(
+      () => unit.query(unitStateQuery),
+      (state) => state.phase === 'idle' && state.round === 1,
+      120_000,
+    );
+    await unit.signal(stopSignal, { reason: 'recorded', by: 'tester' });
+    expect((await unit.result()).reviews).toBe(2);
+    await saveHistory(client(), unitId, 'unit/exact-pr-steered');
+
+    const review = ship.kit.script('direct-review', [
+      { text: 'Fine.', toolCalls: [{ name: 'submit_review', input: { verdict: 'approve', summary: 'Good.', findings: [] } }] },
+      { text: 'Reviewed.' },
+    ]);
+    const reviewed = await ship.kit.start(`in ${REPO}: review #${opened.number}`, { agent: 'review', model: review });
+    expect((await ship.kit.result(reviewed.runId)).finalText).toContain('Delivered approving review');
+    await saveHistory(client(), reviewed.runId, 'run/direct-review');
+    const coding = ship.kit.script('direct-coding', [
+      {
+        text: 'Changing.',
+        toolCalls: [
+          { name: 'bash', input: { command: 'echo "direct" >> NOTES.md' } },
+          { name: 'submit_description', input: { title: 'Add notes', body: 'Adds notes.' } },
+        ],
+      },
+      { text: 'Done.' },
+    ]);
+    const coded = await ship.kit.start(`in ${REPO}: add notes`, { agent: 'coding', model: coding });
+    expect((await ship.kit.result(coded.runId)).finalText).toContain('Delivered draft pull request');
+    await saveHistory(client(), coded.runId, 'run/direct-coding');
   });
 
   // Not recorded yet: cancelling a unit cancels its coding run, and a run does not settle a

@@ -55,6 +55,12 @@ export interface RunInput {
   workspaceKey?: string;
   /** Set for child runs started by the `task` tool. */
   parent?: { workflowId: string; depth: number };
+  /**
+   * `unit`: a ship unit's coding or review run; the unit prepared the checkout and delivers
+   * `submit_review` / `submit_description` itself. Absent on a direct run, which prepares its
+   * checkout and delivers them (run/direct-work.ts).
+   */
+  submitsTo?: 'unit';
   /** Carried across continue-as-new; absent on the first start. */
   carry?: RunCarry;
 }
@@ -80,6 +86,28 @@ export interface RunCarry {
   taskLength?: number;
   contextWindow?: number;
   compactions?: number;
+  /** A direct review or coding run's checkout and what it delivered (absent for other runs). */
+  direct?: DirectWorkState;
+}
+
+/** What a direct review or coding run works on and what it delivered (run/direct-work.ts). */
+export interface DirectWorkState {
+  mode: 'review' | 'coding';
+  repo: string;
+  pullRequest?: number;
+  /** The commit checked out (the PR head for a review; the start of the branch for coding). */
+  headSha: string;
+  /** The branch the coding run pushes (the PR's head branch, or a new one). */
+  branch?: string;
+  /** The last commit this run pushed to `branch`; the next push expects the branch there. */
+  pushedSha?: string;
+  base: string;
+  /** The checkout on the worker's disk (where the push runs). */
+  path: string;
+  /** The review gate (`review.addressSeverity`). */
+  gate: 'blocking' | 'major' | 'minor' | 'nit';
+  /** The review or pull request this run delivered, with the effect's status. */
+  delivered?: { status: 'confirmed' | 'unconfirmed' | 'refused'; what: string; url?: string; number?: number; sha?: string };
 }
 
 export interface ToolCallRecord {

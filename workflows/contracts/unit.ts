@@ -66,6 +66,8 @@ export interface UnitCarry {
   reviews: number;
   /** Ids of the reviews the unit posted (their webhooks are not a person's review). */
   postedReviews: number[];
+  /** Commits the unit posted a review of (the last 50); absent in carries from before it was kept. */
+  reviewedShas?: string[];
   checks?: ChecksState;
   runMinutes: number;
   reminders: number;

@@ -11,6 +11,7 @@ import {
 import { describeBudget } from '../../agents/profile';
 import type {
   ChildRecord,
+  DirectWorkState,
   RunCarry,
   RunCost,
   TokenTotals,
@@ -60,6 +61,8 @@ export class RunState {
   /** The model's context window in tokens (as its provider reports it). */
   contextWindow: number;
   compactions: number;
+  /** A direct review or coding run's checkout and delivery (run/direct-work.ts). */
+  direct?: DirectWorkState;
 
   constructor(
     readonly input: RunInput,
@@ -83,6 +86,7 @@ export class RunState {
     this.taskLength = carry?.taskLength ?? input.context.length + 1;
     this.contextWindow = carry?.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
     this.compactions = carry?.compactions ?? 0;
+    this.direct = carry?.direct;
   }
 
   get finished(): boolean {
@@ -217,6 +221,7 @@ export class RunState {
       taskLength: this.taskLength,
       contextWindow: this.contextWindow,
       compactions: this.compactions,
+      ...(this.direct ? { direct: this.direct } : {}),
     };
   }
 

@@ -2,6 +2,9 @@ import type { UnitOutcome } from '../contracts';
 import { codingRequest } from './unit-prompts';
 import type { Unit } from './unit';
 
+/** The `patched()` id of an exact-PR unit's coding rounds working on the PR's head branch (docs/versioning.md). */
+export const EXACT_PR_BRANCH = 'exact-pr-unit-pushes-to-the-pr-branch';
+
 /**
  * A coding round: the change (or the fixes) made by a coding run on the unit's branch,
  * committed, pushed, and the PR opened or updated. Out of rounds or budget ends the unit.
@@ -15,6 +18,22 @@ export class CodingRound {
     const { ship } = settings;
     if (c.round >= ship.maxRounds + 1) return 'out_of_rounds';
     if (c.runMinutes >= settings.budgetMinutes) return 'budget';
+    // An exact-PR unit (`unit:<repo>#<n>`) works on the PR's own branch, never a fork of it.
+    const onPersonsPr = Boolean(input.pullRequest && c.pullRequest === input.pullRequest && unit.ports.patched(EXACT_PR_BRANCH));
+    let expectedRemoteSha: string | undefined;
+    if (onPersonsPr) {
+      const pr = await activities.github.githubPullGet({ repo, number: c.pullRequest!, identity: 'read', includeDiff: false });
+      if (pr.merged) return 'merged';
+      if (pr.state === 'closed') return 'closed';
+      if (pr.headRepo?.toLowerCase() !== repo.toLowerCase())
+        return unit.failWith(
+          `pull request #${c.pullRequest}'s branch ${pr.headRef} is in ${pr.headRepo ?? 'a deleted fork'}, not ${repo}; ` +
+            `Switchboard pushes only to branches of ${repo}, so it made no change (open the PR from a branch of ${repo}, or ask for a new PR)`,
+        );
+      c.branch = pr.headRef;
+      c.base = pr.baseRef;
+      expectedRemoteSha = pr.headSha;
+    }
     const ws = await activities.workspace.prepareUnitWorkspace({
       workspaceKey: unitId,
       repo,
@@ -23,6 +42,22 @@ export class CodingRound {
       ...((c.base ?? ship.baseBranch) ? { base: c.base ?? ship.baseBranch } : {}),
     });
     c.base = ws.base;
+    if (onPersonsPr) {
+      // Before any work: may the write identity push to the PR's branch (access, protection)?
+      const probe = await activities.github.pushBranch({
+        repo,
+        identity: 'write',
+        workingDirectory: ws.path,
+        branch: c.branch,
+        effectKey: `${unitId}/push-check/${c.round + 1}`,
+        expectedRemoteSha: ws.headSha,
+        dryRun: true,
+      });
+      if (probe.status !== 'confirmed')
+        return unit.failWith(
+          `Switchboard may not push to ${c.branch}, the branch of pull request #${c.pullRequest} (${probe.reason ?? probe.code ?? probe.status}); it made no change`,
+        );
+    }
     const request = codingRequest(
       { repo, branch: c.branch, base: c.base, round: c.round + 1, ...(c.pullRequest ? { pullRequest: c.pullRequest } : {}) },
       c.work,
@@ -46,12 +81,20 @@ export class CodingRound {
         workingDirectory: ws.path,
         branch: c.branch,
         effectKey: `${unitId}/push/${c.round}`,
+        // On a person's PR: only on top of the head this round started from, never over their newer commits.
+        ...(onPersonsPr ? { expectedRemoteSha: expectedRemoteSha ?? ws.headSha } : {}),
       });
-      if (push.status !== 'confirmed') return unit.failWith(`the push was ${push.status}: ${push.reason ?? push.code ?? ''}`);
+      if (push.status !== 'confirmed')
+        return unit.failWith(
+          onPersonsPr
+            ? `the push to ${c.branch}, the branch of pull request #${c.pullRequest}, was ${push.status}: ${push.reason ?? push.code ?? ''}`
+            : `the push was ${push.status}: ${push.reason ?? push.code ?? ''}`,
+        );
       c.headSha = commit.headSha;
     }
     const description = record.submissions.submit_description as { title?: string; body?: string } | undefined;
-    if (!c.pullRequest || description) {
+    // A person's PR keeps its title and description; the unit's own PR takes the run's.
+    if (!c.pullRequest || (description && !onPersonsPr)) {
       const pr = await activities.githubWrites.openOrUpdatePullRequest({
         repo,
         identity: 'write',

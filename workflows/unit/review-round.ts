@@ -1,7 +1,18 @@
-import type { UnitOutcome } from '../contracts';
+import type { UnitCarry, UnitOutcome } from '../contracts';
 import { applyGate, renderReview, validateSubmission } from './review-gate';
 import { reviewRequest } from './unit-prompts';
 import type { Unit } from './unit';
+
+/** The `patched()` id of skipping the review of a commit the unit already reviewed (docs/versioning.md). */
+export const ONE_REVIEW_PER_COMMIT = 'unit-reviews-each-commit-once';
+/** Reviewed commits remembered in the carry (the oldest drop off). */
+export const REVIEWED_SHAS_KEPT = 50;
+
+/** The unit posted (or may have posted) a review of this commit. */
+export function alreadyReviewed(c: Pick<UnitCarry, 'lastReview' | 'reviewedShas'>, sha: string): boolean {
+  if (c.reviewedShas?.includes(sha)) return true;
+  return c.lastReview?.commitSha === sha && c.lastReview.posted !== 'refused' && c.lastReview.posted !== 'not_posted';
+}
 
 /** A review run whose submission is invalid is asked again this many times. */
 export const REVIEW_RETRIES = 1;
@@ -24,6 +35,13 @@ export class ReviewRound {
     if (pr.state === 'closed') return 'closed';
     c.headSha = pr.headSha;
     c.base = pr.baseRef;
+    // One review per commit: a head this unit already reviewed (a round that changed nothing,
+    // a redelivered push) goes on from that review instead of posting a second one.
+    if (alreadyReviewed(c, pr.headSha) && unit.ports.patched(ONE_REVIEW_PER_COMMIT)) {
+      c.checks = { state: 'waiting', headSha: pr.headSha, polls: 0 };
+      unit.enter('checks');
+      return undefined;
+    }
     const reviewKey = `${unitId}/review`;
     await activities.workspace.prepareUnitWorkspace({
       workspaceKey: reviewKey,
@@ -63,6 +81,7 @@ export class ReviewRound {
     if (posted.status === 'refused' && posted.code === 'head_moved') return undefined;
     c.reviews += 1;
     if (posted.id) c.postedReviews.push(posted.id);
+    if (posted.status !== 'refused') c.reviewedShas = [...(c.reviewedShas ?? []), pr.headSha].slice(-REVIEWED_SHAS_KEPT);
     c.lastReview = { ...summary, posted: posted.status };
     if (addressed.length > 0) {
       c.work.push({ kind: 'findings', source: 'review', findings: addressed });

@@ -39,6 +39,8 @@ function world(
     write?: Partial<EffectResult>;
     /** The unit belongs to a plan; its `settled` update lands only when `land()` is called. */
     inPlan?: boolean;
+    /** An exact-PR unit (`unit:<repo>#7`), started on a person's PR. */
+    exactPr?: boolean;
   } = {},
 ): World {
   const log = new CallLog();
@@ -109,6 +111,7 @@ function world(
       replyTarget: { kind: 'cli' },
       requester: { id: 'ada', surface: 'cli' },
       ...(options.inPlan ? { plan: { workflowId: 'plan:acme/app:p', key: 'greet', mergeAuthority: true } } : {}),
+      ...(options.exactPr ? { pullRequest: 7 } : {}),
     },
     carry,
     new UnitInbox(carry),
@@ -187,8 +190,67 @@ describe('CodingRound', () => {
   });
 });
 
+describe('CodingRound of an exact-PR unit', () => {
+  const steered = { pullRequest: 7, headSha: 'pr-head', work: [{ kind: 'steer' as const, text: 'Add a line' }] };
+  const description = { submissions: { submit_description: { title: 'Ours', body: 'Ours.' } } };
+
+  it("pushes to the PR's head branch on top of the head it started from, and keeps the PR's title", async () => {
+    const w = world({
+      exactPr: true,
+      carry: steered,
+      run: () => description,
+      pull: { headRef: 'feature', headRepo: 'acme/app', headSha: 'pr-head' },
+    });
+    expect(await new CodingRound(w.unit).run()).toBeUndefined();
+    expect(w.log.names()).toEqual(['githubPullGet', 'prepareUnitWorkspace', 'pushBranch', 'commitWorkspace', 'pushBranch']);
+    expect(w.log.inputs('prepareUnitWorkspace')[0]).toMatchObject({ branch: 'feature', base: 'main' });
+    expect(w.log.inputs('pushBranch')[0]).toMatchObject({ branch: 'feature', dryRun: true });
+    expect(w.log.inputs('pushBranch')[1]).toMatchObject({ branch: 'feature', expectedRemoteSha: 'pr-head' });
+    expect(w.unit.carry).toMatchObject({ branch: 'feature', headSha: 'head-1' });
+  });
+
+  it('stops with the reason, starting no run, when the write identity may not push to the branch', async () => {
+    const w = world({
+      exactPr: true,
+      carry: steered,
+      run: () => description,
+      pull: { headRef: 'feature', headRepo: 'acme/app' },
+      write: { status: 'refused', code: 'forbidden', reason: 'protected branch' },
+    });
+    expect(await new CodingRound(w.unit).run()).toBe('failed');
+    expect(w.unit.endedBy).toBe('Switchboard may not push to feature, the branch of pull request #7 (protected branch); it made no change');
+    expect(w.runs).toEqual([]);
+  });
+
+  it("stops with the reason, starting no run, when the PR's branch is in a fork", async () => {
+    const w = world({ exactPr: true, carry: steered, run: () => description, pull: { headRef: 'feature', headRepo: 'someone/app' } });
+    expect(await new CodingRound(w.unit).run()).toBe('failed');
+    expect(w.unit.endedBy).toMatch(
+      /^pull request #7's branch feature is in someone\/app, not acme\/app; Switchboard pushes only to branches of acme\/app/,
+    );
+    expect(w.runs).toEqual([]);
+    expect(w.log.names()).toEqual(['githubPullGet']);
+  });
+});
+
 describe('ReviewRound', () => {
   const onPr = { phase: 'review' as const, round: 1, pullRequest: 7, headSha: 'head-1', work: [] };
+
+  it('does not review a commit it already reviewed: it goes on to checks with that review', async () => {
+    const lastReview = {
+      verdict: 'approve' as const,
+      commitSha: 'head-1',
+      counts: { blocking: 0, major: 0, minor: 0, nit: 0 },
+      addressed: 0,
+      posted: 'confirmed' as const,
+    };
+    const w = world({ carry: { ...onPr, lastReview, reviews: 1 }, run: () => approve });
+    expect(await new ReviewRound(w.unit).run()).toBeUndefined();
+    expect(w.runs).toEqual([]);
+    expect(w.log.names()).toEqual(['githubPullGet']);
+    expect(w.unit.carry).toMatchObject({ reviews: 1, checks: { state: 'waiting', headSha: 'head-1' } });
+    expect(w.phases).toEqual(['checks']);
+  });
 
   it('posts an approval to the reviewed head and waits for CI', async () => {
     const w = world({ carry: onPr, run: () => approve });

@@ -129,6 +129,7 @@ export class Unit {
           context: [],
           replyTarget: input.replyTarget,
           workspaceKey,
+          submitsTo: 'unit',
         },
         `${kind} run of ${this.unitId}`,
       );

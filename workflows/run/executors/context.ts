@@ -42,6 +42,15 @@ export interface ToolContext {
   sleep(ms: number): Promise<void>;
   /** Signals another workflow (a unit the run steers or stops). */
   signal<Args extends unknown[]>(workflowId: string, definition: SignalDefinition<Args>, ...args: Args): Promise<void>;
+  /**
+   * A direct review or coding run's delivery of `submit_review` / `submit_description`
+   * (run/direct-work.ts); absent in a unit's runs and `task` children, whose submissions are
+   * only recorded.
+   */
+  direct?: {
+    submitReview(call: ToolCall, input: ToolInput<'submit_review'>): Promise<ToolResult>;
+    submitDescription(call: ToolCall, input: ToolInput<'submit_description'>): Promise<ToolResult>;
+  };
   /** The effect key of a publishing call: `<runId>/<tool>/<turn>.<index>`, stable across retries and replays. */
   effectKey(call: ToolCall): string;
 }
