@@ -84,7 +84,6 @@ export class CodingRound {
       throw error;
     }
     if (!commit.changed && !c.pullRequest) return unit.failWith('the coding run made no change');
-    c.work = [];
     if (commit.changed) {
       let push;
       try {
@@ -109,6 +108,8 @@ export class CodingRound {
         );
       c.headSha = commit.headSha;
     }
+    // The work is done once it is pushed (a checkout lost before that keeps it for the next round).
+    c.work = [];
     const description = record.submissions.submit_description as { title?: string; body?: string } | undefined;
     // A person's PR keeps its title and description; the unit's own PR takes the run's.
     if (!c.pullRequest || (description && !onPersonsPr)) {
