@@ -67,7 +67,7 @@ describe('two workers, and the one holding the workspace is killed', () => {
       return worker;
     };
     const a = await start('a');
-    const sent = await sendMessage(env.client, taskQueue, 'run, wait, run', { agent: 'coding', model, requester: 'tester' });
+    const sent = await sendMessage(env.client, taskQueue, 'run, wait, run', { agent: 'explore', model, requester: 'tester' });
     if (sent.outcome.kind !== 'run' || !sent.outcome.runId) throw new Error(`no run: ${JSON.stringify(sent.outcome)}`);
     const runId = sent.outcome.runId;
     const handle = env.client.workflow.getHandle(runId);
