@@ -67,13 +67,21 @@ export function createActivities(deps: ActivityDeps) {
     ...createModelActivities(deps.models),
     ...sandbox,
     ...heartbeating({
+      // On a workspace's host queue these have a heartbeat timeout: a host lost mid-call is noticed in seconds.
+      readFile: (input: Parameters<typeof sandbox.readFile>[0]) => sandbox.readFile(input),
+      writeFile: (input: Parameters<typeof sandbox.writeFile>[0]) => sandbox.writeFile(input),
+      jobStatus: (input: Parameters<typeof sandbox.jobStatus>[0]) => sandbox.jobStatus(input),
       prepareWorkspace: (input: Parameters<typeof sandbox.prepareWorkspace>[0]) => sandbox.prepareWorkspace(input),
       closeWorkspace: (input: Parameters<typeof sandbox.closeWorkspace>[0]) => sandbox.closeWorkspace(input),
       releaseWorkspace: (input: Parameters<typeof sandbox.releaseWorkspace>[0]) => sandbox.releaseWorkspace(input),
     }),
     // Every GitHub call and the workspace's git work heartbeat: a lost attempt is retried in seconds.
     ...heartbeating(createGitHubActivities(deps.github)),
-    ...createUnitWorkspaceActivities({ dataDir: deps.sandbox.dataDir, identities: deps.github.identities }),
+    ...createUnitWorkspaceActivities({
+      dataDir: deps.sandbox.dataDir,
+      identities: deps.github.identities,
+      ...(deps.sandbox.hostTaskQueue ? { hostTaskQueue: deps.sandbox.hostTaskQueue } : {}),
+    }),
     ...createUnitClientActivities({
       ...deps.units,
       githubWebUrl: deps.units.githubWebUrl ?? deps.github.identities.gitUrl,
@@ -93,7 +101,7 @@ export function createActivities(deps: ActivityDeps) {
         : {}),
     }),
     ...createWebActivities(deps.web ?? {}),
-    ...createSkillActivities({ dataDir: deps.sandbox.dataDir, dirs: deps.skillDirs ?? [] }),
+    ...heartbeating(createSkillActivities({ dataDir: deps.sandbox.dataDir, dirs: deps.skillDirs ?? [] })),
     ...createAttachActivities({
       dataDir: deps.sandbox.dataDir,
       github: deps.github.identities,

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { execFileSync } from 'node:child_process';
@@ -10,6 +10,7 @@ import { sharedEnvironment, uniqueTaskQueue } from './helpers/temporal';
 import { testScripts, type TestScripts } from './helpers/scripts';
 import { startWorkerProcess, type WorkerProcess } from './helpers/worker-process';
 import { waitFor } from './helpers/wait';
+import { killProcessesMentioning } from './helpers/processes';
 
 jest.setTimeout(120_000);
 
@@ -122,20 +123,3 @@ describe('a worker SIGKILLed mid-run', () => {
     expect(counts.modelTurn).toEqual({ scheduled: 2, completed: 2, failed: 0, timedOut: 0 });
   });
 });
-
-function killProcessesMentioning(text: string): void {
-  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-    let commandLine = '';
-    try {
-      commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    } catch {
-      continue;
-    }
-    if (!commandLine.includes(text)) continue;
-    try {
-      process.kill(Number(pid), 'SIGKILL');
-    } catch {
-      // Already gone.
-    }
-  }
-}

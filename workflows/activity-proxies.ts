@@ -18,6 +18,7 @@ import type {
   JobStatusInput,
   WorkspaceInput,
   WorkspaceRef,
+  WorkspaceState,
 } from '../activities/sandbox/types';
 import type { EffectResult, ReplyInput, StatusCardInput } from '../activities/status/types';
 import type { StartUnitResult, UnitSummary } from '../activities/units/unit-client';
@@ -42,6 +43,10 @@ export interface SandboxActivities {
   writeFile(input: { workspace: WorkspaceRef; path: string; content: string }): Promise<FileResult>;
   jobStatus(input: JobStatusInput): Promise<JobStatus>;
   closeWorkspace(input: { workspace: WorkspaceRef }): Promise<unknown>;
+}
+
+export interface WorkspacePrepareActivities {
+  prepareWorkspace(input: WorkspaceInput): Promise<WorkspaceState>;
 }
 
 export interface StatusActivities {
@@ -132,6 +137,12 @@ export const POLICIES = {
   /** A unit's GitHub reads and its branch push. */
   githubUnitStep: { startToCloseTimeout: '1 minute', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry: backoff('2 seconds', '1 minute', 10) },
   githubWrite: { startToCloseTimeout: '25 seconds', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry: backoff('2 seconds', '1 minute', 10) },
+  /** Preparing a workspace through the shared queue: whichever live worker takes it becomes the workspace's host. */
+  workspacePrepare: {
+    startToCloseTimeout: '2 minutes',
+    heartbeatTimeout: HEARTBEAT_TIMEOUT,
+    retry: backoff('1 second', '30 seconds', 5),
+  },
   /** Starting, inspecting and listing units through the Temporal client. */
   unitClient: { startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumAttempts: 5 } },
 } as const satisfies Record<string, ActivityOptions>;
@@ -150,3 +161,54 @@ export const units = proxyActivities<UnitClientActivities>(POLICIES.unitClient);
 export const web = proxyActivities<WebActivities>(POLICIES.webRead);
 export const skills = proxyActivities<SkillActivities>(POLICIES.skillRead);
 export const attach = proxyActivities<AttachActivities>(POLICIES.attach);
+export const workspacePrepare = proxyActivities<WorkspacePrepareActivities>(POLICIES.workspacePrepare);
+
+/**
+ * How long a call on a workspace's host queue may wait for that host to pick it up. A live
+ * worker polls its host queue all the time, so a call waits only while the host's activity
+ * slots are full; past this, the host is taken for dead (schedule-to-start timeouts are never
+ * retried) and the run prepares a fresh workspace elsewhere. Together with the heartbeat
+ * timeouts below, this bounds how long a dead host goes unnoticed (docs/operations.md).
+ */
+export const HOST_SCHEDULE_TO_START = '15 seconds';
+
+const onHost = <P extends ActivityOptions>(policy: P, taskQueue: string): P & { taskQueue: string; scheduleToStartTimeout: Duration } => ({
+  ...policy,
+  taskQueue,
+  scheduleToStartTimeout: HOST_SCHEDULE_TO_START,
+});
+
+/**
+ * The named policies of the calls that go to the host holding a workspace: the shared ones
+ * with a schedule-to-start bound. The file reads and writes and the skill reads heartbeat on the
+ * worker (activities/index.ts), so a host lost mid-call is noticed at their heartbeat timeout too.
+ */
+export const HOST_POLICIES = {
+  shellCommand: POLICIES.shellCommand,
+  workspaceFile: { ...POLICIES.workspaceFile, heartbeatTimeout: HEARTBEAT_TIMEOUT },
+  /** A probe after a heartbeat timeout: is the host still there (a restarted worker on the same disk is)? One attempt. */
+  hostProbe: { startToCloseTimeout: '1 minute', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry: { maximumAttempts: 1 } },
+  skillRead: { ...POLICIES.skillRead, heartbeatTimeout: HEARTBEAT_TIMEOUT },
+  /** attach_file keeps heartbeat details of its own (uncertain uploads), so no heartbeat timeout: schedule-to-start only. */
+  attach: POLICIES.attach,
+  unitWorkspace: POLICIES.unitWorkspace,
+  githubPush: POLICIES.githubUnitStep,
+} as const satisfies Record<string, ActivityOptions>;
+
+/** The activities of one workspace's host, on its own task queue (`prepareWorkspace` and `prepareUnitWorkspace` name it). */
+export function hostBound(taskQueue: string) {
+  return {
+    shell: proxyActivities<Pick<SandboxActivities, 'bash'>>(onHost(HOST_POLICIES.shellCommand, taskQueue)),
+    files: proxyActivities<Omit<SandboxActivities, 'bash' | 'closeWorkspace'>>(onHost(HOST_POLICIES.workspaceFile, taskQueue)),
+    workspaces: proxyActivities<Pick<SandboxActivities, 'closeWorkspace'>>(onHost(HOST_POLICIES.workspaceFile, taskQueue)),
+    probe: proxyActivities<WorkspacePrepareActivities>(onHost(HOST_POLICIES.hostProbe, taskQueue)),
+    skills: proxyActivities<SkillActivities>(onHost(HOST_POLICIES.skillRead, taskQueue)),
+    attach: proxyActivities<AttachActivities>(onHost(HOST_POLICIES.attach, taskQueue)),
+    unitWorkspace: proxyActivities<Pick<UnitWorkspaceActivities, 'commitWorkspace' | 'releaseWorkspace'>>(
+      onHost(HOST_POLICIES.unitWorkspace, taskQueue),
+    ),
+    github: proxyActivities<Pick<GitHubActivities, 'pushBranch'>>(onHost(HOST_POLICIES.githubPush, taskQueue)),
+  };
+}
+
+export type HostBoundActivities = ReturnType<typeof hostBound>;

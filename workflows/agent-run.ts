@@ -18,6 +18,7 @@ import {
   files,
   githubToolReads,
   githubUnitSteps,
+  hostBound,
   githubWrites,
   models,
   setup,
@@ -27,6 +28,7 @@ import {
   units,
   unitWorkspace,
   web,
+  workspacePrepare,
   workspaces,
 } from './activity-proxies';
 import {
@@ -49,6 +51,7 @@ import { RunState } from './run/run-state';
 import { StatusCard } from './run/status-card';
 import { TaskChildren } from './run/task-children';
 import { executeToolCalls } from './run/tool-dispatch';
+import { HOST_QUEUES_PATCH, WorkspaceHost } from './run/workspace-host';
 import { Agent, Outcome, Phase, Repo, Requester, SwitchboardKind, Thread } from './search-attributes';
 
 /**
@@ -134,6 +137,18 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
     }
   };
 
+  // The workspace lives on one host: its calls go to that host's queue (histories from before
+  // host queues replay on the shared queue, as they were recorded).
+  const workspace = { key: workspaceKeyFor(input, runId), network: profile.machine !== 'none' };
+  const host = new WorkspaceHost({
+    workspace,
+    routed: patched(HOST_QUEUES_PATCH),
+    ...((input.carry?.workspaceHost ?? input.workspaceHost) ? { hostQueue: input.carry?.workspaceHost ?? input.workspaceHost } : {}),
+    shared: { shell, files, skills, attach, workspaces },
+    prepare: workspacePrepare,
+    onHost: hostBound,
+  });
+
   const children = new TaskChildren({
     runId,
     state,
@@ -141,6 +156,7 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
     clock,
     setup,
     workspaceKey: workspaceKeyFor(input, runId),
+    workspaceHost: () => host.ensure(),
     startRun: (workflowId, child, staticSummary) =>
       startChild(agentRunWorkflowType, {
         workflowId,
@@ -152,8 +168,9 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
   });
   const tools: ToolContext = {
     state,
-    workspace: { key: workspaceKeyFor(input, runId), network: profile.machine !== 'none' },
-    activities: { shell, files, githubReads: githubToolReads, githubWrites, units, web, skills, attach },
+    workspace,
+    activities: { ...host.activities, githubReads: githubToolReads, githubWrites, units, web },
+    workspaceLoss: () => ({ losses: host.losses, ...(host.notice ? { notice: host.notice } : {}) }),
     touchCard: () => card.touch(),
     remainingMs: () => state.remainingMs(Date.now()),
     runTask: (call, args) => children.start(call, args),
@@ -200,7 +217,8 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
     executeTools: (calls) => executeToolCalls(tools, calls),
     cancellable,
     continueAsNewSuggested: () => workflowInfo().continueAsNewSuggested,
-    continueAsNew: (carry) => continueAsNew<AgentRunWorkflow>({ ...input, carry }),
+    continueAsNew: (carry) =>
+      continueAsNew<AgentRunWorkflow>({ ...input, carry: { ...carry, ...(host.queue ? { workspaceHost: host.queue } : {}) } }),
   }).run();
 
   deadlineScope.cancel();
@@ -211,7 +229,11 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
     { key: Phase, value: 'finished' },
     { key: Outcome, value: state.outcome ?? 'failed' },
   ]);
-  return state.record(runId, Date.now());
+  return {
+    ...state.record(runId, Date.now()),
+    ...(host.queue ? { workspaceHost: host.queue } : {}),
+    ...(host.losses > 0 ? { workspaceLosses: host.losses } : {}),
+  };
 
   /**
    * Every process the run started in its workspace ends with the run, however it detached
@@ -222,7 +244,7 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
     if (input.parent && profile.kind === 'role') return;
     if (!SANDBOX_COMMAND_TOOLS.some((tool) => profile.tools.includes(tool))) return;
     if (!patched('close-workspace-at-run-end')) return;
-    await CancellationScope.nonCancellable(() => workspaces.closeWorkspace({ workspace: tools.workspace })).catch(() => undefined);
+    await CancellationScope.nonCancellable(() => host.close()).catch(() => undefined);
   }
 }
 

@@ -11,7 +11,7 @@ import {
 } from '@temporalio/workflow';
 import type { AgentSetup } from '../activities/agents/agent-setup';
 import { buildSystemPrompt, getAgent, resolveProfile } from '../agents';
-import { githubUnitSteps, githubWrites, setup, status, unitWorkspace } from './activity-proxies';
+import { githubUnitSteps, githubWrites, hostBound, setup, status, unitWorkspace } from './activity-proxies';
 import {
   agentRunWorkflowType,
   checksSignal,
@@ -78,7 +78,7 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
     c,
     inbox,
     settings,
-    { workspace: unitWorkspace, github: githubUnitSteps, githubWrites, status },
+    { workspace: unitWorkspace, github: githubUnitSteps, githubWrites, status, onHost: hostBound },
     {
       now: () => Date.now(),
       condition,

@@ -52,6 +52,8 @@ export async function threadWorkflow(input: ThreadInput): Promise<void> {
   const queue: ThreadMessage[] = carry?.queue ?? [];
   const seen: string[] = carry?.seen ?? [];
   const outcomes: MessageOutcome[] = carry?.outcomes ?? [];
+  // The host queue of the thread's workspace: the next run goes on where the files are (or is told they were lost).
+  let workspaceHost = carry?.workspaceHost;
   let currentRunId: string | undefined;
 
   const remember = (outcome: MessageOutcome) => {
@@ -139,6 +141,7 @@ export async function threadWorkflow(input: ThreadInput): Promise<void> {
             profile: decision.profile,
             system: decision.system,
             context: savedContext(saved),
+            ...(workspaceHost ? { workspaceHost } : {}),
           },
         ],
         // A run outlives a thread that continues-as-new; a terminated thread stops its run.
@@ -164,6 +167,7 @@ export async function threadWorkflow(input: ThreadInput): Promise<void> {
       }
       currentRunId = undefined;
       pendingStop = undefined;
+      if (record?.workspaceHost) workspaceHost = record.workspaceHost;
       const answer =
         record?.finalText ||
         (record
@@ -177,7 +181,15 @@ export async function threadWorkflow(input: ThreadInput): Promise<void> {
     if (info.continueAsNewSuggested || info.historyLength > THREAD_HISTORY_LIMIT) {
       await continueAsNew<typeof threadWorkflow>({
         ...input,
-        carry: { ...(stickyAgent ? { stickyAgent } : {}), runCount, saved, queue, seen, outcomes },
+        carry: {
+          ...(stickyAgent ? { stickyAgent } : {}),
+          ...(workspaceHost ? { workspaceHost } : {}),
+          runCount,
+          saved,
+          queue,
+          seen,
+          outcomes,
+        },
       });
     }
   }

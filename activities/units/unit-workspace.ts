@@ -26,6 +26,8 @@ export interface UnitWorkspace {
   headSha: string;
   /** The branch new commits are compared against. */
   base: string;
+  /** The task queue of the host holding the checkout: its commit, push and release go there (absent on a worker without one). */
+  hostTaskQueue?: string;
 }
 
 export interface CommitWorkspaceInput {
@@ -51,7 +53,12 @@ const GIT_AUTHOR = ['-c', 'user.name=Switchboard', '-c', 'user.email=switchboard
  * Every call heartbeats while git runs, so an attempt lost with its worker is retried within
  * seconds.
  */
-export function createUnitWorkspaceActivities(deps: { dataDir: string; identities: Pick<GitHubIdentities, 'tokenFor' | 'gitRemote'> }) {
+export function createUnitWorkspaceActivities(deps: {
+  dataDir: string;
+  identities: Pick<GitHubIdentities, 'tokenFor' | 'gitRemote'>;
+  /** This host's own task queue (infra/host-queue.ts), returned with the checkout. */
+  hostTaskQueue?: string;
+}) {
   const call = () => currentCallContext();
 
   return {
@@ -74,7 +81,12 @@ export function createUnitWorkspaceActivities(deps: { dataDir: string; identitie
         await git(['checkout', '-q', '-f', '-B', input.branch, start], layout.work);
         await git(['reset', '-q', '--hard', start], layout.work);
         await git(['clean', '-qfdx'], layout.work);
-        return { path: layout.work, headSha: await git(['rev-parse', 'HEAD'], layout.work), base };
+        return {
+          path: layout.work,
+          headSha: await git(['rev-parse', 'HEAD'], layout.work),
+          base,
+          ...(deps.hostTaskQueue ? { hostTaskQueue: deps.hostTaskQueue } : {}),
+        };
       });
     },
 

@@ -23,6 +23,7 @@ export const FAILURE_CODES = [
   'invalid_push',
   // Sandbox, git and units.
   'sandbox_unavailable',
+  'workspace_lost',
   'git_failed',
   'git_push_failed',
   'unit_not_found',

@@ -53,6 +53,11 @@ export interface RunInput {
   replyTarget: ReplyTarget;
   /** The sandbox workspace to run in (default: the thread's); a unit's runs use the unit's checkout. */
   workspaceKey?: string;
+  /**
+   * The task queue of the host that holds that workspace, when it is already prepared (a
+   * parent's workspace for a role child, a unit's checkout); absent: the run prepares it.
+   */
+  workspaceHost?: string;
   /** Set for child runs started by the `task` tool. */
   parent?: { workflowId: string; depth: number };
   /**
@@ -88,6 +93,8 @@ export interface RunCarry {
   compactions?: number;
   /** A direct review or coding run's checkout and what it delivered (absent for other runs). */
   direct?: DirectWorkState;
+  /** The host queue of the run's workspace, so the run goes on where its files are. */
+  workspaceHost?: string;
 }
 
 /** What a direct review or coding run works on and what it delivered (run/direct-work.ts). */
@@ -178,6 +185,10 @@ export interface RunRecord {
   compactions?: number;
   /** Status card updates that could not be delivered (the run went on without them). */
   cardFailures: number;
+  /** The host queue the run's workspace was on at the end (a unit commits there). */
+  workspaceHost?: string;
+  /** How often the run's workspace was lost with its host (the model was told each time). */
+  workspaceLosses?: number;
 }
 
 export type { ChatMessage, ToolCall };

@@ -64,6 +64,8 @@ export interface ThreadCarry {
   queue: ThreadMessage[];
   seen: string[];
   outcomes: MessageOutcome[];
+  /** The host queue of the thread's workspace, from its last run that had one. */
+  workspaceHost?: string;
 }
 
 /** The `state` query's answer. */

@@ -72,6 +72,8 @@ export interface UnitCarry {
   runMinutes: number;
   reminders: number;
   startedAt: number;
+  /** Each prepared checkout's host queue, by workspace key: its commit, push and release go there. */
+  hosts?: Record<string, string>;
 }
 
 /** The `prEvent` signal (from the GitHub webhook router). */

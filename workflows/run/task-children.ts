@@ -22,6 +22,8 @@ export interface TaskChildrenDeps {
   setup: SetupActivities;
   /** The workspace key a role child shares with this run. */
   workspaceKey: string;
+  /** The host queue of that workspace, prepared first if need be (undefined: the shared queue). */
+  workspaceHost?: () => Promise<string | undefined>;
   /** Starts `agentRunWorkflow` as a child that is cancelled with this run. */
   startRun(workflowId: string, input: RunInput, staticSummary: string): Promise<ChildRun>;
 }
@@ -97,6 +99,8 @@ export class TaskChildren {
     state.children.sort((a, b) => a.index - b.index);
     let child: ChildRun;
     try {
+      // A role child works in this run's workspace: on the host that holds it.
+      const workspaceHost = target.kind === 'role' ? await this.deps.workspaceHost?.() : undefined;
       child = await this.deps.startRun(
         workflowId,
         {
@@ -109,6 +113,7 @@ export class TaskChildren {
           replyTarget: { kind: 'api' },
           parent: { workflowId: runId, depth },
           ...(target.kind === 'role' ? { workspaceKey: this.deps.workspaceKey } : {}),
+          ...(workspaceHost ? { workspaceHost } : {}),
         },
         `${childProfile.agent} task "${name}" for ${runId}`,
       );

@@ -42,5 +42,17 @@ async function executeOne(ctx: ToolContext, call: ToolCall): Promise<ToolResult>
   ctx.touchCard();
   // The input was parsed by this tool's own schema, so it is the executor's input type.
   const execute = EXECUTORS[tool.name as ToolName] as ToolExecutor<ToolName>;
-  return execute(ctx, call, parsed.value as never);
+  const lossesBefore = ctx.workspaceLoss?.().losses ?? 0;
+  let result: ToolResult;
+  try {
+    result = await execute(ctx, call, parsed.value as never);
+  } catch (error) {
+    if ((error as { type?: string }).type !== 'workspace_lost') throw error;
+    return fail(call, (error as Error).message);
+  }
+  // The workspace was lost during this call, and the executor put it in its own words (a
+  // command "did not report a result"): the model reads what was lost instead.
+  const loss = ctx.workspaceLoss?.();
+  if (result.isError && loss?.notice && loss.losses > lossesBefore) return fail(call, loss.notice);
+  return result;
 }

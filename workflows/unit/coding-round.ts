@@ -1,6 +1,7 @@
 import type { UnitOutcome } from '../contracts';
 import { codingRequest } from './unit-prompts';
 import type { Unit } from './unit';
+import { hostGone, loseRound, rememberHost } from './unit-hosts';
 
 /** The `patched()` id of an exact-PR unit's coding rounds working on the PR's head branch (docs/versioning.md). */
 export const EXACT_PR_BRANCH = 'exact-pr-unit-pushes-to-the-pr-branch';
@@ -42,9 +43,10 @@ export class CodingRound {
       ...((c.base ?? ship.baseBranch) ? { base: c.base ?? ship.baseBranch } : {}),
     });
     c.base = ws.base;
+    const host = rememberHost(unit, unitId, ws);
     if (onPersonsPr) {
       // Before any work: may the write identity push to the PR's branch (access, protection)?
-      const probe = await activities.github.pushBranch({
+      const probe = await (host ? activities.onHost!(host).github : activities.github).pushBranch({
         repo,
         identity: 'write',
         workingDirectory: ws.path,
@@ -62,28 +64,42 @@ export class CodingRound {
       { repo, branch: c.branch, base: c.base, round: c.round + 1, ...(c.pullRequest ? { pullRequest: c.pullRequest } : {}) },
       c.work,
     );
-    const record = await unit.runChild('coding', settings.coding, request, unitId);
+    const record = await unit.runChild('coding', settings.coding, request, unitId, host);
     c.round += 1;
     if (unit.inbox.stopped || unit.inbox.terminal) return undefined;
     if (!record || record.outcome !== 'completed')
       return unit.failWith(`the coding run ended ${record?.outcome ?? 'without a record'}${record?.endedBy ? ` (${record.endedBy})` : ''}`);
-    const commit = await activities.workspace.commitWorkspace({
-      workspaceKey: unitId,
-      message: `switchboard: round ${c.round}`,
-      since: ws.headSha,
-    });
-    if (!commit.changed && !c.pullRequest) return unit.failWith('the coding run made no change');
-    c.work = [];
-    if (commit.changed) {
-      const push = await activities.github.pushBranch({
-        repo,
-        identity: 'write',
-        workingDirectory: ws.path,
-        branch: c.branch,
-        effectKey: `${unitId}/push/${c.round}`,
-        // On a person's PR: only on top of the head this round started from, never over their newer commits.
-        ...(onPersonsPr ? { expectedRemoteSha: expectedRemoteSha ?? ws.headSha } : {}),
+    // The run lost the checkout with its host (it was told, and worked on elsewhere): the round's changes are gone.
+    if (host && (record.workspaceLosses ?? 0) > 0) return loseRound(unit, unitId);
+    const onHost = host ? activities.onHost!(host) : undefined;
+    let commit;
+    try {
+      commit = await (onHost?.unitWorkspace ?? activities.workspace).commitWorkspace({
+        workspaceKey: unitId,
+        message: `switchboard: round ${c.round}`,
+        since: ws.headSha,
       });
+    } catch (error) {
+      if (host && hostGone(error)) return loseRound(unit, unitId);
+      throw error;
+    }
+    if (!commit.changed && !c.pullRequest) return unit.failWith('the coding run made no change');
+    if (commit.changed) {
+      let push;
+      try {
+        push = await (onHost?.github ?? activities.github).pushBranch({
+          repo,
+          identity: 'write',
+          workingDirectory: ws.path,
+          branch: c.branch,
+          effectKey: `${unitId}/push/${c.round}`,
+          // On a person's PR: only on top of the head this round started from, never over their newer commits.
+          ...(onPersonsPr ? { expectedRemoteSha: expectedRemoteSha ?? ws.headSha } : {}),
+        });
+      } catch (error) {
+        if (host && hostGone(error)) return loseRound(unit, unitId);
+        throw error;
+      }
       if (push.status !== 'confirmed')
         return unit.failWith(
           onPersonsPr
@@ -92,6 +108,8 @@ export class CodingRound {
         );
       c.headSha = commit.headSha;
     }
+    // The work is done once it is pushed (a checkout lost before that keeps it for the next round).
+    c.work = [];
     const description = record.submissions.submit_description as { title?: string; body?: string } | undefined;
     // A person's PR keeps its title and description; the unit's own PR takes the run's.
     if (!c.pullRequest || (description && !onPersonsPr)) {

@@ -2,6 +2,7 @@ import type { UnitCarry, UnitOutcome } from '../contracts';
 import { applyGate, renderReview, validateSubmission } from './review-gate';
 import { reviewRequest } from './unit-prompts';
 import type { Unit } from './unit';
+import { rememberHost } from './unit-hosts';
 
 /** The `patched()` id of skipping the review of a commit the unit already reviewed (docs/versioning.md). */
 export const ONE_REVIEW_PER_COMMIT = 'unit-reviews-each-commit-once';
@@ -43,7 +44,7 @@ export class ReviewRound {
       return undefined;
     }
     const reviewKey = `${unitId}/review`;
-    await activities.workspace.prepareUnitWorkspace({
+    const ws = await activities.workspace.prepareUnitWorkspace({
       workspaceKey: reviewKey,
       repo,
       branch: 'switchboard-review',
@@ -51,13 +52,14 @@ export class ReviewRound {
       checkoutSha: pr.headSha,
       identity: 'read',
     });
+    const host = rememberHost(unit, reviewKey, ws);
     let problem: string | undefined;
     let validated: ReturnType<typeof validateSubmission> = { ok: false, problem: 'no review run' };
     for (let attempt = 0; attempt <= REVIEW_RETRIES && !validated.ok; attempt += 1) {
       const request =
         `${reviewRequest({ repo, pullRequest: c.pullRequest!, headSha: pr.headSha, base: pr.baseRef, gate: ship.addressSeverity })}\n(review ${c.reviews + 1} of this unit)` +
         (problem ? `\nYour previous submission was invalid: ${problem}. Submit a valid review.` : '');
-      const record = await unit.runChild('review', settings.review, request, reviewKey);
+      const record = await unit.runChild('review', settings.review, request, reviewKey, host);
       if (unit.inbox.stopped || unit.inbox.terminal) return undefined;
       validated = validateSubmission(record?.submissions.submit_review);
       if (!validated.ok) problem = validated.problem;

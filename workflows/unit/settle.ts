@@ -1,6 +1,7 @@
 import type { UnitOutcome, UnitRecord } from '../contracts';
 import { unitReport } from './unit-prompts';
 import type { Unit } from './unit';
+import { releaseCheckout } from './unit-hosts';
 
 /** The `patched()` id of awaiting the unit's `settled` update to its plan (docs/versioning.md). */
 export const AWAIT_LAST_PLAN_UPDATE = 'unit-awaits-its-last-plan-update';
@@ -33,7 +34,7 @@ export class Settle {
         body: report,
         effectKey: `${unitId}/report-comment`,
       });
-    for (const key of [unitId, `${unitId}/review`]) await activities.workspace.releaseWorkspace({ workspace: { key, network: true } });
+    for (const key of [unitId, `${unitId}/review`]) await releaseCheckout(unit, key);
     unit.ports.recordOutcome(final);
     // A signal sent in the workflow task that completes the unit is dropped by the server (the
     // sender has closed before it is delivered), and the plan would wait for this unit forever:

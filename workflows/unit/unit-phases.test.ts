@@ -1,6 +1,7 @@
 import { DEFAULT_SHIP_SETTINGS } from '../../activities/agents/agent-setup';
 import type { CommitChecks, EffectResult, PullDetail } from '../../activities/github/types';
 import type { PlanUnitProgress, RunRecord, UnitCarry, UnitPhase } from '../contracts';
+import { TimeoutFailure, TimeoutType } from '@temporalio/common';
 import { CallLog, FakeClock } from '../test-support';
 import { ChecksRound } from './checks-round';
 import { CodingRound } from './coding-round';
@@ -9,6 +10,7 @@ import { ReviewRound } from './review-round';
 import { Settle } from './settle';
 import { Unit, type UnitActivities } from './unit';
 import { UnitInbox } from './unit-inbox';
+import { LOST_ROUND_NOTE } from './unit-hosts';
 
 const UNIT = 'unit:acme/app:greet';
 const MINUTE = 60_000;
@@ -20,7 +22,7 @@ interface World {
   phases: UnitPhase[];
   plan: PlanUnitProgress[];
   /** The runs the unit started: kind and request. */
-  runs: Array<{ workflowId: string; request: string }>;
+  runs: Array<{ workflowId: string; request: string; workspaceHost?: string }>;
   /** Delivers the held `settled` plan update (inPlan). */
   land: () => void;
 }
@@ -41,6 +43,8 @@ function world(
     inPlan?: boolean;
     /** An exact-PR unit (`unit:<repo>#7`), started on a person's PR. */
     exactPr?: boolean;
+    /** Checkouts are prepared on host queue `q@a`, whose calls are logged as `<name>@q@a`; `lostAt` finds it gone there. */
+    host?: { lostAt?: 'commitWorkspace' | 'pushBranch' };
   } = {},
 ): World {
   const log = new CallLog();
@@ -78,7 +82,12 @@ function world(
   const effect = (input: { effectKey: string }): EffectResult => ({ status: 'confirmed', effectKey: input.effectKey, ...options.write });
   const activities: UnitActivities = {
     workspace: {
-      prepareUnitWorkspace: log.fn('prepareUnitWorkspace', () => ({ path: '/work', headSha: 'base-1', base: 'main' })),
+      prepareUnitWorkspace: log.fn('prepareUnitWorkspace', () => ({
+        path: '/work',
+        headSha: 'base-1',
+        base: 'main',
+        ...(options.host ? { hostTaskQueue: 'q@a' } : {}),
+      })),
       commitWorkspace: log.fn('commitWorkspace', () => ({ headSha: 'head-1', changed: options.changed ?? true })),
       releaseWorkspace: log.fn('releaseWorkspace', () => undefined),
     },
@@ -101,6 +110,21 @@ function world(
       mergePullRequest: log.fn('mergePullRequest', effect),
     },
     status: { deliverReply: log.fn('deliverReply', (input: { effectKey: string }) => ({ status: 'confirmed' as const, ...input })) },
+    onHost: (queue: string) => {
+      const onHost = <I, O>(name: string, answer: (input: I) => O) =>
+        log.fn(`${name}@${queue}`, (input: I) => {
+          if (options.host?.lostAt === name)
+            throw Object.assign(new Error('timed out'), { cause: new TimeoutFailure('t', undefined, TimeoutType.SCHEDULE_TO_START) });
+          return answer(input);
+        });
+      return {
+        unitWorkspace: {
+          commitWorkspace: onHost('commitWorkspace', () => ({ headSha: 'head-1', changed: options.changed ?? true })),
+          releaseWorkspace: onHost('releaseWorkspace', () => undefined),
+        },
+        github: { pushBranch: onHost('pushBranch', effect) },
+      };
+    },
   } as unknown as UnitActivities;
   const chosen = { profile: {} as never, system: '' };
   const unit = new Unit(
@@ -121,7 +145,7 @@ function world(
       now: clock.now,
       condition: clock.condition.bind(clock),
       startRun: async (workflowId, input) => {
-        runs.push({ workflowId, request: input.request });
+        runs.push({ workflowId, request: input.request, ...(input.workspaceHost ? { workspaceHost: input.workspaceHost } : {}) });
         const record = options.run?.(input.request);
         return {
           result: async () => {
@@ -230,6 +254,44 @@ describe('CodingRound of an exact-PR unit', () => {
     );
     expect(w.runs).toEqual([]);
     expect(w.log.names()).toEqual(['githubPullGet']);
+  });
+});
+
+describe('checkouts on their host', () => {
+  it('sends the checkout run, commit and push to the host that prepared it, and releases it there', async () => {
+    const w = world({ run: () => ({ workspaceHost: 'q@a' }), host: {} });
+    expect(await new CodingRound(w.unit).run()).toBeUndefined();
+    expect(w.log.names()).toEqual(['prepareUnitWorkspace', 'commitWorkspace@q@a', 'pushBranch@q@a', 'openOrUpdatePullRequest']);
+    expect(w.runs[0]?.workspaceHost).toBe('q@a');
+    expect(w.unit.carry.hosts).toEqual({ [UNIT]: 'q@a' });
+    await new Settle(w.unit).run('merged');
+    // The review checkout was never prepared on a known host: released on the shared queue, as before.
+    expect(w.log.names().filter((name) => name.startsWith('release'))).toEqual(['releaseWorkspace@q@a', 'releaseWorkspace']);
+  });
+
+  it.each(['commitWorkspace', 'pushBranch'] as const)(
+    'a host found gone at %s costs the round: the work stays with a note, and the next round prepares the checkout again',
+    async (lostAt) => {
+      const w = world({ run: () => ({ workspaceHost: 'q@a' }), host: { lostAt } });
+      expect(await new CodingRound(w.unit).run()).toBeUndefined();
+      expect(w.log.names()).not.toContain('openOrUpdatePullRequest');
+      expect(w.unit.carry).toMatchObject({ round: 1, hosts: {} });
+      expect(w.unit.carry.work).toEqual([
+        { kind: 'request', text: 'Greet the reader' },
+        { kind: 'steer', text: LOST_ROUND_NOTE, by: 'switchboard' },
+      ]);
+      expect(w.phases).toEqual([]);
+      await new CodingRound(w.unit).run();
+      expect(w.log.names().filter((name) => name === 'prepareUnitWorkspace')).toHaveLength(2);
+      expect(w.runs[1]?.request).toContain(LOST_ROUND_NOTE);
+    },
+  );
+
+  it('a coding run that lost the checkout with its host commits nothing from it', async () => {
+    const w = world({ run: () => ({ workspaceHost: 'q@b', workspaceLosses: 1 }), host: {} });
+    expect(await new CodingRound(w.unit).run()).toBeUndefined();
+    expect(w.log.names()).toEqual(['prepareUnitWorkspace']);
+    expect(w.unit.carry.work.map((item) => item.kind)).toEqual(['request', 'steer']);
   });
 });
 

@@ -1,7 +1,7 @@
 import type { ShipSettings } from '../../activities/agents/agent-setup';
 import type { GitHubActivities } from '../../activities/github';
 import type { Profile } from '../../agents';
-import type { GitHubWriteActivities, StatusActivities, UnitWorkspaceActivities } from '../activity-proxies';
+import type { GitHubWriteActivities, HostBoundActivities, StatusActivities, UnitWorkspaceActivities } from '../activity-proxies';
 import {
   stopSignal,
   type PlanUnitProgress,
@@ -25,6 +25,8 @@ export interface UnitActivities {
   github: Pick<GitHubActivities, 'pushBranch' | 'githubPullGet' | 'githubCommitChecks' | 'githubPullActivity'>;
   githubWrites: Pick<GitHubWriteActivities, 'openOrUpdatePullRequest' | 'postReview' | 'postComment' | 'mergePullRequest'>;
   status: Pick<StatusActivities, 'deliverReply'>;
+  /** The checkout's commit, push and release on the queue of the host that holds it (absent: the shared queue). */
+  onHost?(queue: string): Pick<HostBoundActivities, 'unitWorkspace' | 'github'>;
 }
 
 /** A child run as the unit follows it. */
@@ -111,7 +113,13 @@ export class Unit {
   }
 
   /** Runs a coding or review child to its end; undefined when it was never started or failed without a record. */
-  async runChild(kind: 'coding' | 'review', chosen: ChosenProfile, request: string, workspaceKey: string): Promise<RunRecord | undefined> {
+  async runChild(
+    kind: 'coding' | 'review',
+    chosen: ChosenProfile,
+    request: string,
+    workspaceKey: string,
+    workspaceHost?: string,
+  ): Promise<RunRecord | undefined> {
     // Stopped (or merged) while the workspace was being prepared: start nothing.
     if (this.halted()) return undefined;
     const { carry, input } = this;
@@ -130,6 +138,7 @@ export class Unit {
           replyTarget: input.replyTarget,
           workspaceKey,
           submitsTo: 'unit',
+          ...(workspaceHost ? { workspaceHost } : {}),
         },
         `${kind} run of ${this.unitId}`,
       );

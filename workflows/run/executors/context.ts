@@ -51,6 +51,8 @@ export interface ToolContext {
     submitReview(call: ToolCall, input: ToolInput<'submit_review'>): Promise<ToolResult>;
     submitDescription(call: ToolCall, input: ToolInput<'submit_description'>): Promise<ToolResult>;
   };
+  /** How often the workspace was lost with its host, and what the model was told (absent in tests without hosts). */
+  workspaceLoss?(): { losses: number; notice?: string };
   /** The effect key of a publishing call: `<runId>/<tool>/<turn>.<index>`, stable across retries and replays. */
   effectKey(call: ToolCall): string;
 }
