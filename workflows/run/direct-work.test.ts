@@ -81,6 +81,11 @@ describe('directMode and names', () => {
     expect(directMode(world('coding').input)).toBe('coding');
   });
 
+  it('leaves a coding run with no repository a scratch run (nothing to push)', () => {
+    const { input } = world('coding', { repo: '' });
+    expect(directMode(input)).toBeUndefined();
+  });
+
   it('reads the PR from the request and makes a branch name git accepts', () => {
     expect(pullRequestNamed('review #12 please', 'acme/app')).toBe(12);
     expect(pullRequestNamed('look at acme/app#3', 'acme/app')).toBe(3);

@@ -24,7 +24,10 @@ export interface DirectActivities {
 export function directMode(input: RunInput): DirectWorkState['mode'] | undefined {
   if (input.parent || input.submitsTo === 'unit') return undefined;
   if (input.profile.tools.includes('submit_review')) return 'review';
-  if (input.profile.tools.includes('submit_description')) return 'coding';
+  // A coding run with no repository works in a scratch workspace, as it always has: it has
+  // nothing to push, so its submission is only recorded (and the tool says so).
+  const repo = input.profile.repo?.value ?? (input.replyTarget.kind === 'github' ? input.replyTarget.repo : undefined);
+  if (input.profile.tools.includes('submit_description') && repo) return 'coding';
   return undefined;
 }
 

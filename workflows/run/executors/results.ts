@@ -24,7 +24,9 @@ export const submitDescription: ToolExecutor<'submit_description'> = async (ctx,
 
 function recordedFor(ctx: Parameters<ToolExecutor<'task'>>[0], what: string, unitDoes: string): string {
   if (ctx.state.input.submitsTo === 'unit') return `${what} recorded. When this run ends, the ship unit ${unitDoes}.`;
-  return `${what} recorded in this run's record for the run that started it; nothing is posted or pushed from here.`;
+  if (ctx.state.input.parent)
+    return `${what} recorded in this run's record for the run that started it; nothing is posted or pushed from here.`;
+  return `${what} recorded in this run's record; nothing is posted or pushed, since this run has no repository.`;
 }
 
 /** A child run (sync or background), started by the run itself: it owns the children and their ids. */
