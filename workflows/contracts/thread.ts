@@ -5,6 +5,7 @@
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { ReplyTarget, Requester } from './common';
+import type { UncertainWrite } from './resend';
 import type { RunOutcome } from './run';
 import { workflowType } from './workflow-type';
 
@@ -64,6 +65,8 @@ export interface ThreadCarry {
   queue: ThreadMessage[];
   seen: string[];
   outcomes: MessageOutcome[];
+  /** Replies (a run's answer among them) that ended `unconfirmed`; absent: none. */
+  uncertain?: UncertainWrite[];
 }
 
 /** The `state` query's answer. */
@@ -75,6 +78,8 @@ export interface ThreadState {
   runCount: number;
   saved: number;
   outcomes: MessageOutcome[];
+  /** Replies (a run's answer is `<run id>/answer`) whose delivery could not be confirmed, with any resend. */
+  unconfirmed?: UncertainWrite[];
 }
 
 /** One incoming message; sent with signal-with-start, so the first one starts the thread. */

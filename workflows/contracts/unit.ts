@@ -6,6 +6,7 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { Finding, FindingSeverity } from '../../tools/submit-review';
 import type { ReplyTarget, Requester } from './common';
+import type { UncertainWrite } from './resend';
 import { workflowType } from './workflow-type';
 
 export type UnitPhase = 'coding' | 'review' | 'findings' | 'checks' | 'continuation' | 'idle' | 'settle';
@@ -72,6 +73,8 @@ export interface UnitCarry {
   runMinutes: number;
   reminders: number;
   startedAt: number;
+  /** At-most-once writes that ended `unconfirmed`, with any operator's resend (absent: none). */
+  uncertain?: UncertainWrite[];
 }
 
 /** The `prEvent` signal (from the GitHub webhook router). */
@@ -122,6 +125,8 @@ export interface UnitState {
   /** Reminders sent while idle. */
   reminders: number;
   outcome?: UnitOutcome;
+  /** Writes whose delivery could not be confirmed (see `resend`). */
+  unconfirmed?: UncertainWrite[];
 }
 
 export interface UnitRecord {
@@ -134,6 +139,8 @@ export interface UnitRecord {
   reviews: number;
   endedBy?: string;
   report: string;
+  /** Writes whose delivery could not be confirmed, with any operator's resend (absent: none). */
+  unconfirmed?: UncertainWrite[];
 }
 
 /** A PR event from the GitHub webhook router: merged/closed settle, a push re-reviews, a person's review is work. */
