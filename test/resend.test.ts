@@ -1,5 +1,7 @@
 import { effectMarker } from '../activities/github/effects';
-import { unitStateQuery, type UnitState } from '../workflows/contracts';
+import { randomUUID } from 'node:crypto';
+import { awaitOutcome, composeMessage, deliverToThread } from '../infra/thread-client';
+import { threadStateQuery, unitStateQuery, type ReplyTarget, type UnitState } from '../workflows/contracts';
 import { runCli } from './helpers/cli';
 import { REPO, startShipKit, type ShipKit } from './helpers/ship-kit';
 import { waitUntil } from './helpers/wait';
@@ -137,6 +139,67 @@ describe('unconfirmed writes are visible and resent only by an operator', () => 
     expect(twice.code).toBe(1);
     expect(twice.stderr).toMatch(/bob already resent .*report at .* \(confirmed\)/);
     expect(withMarker(issue().comments, `${report}/resend-1`)).toHaveLength(1);
+  });
+
+  it("a run's lost answer: its thread lists it, runs get shows it, the thread says so, and the resend goes through the thread", async () => {
+    // A conversation on an issue of its own, so the counts below are this test's.
+    const created = await fetch(`${ship.github.apiUrl}/repos/${REPO}/issues`, {
+      method: 'POST',
+      headers: { authorization: 'token write-token', 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'A question' }),
+    });
+    const { number } = (await created.json()) as { number: number };
+    const target: ReplyTarget = { kind: 'github', repo: REPO, pullRequest: number };
+    const threadId = `thread:cli:${randomUUID()}`;
+    const model = ship.kit.script('resend-answer', [{ text: 'The answer is 42.' }]);
+    const messageId = `cli:${randomUUID()}`;
+    // Only the answer's POST (found by its key in the body) is lost; the status card is not.
+    ship.github.faults.serverErrors({ method: 'POST', path: `/issues/${number}/comments`, bodyIncludes: '/answer' }, 1);
+    await deliverToThread(ship.kit.client, ship.kit.taskQueue, {
+      threadId,
+      input: { threadId, replyTarget: target },
+      message: {
+        messageId,
+        text: composeMessage('what is the answer?', { agent: 'general', model }),
+        requester: { id: 'tester', surface: 'cli' },
+        replyTarget: target,
+      },
+      summary: 'resend test thread',
+    });
+    const runId = (await awaitOutcome(ship.kit.client, threadId, messageId))!.runId!;
+    const answerKey = `${runId}/answer`;
+    const thread = ship.kit.client.workflow.getHandle(threadId);
+    const state = await waitUntil(
+      () => thread.query(threadStateQuery),
+      (s) => (s.unconfirmed?.length ?? 0) > 0,
+      60_000,
+    );
+    expect(state.unconfirmed).toEqual([
+      expect.objectContaining({ kind: 'reply', effectKey: answerKey, target: `acme/app#${number}`, text: 'The answer is 42.' }),
+    ]);
+    const comments = () => ship.github.state.repo('acme', 'app')!.issues.get(number)!.comments;
+    await waitUntil(
+      async () =>
+        comments().some((c) => c.body.includes(`Could not confirm delivery of the reply to acme/app#${number} (effect ${answerKey})`)),
+      Boolean,
+      30_000,
+    );
+    expect(comments().filter((c) => c.body.includes(effectMarker(answerKey)))).toHaveLength(0);
+
+    const shown = await runCli(ship.kit, ['runs', 'get', runId]);
+    expect(shown.stdout).toContain(`could not confirm delivery of the reply to acme/app#${number}`);
+    expect(shown.stdout).toContain(`resend: switchboard resend ${runId} ${answerKey}`);
+    expect(shown.stdout).toContain('  > The answer is 42.');
+
+    const resent = await runCli(ship.kit, ['resend', runId, answerKey, '--by', 'dana']);
+    expect(resent.stderr).toBe('');
+    expect(resent.stdout).toMatch(/resent the reply to .* as .*\/answer\/resend-1: confirmed; decided by dana/);
+    const copies = comments().filter((c) => c.body.includes(effectMarker(`${answerKey}/resend-1`)));
+    expect(copies).toHaveLength(1);
+    expect(copies[0]!.body).toContain('The answer is 42.');
+    expect((await thread.query(threadStateQuery)).unconfirmed![0]!.resent).toMatchObject({ by: 'dana', status: 'confirmed' });
+    const decided = await runCli(ship.kit, ['runs', 'get', runId, '--json']);
+    expect(JSON.parse(decided.stdout).unconfirmed[0].resent).toMatchObject({ by: 'dana', effectKey: `${answerKey}/resend-1` });
   });
 });
 
