@@ -1,8 +1,12 @@
 import { effectMarker } from '../activities/github/effects';
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
+import { findTemporalBinary } from '../infra/temporal-binaries';
 import { awaitOutcome, composeMessage, deliverToThread } from '../infra/thread-client';
 import { threadStateQuery, unitStateQuery, type ReplyTarget, type UnitState } from '../workflows/contracts';
 import { runCli } from './helpers/cli';
+import { testTemporalAddress } from './helpers/temporal';
 import { REPO, startShipKit, type ShipKit } from './helpers/ship-kit';
 import { waitUntil } from './helpers/wait';
 
@@ -191,6 +195,23 @@ describe('unconfirmed writes are visible and resent only by an operator', () => 
     expect(shown.stdout).toContain(`resend: switchboard resend ${runId} ${answerKey}`);
     expect(shown.stdout).toContain('  > The answer is 42.');
 
+    // By hand with the `temporal` CLI, as docs/operations.md says: the list, and a refusal in words.
+    const listed = await temporalCli(['workflow', 'query', '--workflow-id', threadId, '--name', 'uncertainWrites', '--output', 'json']);
+    expect(listed.stdout).toContain(answerKey);
+    const refused = await temporalCli([
+      'workflow',
+      'update',
+      'execute',
+      '--workflow-id',
+      threadId,
+      '--name',
+      'resend',
+      '--input',
+      JSON.stringify({ effectKey: `${runId}/nothing`, by: 'dana' }),
+    ]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stdout + refused.stderr).toContain('it is not an unconfirmed write of this workflow');
+
     const resent = await runCli(ship.kit, ['resend', runId, answerKey, '--by', 'dana']);
     expect(resent.stderr).toBe('');
     expect(resent.stdout).toMatch(/resent the reply to .* as .*\/answer\/resend-1: confirmed; decided by dana/);
@@ -202,6 +223,18 @@ describe('unconfirmed writes are visible and resent only by an operator', () => 
     expect(JSON.parse(decided.stdout).unconfirmed[0].resent).toMatchObject({ by: 'dana', effectKey: `${answerKey}/resend-1` });
   });
 });
+
+/** The `temporal` CLI against the suite's server; a non-zero exit is returned. */
+async function temporalCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const binary = findTemporalBinary('cli')!.path;
+  try {
+    const { stdout, stderr } = await promisify(execFile)(binary, [...args, '--address', testTemporalAddress()]);
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
 
 function escape(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\#]/g, '\\$&');
