@@ -72,7 +72,7 @@ describe('unconfirmed writes are visible and resent only by an operator', () => 
     expect(state.unconfirmed).toEqual([
       expect.objectContaining({ kind: 'review', target: 'acme/app#1', effectKey: lost, reason: expect.stringMatching(/not sent again/) }),
     ]);
-    expect(state.unconfirmed![0]!.text).toContain('The greeting reads well.');
+    expect(state.unconfirmed![0].text).toContain('The greeting reads well.');
     expect(issue().reviews).toHaveLength(0);
     // The notice on the PR (the unit's conversation) names it and the command.
     const notice = await waitUntil(
@@ -105,7 +105,7 @@ describe('unconfirmed writes are visible and resent only by an operator', () => 
     expect(issue().reviews).toHaveLength(1);
     expect(withMarker(issue().reviews, `${lost}/resend-1`)).toHaveLength(1);
     const after = await unit.query(unitStateQuery);
-    expect(after.unconfirmed![0]!.resent).toEqual(
+    expect(after.unconfirmed![0].resent).toEqual(
       expect.objectContaining({ by: 'alice', reason: 'missing on the PR', effectKey: `${lost}/resend-1`, status: 'confirmed' }),
     );
     const again = await cli('resend', unitId, lost, '--by', 'bob');
@@ -136,7 +136,7 @@ describe('unconfirmed writes are visible and resent only by an operator', () => 
     expect(late.stderr).toBe('');
     expect(late.stdout).toMatch(/resent the reply to acme\/app#1 as .*\/report\/resend-1: confirmed; decided by bob/);
     expect(withMarker(issue().comments, `${report}/resend-1`)).toHaveLength(1);
-    expect(withMarker(issue().comments, `${report}/resend-1`)[0]!.body).toContain('stopped');
+    expect(withMarker(issue().comments, `${report}/resend-1`)[0].body).toContain('stopped');
     const decided = await cli('units', 'get', unitId);
     expect(decided.stdout).toMatch(new RegExp(`resent by bob at .* as ${escape(report)}/resend-1: confirmed`));
     const twice = await cli('resend', unitId, report, '--by', 'carol');
@@ -217,8 +217,8 @@ describe('unconfirmed writes are visible and resent only by an operator', () => 
     expect(resent.stdout).toMatch(/resent the reply to .* as .*\/answer\/resend-1: confirmed; decided by dana/);
     const copies = comments().filter((c) => c.body.includes(effectMarker(`${answerKey}/resend-1`)));
     expect(copies).toHaveLength(1);
-    expect(copies[0]!.body).toContain('The answer is 42.');
-    expect((await thread.query(threadStateQuery)).unconfirmed![0]!.resent).toMatchObject({ by: 'dana', status: 'confirmed' });
+    expect(copies[0].body).toContain('The answer is 42.');
+    expect((await thread.query(threadStateQuery)).unconfirmed![0].resent).toMatchObject({ by: 'dana', status: 'confirmed' });
     const decided = await runCli(ship.kit, ['runs', 'get', runId, '--json']);
     expect(JSON.parse(decided.stdout).unconfirmed[0].resent).toMatchObject({ by: 'dana', effectKey: `${answerKey}/resend-1` });
   });
