@@ -1,5 +1,11 @@
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
-import { type resendWorkflowType, uncertainWritesQuery, type ResendRecord, type UncertainWrite } from '../../workflows/contracts';
+import {
+  type resendWorkflowType,
+  uncertainWritesQuery,
+  type ResendDecision,
+  type ResendRecord,
+  type UncertainWrite,
+} from '../../workflows/contracts';
 import { resendKey } from '../../workflows/effects/uncertain-writes';
 
 /** Where a workflow's unconfirmed writes are listed, and whether it can still take the `resend` update. */
@@ -31,12 +37,28 @@ export async function findUncertainWrites(client: Client, workflowId: string): P
   if (description.status.name === 'RUNNING')
     return { workflowId: listing, running: true, writes: await handle.query(uncertainWritesQuery) };
   const record = (await handle.result().catch(() => undefined)) as { unconfirmed?: UncertainWrite[] } | undefined;
-  const writes = record?.unconfirmed ?? [];
-  for (const write of writes) {
+  const writes = [...(record?.unconfirmed ?? [])];
+  for (let index = 0; index < writes.length; index += 1) {
+    const write = writes[index];
+    if (write.resent) continue;
     const resend = await closedResend(client, write.effectKey);
-    if (resend) write.resent = resend.decision;
+    if (!resend) continue;
+    write.resent = resend.decision;
+    // A copy that was itself unconfirmed is listed under its own key, so it can be resent in turn.
+    if (resend.decision.status === 'unconfirmed') writes.push(copyOf(write, resend.decision));
   }
   return { workflowId: listing, running: false, writes };
+}
+
+function copyOf(write: UncertainWrite, decision: ResendDecision): UncertainWrite {
+  const { resent: _resent, ...rest } = write;
+  return {
+    ...rest,
+    effectKey: decision.effectKey,
+    reason: decision.detail ?? write.reason,
+    at: decision.at,
+    call: { ...write.call, input: { ...write.call.input, effectKey: decision.effectKey } } as UncertainWrite['call'],
+  };
 }
 
 /** The `resendWorkflow` that resent this write of a closed workflow, if one completed. */
