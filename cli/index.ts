@@ -10,6 +10,7 @@ import { registerUsageCommand } from './commands/usage';
 import { registerMcpCommand } from './commands/mcp';
 import { registerTokensCommand } from './commands/tokens';
 import { registerRoleCommands } from './commands/roles';
+import { registerResendCommand } from './commands/resend';
 
 /** Builds the `switchboard` operator command; each command lives in cli/commands/. */
 export function createProgram(): Command {
@@ -27,6 +28,7 @@ export function createProgram(): Command {
   registerRunsCommand(program);
   registerSteerCommand(program);
   registerStopCommand(program);
+  registerResendCommand(program);
   registerShipCommands(program);
   registerPlanCommands(program);
   registerUsageCommand(program);

@@ -21,6 +21,7 @@ import type {
   WorkspaceState,
 } from '../activities/sandbox/types';
 import type { EffectResult, ReplyInput, StatusCardInput } from '../activities/status/types';
+import type { UncertainWritesFound } from '../activities/units/uncertain-client';
 import type { StartUnitResult, UnitSummary } from '../activities/units/unit-client';
 import type { CommitResult, CommitWorkspaceInput, PrepareUnitWorkspaceInput, UnitWorkspace } from '../activities/units/unit-workspace';
 import type { SkillActivities } from '../activities/skills';
@@ -64,6 +65,8 @@ export interface UnitClientActivities {
   startUnit(input: ShipUnitInput & { effectKey?: string }): Promise<StartUnitResult>;
   inspectUnit(input: { unitId: string }): Promise<UnitState>;
   listUnits(input: { requester?: string; repo?: string; kind?: 'unit' | 'plan' | 'run'; limit?: number }): Promise<UnitSummary[]>;
+  /** A workflow's unconfirmed writes (for `resendWorkflow`). */
+  findUncertainWrites(input: { workflowId: string }): Promise<UncertainWritesFound>;
 }
 
 /** The GitHub writes: each one REST call, effect-keyed, so a retry first looks for its marker. */

@@ -6,3 +6,4 @@ export { agentRunWorkflow } from './agent-run';
 export { shipUnitWorkflow } from './ship-unit';
 export { threadWorkflow } from './thread';
 export { planWorkflow } from './plan';
+export { resendWorkflow } from './resend';

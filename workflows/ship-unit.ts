@@ -1,4 +1,5 @@
 import {
+  allHandlersFinished,
   condition,
   continueAsNew,
   getExternalWorkflowHandle,
@@ -18,9 +19,11 @@ import {
   failure,
   mergeSignal,
   prEventSignal,
+  resendUpdate,
   steerSignal,
   steerUpdate,
   stopSignal,
+  uncertainWritesQuery,
   unitStateQuery,
   unitUpdateSignal,
   type PlanUnitProgress,
@@ -31,6 +34,7 @@ import {
   type UnitOutcome,
   type UnitRecord,
 } from './contracts';
+import { UncertainWrites } from './effects/uncertain-writes';
 import { stopWords } from './run/run-control';
 import { Outcome, Phase, PullRequest, Repo, Requester, SwitchboardKind, Thread } from './search-attributes';
 import { unitBranchName } from './unit/branch';
@@ -42,6 +46,9 @@ import { ReviewRound } from './unit/review-round';
 import { Settle } from './unit/settle';
 import { Unit, type ChosenProfile, type UnitSettings } from './unit/unit';
 import { UnitInbox } from './unit/unit-inbox';
+
+/** The `patched()` id of saying "could not confirm delivery of …" in the unit's conversation (docs/versioning.md). */
+export const UNCERTAIN_WRITE_NOTICE = 'uncertain-write-notice';
 
 /** Continue-as-new at a round boundary once history passes this many events (or Temporal suggests it). */
 export const UNIT_HISTORY_LIMIT = 2_000;
@@ -73,12 +80,32 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
       .signal(unitUpdateSignal, update)
       .catch(() => undefined);
   };
+  const uncertain = new UncertainWrites(
+    (c.uncertain ??= []),
+    { githubWrites, status },
+    {
+      now: () => Date.now(),
+      workflowId: unitId,
+      // Said in the unit's conversation; histories recorded before this say nothing (docs/versioning.md).
+      notify: async (write, text) => {
+        if (patched(UNCERTAIN_WRITE_NOTICE))
+          await status.deliverReply({ effectKey: `${write.effectKey}/notice`, replyTarget: input.replyTarget, text });
+      },
+    },
+  );
+  const recording = uncertain.recording();
   const unit = new Unit(
     input,
     c,
     inbox,
     settings,
-    { workspace: unitWorkspace, github: githubUnitSteps, githubWrites, status, onHost: hostBound },
+    {
+      workspace: unitWorkspace,
+      github: githubUnitSteps,
+      githubWrites: { ...recording.githubWrites, mergePullRequest: (merge) => githubWrites.mergePullRequest(merge) },
+      status: recording.status,
+      onHost: hostBound,
+    },
     {
       now: () => Date.now(),
       condition,
@@ -131,6 +158,8 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
   });
   setHandler(checksSignal, (event) => inbox.checks(event));
   setHandler(mergeSignal, () => inbox.requestMerge());
+  setHandler(uncertainWritesQuery, () => c.uncertain ?? []);
+  setHandler(resendUpdate, (request) => uncertain.resend(request), { validator: (request) => void uncertain.validate(request) });
 
   upsertSearchAttributes([
     { key: SwitchboardKind, value: 'unit' },
@@ -159,6 +188,7 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
         (workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > UNIT_HISTORY_LIMIT / 4)
       ) {
         upsertSearchAttributes([{ key: Phase, value: 'continuation' }]);
+        await condition(allHandlersFinished);
         await continueAsNew<ShipUnitWorkflow>({ ...input, carry: c });
       }
       next = await new CodingRound(unit).run();
@@ -170,7 +200,10 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
       break;
     }
   }
-  return new Settle(unit).run(unit.outcome);
+  const record = await new Settle(unit).run(unit.outcome);
+  // A resend in flight finishes (and is recorded) before the unit closes.
+  await condition(allHandlersFinished);
+  return record;
 }
 
 function initialCarry(input: ShipUnitInput, now: number): UnitCarry {

@@ -1,15 +1,18 @@
 import {
+  allHandlersFinished,
   condition,
   continueAsNew,
   getExternalWorkflowHandle,
   ParentClosePolicy,
+  patched,
   setHandler,
   startChild,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ChatMessage } from '../activities/models/types';
-import { setup, status as statusActivities, units } from './activity-proxies';
+import { githubWrites, setup, status as rawStatus, units } from './activity-proxies';
+import { UncertainWrites } from './effects/uncertain-writes';
 import { staticDetails } from './details';
 import { SwitchboardKind, Thread } from './search-attributes';
 import { decide } from './thread/decide';
@@ -18,9 +21,11 @@ import type { Profile } from '../agents';
 import {
   agentRunWorkflowType,
   messageSignal,
+  resendUpdate,
   steerSignal,
   stopSignal,
   threadStateQuery,
+  uncertainWritesQuery,
   type MessageOutcome,
   type ReplyTarget,
   type RunRecord,
@@ -35,6 +40,8 @@ export const SAVED_EXCHANGES = 10;
 /** Message ids remembered for dedupe (Slack retries, webhook redeliveries). */
 export const SEEN_MESSAGE_IDS = 500;
 export const OUTCOMES_KEPT = 50;
+/** The `patched()` id of saying "could not confirm delivery of …" after an unconfirmed reply (docs/versioning.md). */
+export const UNCERTAIN_REPLY_NOTICE = 'uncertain-reply-notice';
 /** Continue-as-new between runs once history passes this many events (or Temporal suggests it). */
 export const THREAD_HISTORY_LIMIT = 5_000;
 
@@ -55,6 +62,21 @@ export async function threadWorkflow(input: ThreadInput): Promise<void> {
   // The host queue of the thread's workspace: the next run goes on where the files are (or is told they were lost).
   let workspaceHost = carry?.workspaceHost;
   let currentRunId: string | undefined;
+  const uncertainList = carry?.uncertain ?? [];
+  const uncertain = new UncertainWrites(
+    uncertainList,
+    { githubWrites, status: rawStatus },
+    {
+      now: () => Date.now(),
+      workflowId: threadId,
+      // Said in the same conversation, once more; histories recorded before this say nothing (docs/versioning.md).
+      notify: async (write, text) => {
+        if (write.call.activity === 'deliverReply' && patched(UNCERTAIN_REPLY_NOTICE))
+          await rawStatus.deliverReply({ effectKey: `${write.effectKey}/notice`, replyTarget: write.call.input.replyTarget, text });
+      },
+    },
+  );
+  const statusActivities = uncertain.recording().status;
 
   const remember = (outcome: MessageOutcome) => {
     outcomes.push(outcome);
@@ -69,7 +91,10 @@ export async function threadWorkflow(input: ThreadInput): Promise<void> {
     runCount,
     saved: saved.length,
     outcomes,
+    ...(uncertainList.length ? { unconfirmed: uncertainList } : {}),
   }));
+  setHandler(uncertainWritesQuery, () => uncertainList);
+  setHandler(resendUpdate, (request) => uncertain.resend(request), { validator: (request) => void uncertain.validate(request) });
   setHandler(messageSignal, (message) => {
     if (!message?.messageId || typeof message.text !== 'string') return;
     if (seen.includes(message.messageId)) return;
@@ -179,6 +204,7 @@ export async function threadWorkflow(input: ThreadInput): Promise<void> {
     }
     const info = workflowInfo();
     if (info.continueAsNewSuggested || info.historyLength > THREAD_HISTORY_LIMIT) {
+      await condition(allHandlersFinished);
       await continueAsNew<typeof threadWorkflow>({
         ...input,
         carry: {
@@ -189,6 +215,7 @@ export async function threadWorkflow(input: ThreadInput): Promise<void> {
           queue,
           seen,
           outcomes,
+          ...(uncertainList.length ? { uncertain: uncertainList } : {}),
         },
       });
     }

@@ -6,6 +6,7 @@ import { withCliClient } from '../temporal-client';
 import { formatRecord, formatStatusLine } from '../../infra/run-format';
 import { visibilityQuery } from '../../infra/visibility';
 import { findStuck } from '../../infra/stuck';
+import { formatUncertain, uncertainOf } from './resend';
 
 export function registerRunsCommand(program: Command): void {
   const runs = program.command('runs').description('list and inspect runs');
@@ -61,7 +62,10 @@ export function registerRunsCommand(program: Command): void {
           return;
         }
         const record = await handle.result();
-        console.log(options.json ? JSON.stringify(record, null, 2) : formatRecord(record));
+        // A run's answer is delivered by its thread, which lists it when it could not be confirmed.
+        const unconfirmed = await uncertainOf(client, workflowId);
+        if (options.json) console.log(JSON.stringify({ ...record, ...(unconfirmed.length ? { unconfirmed } : {}) }, null, 2));
+        else console.log(formatRecord(record) + formatUncertain(unconfirmed, workflowId));
       });
     });
 }

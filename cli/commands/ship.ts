@@ -8,6 +8,7 @@ import { withCliClient } from '../temporal-client';
 import { visibilityQuery } from '../../infra/visibility';
 import { missingSettings } from '../../infra/preflight';
 import { unitDetails } from '../../activities/units/unit-client';
+import { formatUncertain, uncertainOf } from './resend';
 import { Outcome, Phase, PullRequest } from '../../workflows/search-attributes';
 
 /** What `switchboard ship` was asked for: an exact PR, or a change in a repository. */
@@ -175,11 +176,16 @@ function registerUnits(program: Command): void {
         const description = await handle.describe();
         if (description.status.name === 'RUNNING') {
           const state = await handle.query(unitStateQuery);
-          console.log(options.json ? JSON.stringify(state, null, 2) : formatState(state));
+          console.log(
+            options.json ? JSON.stringify(state, null, 2) : formatState(state) + formatUncertain(state.unconfirmed ?? [], unitId),
+          );
           return;
         }
         const record = await handle.result();
-        console.log(options.json ? JSON.stringify(record, null, 2) : record.report);
+        // A settled unit's resends are resendWorkflows: their decisions are folded in.
+        const unconfirmed = record.unconfirmed?.length ? await uncertainOf(client, unitId) : [];
+        if (options.json) console.log(JSON.stringify({ ...record, ...(unconfirmed.length ? { unconfirmed } : {}) }, null, 2));
+        else console.log(record.report + formatUncertain(unconfirmed, unitId));
       });
     });
 }

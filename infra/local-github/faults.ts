@@ -5,6 +5,8 @@ export interface FaultMatch {
   method?: string;
   /** A substring or pattern of the path below the API base (e.g. `/pulls`, /\/comments$/). */
   path?: string | RegExp;
+  /** A substring of the JSON request body (e.g. an effect key, to fault one write among several to the same path). */
+  bodyIncludes?: string;
 }
 
 type FaultKind =
@@ -57,8 +59,8 @@ export class Faults {
   }
 
   /** Takes the fault (if any) for a request, counting it down. */
-  take(method: string, path: string): FaultKind | undefined {
-    const rule = this.rules.find((r) => r.remaining > 0 && matches(r.match, method, path));
+  take(method: string, path: string, body?: unknown): FaultKind | undefined {
+    const rule = this.rules.find((r) => r.remaining > 0 && matches(r.match, method, path, body));
     if (!rule) return undefined;
     rule.remaining -= 1;
     return rule.fault;
@@ -67,7 +69,7 @@ export class Faults {
   /** Express middleware applying the faults to the API routes below it. */
   middleware() {
     return async (req: Request, res: Response, next: NextFunction) => {
-      const fault = this.take(req.method, req.path);
+      const fault = this.take(req.method, req.path, req.body);
       if (!fault) return next();
       switch (fault.kind) {
         case 'slow':
@@ -111,8 +113,9 @@ export class Faults {
   }
 }
 
-function matches(match: FaultMatch, method: string, path: string): boolean {
+function matches(match: FaultMatch, method: string, path: string, body: unknown): boolean {
   if (match.method && match.method.toUpperCase() !== method.toUpperCase()) return false;
+  if (match.bodyIncludes !== undefined && !JSON.stringify(body ?? '').includes(match.bodyIncludes)) return false;
   if (match.path === undefined) return true;
   return typeof match.path === 'string' ? path.includes(match.path) : match.path.test(path);
 }

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { agentRunWorkflow, planWorkflow, shipUnitWorkflow, threadWorkflow } from '../index';
+import { agentRunWorkflow, planWorkflow, resendWorkflow, shipUnitWorkflow, threadWorkflow } from '../index';
 import {
   agentRunWorkflowType,
   checksSignal,
@@ -10,6 +10,8 @@ import {
   planStateQuery,
   planWorkflowType,
   prEventSignal,
+  resendUpdate,
+  resendWorkflowType,
   runStatusQuery,
   shipUnitWorkflowType,
   steerSignal,
@@ -17,27 +19,36 @@ import {
   stopSignal,
   threadStateQuery,
   threadWorkflowType,
+  uncertainWritesQuery,
   unitStateQuery,
   unitUpdateSignal,
   type AgentRunWorkflow,
   type PlanWorkflow,
+  type ResendWorkflow,
   type ShipUnitWorkflow,
   type ThreadWorkflow,
 } from '.';
 
 // The implementations must have the contracts' signatures (checked by the compiler).
-const implementations: [AgentRunWorkflow, ShipUnitWorkflow, ThreadWorkflow, PlanWorkflow] = [
+const implementations: [AgentRunWorkflow, ShipUnitWorkflow, ThreadWorkflow, PlanWorkflow, ResendWorkflow] = [
   agentRunWorkflow,
   shipUnitWorkflow,
   threadWorkflow,
   planWorkflow,
+  resendWorkflow,
 ];
 
 describe('workflow contracts', () => {
   test('each workflow type names the function the worker registers', () => {
-    const contracts = [agentRunWorkflowType, shipUnitWorkflowType, threadWorkflowType, planWorkflowType];
+    const contracts = [agentRunWorkflowType, shipUnitWorkflowType, threadWorkflowType, planWorkflowType, resendWorkflowType];
     expect(contracts.map((contract) => contract.name)).toEqual(implementations.map((implementation) => implementation.name));
-    expect(contracts.map((contract) => contract.name)).toEqual(['agentRunWorkflow', 'shipUnitWorkflow', 'threadWorkflow', 'planWorkflow']);
+    expect(contracts.map((contract) => contract.name)).toEqual([
+      'agentRunWorkflow',
+      'shipUnitWorkflow',
+      'threadWorkflow',
+      'planWorkflow',
+      'resendWorkflow',
+    ]);
   });
 
   test('a workflow type only names the type: calling it says so', () => {
@@ -55,6 +66,7 @@ describe('workflow contracts', () => {
       checks: checksSignal.name,
       merge: mergeSignal.name,
       unitUpdate: unitUpdateSignal.name,
+      resend: [resendUpdate.type, resendUpdate.name, uncertainWritesQuery.name],
       queries: [runStatusQuery.name, unitStateQuery.name, threadStateQuery.name, planStateQuery.name],
     }).toEqual({
       steer: ['signal', 'steer', 'update', 'steer'],
@@ -64,6 +76,7 @@ describe('workflow contracts', () => {
       checks: 'checks',
       merge: 'merge',
       unitUpdate: 'unitUpdate',
+      resend: ['update', 'resend', 'uncertainWrites'],
       queries: ['status', 'state', 'state', 'state'],
     });
   });

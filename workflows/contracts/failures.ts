@@ -17,6 +17,7 @@ export const FAILURE_CODES = [
   'steer_rejected',
   'agent_unknown',
   'plan_invalid',
+  'resend_refused',
   // Bad activity input.
   'invalid_input',
   'invalid_repo',

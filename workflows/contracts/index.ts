@@ -9,6 +9,7 @@
 export * from './common';
 export * from './failures';
 export * from './plan';
+export * from './resend';
 export * from './run';
 export * from './thread';
 export * from './unit';

@@ -5,6 +5,7 @@
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { ReplyTarget, Requester } from './common';
+import type { UncertainWrite } from './resend';
 import type { RunOutcome } from './run';
 import { workflowType } from './workflow-type';
 
@@ -66,6 +67,8 @@ export interface ThreadCarry {
   outcomes: MessageOutcome[];
   /** The host queue of the thread's workspace, from its last run that had one. */
   workspaceHost?: string;
+  /** Replies (a run's answer among them) that ended `unconfirmed`; absent: none. */
+  uncertain?: UncertainWrite[];
 }
 
 /** The `state` query's answer. */
@@ -77,6 +80,8 @@ export interface ThreadState {
   runCount: number;
   saved: number;
   outcomes: MessageOutcome[];
+  /** Replies (a run's answer is `<run id>/answer`) whose delivery could not be confirmed, with any resend. */
+  unconfirmed?: UncertainWrite[];
 }
 
 /** One incoming message; sent with signal-with-start, so the first one starts the thread. */

@@ -6,6 +6,7 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { Finding, FindingSeverity } from '../../tools/submit-review';
 import type { ReplyTarget, Requester } from './common';
+import type { UncertainWrite } from './resend';
 import { workflowType } from './workflow-type';
 
 export type UnitPhase = 'coding' | 'review' | 'findings' | 'checks' | 'continuation' | 'idle' | 'settle';
@@ -74,6 +75,8 @@ export interface UnitCarry {
   startedAt: number;
   /** Each prepared checkout's host queue, by workspace key: its commit, push and release go there. */
   hosts?: Record<string, string>;
+  /** At-most-once writes that ended `unconfirmed`, with any operator's resend (absent: none). */
+  uncertain?: UncertainWrite[];
 }
 
 /** The `prEvent` signal (from the GitHub webhook router). */
@@ -124,6 +127,8 @@ export interface UnitState {
   /** Reminders sent while idle. */
   reminders: number;
   outcome?: UnitOutcome;
+  /** Writes whose delivery could not be confirmed (see `resend`). */
+  unconfirmed?: UncertainWrite[];
 }
 
 export interface UnitRecord {
@@ -136,6 +141,8 @@ export interface UnitRecord {
   reviews: number;
   endedBy?: string;
   report: string;
+  /** Writes whose delivery could not be confirmed, with any operator's resend (absent: none). */
+  unconfirmed?: UncertainWrite[];
 }
 
 /** A PR event from the GitHub webhook router: merged/closed settle, a push re-reviews, a person's review is work. */

@@ -24,7 +24,7 @@ export class Settle {
       ...(unit.endedBy ? { endedBy: unit.endedBy } : {}),
     };
     const lastReview = c.lastReview ? `${c.lastReview.verdict} on ${c.lastReview.commitSha.slice(0, 12)}` : undefined;
-    const report = unitReport(base, lastReview);
+    const report = unitReport(base, lastReview, c.uncertain);
     await activities.status.deliverReply({ effectKey: `${unitId}/report`, replyTarget: input.replyTarget, text: report });
     if (c.pullRequest)
       await activities.githubWrites.postComment({
@@ -42,6 +42,6 @@ export class Settle {
     // `false` branch goes once none of them can still be running (docs/versioning.md).
     if (unit.input.plan && unit.ports.patched(AWAIT_LAST_PLAN_UPDATE)) await unit.ports.notifyPlan({ status: 'settled', outcome: final });
     else void unit.ports.notifyPlan({ status: 'settled', outcome: final });
-    return { ...base, report };
+    return { ...base, report, ...(c.uncertain?.length ? { unconfirmed: c.uncertain } : {}) };
   }
 }

@@ -1,5 +1,6 @@
 import type { Finding } from '../../tools';
-import type { UnitOutcome, UnitRecord, WorkItem } from '../contracts';
+import type { UncertainWrite, UnitOutcome, UnitRecord, WorkItem } from '../contracts';
+import { describeWrite } from '../effects/uncertain-writes';
 
 function describeFinding(finding: Finding): string {
   return `- [${finding.severity}] ${finding.path}:${finding.line} — ${finding.title}\n  Scenario: ${finding.scenario}\n  Impact: ${finding.impact}`;
@@ -57,11 +58,12 @@ const OUTCOME_WORDS: Record<UnitOutcome, string> = {
 };
 
 /** The final report, for the thread and the PR. */
-export function unitReport(record: Omit<UnitRecord, 'report'>, lastReview?: string): string {
+export function unitReport(record: Omit<UnitRecord, 'report'>, lastReview?: string, unconfirmed: UncertainWrite[] = []): string {
   const pr = record.pullRequest ? `PR #${record.pullRequest}` : 'No pull request';
   return [
     `Ship unit ${record.unitId} ${OUTCOME_WORDS[record.outcome]}${record.endedBy ? `: ${record.endedBy}` : ''}.`,
     `${pr} on ${record.repo}; ${record.rounds} coding round${record.rounds === 1 ? '' : 's'}, ${record.reviews} review${record.reviews === 1 ? '' : 's'}.`,
     ...(lastReview ? [`Last review: ${lastReview}.`] : []),
+    ...unconfirmed.filter((w) => !w.resent).map((w) => `Could not confirm delivery of ${describeWrite(w)} (effect ${w.effectKey}).`),
   ].join('\n');
 }

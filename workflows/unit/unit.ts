@@ -173,6 +173,7 @@ export class Unit {
       ...(this.nextTimer ? { nextTimer: this.nextTimer } : {}),
       ...(this.currentRun ? { currentRun: this.currentRun } : {}),
       ...(this.outcome ? { outcome: this.outcome } : {}),
+      ...(carry.uncertain?.length ? { unconfirmed: carry.uncertain } : {}),
     };
   }
 }
