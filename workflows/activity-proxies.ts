@@ -134,6 +134,11 @@ export const POLICIES = {
   unitWorkspace: { startToCloseTimeout: '10 minutes', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry: backoff('2 seconds', '1 minute', 6) },
   /** A run's GitHub reads for the model (it waits: fewer attempts). */
   githubToolRead: { startToCloseTimeout: '1 minute', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry: backoff('2 seconds', '1 minute', 6) },
+  /**
+   * A thread's vet of a run's repository: one GET that answers GitHub's failures as data
+   * (repo_not_visible, repo_unverified); a retry only covers a worker lost mid-call.
+   */
+  repoVet: { startToCloseTimeout: '1 minute', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry: backoff('2 seconds', '30 seconds', 3) },
   /** A unit's GitHub reads and its branch push. */
   githubUnitStep: { startToCloseTimeout: '1 minute', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry: backoff('2 seconds', '1 minute', 10) },
   githubWrite: { startToCloseTimeout: '25 seconds', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry: backoff('2 seconds', '1 minute', 10) },
@@ -156,6 +161,7 @@ export const status = proxyActivities<StatusActivities>(POLICIES.delivery);
 export const unitWorkspace = proxyActivities<UnitWorkspaceActivities>(POLICIES.unitWorkspace);
 export const githubToolReads = proxyActivities<GitHubActivities>(POLICIES.githubToolRead);
 export const githubUnitSteps = proxyActivities<GitHubActivities>(POLICIES.githubUnitStep);
+export const repoVetting = proxyActivities<Pick<GitHubActivities, 'vetRepository'>>(POLICIES.repoVet);
 export const githubWrites = proxyActivities<GitHubWriteActivities>(POLICIES.githubWrite);
 export const units = proxyActivities<UnitClientActivities>(POLICIES.unitClient);
 export const web = proxyActivities<WebActivities>(POLICIES.webRead);
