@@ -104,6 +104,16 @@ export const POLICIES = {
     retry: backoff('2 seconds', '1 minute', 8),
   },
   /**
+   * The closing summary after a bound (it may run past the deadline): one short turn without
+   * tools, so a slow or failing model delays the settled run by minutes at most.
+   */
+  closingSummary: {
+    startToCloseTimeout: '2 minutes',
+    heartbeatTimeout: '30 seconds',
+    cancellationType: ActivityCancellationType.TRY_CANCEL,
+    retry: backoff('2 seconds', '10 seconds', 2),
+  },
+  /**
    * A shell command is never re-run by a retry: a worker lost mid-command leaves its result
    * unknown, and the model is told so rather than having the command repeat behind its back.
    * A stop waits until the process group is really gone before the run settles.
@@ -154,6 +164,7 @@ export const POLICIES = {
 
 export const setup = proxyActivities<SetupActivities>(POLICIES.setup);
 export const models = proxyActivities<ModelActivities>(POLICIES.modelTurn);
+export const closingModels = proxyActivities<ModelActivities>(POLICIES.closingSummary);
 export const shell = proxyActivities<Pick<SandboxActivities, 'bash'>>(POLICIES.shellCommand);
 export const files = proxyActivities<Omit<SandboxActivities, 'bash' | 'closeWorkspace'>>(POLICIES.workspaceFile);
 export const workspaces = proxyActivities<Pick<SandboxActivities, 'closeWorkspace'>>(POLICIES.workspaceFile);
