@@ -15,7 +15,8 @@ export type ErrorCode = FailureCode | ApiErrorCode;
  * `refusal`; a refusal for any other reason (no request text, no repository) is
  * `request_refused`, with `request_missing` / `repo_missing` / `agent_unknown`. A request
  * refused because this deployment cannot isolate commands is the server's state, not the
- * caller's mistake: `sandbox_unavailable`, 503.
+ * caller's mistake: `sandbox_unavailable`, 503; so is GitHub's silence when a repository run's
+ * repository is vetted (`repo_unverified`): `github_unavailable`, 503.
  */
 export const API_ERROR_STATUS = {
   bad_request: 400,
@@ -32,6 +33,7 @@ export const API_ERROR_STATUS = {
   internal_error: 500,
   temporal_unavailable: 503,
   sandbox_unavailable: 503,
+  github_unavailable: 503,
 } as const;
 
 export type ApiErrorCode = keyof typeof API_ERROR_STATUS;

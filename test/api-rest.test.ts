@@ -167,6 +167,19 @@ describe('HTTP API /api/v1', () => {
     expect(JobAcceptedSchema.parse(await bobs.json()).threadId).not.toBe(first.threadId);
   });
 
+  it('a repository run GitHub cannot confirm (this kit holds no GitHub credential) is 503 github_unavailable, refusal repo_unverified', async () => {
+    const response = await api.call('/jobs', {
+      as: 'alice',
+      body: { text: 'list the files', agent: 'explore', repo: 'acme/app', model: HELLO },
+    });
+    expect(response.status).toBe(503);
+    const body = await problem(response);
+    expect(body).toMatchObject({ code: 'github_unavailable', refusal: 'repo_unverified' });
+    expect(body.detail).toBe(
+      "GitHub could not be asked about acme/app: no credential is configured for the 'read' identity, so nothing was run (repo_unverified). Ask again in a moment; if it keeps happening, an operator can check Switchboard's GitHub connection.",
+    );
+  });
+
   it('answers every client mistake with a problem document: 400, 401, 403, 404, 413, 415, 422, 429', async () => {
     const unknownField = await api.call('/jobs', { as: 'alice', body: { text: 'hi', colour: 'red' } });
     expect(unknownField.status).toBe(400);

@@ -33,17 +33,21 @@ describe('run bounds on the time-skipping server', () => {
     await env?.teardown();
   });
 
-  it('ends at the budget deadline while wait_for_job polls a job that never finishes; the record names the directive', async () => {
+  it('ends at the budget deadline while wait_for_job polls a job that never finishes, then writes a closing summary without tools; the record names the directive', async () => {
     // The job "started" by the first command never writes its exit file.
     const model = kit.script('budget', [
       { text: 'Starting the job.', toolCalls: [{ name: 'bash', input: { command: 'echo started' } }] },
       { text: 'Waiting for the job.', toolCalls: [{ name: 'wait_for_job', input: { exitFile: '/tmp/never.exit', pollSeconds: 900 } }] },
-      { text: 'should not be reached: the budget ended' },
+      // The closing summary, after the deadline: offered no tools, so its call is never run.
+      {
+        text: 'Summary: the job started and never finished. I was told: {{lastUser}}',
+        toolCalls: [{ name: 'bash', input: { command: 'echo late' } }],
+      },
     ]);
     const { runId } = await kit.start('budget:30 wait for the long job', { agent: 'explore', model });
     const record = await kit.result(runId);
     expect(record.profile.budget).toMatchObject({ minutes: 30, boundedBy: 'directive' });
-    expect(record).toMatchObject({ outcome: 'budget', turns: 2, endedBy: 'the 30-minute budget (directive)' });
+    expect(record).toMatchObject({ outcome: 'budget', turns: 3, endedBy: 'the 30-minute budget (directive)' });
     // Polls at 0, 15 and (at most) 30 minutes of workflow time; the wait ended with the budget.
     expect(record.jobWaits.polls).toBeGreaterThanOrEqual(2);
     expect(record.jobWaits.waitedMs).toBeGreaterThanOrEqual(15 * 60_000);
@@ -52,7 +56,10 @@ describe('run bounds on the time-skipping server', () => {
       ['bash', true],
       ['wait_for_job', false],
     ]);
-    expect(record.finalText).toBe('Waiting for the job.');
+    const summary =
+      'Summary: the job started and never finished. I was told: (system) The run has reached the 30-minute budget. Tools are no longer available: answer now with what you found, what is done and what is left.';
+    expect(record).toMatchObject({ finalText: summary, summary });
+    expect(record.usage.map((turn) => turn.turn)).toEqual([1, 2, 3]);
   });
 
   it('ends at the turn guard with a last summary turn in which no tool runs', async () => {
@@ -70,13 +77,14 @@ describe('run bounds on the time-skipping server', () => {
     expect(record.finalText).toContain(
       'Summary. I was told: (system) The run has reached the turn guard of 2 turns. Tools are no longer available',
     );
+    expect(record.summary).toBe(record.finalText);
   });
 
-  it('ends at the token cap when a turn is cut off at the per-call output limit', async () => {
+  it('ends at the token cap when a turn is cut off at the per-call output limit, with a closing summary as the answer', async () => {
     const model = kit.script('tokens', [
       { text: 'Reading.', toolCalls: [{ name: 'bash', input: { command: 'echo read' } }], usage: { inputTokens: 500, outputTokens: 40 } },
       { text: 'A very long answer that was cut', usage: { inputTokens: 900, outputTokens: 2000 } },
-      { text: 'should not be reached' },
+      { text: 'Summary: explained the first half; the second is left. {{lastUser}}', usage: { inputTokens: 1000, outputTokens: 60 } },
     ]);
     const { runId } = await kit.start('explain everything', { agent: 'brief', model });
     const record = await kit.result(runId);
@@ -84,9 +92,11 @@ describe('run bounds on the time-skipping server', () => {
     expect(record).toMatchObject({
       outcome: 'tokens',
       endedBy: 'the token cap of 2000 per call',
-      turns: 2,
-      tokens: { input: 1400, output: 2040 },
+      turns: 3,
+      tokens: { input: 2400, output: 2100 },
     });
-    expect(record.finalText).toBe('A very long answer that was cut');
+    const summary =
+      'Summary: explained the first half; the second is left. (system) The run has reached the token cap of 2000 tokens per call. Tools are no longer available: answer now with what you found, what is done and what is left.';
+    expect(record).toMatchObject({ finalText: summary, summary });
   });
 });

@@ -107,6 +107,16 @@ export const POLICIES = {
     retry: backoff('2 seconds', '1 minute', 8),
   },
   /**
+   * The closing summary after a bound (it may run past the deadline): one short turn without
+   * tools, so a slow or failing model delays the settled run by minutes at most.
+   */
+  closingSummary: {
+    startToCloseTimeout: '2 minutes',
+    heartbeatTimeout: '30 seconds',
+    cancellationType: ActivityCancellationType.TRY_CANCEL,
+    retry: backoff('2 seconds', '10 seconds', 2),
+  },
+  /**
    * A shell command is never re-run by a retry: a worker lost mid-command leaves its result
    * unknown, and the model is told so rather than having the command repeat behind its back.
    * A stop waits until the process group is really gone before the run settles.
@@ -137,6 +147,11 @@ export const POLICIES = {
   unitWorkspace: { startToCloseTimeout: '10 minutes', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry: backoff('2 seconds', '1 minute', 6) },
   /** A run's GitHub reads for the model (it waits: fewer attempts). */
   githubToolRead: { startToCloseTimeout: '1 minute', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry: backoff('2 seconds', '1 minute', 6) },
+  /**
+   * A thread's vet of a run's repository: one GET that answers GitHub's failures as data
+   * (repo_not_visible, repo_unverified); a retry only covers a worker lost mid-call.
+   */
+  repoVet: { startToCloseTimeout: '1 minute', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry: backoff('2 seconds', '30 seconds', 3) },
   /** A unit's GitHub reads and its branch push. */
   githubUnitStep: { startToCloseTimeout: '1 minute', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry: backoff('2 seconds', '1 minute', 10) },
   githubWrite: { startToCloseTimeout: '25 seconds', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry: backoff('2 seconds', '1 minute', 10) },
@@ -152,6 +167,7 @@ export const POLICIES = {
 
 export const setup = proxyActivities<SetupActivities>(POLICIES.setup);
 export const models = proxyActivities<ModelActivities>(POLICIES.modelTurn);
+export const closingModels = proxyActivities<ModelActivities>(POLICIES.closingSummary);
 export const shell = proxyActivities<Pick<SandboxActivities, 'bash'>>(POLICIES.shellCommand);
 export const files = proxyActivities<Omit<SandboxActivities, 'bash' | 'closeWorkspace'>>(POLICIES.workspaceFile);
 export const workspaces = proxyActivities<Pick<SandboxActivities, 'closeWorkspace'>>(POLICIES.workspaceFile);
@@ -159,6 +175,7 @@ export const status = proxyActivities<StatusActivities>(POLICIES.delivery);
 export const unitWorkspace = proxyActivities<UnitWorkspaceActivities>(POLICIES.unitWorkspace);
 export const githubToolReads = proxyActivities<GitHubActivities>(POLICIES.githubToolRead);
 export const githubUnitSteps = proxyActivities<GitHubActivities>(POLICIES.githubUnitStep);
+export const repoVetting = proxyActivities<Pick<GitHubActivities, 'vetRepository'>>(POLICIES.repoVet);
 export const githubWrites = proxyActivities<GitHubWriteActivities>(POLICIES.githubWrite);
 export const units = proxyActivities<UnitClientActivities>(POLICIES.unitClient);
 export const web = proxyActivities<WebActivities>(POLICIES.webRead);

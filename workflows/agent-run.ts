@@ -15,6 +15,7 @@ import {
 } from '@temporalio/workflow';
 import {
   attach,
+  closingModels,
   files,
   githubToolReads,
   githubUnitSteps,
@@ -123,8 +124,8 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
   card.start();
 
   /** Runs `work` so that a stop or the deadline can cancel it; undefined when cancelled. */
-  const cancellable = async <T>(work: () => Promise<T>): Promise<T | undefined> => {
-    if (control.stopRequest || control.pastDeadline()) return undefined;
+  const cancellable = async <T>(work: () => Promise<T>, options: { afterDeadline?: boolean } = {}): Promise<T | undefined> => {
+    if (control.stopRequest || (!options.afterDeadline && control.pastDeadline())) return undefined;
     const scope = new CancellationScope();
     inFlight = scope;
     try {
@@ -214,6 +215,8 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
     card,
     children,
     models,
+    closingModels,
+    patched,
     executeTools: (calls) => executeToolCalls(tools, calls),
     cancellable,
     continueAsNewSuggested: () => workflowInfo().continueAsNewSuggested,

@@ -11,11 +11,12 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ChatMessage } from '../activities/models/types';
-import { githubWrites, setup, status as rawStatus, units } from './activity-proxies';
+import { githubWrites, repoVetting, setup, status as rawStatus, units } from './activity-proxies';
 import { UncertainWrites } from './effects/uncertain-writes';
 import { staticDetails } from './details';
 import { SwitchboardKind, Thread } from './search-attributes';
 import { decide } from './thread/decide';
+import { needsVetting, VET_REPOSITORY_PATCH, vetInput, vetRefusal } from './thread/vet';
 import { pullRequestUnitId, taskUnitId } from './unit/unit-id';
 import type { Profile } from '../agents';
 import {
@@ -130,7 +131,11 @@ export async function threadWorkflow(input: ThreadInput): Promise<void> {
     await condition(() => queue.length > 0);
     const message = queue.shift()!;
     const replyTarget = message.replyTarget ?? input.replyTarget;
-    const decision = decide(await setup.loadAgentSetup(), message, stickyAgent, replyTarget);
+    let decision = decide(await setup.loadAgentSetup(), message, stickyAgent, replyTarget);
+    // A repository run's owner/name is vetted (one GET, the run's own identity) before any workspace exists.
+    if (decision.kind === 'run' && needsVetting(decision.profile) && patched(VET_REPOSITORY_PATCH)) {
+      decision = vetRefusal(decision, await repoVetting.vetRepository(vetInput(decision.profile))) ?? decision;
+    }
     stickyAgent = decision.stickyAgent;
     if (decision.kind === 'refused') {
       remember({ messageId: message.messageId, kind: 'refused', reply: decision.reply, code: decision.code });

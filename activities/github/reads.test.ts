@@ -120,6 +120,20 @@ describe('vetRepository', () => {
     expect(await impatient.vetRepository({ repo: 'acme/reads' })).toMatchObject({ ok: false, code: 'repo_unverified' });
     expect(await activities.vetRepository({ repo: 'acme/reads' })).toMatchObject({ ok: true });
   });
+
+  test('no credential for the scope is repo_unverified without a request (fail closed)', async () => {
+    const before = github.state.requests.length;
+    const readOnly = createGitHubActivities({
+      identities: createGitHubIdentities({ apiUrl: github.apiUrl, gitUrl: github.gitUrl, tokens: { read: 'ghp_read_token_for_tests' } }),
+    });
+    expect(await readOnly.vetRepository({ repo: 'acme/reads', identity: 'write' })).toEqual({
+      ok: false,
+      repo: 'acme/reads',
+      code: 'repo_unverified',
+      reason: "GitHub could not be asked about acme/reads: no credential is configured for the 'write' identity",
+    });
+    expect(github.state.requests.length).toBe(before);
+  });
 });
 
 describe('GitHub App identity', () => {

@@ -10,7 +10,20 @@ import { type VetRepositoryInput, type VetRepositoryResult } from './types';
 export function createRepositoryVetting(identities: GitHubIdentities) {
   return {
     async vetRepository(input: VetRepositoryInput): Promise<VetRepositoryResult> {
-      const gh = await identities.octokitFor(input.identity ?? 'read');
+      const scope = input.identity ?? 'read';
+      const gh = await identities.octokitFor(scope).catch((error: unknown) => {
+        // No credential for the scope: nothing can confirm the repository, so it is not run on (fail closed).
+        if ((error as { type?: string }).type === 'github_no_credential') return undefined;
+        throw error;
+      });
+      if (!gh) {
+        return {
+          ok: false,
+          repo: input.repo,
+          code: 'repo_unverified',
+          reason: `GitHub could not be asked about ${input.repo}: no credential is configured for the '${scope}' identity`,
+        };
+      }
       try {
         const { data } = await gh.rest.repos.get(splitRepo(input.repo));
         return { ok: true, repo: data.full_name, defaultBranch: data.default_branch, private: data.private };

@@ -41,7 +41,7 @@ export interface LocalGitHub {
     owner: string,
     name: string,
     files: Record<string, string>,
-    options?: { defaultBranch?: string; private?: boolean },
+    options?: { defaultBranch?: string; private?: boolean; hiddenFrom?: Scope[] },
   ): RepoState;
   /** Commits files on a branch as someone else's push would (no webhook). Returns the commit. */
   commit(repo: string, branch: string, files: Record<string, string>, message?: string): string;
@@ -108,7 +108,7 @@ export async function startLocalGitHub(options: LocalGitHubOptions): Promise<Loc
       res.writeHead(401, { 'www-authenticate': 'Basic realm="GitHub"' }).end('Authentication required\n');
       return;
     }
-    if (!repo) return void res.writeHead(404).end('Repository not found\n');
+    if (!repo || repo.hiddenFrom?.includes(scope)) return void res.writeHead(404).end('Repository not found\n');
     if (target.isPush && scope !== 'write') return void res.writeHead(403).end('Permission denied: this token may not push\n');
     const before = target.isPush && req.method === 'POST' ? branchHeads(repo.dir) : undefined;
     await serveGit(req, res, root, `/${relativeDir(repo)}${target.rest}`, loginOf(token!));
@@ -173,6 +173,7 @@ export async function startLocalGitHub(options: LocalGitHubOptions): Promise<Loc
         dir,
         defaultBranch,
         private: repoOptions.private ?? true,
+        ...(repoOptions.hiddenFrom ? { hiddenFrom: repoOptions.hiddenFrom } : {}),
         issues: new Map(),
         nextNumber: 1,
         checkRuns: new Map(),

@@ -1,5 +1,5 @@
 import { type Request, type Response } from 'express';
-import { type LocalGitHubState, type RepoState, type WriteRecord } from './state';
+import { type LocalGitHubState, type RepoState, type Scope, type WriteRecord } from './state';
 import { type WebhookSender } from './webhook-sender';
 
 /** What every REST route of the local GitHub shares. */
@@ -12,7 +12,8 @@ export interface RestContext {
 
 /** The repository named in the path, or a 404 answered (as GitHub does for invisible ones). */
 export function repoOf(ctx: RestContext, req: Request, res: Response): RepoState | undefined {
-  const repo = ctx.state.repo(String(req.params.owner), String(req.params.repo));
+  const found = ctx.state.repo(String(req.params.owner), String(req.params.repo));
+  const repo = found?.hiddenFrom?.includes(res.locals.scope as Scope) ? undefined : found;
   if (!repo) res.status(404).json({ message: 'Not Found' });
   return repo;
 }

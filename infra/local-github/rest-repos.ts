@@ -2,11 +2,13 @@ import { type Request, type Response, Router } from 'express';
 import { listTree, readBlob, revParse, tryGit } from './git-store';
 import { repository } from './payloads';
 import { page, repoOf, type RestContext } from './rest-context';
+import { type Scope } from './state';
 
 /** Repositories, trees, contents, code search, and checks/statuses of a commit. */
 export function repoRoutes(ctx: RestContext): Router {
   const router = Router();
-  const visible = () => [...ctx.state.repos.values()];
+  // What the request's token may see: a repository hidden from its scope is left out, as on GitHub.
+  const visible = (res: Response) => [...ctx.state.repos.values()].filter((r) => !r.hiddenFrom?.includes(res.locals.scope as Scope));
 
   // What a credential check reads: it costs no quota on GitHub, and needs a valid token.
   router.get('/rate_limit', (_req, res) => {
@@ -17,15 +19,15 @@ export function repoRoutes(ctx: RestContext): Router {
     page(
       req,
       res,
-      visible().map((r) => repository(ctx.webUrl, r)),
+      visible(res).map((r) => repository(ctx.webUrl, r)),
     ),
   );
   router.get('/installation/repositories', (req, res) =>
     page(
       req,
       res,
-      visible().map((r) => repository(ctx.webUrl, r)),
-      (repositories) => ({ total_count: visible().length, repositories }),
+      visible(res).map((r) => repository(ctx.webUrl, r)),
+      (repositories) => ({ total_count: visible(res).length, repositories }),
     ),
   );
 
@@ -87,7 +89,7 @@ export function repoRoutes(ctx: RestContext): Router {
     const text = q.replace(/(?:^|\s)\w+:\S+/g, ' ').trim();
     if (!text) return void res.status(422).json({ message: 'Validation Failed' });
     const items: object[] = [];
-    for (const repo of visible()) {
+    for (const repo of visible(res)) {
       const fullName = `${repo.owner}/${repo.name}`;
       if (repoFilter && fullName.toLowerCase() !== repoFilter) continue;
       const out = tryGit(repo.dir, ['grep', '-n', '-I', '-F', '-i', '-e', text, repo.defaultBranch]) ?? '';

@@ -78,6 +78,8 @@ export interface RepoState {
   dir: string;
   defaultBranch: string;
   private: boolean;
+  /** Token scopes that cannot see it (GitHub answers them 404, as for a repository that does not exist). */
+  hiddenFrom?: Scope[];
   issues: Map<number, IssueState>;
   nextNumber: number;
   checkRuns: Map<string, CheckRunState[]>;

@@ -137,6 +137,7 @@ export function createDoor(options: DoorOptions) {
       const extensions = { refusal: code, threadId, messageId };
       if (ACCESS_REFUSALS.has(code)) throw new ApiError('access_refused', outcome.reply ?? 'Refused.', extensions);
       if (code === 'sandbox_unavailable') throw new ApiError('sandbox_unavailable', outcome.reply ?? 'Refused.', extensions);
+      if (code === 'repo_unverified') throw new ApiError('github_unavailable', outcome.reply ?? 'Refused.', extensions);
       throw new ApiError('request_refused', outcome.reply ?? 'Refused.', extensions);
     }
     if (outcome.kind === 'unit' && outcome.unitId) {

@@ -19,6 +19,7 @@ const TITLES: Record<ApiErrorCode, string> = {
   internal_error: 'Internal error',
   temporal_unavailable: 'Temporarily unavailable',
   sandbox_unavailable: 'No command isolation on this deployment',
+  github_unavailable: 'GitHub did not confirm the repository',
 };
 
 /** The RFC 9457 document for an error: type, title, status, detail, and our code and extensions. */

@@ -175,6 +175,10 @@ export const RunRecordSchema = z
     toolCalls: z.array(z.object({ turn: z.number(), name: z.string(), ok: z.boolean(), error: z.string().optional() })),
     children: z.array(z.object({ workflowId: z.string(), agent: z.string() })),
     finalText: z.string().describe("The run's answer."),
+    summary: z
+      .string()
+      .optional()
+      .describe('The closing summary (what was done and what is left) when the budget, turn guard or token cap ended the run.'),
     profile: z.object({ agent: z.string() }).describe('The resolved profile: agent, model, budget and what bounded each.'),
     startedAt: z.number(),
     endedAt: z.number(),

@@ -63,3 +63,47 @@ export async function startShipKit(
     },
   };
 }
+
+const finding = {
+  severity: 'minor',
+  path: 'README.md',
+  line: 1,
+  title: 'The heading lost its greeting',
+  scenario: 'A reader opens the README and finds no greeting.',
+  impact: 'The change does not do what was asked.',
+};
+
+/** Coding adds a line; the first review asks for a fix, later ones approve. */
+export function findingThenApprovalScript(ship: ShipKit, name: string): string {
+  return ship.kit.script(name, [
+    {
+      alternatives: [
+        {
+          when: { lastUserIncludes: '(review 1 of this unit)' },
+          text: 'One finding.',
+          toolCalls: [
+            { name: 'submit_review', input: { verdict: 'request_changes', summary: 'One bounded defect.', findings: [finding] } },
+          ],
+        },
+        {
+          when: { lastUserIncludes: 'of this unit)' },
+          text: 'Looks right.',
+          toolCalls: [{ name: 'submit_review', input: { verdict: 'approve', summary: 'Good.', findings: [] } }],
+        },
+        {
+          when: { lastUserIncludes: 'The review asks' },
+          text: 'Fixing.',
+          toolCalls: [{ name: 'bash', input: { command: 'echo "Hello, reader." >> README.md' } }],
+        },
+        {
+          text: 'Adding the greeting.',
+          toolCalls: [
+            { name: 'bash', input: { command: 'echo "Hello." >> README.md' } },
+            { name: 'submit_description', input: { title: 'Add a greeting', body: 'Adds a greeting line.' } },
+          ],
+        },
+      ],
+    },
+    { text: 'Done: {{lastToolResult}}' },
+  ]);
+}

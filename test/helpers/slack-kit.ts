@@ -9,7 +9,7 @@ import { type TestWorkflowEnvironment } from '@temporalio/testing';
 import { type Worker } from '@temporalio/worker';
 import { stringify } from 'yaml';
 import { createActivities, type ActivityDeps } from '../../activities';
-import { createGitHubIdentities } from '../../activities/github';
+import { createGitHubIdentities, type GitHubIdentities } from '../../activities/github';
 import { createSlackWebClient } from '../../activities/slack';
 import { defaultAgentsConfig, type AgentsConfigInput } from '../../agents';
 import { SlackConfigSchema } from '../../infra/config/slack-section';
@@ -56,7 +56,10 @@ export interface SlackKit {
 export async function startSlackKit(
   label: string,
   agents: AgentsConfigInput = {},
-  options: { allowedModels?: string[] } = {},
+  options: {
+    allowedModels?: string[];
+    /** GitHub credentials (e.g. against the local GitHub); none by default. */ github?: GitHubIdentities;
+  } = {},
 ): Promise<SlackKit> {
   const env = await sharedEnvironment();
   const taskQueue = uniqueTaskQueue(label);
@@ -71,7 +74,7 @@ export async function startSlackKit(
     bot: { userId: BOT, botId: 'B0SWITCHBOARD', name: 'switchboard' },
   });
   const agentsConfig = defaultAgentsConfig(agents);
-  const identities = createGitHubIdentities({ apiUrl: 'http://127.0.0.1:9/api/v3', gitUrl: 'http://127.0.0.1:9' });
+  const identities = options.github ?? createGitHubIdentities({ apiUrl: 'http://127.0.0.1:9/api/v3', gitUrl: 'http://127.0.0.1:9' });
   const deps: ActivityDeps = {
     logger,
     models: { baseDir: dir, scriptedDirs: { [KIT_SCRIPTS]: scripts }, logger },

@@ -209,25 +209,38 @@ describe('run bounds on the time-skipping server', () => {
     await env.teardown();
   });
 
-  test('a run that ends at its budget while polling a job that never ends', async () => {
+  // run/budget-ended.json and run/turn-guard.json were recorded before the closing-summary patch
+  // (no summary at the budget; the guard's summary unmarked) and are kept as they are: they prove
+  // that the patch's old branch still replays. These scenarios record the shapes with the patch.
+  test('a run that ends at its budget while polling a job that never ends, with a closing summary', async () => {
     const model = kit.script('budget', [
       { text: 'Starting the job.', toolCalls: [{ name: 'bash', input: { command: 'echo started' } }] },
       { text: 'Waiting for the job.', toolCalls: [{ name: 'wait_for_job', input: { exitFile: '/tmp/never.exit', pollSeconds: 900 } }] },
-      { text: 'never' },
+      { text: 'Summary: the job never finished.' },
     ]);
     const { runId } = await kit.start('budget:30 wait for the long job', { agent: 'explore', model });
-    expect((await kit.result(runId)).outcome).toBe('budget');
-    await saveHistory(kit.env.client, runId, 'run/budget-ended');
+    expect(await kit.result(runId)).toMatchObject({ outcome: 'budget', summary: 'Summary: the job never finished.' });
+    await saveHistory(kit.env.client, runId, 'run/budget-summarised');
   });
 
-  test('a run that ends at its turn guard after a summary turn', async () => {
+  test('a run that ends at its turn guard with a closing summary', async () => {
     const model = kit.script('guard', [
       { text: 'One.', toolCalls: [{ name: 'bash', input: { command: 'echo one' } }] },
       { text: 'Two.', toolCalls: [{ name: 'bash', input: { command: 'echo two' } }] },
       { text: 'Summary.' },
     ]);
     const { runId } = await kit.start('look into it', { agent: 'brief', model });
-    expect((await kit.result(runId)).outcome).toBe('turns');
-    await saveHistory(kit.env.client, runId, 'run/turn-guard');
+    expect(await kit.result(runId)).toMatchObject({ outcome: 'turns', summary: 'Summary.' });
+    await saveHistory(kit.env.client, runId, 'run/turn-guard-summarised');
+  });
+
+  test('a run that ends at its token cap with a closing summary', async () => {
+    const model = kit.script('tokens', [
+      { text: 'A very long answer that was cut', usage: { inputTokens: 900, outputTokens: 2000 } },
+      { text: 'Summary: half explained.' },
+    ]);
+    const { runId } = await kit.start('explain everything', { agent: 'brief', model });
+    expect(await kit.result(runId)).toMatchObject({ outcome: 'tokens', summary: 'Summary: half explained.' });
+    await saveHistory(kit.env.client, runId, 'run/tokens-summarised');
   });
 });

@@ -17,56 +17,12 @@ import {
   type UnitState,
 } from '../../workflows/contracts';
 import { runsOf, saveHistory } from '../helpers/history';
-import { REPO, startShipKit, type ShipKit } from '../helpers/ship-kit';
+import { findingThenApprovalScript, REPO, startShipKit, type ShipKit } from '../helpers/ship-kit';
 import { timeSkippingEnvironment } from '../helpers/temporal';
 import { waitUntil } from '../helpers/wait';
 import { shortHistoryEnvironment } from './servers';
 
 jest.setTimeout(240_000);
-
-const finding = {
-  severity: 'minor',
-  path: 'README.md',
-  line: 1,
-  title: 'The heading lost its greeting',
-  scenario: 'A reader opens the README and finds no greeting.',
-  impact: 'The change does not do what was asked.',
-};
-
-/** Coding adds a line; the first review asks for a fix, later ones approve. */
-function unitScript(ship: ShipKit, name: string): string {
-  return ship.kit.script(name, [
-    {
-      alternatives: [
-        {
-          when: { lastUserIncludes: '(review 1 of this unit)' },
-          text: 'One finding.',
-          toolCalls: [
-            { name: 'submit_review', input: { verdict: 'request_changes', summary: 'One bounded defect.', findings: [finding] } },
-          ],
-        },
-        {
-          when: { lastUserIncludes: 'of this unit)' },
-          text: 'Looks right.',
-          toolCalls: [{ name: 'submit_review', input: { verdict: 'approve', summary: 'Good.', findings: [] } }],
-        },
-        {
-          when: { lastUserIncludes: 'The review asks' },
-          text: 'Fixing.',
-          toolCalls: [{ name: 'bash', input: { command: 'echo "Hello, reader." >> README.md' } }],
-        },
-        {
-          text: 'Adding the greeting.',
-          toolCalls: [
-            { name: 'bash', input: { command: 'echo "Hello." >> README.md' } },
-            { name: 'submit_description', input: { title: 'Add a greeting', body: 'Adds a greeting line.' } },
-          ],
-        },
-      ],
-    },
-    { text: 'Done: {{lastToolResult}}' },
-  ]);
-}
 
 /** A coding run that never ends on its own. */
 function slowScript(ship: ShipKit, name: string): string {
@@ -104,7 +60,7 @@ describe('units', () => {
 
   test('a unit carried to a merged PR: findings, a fix, approval, CI by signal, idle, merged', async () => {
     const unitId = `unit:${REPO}:record-merged`;
-    const unit = await ship.start({ unitId, request: 'Add a greeting to the README', model: unitScript(ship, 'merged') });
+    const unit = await ship.start({ unitId, request: 'Add a greeting to the README', model: findingThenApprovalScript(ship, 'merged') });
     const checking = await waitUntil(
       () => unit.query(unitStateQuery),
       (state) => state.phase === 'checks' && state.round === 2,
@@ -278,7 +234,7 @@ describe('a unit that continues-as-new', () => {
 
   test('continues-as-new before its second coding round, then idles and is stopped', async () => {
     const unitId = `unit:${REPO}:record-continued`;
-    const unit = await ship.start({ unitId, request: 'Add a greeting to the README', model: unitScript(ship, 'continued') });
+    const unit = await ship.start({ unitId, request: 'Add a greeting to the README', model: findingThenApprovalScript(ship, 'continued') });
     const checking = await waitUntil(
       () => unit.query(unitStateQuery),
       (state) => state.phase === 'checks' && state.round === 2,

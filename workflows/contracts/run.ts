@@ -175,6 +175,11 @@ export interface RunRecord {
   children: ChildRecord[];
   jobWaits: { polls: number; waitedMs: number };
   finalText: string;
+  /**
+   * The closing summary: what was done and what is left, written in one last turn without
+   * tools when the budget, the turn guard or the token cap ended the run (also `finalText`).
+   */
+  summary?: string;
   /** Structured results from workflow-native tools (`submit_review`, `submit_description`). */
   submissions: Record<string, unknown>;
   startedAt: number;

@@ -54,7 +54,10 @@ export interface MessageOutcome {
   agent?: string;
   /** The plain answer given instead of a run. */
   reply?: string;
-  /** Why a message was refused, as a stable code: an access `RefusalCode`, `model_not_allowed`, `request_missing` or `repo_missing`. */
+  /**
+   * Why a message was refused, as a stable code: an access `RefusalCode`, `model_not_allowed`, `request_missing`,
+   * `repo_missing`, or the repository vet's `repo_not_visible` / `repo_unverified`.
+   */
   code?: string;
 }
 

@@ -1,3 +1,4 @@
+import { ActivityFailure, RetryState } from '@temporalio/common';
 import type { ModelTurnInput, ModelTurnResult, ToolCall } from '../../activities/models/types';
 import { builtinCatalog, defaultAgentsConfig, getAgent, resolveProfile } from '../../agents';
 import type { RunCarry, RunInput } from '../contracts';
@@ -37,7 +38,10 @@ function turn(text: string, toolCalls: ToolCall[] = [], extra: Partial<ModelTurn
 }
 
 /** A run loop over fakes: the model answers `turns` in order; tools answer "ran <name>". */
-function loop(turns: ModelTurnResult[], options: { agent?: string; suggestContinueAsNew?: boolean; onTurn?: (n: number) => void } = {}) {
+function loop(
+  turns: ModelTurnResult[],
+  options: { agent?: string; suggestContinueAsNew?: boolean; onTurn?: (n: number) => void; before?: string[] } = {},
+) {
   const clock = new FakeClock();
   const log = new CallLog();
   const state = new RunState(input(options.agent), clock.now());
@@ -61,6 +65,12 @@ function loop(turns: ModelTurnResult[], options: { agent?: string; suggestContin
   });
   const carried: RunCarry[] = [];
   let played = 0;
+  const play = (request: ModelTurnInput) => {
+    options.onTurn?.(played);
+    const next = turns[played++];
+    if (!next) throw new Error(`no scripted turn ${played} (tools offered: ${request.tools.length})`);
+    return next;
+  };
   const run = new RunLoop({
     runId: 'run:t:1',
     state,
@@ -68,23 +78,25 @@ function loop(turns: ModelTurnResult[], options: { agent?: string; suggestContin
     clock,
     card,
     children,
-    models: {
-      modelTurn: log.fn('modelTurn', (request: ModelTurnInput) => {
-        options.onTurn?.(played);
-        const next = turns[played++];
-        if (!next) throw new Error(`no scripted turn ${played} (tools offered: ${request.tools.length})`);
-        return next;
+    models: { modelTurn: log.fn('modelTurn', play) },
+    // As the activity fails for good: its retries ran out.
+    closingModels: {
+      modelTurn: log.fn('closingTurn', (request: ModelTurnInput) => {
+        if (played >= turns.length) throw new ActivityFailure('model down', 'modelTurn', '9', RetryState.MAXIMUM_ATTEMPTS_REACHED, 'test');
+        return play(request);
       }),
     },
+    // A history recorded before a patch answers false for it.
+    patched: (id) => !options.before?.includes(id),
     executeTools: async (calls) => calls.map((call) => ({ callId: call.id, name: call.name, content: `ran ${call.name}` })),
-    cancellable: async (work) => (control.stopRequest || control.pastDeadline() ? undefined : work()),
+    cancellable: async (work, when) => (control.stopRequest || (!when?.afterDeadline && control.pastDeadline()) ? undefined : work()),
     continueAsNewSuggested: () => options.suggestContinueAsNew ?? false,
     continueAsNew: async (carry) => {
       carried.push(carry);
       throw Object.assign(new Error('continue as new'), { name: 'ContinueAsNew' });
     },
   });
-  return { run, state, control, log, carried };
+  return { run, state, control, log, carried, clock };
 }
 
 const bash = (id: string): ToolCall => ({ id, name: 'bash', input: { command: 'ls' } });
@@ -114,10 +126,13 @@ describe('RunLoop', () => {
     expect(state).toMatchObject({ outcome: 'stopped', endedBy: 'stopped by ada: enough', turns: 1 });
   });
 
-  it('ends at the token cap when a turn is cut off without tool calls', async () => {
-    const { run, state } = loop([turn('cut', [], { stopReason: 'max_tokens' })]);
+  it('ends at the token cap after one closing turn offered no tools, which is the summary', async () => {
+    const { run, state, log } = loop([turn('cut', [], { stopReason: 'max_tokens' }), turn('Done: a; left: b.', [bash('x')])]);
     await run.run();
-    expect(state.outcome).toBe('tokens');
+    expect(state).toMatchObject({ outcome: 'tokens', turns: 2, finalText: 'Done: a; left: b.', summary: 'Done: a; left: b.' });
+    expect(log.names().filter((name) => name !== 'statusCard')).toEqual(['modelTurn', 'closingTurn']);
+    expect(log.inputs<ModelTurnInput>('closingTurn')[0].tools).toEqual([]);
+    expect(state.toolCalls).toEqual([]);
   });
 
   it('ends at the turn guard after one closing turn offered no tools', async () => {
@@ -125,8 +140,40 @@ describe('RunLoop', () => {
     const many = Array.from({ length: guard + 1 }, (_, k) => turn(`step ${k}`, [bash(String(k))]));
     const { run, state, log } = loop(many);
     await run.run();
-    expect(state).toMatchObject({ outcome: 'turns', turns: guard + 1 });
-    expect(log.inputs<ModelTurnInput>('modelTurn').at(-1)?.tools).toEqual([]);
+    expect(state).toMatchObject({ outcome: 'turns', turns: guard + 1, summary: `step ${guard}` });
+    expect(log.inputs<ModelTurnInput>('closingTurn').map((request) => request.tools)).toEqual([[]]);
+  });
+
+  it('ends at the budget with a closing turn written after the deadline', async () => {
+    const { run, state, log, clock } = loop([turn('Looking.', [bash('1')]), turn('Found a; b is left.')], {
+      onTurn: (n) => n === 0 && (clock.time += 31 * 60_000),
+    });
+    await run.run();
+    expect(state).toMatchObject({
+      outcome: 'budget',
+      endedBy: 'the 30-minute budget (directive)',
+      turns: 2,
+      summary: 'Found a; b is left.',
+    });
+    expect(state.messages.at(-2)).toEqual({
+      role: 'user',
+      text: '(system) The run has reached the 30-minute budget. Tools are no longer available: answer now with what you found, what is done and what is left.',
+    });
+    expect(log.inputs<ModelTurnInput>('closingTurn')[0].tools).toEqual([]);
+  });
+
+  it('a closing turn that fails leaves the bound and the last text', async () => {
+    const { run, state } = loop([turn('cut', [], { stopReason: 'max_tokens' })]);
+    await run.run();
+    expect(state).toMatchObject({ outcome: 'tokens', turns: 1, finalText: 'cut' });
+    expect(state.summary).toBeUndefined();
+  });
+
+  it('histories from before the patch: no closing turn at the budget or token cap', async () => {
+    const { run, state, log } = loop([turn('cut', [], { stopReason: 'max_tokens' })], { before: ['closing-summary'] });
+    await run.run();
+    expect(state).toMatchObject({ outcome: 'tokens', turns: 1, finalText: 'cut' });
+    expect(log.names()).not.toContain('closingTurn');
   });
 
   it('continues as new after a tool round when Temporal suggests it, carrying the conversation', async () => {

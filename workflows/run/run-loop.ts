@@ -7,9 +7,7 @@ import { stopWords, type RunControl, type WorkflowClock } from './run-control';
 import type { RunState } from './run-state';
 import type { StatusCard } from './status-card';
 import type { TaskChildren } from './task-children';
-
-/** Time kept back from the deadline for the closing summary turn. */
-export const SUMMARY_RESERVE_MS = 60_000;
+import { closingSummary, type Bound } from './closing-summary';
 
 export interface RunLoopDeps {
   runId: string;
@@ -19,10 +17,17 @@ export interface RunLoopDeps {
   card: StatusCard;
   children: TaskChildren;
   models: ModelActivities;
+  /** The model activity with the short closing-summary policy. */
+  closingModels: ModelActivities;
+  /** `patched` from the SDK (a fake in unit tests). */
+  patched(id: string): boolean;
   /** Runs one turn's tool calls (tool-dispatch.ts with the run's executors). */
   executeTools(calls: ToolCall[]): Promise<ToolResult[]>;
-  /** Runs `work` so that a stop or the deadline can cancel it; undefined when cancelled (or already ending). */
-  cancellable<T>(work: () => Promise<T>): Promise<T | undefined>;
+  /**
+   * Runs `work` so that a stop or the deadline can cancel it; undefined when cancelled (or
+   * already ending). `afterDeadline`: it may start past the deadline (a stop still ends it).
+   */
+  cancellable<T>(work: () => Promise<T>, options?: { afterDeadline?: boolean }): Promise<T | undefined>;
   /** Temporal suggests continue-as-new (history size). */
   continueAsNewSuggested(): boolean;
   /** Continues the run as new with this carry; never returns. */
@@ -51,11 +56,12 @@ export class RunLoop {
           break;
         }
         if (control.pastDeadline()) {
+          await this.closingSummary('budget', `the ${profile.budget.minutes}-minute budget`);
           state.finish('budget', `the ${profile.budget.minutes}-minute budget (${profile.budget.boundedBy})`);
           break;
         }
         if (state.turns >= profile.turnGuard) {
-          await this.closingSummary(`the turn guard of ${profile.turnGuard} turns`);
+          await this.closingSummary('turns', `the turn guard of ${profile.turnGuard} turns`);
           state.finish('turns', `the turn guard (${profile.turnGuard} turns)`);
           break;
         }
@@ -73,6 +79,7 @@ export class RunLoop {
         state.recordTurn(result);
         card.touch();
         if (result.stopReason === 'max_tokens' && result.toolCalls.length === 0) {
+          await this.closingSummary('tokens', `the token cap of ${profile.tokenCap} tokens per call`);
           state.finish('tokens', `the token cap of ${profile.tokenCap} per call`);
           break;
         }
@@ -105,8 +112,8 @@ export class RunLoop {
     }
   }
 
-  private turn(withTools: boolean): Promise<ModelTurnResult> {
-    const { runId, state, models } = this.deps;
+  private turn(withTools: boolean, models: ModelActivities = this.deps.models): Promise<ModelTurnResult> {
+    const { runId, state } = this.deps;
     const { profile, system } = state.input;
     return models.modelTurn({
       model: profile.model.value,
@@ -138,16 +145,10 @@ export class RunLoop {
     });
   }
 
-  /** At the turn guard: one last turn without tools, so the person gets what was found. */
-  private async closingSummary(bound: string): Promise<void> {
-    const { state, clock } = this.deps;
-    if (state.remainingMs(clock.now()) < SUMMARY_RESERVE_MS) return;
-    state.phase = 'summarising';
-    state.note(
-      `(system) The run has reached ${bound}. Tools are no longer available: answer now with what you found, what is done and what is left.`,
-    );
-    const result = await this.deps.cancellable(() => this.turn(false));
-    if (result) state.recordTurn(result);
+  /** A bound ends the run: one last turn without tools writes what was done and what is left (closing-summary.ts). */
+  private closingSummary(bound: Bound, words: string): Promise<void> {
+    const touchCard = () => this.deps.card.touch();
+    return closingSummary({ ...this.deps, touchCard, turnWithoutTools: (models) => this.turn(false, models) }, bound, words);
   }
 }
 

@@ -54,6 +54,8 @@ export class RunState {
   outcome?: RunOutcome;
   endedBy?: string;
   finalText = '';
+  /** The closing summary, when a bound ended the run and the last turn wrote one. */
+  summary?: string;
   /** Status card updates that could not be delivered after their retries. */
   cardFailures = 0;
   /** How many leading messages are the task (the saved context and the request): never compacted. */
@@ -243,6 +245,7 @@ export class RunState {
       children: this.children,
       jobWaits: this.jobWaits,
       finalText: this.finalText,
+      ...(this.summary ? { summary: this.summary } : {}),
       submissions: this.submissions,
       startedAt: this.startedAt,
       endedAt: now,
