@@ -7,6 +7,7 @@ import { createModelActivities, type ModelActivityDeps } from './models';
 import { createSandboxActivities, createSandboxHost, type SandboxDeps, type SandboxHost } from './sandbox';
 import { createSkillActivities } from './skills';
 import { createStatusActivities, type SlackWebClient, type StatusActivityDeps } from './slack';
+import { createRunProgressActivities } from './runs/run-progress';
 import { createUnitClientActivities, type UnitClientDeps } from './units/unit-client';
 import { createUnitWorkspaceActivities } from './units/unit-workspace';
 import { createWebActivities, type WebActivityDeps } from './web';
@@ -87,6 +88,7 @@ export function createActivities(deps: ActivityDeps) {
       githubWebUrl: deps.units.githubWebUrl ?? deps.github.identities.gitUrl,
       ...(deps.webUi ? { namespace: deps.webUi.namespace } : {}),
     }),
+    ...createRunProgressActivities({ client: deps.units.client }),
     ...createStatusActivities({
       logger: deps.logger,
       ...(deps.slack ? { slack: deps.slack } : {}),
