@@ -8,6 +8,7 @@ import { createSandboxActivities, createSandboxHost, type SandboxDeps, type Sand
 import { createSkillActivities } from './skills';
 import { createStatusActivities, type SlackWebClient, type StatusActivityDeps } from './slack';
 import { createUncertainClientActivities } from './units/uncertain-client';
+import { createRunProgressActivities } from './runs/run-progress';
 import { createUnitClientActivities, type UnitClientDeps } from './units/unit-client';
 import { createUnitWorkspaceActivities } from './units/unit-workspace';
 import { createWebActivities, type WebActivityDeps } from './web';
@@ -89,6 +90,7 @@ export function createActivities(deps: ActivityDeps) {
       ...(deps.webUi ? { namespace: deps.webUi.namespace } : {}),
     }),
     ...createUncertainClientActivities({ client: deps.units.client }),
+    ...createRunProgressActivities({ client: deps.units.client }),
     ...createStatusActivities({
       logger: deps.logger,
       ...(deps.slack ? { slack: deps.slack } : {}),

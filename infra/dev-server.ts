@@ -33,6 +33,15 @@ export interface DevServerOptions {
   detached?: boolean;
 }
 
+/**
+ * Dynamic configuration every dev server of ours gets (a caller's `dynamicConfig` may override
+ * it). Eager activity dispatch hands an activity scheduled by a workflow task back to the
+ * worker that completed that task in the same response, skipping a matching round trip: the
+ * first `modelTurn` of a run starts one poll sooner. A cluster needs the same key set by its
+ * operator (docs/performance.md).
+ */
+export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, boolean>> = { 'system.enableActivityEagerExecution': true };
+
 /** A running `temporal server start-dev` that this process started and will stop. */
 export interface DevServer {
   address: string;
@@ -60,7 +69,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
     args.push('--db-filename', options.dbFile);
   }
   for (const key of SEARCH_ATTRIBUTE_KEYS) args.push('--search-attribute', `${key.name}=${cliTypeName(key)}`);
-  for (const [key, value] of Object.entries(options.dynamicConfig ?? {}))
+  for (const [key, value] of Object.entries({ ...DEV_SERVER_DYNAMIC_CONFIG, ...options.dynamicConfig }))
     args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
 
   options.logger?.debug({ binary: options.binary, args }, 'starting Temporal dev server');

@@ -112,6 +112,9 @@ export async function main(roles: Roles = ALL_IN_ONE): Promise<void> {
       );
     }
 
+    // One cached look at stuck workflows, shared by /healthz and the metrics gauge.
+    const stuck = roles.server ? cachedStuck(client) : undefined;
+    if (stuck) frontEndMetrics?.countStuck(stuck);
     if (roles.server) {
       const mounts = [...frontEnds(loaded, client, logger), ...apiMountsFromConfig(loaded, client, logger, endpoint.uiUrl)];
       const slack = slackFrontEndFromConfig(loaded, client, logger);
@@ -140,7 +143,7 @@ export async function main(roles: Roles = ALL_IN_ONE): Promise<void> {
           workerState: () => worker?.getState(),
           ...(worker && deps.sandboxHost ? { sandbox: () => deps.sandboxHost!.readiness() } : {}),
           services: () => services.statuses(),
-          stuck: cachedStuck(client),
+          ...(stuck ? { stuck } : {}),
         },
       });
       const server = await listen(app, config.http.port, config.http.host);

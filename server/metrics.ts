@@ -1,6 +1,9 @@
 import { type WorkflowClientInterceptor } from '@temporalio/client';
 import { type RequestHandler } from 'express';
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** The kinds the stuck gauge always reports (0 included, so an alert rule sees the series). */
+export const STUCK_KINDS = ['run', 'unit', 'thread', 'plan'] as const;
 
 /**
  * The front ends' own series (the Temporal runtime's come from Core, see infra/metrics.ts):
@@ -29,6 +32,26 @@ export class FrontEndMetrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [this.registry],
   });
+
+  /**
+   * `switchboard_stuck_workflows{kind}`: our open workflows whose workflow task keeps failing
+   * (infra/stuck.ts), read when scraped from `stuck` (which caches, since a look describes each
+   * open workflow). Alert on any value above 0; `switchboard runs list --stuck` names them.
+   */
+  countStuck(stuck: () => Promise<Array<{ kind: string }>>, kinds: readonly string[] = STUCK_KINDS): void {
+    new Gauge({
+      name: 'switchboard_stuck_workflows',
+      help: 'Open runs, units, threads and plans whose workflow task keeps failing (see switchboard runs list --stuck)',
+      labelNames: ['kind'] as const,
+      registers: [this.registry],
+      async collect() {
+        const found = await stuck().catch(() => undefined);
+        // Unknown (Temporal unreachable): no sample rather than a false zero.
+        if (!found) return;
+        for (const kind of kinds) this.set({ kind }, found.filter((each) => each.kind === kind).length);
+      },
+    });
+  }
 
   /** Counts and times every request under `frontEnd` (the mount: `slack`, `github`, `api`, `mcp`, `health`). */
   middleware(frontEnd: string): RequestHandler {

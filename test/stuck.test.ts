@@ -2,6 +2,7 @@ import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { type TestWorkflowEnvironment } from '@temporalio/testing';
 import { checkHealth } from '../server/health';
 import { findStuck } from '../infra/stuck';
+import { FrontEndMetrics } from '../server/metrics';
 import { sharedEnvironment, uniqueTaskQueue } from './helpers/temporal';
 import { waitUntil } from './helpers/wait';
 import { brokenRunWorkflow } from './fixtures/stuck/workflows';
@@ -26,7 +27,7 @@ describe('a workflow that cannot complete its workflow task is visible', () => {
     await env?.teardown();
   });
 
-  it('in findStuck (runs list --stuck) and as a degraded /healthz', async () => {
+  it('in findStuck (runs list --stuck), as a degraded /healthz and as a metric', async () => {
     const workflowId = `run:stuck-test:${taskQueue}`;
     // Set at start: a failed workflow task's own upserts are never recorded.
     const handle = await env.client.workflow.start(brokenRunWorkflow, {
@@ -48,6 +49,12 @@ describe('a workflow that cannot complete its workflow task is visible', () => {
     });
     expect(health).toMatchObject({ ok: true, status: 'degraded' });
     expect(health.reason).toContain(workflowId);
+    const metrics = new FrontEndMetrics();
+    metrics.countStuck(() => findStuck(env.client, { kinds: ['run'] }));
+    const scraped = await metrics.registry.metrics();
+    const runs = Number(/^switchboard_stuck_workflows\{kind="run"\} (\d+)$/m.exec(scraped)?.[1]);
+    expect(runs).toBeGreaterThanOrEqual(1);
+    expect(scraped).toMatch(/^switchboard_stuck_workflows\{kind="unit"\} 0$/m);
     await handle.terminate('test over');
     expect(await findStuck(env.client, { kinds: ['run'] })).not.toContainEqual(expect.objectContaining({ workflowId }));
   });

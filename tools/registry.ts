@@ -90,10 +90,25 @@ export function getTool(name: string): ToolSpec | undefined {
   return isToolName(name) ? TOOLS[name] : undefined;
 }
 
+/**
+ * Each tool's schema, rendered once per process. Rendering a zod schema as JSON schema costs
+ * several milliseconds a tool, and a run renders its whole tool list in its first workflow task,
+ * so without this every run start (and every replay) spent tens of CPU milliseconds before its
+ * first model turn. A pure function of the tool's name, so sharing it between workflows (the
+ * worker's reused V8 context) cannot change what any workflow does.
+ */
+const renderedSchemas = new Map<string, ModelToolSchema>();
+
 /** The model-facing schemas for a list of tool names, in the list's order (unknown names are skipped). */
 export function modelToolSchemas(names: readonly string[]): ModelToolSchema[] {
   return names.flatMap((name) => {
     const tool = getTool(name);
-    return tool ? [toolJsonSchema(tool)] : [];
+    if (!tool) return [];
+    let schema = renderedSchemas.get(name);
+    if (!schema) {
+      schema = toolJsonSchema(tool);
+      renderedSchemas.set(name, schema);
+    }
+    return [schema];
   });
 }

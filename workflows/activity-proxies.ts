@@ -5,11 +5,18 @@
  * constructor arguments, so unit tests hand in plain fakes.
  */
 import type { Duration } from '@temporalio/common';
-import { ActivityCancellationType, proxyActivities, type ActivityOptions } from '@temporalio/workflow';
+import {
+  ActivityCancellationType,
+  proxyActivities,
+  proxyLocalActivities,
+  type ActivityOptions,
+  type LocalActivityOptions,
+} from '@temporalio/workflow';
 import type { AgentSetup } from '../activities/agents/agent-setup';
 import type { AttachActivities } from '../activities/attach';
 import type { GitHubActivities } from '../activities/github';
 import type { ModelTurnInput, ModelTurnResult } from '../activities/models/types';
+import type { RunProgress } from '../activities/runs/run-progress';
 import type {
   BashInput,
   BashResult,
@@ -32,6 +39,11 @@ export type { AttachActivities, SkillActivities, WebActivities };
 
 export interface SetupActivities {
   loadAgentSetup(): Promise<AgentSetup>;
+}
+
+/** A thread's look at its current run (is its workflow task stuck failing?). */
+export interface RunProgressActivities {
+  runProgress(input: { runId: string }): Promise<RunProgress>;
 }
 
 export interface ModelActivities {
@@ -161,11 +173,24 @@ export const POLICIES = {
     heartbeatTimeout: HEARTBEAT_TIMEOUT,
     retry: backoff('1 second', '30 seconds', 5),
   },
+  /** A thread describing its current run (a read; a failed look is just skipped). */
+  runProgress: { startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumAttempts: 3 } },
   /** Starting, inspecting and listing units through the Temporal client. */
   unitClient: { startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumAttempts: 5 } },
 } as const satisfies Record<string, ActivityOptions>;
 
+/**
+ * Local activities: run by the worker inside the workflow task that asks, with no task-queue
+ * round trip, for short reads on the path to a run's first model turn.
+ */
+export const LOCAL_POLICIES = {
+  /** The agent setup a thread decides each message with (a file read and the sandbox's readiness). */
+  setup: { startToCloseTimeout: '10 seconds', retry: { maximumAttempts: 5 } },
+} as const satisfies Record<string, LocalActivityOptions>;
+
 export const setup = proxyActivities<SetupActivities>(POLICIES.setup);
+export const localSetup = proxyLocalActivities<SetupActivities>(LOCAL_POLICIES.setup);
+export const runProgress = proxyActivities<RunProgressActivities>(POLICIES.runProgress);
 export const models = proxyActivities<ModelActivities>(POLICIES.modelTurn);
 export const closingModels = proxyActivities<ModelActivities>(POLICIES.closingSummary);
 export const shell = proxyActivities<Pick<SandboxActivities, 'bash'>>(POLICIES.shellCommand);

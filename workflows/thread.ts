@@ -1,21 +1,24 @@
 import {
   allHandlersFinished,
+  CancellationScope,
   condition,
   continueAsNew,
   getExternalWorkflowHandle,
   ParentClosePolicy,
   patched,
   setHandler,
+  sleep,
   startChild,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ChatMessage } from '../activities/models/types';
-import { githubWrites, repoVetting, setup, status as rawStatus, units } from './activity-proxies';
+import { githubWrites, localSetup, repoVetting, runProgress, setup, status as rawStatus, units } from './activity-proxies';
 import { UncertainWrites } from './effects/uncertain-writes';
 import { staticDetails } from './details';
 import { SwitchboardKind, Thread } from './search-attributes';
 import { decide } from './thread/decide';
+import { stuckRunNotice, watchForStuck, type StuckRun } from './thread/run-watch';
 import { needsVetting, VET_REPOSITORY_PATCH, vetInput, vetRefusal } from './thread/vet';
 import { pullRequestUnitId, taskUnitId } from './unit/unit-id';
 import type { Profile } from '../agents';
@@ -131,7 +134,9 @@ export async function threadWorkflow(input: ThreadInput): Promise<void> {
     await condition(() => queue.length > 0);
     const message = queue.shift()!;
     const replyTarget = message.replyTarget ?? input.replyTarget;
-    let decision = decide(await setup.loadAgentSetup(), message, stickyAgent, replyTarget);
+    // A local activity: decided and the run started in one workflow task, no task-queue round trip.
+    const agentSetup = patched(PATCH_LOCAL_SETUP) ? await localSetup.loadAgentSetup() : await setup.loadAgentSetup();
+    let decision = decide(agentSetup, message, stickyAgent, replyTarget);
     // A repository run's owner/name is vetted (one GET, the run's own identity) before any workspace exists.
     if (decision.kind === 'run' && needsVetting(decision.profile) && patched(VET_REPOSITORY_PATCH)) {
       decision = vetRefusal(decision, await repoVetting.vetRepository(vetInput(decision.profile))) ?? decision;
@@ -189,20 +194,17 @@ export async function threadWorkflow(input: ThreadInput): Promise<void> {
         }),
       });
       if (pendingStop) await handle.signal(stopSignal, pendingStop);
-      let record: RunRecord | undefined;
-      try {
-        record = await handle.result();
-      } catch {
-        record = undefined;
-      }
+      const ended = await awaitRun(runId, handle.result(), input.runWatch);
+      const record = ended.record;
       currentRunId = undefined;
       pendingStop = undefined;
       if (record?.workspaceHost) workspaceHost = record.workspaceHost;
-      const answer =
-        record?.finalText ||
-        (record
-          ? `The run ended ${record.outcome}${record.endedBy ? ` (${record.endedBy})` : ''}.`
-          : 'The run failed before it produced an answer.');
+      const answer = ended.stuck
+        ? stuckRunNotice(ended.stuck)
+        : record?.finalText ||
+          (record
+            ? `The run ended ${record.outcome}${record.endedBy ? ` (${record.endedBy})` : ''}.`
+            : 'The run failed before it produced an answer.');
       saved.push({ request: decision.request, answer, agent: decision.agent, outcome: record?.outcome ?? 'failed' });
       saved.splice(0, Math.max(0, saved.length - SAVED_EXCHANGES));
       await statusActivities.deliverReply({ effectKey: `${runId}/answer`, replyTarget, text: answer });
@@ -224,6 +226,41 @@ export async function threadWorkflow(input: ThreadInput): Promise<void> {
         },
       });
     }
+  }
+}
+
+/** Marks histories whose threads load the agent setup as a local activity (before: an activity). */
+export const PATCH_LOCAL_SETUP = 'thread-local-agent-setup';
+/** Marks histories whose threads watch their current run and let a stuck one go (run-watch.ts). */
+export const PATCH_WATCH_RUN = 'thread-watches-current-run';
+
+/**
+ * The run's record, or that it is stuck: a run whose workflow task keeps failing is let go
+ * (the thread stops waiting; the run stays for an operator, see `runs list --stuck`) so the
+ * thread answers and takes new messages again.
+ */
+async function awaitRun(
+  runId: string,
+  result: Promise<RunRecord>,
+  timing: ThreadInput['runWatch'],
+): Promise<{ record?: RunRecord; stuck?: StuckRun }> {
+  const finished = result.then(
+    (record) => ({ record }),
+    () => ({}),
+  );
+  if (!patched(PATCH_WATCH_RUN)) return finished;
+  const watch = new CancellationScope();
+  const deps = { ...timing, sleep, progress: (id: string) => runProgress.runProgress({ runId: id }) };
+  const stuck = watch
+    .run(() => watchForStuck(runId, deps))
+    .then(
+      (found) => ({ stuck: found }),
+      () => new Promise<never>(() => undefined),
+    );
+  try {
+    return await Promise.race([finished, stuck]);
+  } finally {
+    watch.cancel();
   }
 }
 

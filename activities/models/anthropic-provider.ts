@@ -1,4 +1,3 @@
-import Anthropic from '@anthropic-ai/sdk';
 import { readSecret } from '../../infra/config/secrets';
 import { type CallContext } from './activity-context';
 import { fromAnthropicMessage, toAnthropicRequest } from './anthropic-mapping';
@@ -28,6 +27,8 @@ export async function anthropicTurn(
   const label: ProviderLabel = { name: 'Anthropic', keyVariable: 'ANTHROPIC_API_KEY', baseUrl, model: `anthropic:${modelId}` };
   const apiKey = readSecret('anthropicApiKey', options.env);
   if (!apiKey) throw missingKeyFailure(label);
+  // Loaded on first use: a worker that never calls Anthropic does not pay for the SDK at start.
+  const { default: Anthropic } = await import('@anthropic-ai/sdk');
   const client = new Anthropic({ apiKey, baseURL: baseUrl, maxRetries: 0, timeout: options.timeoutMs });
   try {
     const message = await client.messages.create(toAnthropicRequest(modelId, input), { signal: call.signal });

@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { failure } from '../../workflows/contracts';
 import { readSecret } from '../../infra/config/secrets';
 import { type CallContext } from './activity-context';
@@ -26,7 +26,9 @@ export async function openaiTurn(
   const label: ProviderLabel = { name: 'OpenAI-compatible API', keyVariable: 'OPENAI_API_KEY', baseUrl, model: `openai:${modelId}` };
   const apiKey = readSecret('openaiApiKey', options.env);
   if (!apiKey) throw missingKeyFailure(label, ' (a local server that needs no key accepts any value)');
-  const client = new OpenAI({ apiKey, baseURL: baseUrl, maxRetries: 0, timeout: options.timeoutMs });
+  // Loaded on first use: a worker that never calls this API does not pay for the SDK at start.
+  const { default: OpenAIClient } = await import('openai');
+  const client = new OpenAIClient({ apiKey, baseURL: baseUrl, maxRetries: 0, timeout: options.timeoutMs });
   let completion: OpenAI.Chat.ChatCompletion;
   try {
     completion = await client.chat.completions.create(toOpenAIRequest(modelId, input, options), { signal: call.signal });

@@ -1,5 +1,3 @@
-import Anthropic from '@anthropic-ai/sdk';
-import OpenAI from 'openai';
 import { readSecret } from '../../infra/config/secrets';
 import { DEFAULT_ANTHROPIC_BASE_URL } from './anthropic-provider';
 import { DEFAULT_OPENAI_BASE_URL } from './openai-provider';
@@ -30,17 +28,35 @@ export function modelAccessChecks(options: ModelAccessOptions = {}): ModelAccess
   const anthropicKey = readSecret('anthropicApiKey', env);
   if (anthropicKey) {
     const baseUrl = options.anthropicBaseUrl ?? DEFAULT_ANTHROPIC_BASE_URL;
-    const client = new Anthropic({ apiKey: anthropicKey, baseURL: baseUrl, maxRetries: 0, timeout });
+    // The SDKs load when a check runs, not when the process starts.
     checks.push({
       provider: 'anthropic',
-      verify: () => judge(() => client.models.list({ limit: 1 }), `Anthropic at ${baseUrl}`, 'ANTHROPIC_API_KEY'),
+      verify: () =>
+        judge(
+          async () => {
+            const { default: Anthropic } = await import('@anthropic-ai/sdk');
+            return new Anthropic({ apiKey: anthropicKey, baseURL: baseUrl, maxRetries: 0, timeout }).models.list({ limit: 1 });
+          },
+          `Anthropic at ${baseUrl}`,
+          'ANTHROPIC_API_KEY',
+        ),
     });
   }
   const openaiKey = readSecret('openaiApiKey', env);
   if (openaiKey) {
     const baseUrl = options.openaiBaseUrl ?? DEFAULT_OPENAI_BASE_URL;
-    const client = new OpenAI({ apiKey: openaiKey, baseURL: baseUrl, maxRetries: 0, timeout });
-    checks.push({ provider: 'openai', verify: () => judge(() => client.models.list(), `The model API at ${baseUrl}`, 'OPENAI_API_KEY') });
+    checks.push({
+      provider: 'openai',
+      verify: () =>
+        judge(
+          async () => {
+            const { default: OpenAI } = await import('openai');
+            return new OpenAI({ apiKey: openaiKey, baseURL: baseUrl, maxRetries: 0, timeout }).models.list();
+          },
+          `The model API at ${baseUrl}`,
+          'OPENAI_API_KEY',
+        ),
+    });
   }
   return checks;
 }

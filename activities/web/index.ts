@@ -56,7 +56,7 @@ export function createWebActivities(deps: WebActivityDeps) {
       if (!deps.fetch) return { ok: false, url: input.url, code: 'not_configured', error: 'web fetch is turned off in this deployment' };
       const page = await safeFetch(input.url, deps.fetch);
       if (!page.ok) return { ok: false, url: page.url, code: page.code, error: page.error };
-      const readable = toReadable(page.url, page.contentType, page.body);
+      const readable = await toReadable(page.url, page.contentType, page.body);
       const limit = input.maxCharacters ?? DEFAULT_FETCH_CHARACTERS;
       const cut = readable.text.length > limit;
       const text = cut ? readable.text.slice(0, limit) : readable.text;

@@ -9,8 +9,8 @@ const ARTICLE = `<!doctype html><html><head><title>Release notes | Example</titl
 <footer>Copyright footer text</footer><script>window.tracking = true;</script></body></html>`;
 
 describe('toReadable', () => {
-  it('reduces an HTML page to its article as Markdown, with absolute links', () => {
-    const page = toReadable('https://example.test/blog/v2', 'text/html; charset=utf-8', Buffer.from(ARTICLE));
+  it('reduces an HTML page to its article as Markdown, with absolute links', async () => {
+    const page = await toReadable('https://example.test/blog/v2', 'text/html; charset=utf-8', Buffer.from(ARTICLE));
     expect(page.kind).toBe('html');
     expect(page.title).toContain('Release notes');
     expect(page.text).toContain('The new scheduler replaces the old queue');
@@ -20,8 +20,8 @@ describe('toReadable', () => {
     expect(page.text).not.toContain('Copyright footer');
   });
 
-  it('keeps a short page that has no article', () => {
-    const page = toReadable(
+  it('keeps a short page that has no article', async () => {
+    const page = await toReadable(
       'https://example.test/',
       'text/html',
       Buffer.from('<html><body><p>Only <b>this</b>.</p><script>x()</script></body></html>'),
@@ -29,28 +29,28 @@ describe('toReadable', () => {
     expect(page).toMatchObject({ kind: 'html', text: 'Only **this**.' });
   });
 
-  it('returns text and JSON as they are (JSON indented)', () => {
-    expect(toReadable('u', 'text/plain', Buffer.from('plain words'))).toEqual({ kind: 'text', text: 'plain words' });
-    expect(toReadable('u', 'application/json', Buffer.from('{"a":[1,2]}'))).toEqual({
+  it('returns text and JSON as they are (JSON indented)', async () => {
+    expect(await toReadable('u', 'text/plain', Buffer.from('plain words'))).toEqual({ kind: 'text', text: 'plain words' });
+    expect(await toReadable('u', 'application/json', Buffer.from('{"a":[1,2]}'))).toEqual({
       kind: 'json',
       text: '{\n  "a": [\n    1,\n    2\n  ]\n}',
     });
-    expect(toReadable('u', 'application/json', Buffer.from('{"cut'))).toEqual({ kind: 'json', text: '{"cut' });
+    expect(await toReadable('u', 'application/json', Buffer.from('{"cut'))).toEqual({ kind: 'json', text: '{"cut' });
   });
 
-  it('describes a PDF by title, pages and size', () => {
+  it('describes a PDF by title, pages and size', async () => {
     const pdf = Buffer.from(
       '%PDF-1.4\n1 0 obj <</Type /Page>> 2 0 obj <</Type /Page>> 3 0 obj <</Type /Pages>> <</Title (Annual \\(draft\\) report)>>',
     );
-    const page = toReadable('u', 'application/pdf', pdf);
+    const page = await toReadable('u', 'application/pdf', pdf);
     expect(page).toMatchObject({ kind: 'pdf', title: 'Annual (draft) report' });
     expect(page.text).toBe(`(PDF document, ${pdf.length} bytes, 2 pages, titled "Annual (draft) report"; its text is not extracted)`);
     const utf16 = Buffer.from('%PDF-1.7 <</Title <FEFF00480069>>>');
-    expect(toReadable('u', '', utf16).title).toBe('Hi');
+    expect((await toReadable('u', '', utf16)).title).toBe('Hi');
   });
 
-  it('describes other binaries by type and size', () => {
-    expect(toReadable('u', 'image/png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0]))).toEqual({
+  it('describes other binaries by type and size', async () => {
+    expect(await toReadable('u', 'image/png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0]))).toEqual({
       kind: 'binary',
       text: '(binary content of type image/png, 5 bytes; not shown)',
     });

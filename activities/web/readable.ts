@@ -1,7 +1,3 @@
-import { Readability } from '@mozilla/readability';
-import { parseHTML } from 'linkedom';
-import TurndownService from 'turndown';
-
 export type ReadableKind = 'html' | 'text' | 'json' | 'pdf' | 'binary';
 
 export interface ReadablePage {
@@ -16,7 +12,7 @@ export interface ReadablePage {
  * article, without navigation and boilerplate) and then to Markdown; text and JSON as they
  * are; a PDF by its title, page count and size; anything else by its type and size.
  */
-export function toReadable(url: string, contentType: string, body: Buffer): ReadablePage {
+export async function toReadable(url: string, contentType: string, body: Buffer): Promise<ReadablePage> {
   const type = contentType.split(';')[0].trim().toLowerCase();
   if (type === 'application/pdf' || body.subarray(0, 5).toString('latin1') === '%PDF-') return describePdf(body);
   const text = decode(body, contentType);
@@ -42,7 +38,13 @@ function decode(body: Buffer, contentType: string): string {
   }
 }
 
-function htmlToMarkdown(url: string, html: string): ReadablePage {
+async function htmlToMarkdown(url: string, html: string): Promise<ReadablePage> {
+  // Loaded on the first HTML page, not when the worker starts (together about half a second).
+  const [{ Readability }, { parseHTML }, { default: TurndownService }] = await Promise.all([
+    import('@mozilla/readability'),
+    import('linkedom'),
+    import('turndown'),
+  ]);
   const { document } = parseHTML(html);
   // Readability resolves relative links against the document's URI; linkedom has none of its own.
   for (const key of ['baseURI', 'documentURI', 'URL']) {

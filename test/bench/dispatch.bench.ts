@@ -2,7 +2,6 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, cpus, totalmem, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { type Client } from '@temporalio/client';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { sendMessage } from '../../cli/commands/ask';
 import { projectRoot } from '../../infra/paths';
@@ -10,6 +9,8 @@ import { startRunKit, type RunKit } from '../helpers/run-kit';
 import { sharedEnvironment, testTemporalAddress, uniqueTaskQueue } from '../helpers/temporal';
 import { table, type Row } from './stats';
 import { bareWorkflow } from './bare-workflow';
+import { closedAt } from './closed-at';
+import { measureIdleThreads } from './idle-threads';
 
 /**
  * `npm run bench`: each measurement of issue 15 against a bare-Temporal floor started in the
@@ -21,11 +22,13 @@ jest.setTimeout(30 * 60_000);
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 15);
 const BURST = Number(process.env.BENCH_BURST ?? 50);
 
-const closedAt = async (client: Client, workflowId: string) =>
-  (await client.workflow.getHandle(workflowId).describe()).closeTime!.getTime();
+const IDLE_THREADS = Number(process.env.BENCH_IDLE_THREADS ?? 1_000);
+/** The memory the idle-threads worker is given (SWITCHBOARD_WORKER_MEMORY_MB): the issue's budget. */
+const IDLE_MEMORY_MB = Number(process.env.BENCH_IDLE_MEMORY_MB ?? 500);
 
 describe('bench', () => {
   const rows: Row[] = [];
+  const notes: string[] = [];
   let kit: RunKit;
   let bareWorker: Worker;
   let bareRunning: Promise<void>;
@@ -67,7 +70,9 @@ describe('bench', () => {
     const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${Math.round(totalmem() / 2 ** 30)} GiB, load ${loadavg()
       .map((l) => l.toFixed(1))
       .join(' / ')}`;
-    process.stdout.write(`\n${table(rows)}\n\nmachine: ${machine}; ${SAMPLES} samples, burst ${BURST}\n`);
+    process.stdout.write(
+      `\n${table(rows)}\n\n${notes.map((note) => `- ${note}\n`).join('')}\nmachine: ${machine}; ${SAMPLES} samples, burst ${BURST}\n`,
+    );
   });
 
   async function bareSample(): Promise<{ first: number; result: number }> {
@@ -87,8 +92,8 @@ describe('bench', () => {
       ...(thread ? { thread } : {}),
     });
     const runId = sent.outcome.runId!;
-    await kit.client.workflow.getHandle(runId).result();
-    return { first: firstActivity.get(runId)! - t0, result: (await closedAt(kit.client, runId)) - t0 };
+    const closed = await closedAt(kit.client, runId);
+    return { first: firstActivity.get(runId)! - t0, result: closed - t0 };
   }
 
   it('dispatch: request → first activity and → result', async () => {
@@ -120,7 +125,7 @@ describe('bench', () => {
     const threads: string[] = [];
     for (let k = 0; k < BURST; k += 1) {
       const sent = await sendMessage(kit.client, kit.taskQueue, 'hello', { requester: 'bench', agent: 'general', model });
-      await kit.client.workflow.getHandle(sent.outcome.runId!).result();
+      await closedAt(kit.client, sent.outcome.runId!);
       threads.push(sent.threadId);
     }
     const bare = await Promise.all(Array.from({ length: BURST }, () => bareSample()));
@@ -131,6 +136,29 @@ describe('bench', () => {
       ours: ours.map((s) => s.result),
       target: { p99Ms: 3_000 },
     });
+  });
+
+  it(`${IDLE_THREADS} idle threads on one worker`, async () => {
+    const idle = await measureIdleThreads(kit.client, bareDir, { threads: IDLE_THREADS, followUps: SAMPLES * 2, memoryMb: IDLE_MEMORY_MB });
+    const bare = [];
+    for (let k = 0; k < SAMPLES * 2; k += 1) bare.push((await bareSample()).result);
+    rows.push({
+      what: `${IDLE_THREADS} idle threads: worker RSS (empty → idle)`,
+      floor: [idle.rssEmptyMb],
+      ours: [idle.rssIdleMb],
+      unit: 'MB',
+      target: { p99Ms: 500 },
+    });
+    rows.push({
+      what: `follow-up to a random one of ${IDLE_THREADS} idle threads: request → result`,
+      floor: bare,
+      ours: idle.followUps,
+      target: { p99Ms: 1_000 },
+    });
+    const held = Math.min(IDLE_THREADS, idle.cachedWorkflows);
+    notes.push(
+      `idle threads: worker given ${IDLE_MEMORY_MB} MB (cache ${idle.cachedWorkflows} workflows); ${Math.round(idle.rssIdleMb - idle.rssEmptyMb)} MB over the empty worker ≈ ${((idle.rssIdleMb - idle.rssEmptyMb) / held).toFixed(2)} MiB per cached thread; filled in ${Math.round(idle.fillSeconds)} s`,
+    );
   });
 
   it('worker spawn → running', async () => {

@@ -34,6 +34,11 @@ export interface ThreadInput {
   threadId: string;
   replyTarget: ReplyTarget;
   carry?: ThreadCarry;
+  /**
+   * How soon and how often the thread looks at its current run for a workflow task that keeps
+   * failing (workflows/thread/run-watch.ts; defaults: after 1 minute, then every 5). Tests shorten it.
+   */
+  runWatch?: { firstMs?: number; everyMs?: number };
 }
 
 /** One finished exchange a follow-up sees. */
