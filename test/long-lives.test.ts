@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { workspaceLayout } from '../activities/sandbox/workspace-layout';
@@ -15,7 +15,7 @@ import {
 } from '../workflows/contracts';
 import { runsOf } from './helpers/history';
 import { findingThenApprovalScript, REPO, startShipKit, type ShipKit } from './helpers/ship-kit';
-import { waitFor, waitUntil } from './helpers/wait';
+import { waitUntil } from './helpers/wait';
 import { shortHistoryEnvironment } from './record/servers';
 
 jest.setTimeout(150_000);
@@ -40,12 +40,9 @@ describe('long lives through continue-as-new', () => {
   });
   const client = () => ship.kit.env.client;
 
-  // Skipped until fixed: it passed with a `coding` parent before main's direct-coding merge (a
-  // direct coding run now needs a repository); with a `conductor` parent and an `explore` child
-  // the steer update lands after the run already continued-as-new (the child ends early).
-  it.skip('a run keeps its pending steer, its background child and its transcript; its thread keeps a queued message and the context', async () => {
+  it('a run keeps its pending steer, its background child and its transcript; its thread keeps a queued message and the context', async () => {
     const { kit } = ship;
-    // The child (explore, in a cold sandbox of its own) finishes only once the test says so, so the parent's second round collects it.
+    // The child (sharing the run's workspace) finishes only once the test says so, so the parent's second round collects it.
     const child = kit.script('child', [
       { text: 'Child waiting.', toolCalls: [{ name: 'bash', input: { command: 'while [ ! -f child-go ]; do sleep 0.1; done' } }] },
       { text: 'Child found 42.' },
@@ -54,21 +51,25 @@ describe('long lives through continue-as-new', () => {
     const next = kit.script('next', [{ text: 'No saved context reached this run.' }, { text: 'Tests: {{lastUser}}' }]);
     const model = kit.script('parent', [
       {
-        text: 'Delegating.',
+        text: 'Delegating and looking.',
         toolCalls: [
-          { name: 'task', input: { agent_type: 'explore', name: 'later', prompt: 'find the number', model: child, mode: 'background' } },
+          { name: 'task', input: { agent_type: 'worker', name: 'later', prompt: 'find the number', model: child, mode: 'background' } },
+          { name: 'bash', input: { command: 'echo first-round' } },
         ],
       },
       {
         // The child is collected here, so nothing holds the run back from continuing-as-new after this round.
-        text: 'Collecting the child.',
-        toolCalls: [{ name: 'wait_for_job', input: { jobId: '{{runId}}/task-1-later' } }],
+        text: 'Collecting the child and waiting for the go.',
+        toolCalls: [
+          { name: 'wait_for_job', input: { jobId: '{{runId}}/task-1-later' } },
+          { name: 'bash', input: { command: 'while [ ! -f go ]; do sleep 0.1; done; echo second-round' } },
+        ],
       },
-      { text: 'After the restart: {{lastUser}} | child: {{lastToolResult:wait_for_job}}' },
+      { text: 'After the restart: {{lastUser}} | child: {{lastToolResult:wait_for_job}} | shell: {{lastToolResult:bash}}' },
     ]);
-    const { runId, threadId } = await kit.start('count things', { agent: 'conductor', model });
+    const { runId, threadId } = await kit.start('count things', { agent: 'coding', model });
     const run = client().workflow.getHandle(runId);
-    // The second round's wait is running: a steer now stays pending until the next turn, which is after continue-as-new.
+    // The second round's tools are running: a steer now stays pending until the next turn, which is after continue-as-new.
     await waitUntil(
       () => run.query(runStatusQuery),
       (status) => status.turns === 2 && status.phase !== 'thinking',
@@ -82,22 +83,23 @@ describe('long lives through continue-as-new', () => {
         text: `model:${next} and now the tests`,
         requester: { id: 'tester', surface: 'cli' },
       });
-    // The child's sandbox exists once its command started.
-    const childWork = workspaceLayout(kit.dataDir, { key: `${runId}/task-1-later`, network: true }).work;
-    await waitFor(async () => existsSync(childWork));
-    writeFileSync(join(childWork, 'child-go'), '');
+    const work = workspaceLayout(kit.dataDir, { key: threadId, network: true }).work;
+    writeFileSync(join(work, 'child-go'), '');
+    writeFileSync(join(work, 'go'), '');
 
     const record = await kit.result(runId);
     expect(await runsOf(client(), runId, 2)).not.toHaveLength(1);
     expect(record).toMatchObject({ outcome: 'completed', turns: 3 });
     expect(record.finalText).toBe(
       'After the restart: (steer from ada) use the v2 API | child: Task ' +
-        `${runId}/task-1-later (explore) ended completed after 2 turns.\nChild found 42.`,
+        `${runId}/task-1-later (worker) ended completed after 2 turns.\nChild found 42. | shell: exit code 0\nsecond-round\n`,
     );
     expect(record.children).toEqual([expect.objectContaining({ name: 'later', mode: 'background', outcome: 'completed' })]);
     expect(record.toolCalls.map((call) => [call.turn, call.name, call.ok])).toEqual([
       [1, 'task', true],
+      [1, 'bash', true],
       [2, 'wait_for_job', true],
+      [2, 'bash', true],
     ]);
 
     // The thread continues-as-new between runs; the queued message starts its next run there,
@@ -114,12 +116,12 @@ describe('long lives through continue-as-new', () => {
       workflowId: threadId,
       runId: threads[1],
     });
-    expect(second).toMatchObject({ kind: 'run', agent: 'conductor', runId: `run:${threadId}:2` });
-    expect(state).toMatchObject({ stickyAgent: 'conductor', runCount: 2 });
+    expect(second).toMatchObject({ kind: 'run', agent: 'coding', runId: `run:${threadId}:2` });
+    expect(state).toMatchObject({ stickyAgent: 'coding', runCount: 2 });
     const input = await runInput(second.runId!);
     expect(input.context).toEqual([
       { role: 'user', text: 'count things' },
-      { role: 'assistant', text: `(conductor, completed) ${record.finalText}`, toolCalls: [] },
+      { role: 'assistant', text: `(coding, completed) ${record.finalText}`, toolCalls: [] },
     ]);
     expect(input.request).toBe('and now the tests');
     expect(await kit.result(second.runId!)).toMatchObject({ outcome: 'completed', finalText: 'Tests: and now the tests' });
