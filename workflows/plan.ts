@@ -13,6 +13,7 @@ import {
   type StopInput,
 } from './contracts';
 import { isBlocked, mayStart, planProblems, topologicalOrder } from './plan/plan-graph';
+import { CANCEL_STOP, cancelAsStop, type OnCancel } from './cancel-as-stop';
 import { setup, status as statusActivities, units as unitActivities } from './activity-proxies';
 import { Outcome, Phase, Repo, Requester, SwitchboardKind } from './search-attributes';
 
@@ -24,6 +25,10 @@ const REWORK_PHASES: ReadonlySet<PlanUnitUpdate['status']> = new Set(['coding', 
  * dependencies allow, and — when the plan holds merge authority — merged in dependency order.
  */
 export async function planWorkflow(input: PlanInput): Promise<PlanRecord> {
+  return cancelAsStop((onCancel) => plan(input, onCancel));
+}
+
+async function plan(input: PlanInput, onCancel: OnCancel): Promise<PlanRecord> {
   const problems = planProblems(input.units);
   if (problems.length > 0) throw failure('plan_invalid', `the plan is not sound: ${problems.join('; ')}`);
   const { ship } = await setup.loadAgentSetup();
@@ -55,7 +60,7 @@ export async function planWorkflow(input: PlanInput): Promise<PlanRecord> {
     } else if (REWORK_PHASES.has(update.status) && unit.status === 'ready') unit.status = 'running';
     changed = true;
   });
-  setHandler(stopSignal, (stop) => {
+  const stopPlan = (stop: StopInput | undefined) => {
     stopped ??= stop ?? {};
     for (const unit of units) {
       if (unit.status !== 'waiting' && !settled(unit))
@@ -64,7 +69,9 @@ export async function planWorkflow(input: PlanInput): Promise<PlanRecord> {
           .catch(() => undefined);
     }
     changed = true;
-  });
+  };
+  setHandler(stopSignal, stopPlan);
+  onCancel(() => stopPlan(CANCEL_STOP));
   upsertSearchAttributes([
     { key: SwitchboardKind, value: 'plan' },
     { key: Repo, value: input.repo },

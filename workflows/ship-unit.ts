@@ -33,8 +33,11 @@ import {
   type UnitCarry,
   type UnitOutcome,
   type UnitRecord,
+  type StopInput,
 } from './contracts';
 import { UncertainWrites } from './effects/uncertain-writes';
+import { CANCEL_STOP, cancelAsStop, type OnCancel } from './cancel-as-stop';
+import { failureReason, isContinueAsNew } from './failure-reason';
 import { stopWords } from './run/run-control';
 import { Outcome, Phase, PullRequest, Repo, Requester, SwitchboardKind, Thread } from './search-attributes';
 import { unitBranchName } from './unit/branch';
@@ -60,6 +63,10 @@ export const UNIT_HISTORY_LIMIT = 2_000;
  * function holds the message handlers and the phase dispatch; each phase is a class in unit/.
  */
 export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord> {
+  return cancelAsStop((onCancel) => shipUnit(input, onCancel));
+}
+
+async function shipUnit(input: ShipUnitInput, onCancel: OnCancel): Promise<UnitRecord> {
   const { unitId, repo } = input;
   const c: UnitCarry = input.carry ?? initialCarry(input, Date.now());
   const inbox = new UnitInbox(c);
@@ -118,7 +125,7 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
         }),
       entered: (phase) => {
         upsertSearchAttributes([{ key: Phase, value: phase }]);
-        void notifyPlan({ status: phase });
+        notifyPlan({ status: phase }).catch(() => undefined);
       },
       openedPullRequest: (number) => upsertSearchAttributes([{ key: PullRequest, value: number }]),
       notifyPlan,
@@ -148,10 +155,12 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
       },
     },
   );
-  setHandler(stopSignal, (stop) => {
+  const stopUnit = (stop: StopInput | undefined) => {
     inbox.stop(stop ?? {});
     stopCurrentRun(stop?.reason ?? 'the unit was stopped');
-  });
+  };
+  setHandler(stopSignal, stopUnit);
+  onCancel(() => stopUnit(CANCEL_STOP));
   setHandler(prEventSignal, (event) => {
     inbox.prEvent(event);
     if (inbox.terminal) stopCurrentRun(`the pull request was ${inbox.terminal.outcome}`);
@@ -170,35 +179,43 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
   ]);
   unit.enter(c.phase);
 
-  for (;;) {
-    const settled = inbox.stopped ? 'stopped' : inbox.terminal?.outcome;
-    if (settled) {
-      unit.endedBy ??= settled === 'stopped' ? stopWords(inbox.stopped!) : `the pull request was ${settled}`;
-      unit.outcome = settled;
-      break;
-    }
-    const people = inbox.apply(c, (phase) => unit.enter(phase));
-    if (people.length > 0 && c.pullRequest) await new PeoplesReviews(unit).take(people);
-    let next: UnitOutcome | undefined;
-    if (c.phase === 'coding' || c.phase === 'findings') {
-      // A round boundary with nothing waiting in the inbox: the history can start afresh here.
-      if (
-        c.round > 0 &&
-        inbox.quiet() &&
-        (workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > UNIT_HISTORY_LIMIT / 4)
-      ) {
-        upsertSearchAttributes([{ key: Phase, value: 'continuation' }]);
-        await condition(allHandlersFinished);
-        await continueAsNew<ShipUnitWorkflow>({ ...input, carry: c });
+  try {
+    for (;;) {
+      const settled = inbox.stopped ? 'stopped' : inbox.terminal?.outcome;
+      if (settled) {
+        unit.endedBy ??= settled === 'stopped' ? stopWords(inbox.stopped!) : `the pull request was ${settled}`;
+        unit.outcome = settled;
+        break;
       }
-      next = await new CodingRound(unit).run();
-    } else if (c.phase === 'review') next = await new ReviewRound(unit).run();
-    else if (c.phase === 'checks') next = await new ChecksRound(unit).run();
-    else next = await new IdleRound(unit).run();
-    if (next) {
-      unit.outcome = next;
-      break;
+      const people = inbox.apply(c, (phase) => unit.enter(phase));
+      if (people.length > 0 && c.pullRequest) await new PeoplesReviews(unit).take(people);
+      let next: UnitOutcome | undefined;
+      if (c.phase === 'coding' || c.phase === 'findings') {
+        // A round boundary with nothing waiting in the inbox: the history can start afresh here.
+        if (
+          c.round > 0 &&
+          inbox.quiet() &&
+          (workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > UNIT_HISTORY_LIMIT / 4)
+        ) {
+          upsertSearchAttributes([{ key: Phase, value: 'continuation' }]);
+          await condition(allHandlersFinished);
+          await continueAsNew<ShipUnitWorkflow>({ ...input, carry: c });
+        }
+        next = await new CodingRound(unit).run();
+      } else if (c.phase === 'review') next = await new ReviewRound(unit).run();
+      else if (c.phase === 'checks') next = await new ChecksRound(unit).run();
+      else next = await new IdleRound(unit).run();
+      if (next) {
+        unit.outcome = next;
+        break;
+      }
     }
+  } catch (error) {
+    // A phase that fails anyway (an activity's non-retryable failure, a bug) still settles:
+    // outcome `failed` with the reason, the report, the workspaces released.
+    if (isContinueAsNew(error)) throw error;
+    unit.outcome = 'failed';
+    unit.endedBy = failureReason(error);
   }
   const record = await new Settle(unit).run(unit.outcome);
   // A resend in flight finishes (and is recorded) before the unit closes.

@@ -13,7 +13,9 @@ import {
 import type { ChatMessage } from '../activities/models/types';
 import { githubWrites, repoVetting, setup, status as rawStatus, units } from './activity-proxies';
 import { UncertainWrites } from './effects/uncertain-writes';
+import { CANCEL_STOP, cancelAsStop, type OnCancel } from './cancel-as-stop';
 import { staticDetails } from './details';
+import { endThread } from './thread/end-thread';
 import { SwitchboardKind, Thread } from './search-attributes';
 import { decide } from './thread/decide';
 import { needsVetting, VET_REPOSITORY_PATCH, vetInput, vetRefusal } from './thread/vet';
@@ -52,6 +54,10 @@ export const THREAD_HISTORY_LIMIT = 5_000;
  * follow-up sees, and answers refusals in plain words. It outlives its runs.
  */
 export async function threadWorkflow(input: ThreadInput): Promise<void> {
+  return cancelAsStop((onCancel) => thread(input, onCancel));
+}
+
+async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
   const { threadId } = input;
   const carry = input.carry;
   let stickyAgent = carry?.stickyAgent;
@@ -113,13 +119,20 @@ export async function threadWorkflow(input: ThreadInput): Promise<void> {
   });
   let pendingStop: StopInput | undefined;
   // Stops the thread's running run (the Slack stop reaction and button land here).
-  setHandler(stopSignal, (stop) => {
+  const stopRun = (stop: StopInput | undefined) => {
     if (!currentRunId) return;
     // Kept too, in case the run is still starting and the signal cannot reach it yet.
     pendingStop = stop ?? {};
     getExternalWorkflowHandle(currentRunId)
       .signal(stopSignal, pendingStop)
       .catch(() => undefined);
+  };
+  setHandler(stopSignal, stopRun);
+  // A cancelled thread stops its run (which settles and is answered as usual), then ends.
+  let cancelled = false;
+  onCancel(() => {
+    cancelled = true;
+    stopRun(CANCEL_STOP);
   });
 
   upsertSearchAttributes([
@@ -128,7 +141,8 @@ export async function threadWorkflow(input: ThreadInput): Promise<void> {
   ]);
 
   for (;;) {
-    await condition(() => queue.length > 0);
+    await condition(() => queue.length > 0 || cancelled);
+    if (cancelled) break;
     const message = queue.shift()!;
     const replyTarget = message.replyTarget ?? input.replyTarget;
     let decision = decide(await setup.loadAgentSetup(), message, stickyAgent, replyTarget);
@@ -208,7 +222,7 @@ export async function threadWorkflow(input: ThreadInput): Promise<void> {
       await statusActivities.deliverReply({ effectKey: `${runId}/answer`, replyTarget, text: answer });
     }
     const info = workflowInfo();
-    if (info.continueAsNewSuggested || info.historyLength > THREAD_HISTORY_LIMIT) {
+    if (!cancelled && (info.continueAsNewSuggested || info.historyLength > THREAD_HISTORY_LIMIT)) {
       await condition(allHandlersFinished);
       await continueAsNew<typeof threadWorkflow>({
         ...input,
@@ -225,6 +239,7 @@ export async function threadWorkflow(input: ThreadInput): Promise<void> {
       });
     }
   }
+  await endThread({ threadId, replyTarget: input.replyTarget, unanswered: queue.length });
 }
 
 /**
