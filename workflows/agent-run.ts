@@ -7,6 +7,7 @@ import {
   isCancellation,
   ParentClosePolicy,
   patched,
+  setCurrentDetails,
   setHandler,
   sleep,
   startChild,
@@ -49,6 +50,7 @@ import { DirectWork, directMode } from './run/direct-work';
 import { CANCEL_STOP, cancelAsStop, type OnCancel } from './cancel-as-stop';
 import type { ToolContext } from './run/executors';
 import { RunControl, type WorkflowClock } from './run/run-control';
+import { runDetails } from './run/run-details';
 import { RunLoop } from './run/run-loop';
 import { RunState } from './run/run-state';
 import { StatusCard } from './run/status-card';
@@ -81,6 +83,7 @@ async function agentRun(input: RunInput, onCancel: OnCancel): Promise<RunRecord>
     status,
     clock,
     nonCancellable: (work) => CancellationScope.nonCancellable(work),
+    onChange: () => setCurrentDetails(runDetails(state)),
   });
 
   setHandler(runStatusQuery, () => state.status(runId, Date.now()));

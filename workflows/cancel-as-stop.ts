@@ -22,14 +22,19 @@ export type OnCancel = (stop: () => void) => void;
 export function cancelAsStop<T>(body: (onCancel: OnCancel) => Promise<T>): Promise<T> {
   let requested = false;
   let stop: (() => void) | undefined;
+  // The handler runs in a scope of its own: in the cancelled root scope, the signals a stop
+  // sends (to a thread's run, a unit's run, a plan's units) would be refused at once.
+  const callStop = () => {
+    if (stop) CancellationScope.nonCancellable(async () => stop!()).catch(() => undefined);
+  };
   CancellationScope.current().cancelRequested.catch(() => {
     requested = true;
-    stop?.();
+    callStop();
   });
   return CancellationScope.nonCancellable(() =>
     body((handler) => {
       stop = handler;
-      if (requested) handler();
+      if (requested) callStop();
     }),
   );
 }

@@ -5,6 +5,7 @@ import {
   getExternalWorkflowHandle,
   ParentClosePolicy,
   patched,
+  setCurrentDetails,
   setHandler,
   startChild,
   upsertSearchAttributes,
@@ -38,7 +39,7 @@ import {
 import { UncertainWrites } from './effects/uncertain-writes';
 import { CANCEL_STOP, cancelAsStop, type OnCancel } from './cancel-as-stop';
 import { failureReason, isContinueAsNew } from './failure-reason';
-import { stopWords } from './run/run-control';
+import { stopWords, type WorkflowClock } from './run/run-control';
 import { Outcome, Phase, PullRequest, Repo, Requester, SwitchboardKind, Thread } from './search-attributes';
 import { unitBranchName } from './unit/branch';
 import { ChecksRound } from './unit/checks-round';
@@ -48,6 +49,7 @@ import { PeoplesReviews } from './unit/peoples-reviews';
 import { ReviewRound } from './unit/review-round';
 import { Settle } from './unit/settle';
 import { Unit, type ChosenProfile, type UnitSettings } from './unit/unit';
+import { unitDetails } from './unit/unit-details';
 import { UnitInbox } from './unit/unit-inbox';
 
 /** The `patched()` id of saying "could not confirm delivery of …" in the unit's conversation (docs/versioning.md). */
@@ -115,24 +117,38 @@ async function shipUnit(input: ShipUnitInput, onCancel: OnCancel): Promise<UnitR
     },
     {
       now: () => Date.now(),
-      condition,
-      startRun: (workflowId, run, staticSummary) =>
-        startChild(agentRunWorkflowType, {
+      // Every wait (a run, CI, the idle window) first shows what the unit waits for.
+      condition: ((test: () => boolean, timeoutMs?: number) => {
+        showDetails();
+        return timeoutMs === undefined ? condition(test) : condition(test, timeoutMs);
+      }) as WorkflowClock['condition'],
+      startRun: (workflowId, run, staticSummary) => {
+        showDetails();
+        return startChild(agentRunWorkflowType, {
           workflowId,
           args: [run],
           parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
           staticSummary,
-        }),
+        });
+      },
       entered: (phase) => {
         upsertSearchAttributes([{ key: Phase, value: phase }]);
+        showDetails();
         notifyPlan({ status: phase }).catch(() => undefined);
       },
       openedPullRequest: (number) => upsertSearchAttributes([{ key: PullRequest, value: number }]),
       notifyPlan,
       patched,
-      recordOutcome: (outcome) => upsertSearchAttributes([{ key: Outcome, value: outcome }]),
+      recordOutcome: (outcome) => {
+        upsertSearchAttributes([{ key: Outcome, value: outcome }]);
+        showDetails();
+      },
     },
   );
+  // The Web UI's current details (a workflow metadata query: no command, nothing to replay).
+  function showDetails(): void {
+    setCurrentDetails(unitDetails(unit.state()));
+  }
 
   setHandler(unitStateQuery, () => unit.state());
   const stopCurrentRun = (reason: string) => {
