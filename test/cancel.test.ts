@@ -3,10 +3,12 @@ import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { type WorkflowHandle } from '@temporalio/client';
 import { workspaceLayout } from '../activities/sandbox/workspace-layout';
+import { resolveTemporalBinary } from '../infra/temporal-binaries';
 import { awaitOutcome, deliverToThread } from '../infra/thread-client';
 import { planWorkflowType, type shipUnitWorkflowType, type RunRecord, type UnitRecord } from '../workflows/contracts';
 import { Outcome, Phase } from '../workflows/search-attributes';
 import { REPO, startShipKit, type ShipKit } from './helpers/ship-kit';
+import { testTemporalAddress } from './helpers/temporal';
 import { waitFor, waitUntil } from './helpers/wait';
 
 jest.setTimeout(120_000);
@@ -50,6 +52,21 @@ describe('cancel is a stop', () => {
       { text: 'A long command.', toolCalls: [{ name: 'bash', input: { command: `sleep ${seconds}; echo never` } }] },
       { text: 'should not be reached' },
     ]);
+  /** What the Web UI shows as "Current details", read as an operator would (`temporal workflow metadata`). */
+  const currentDetails = async (workflowId: string) => {
+    const cli = resolveTemporalBinary('cli').path;
+    const { stdout } = await run(cli, [
+      'workflow',
+      'metadata',
+      '--address',
+      testTemporalAddress(),
+      '--workflow-id',
+      workflowId,
+      '-o',
+      'json',
+    ]);
+    return stdout;
+  };
   const workspaceOf = (key: string) => workspaceLayout(ship.kit.dataDir, { key, network: true }).root;
 
   async function startThread(model: string, replyTarget: Awaited<ReturnType<typeof conversation>>['target']) {
@@ -69,6 +86,10 @@ describe('cancel is a stop', () => {
     const talk = await conversation('run');
     const { runId } = await startThread(sleeper('run', 3191), talk.target);
     await waitFor(async () => (await pids('sleep 3191')).length > 0);
+    await waitUntil(
+      () => currentDetails(runId),
+      (details) => details.includes('**Phase:** tools') && details.includes('last tool'),
+    );
     const handle = client().workflow.getHandle(runId);
     await handle.cancel();
     const record = (await handle.result()) as RunRecord;
@@ -104,6 +125,10 @@ describe('cancel is a stop', () => {
     const unitId = 'unit:acme/app:cancel-me';
     const handle = await ship.start({ unitId, request: 'Add a feature', model: sleeper('unit', 3193), replyTarget: talk.target });
     await waitFor(async () => (await pids('sleep 3193')).length > 0);
+    const details = await currentDetails(unitId);
+    expect(details).toContain('**Phase:** coding');
+    expect(details).toContain('**Round:** 0 of');
+    expect(details).toContain(`waiting for run ${unitId}/coding-1-1`);
     expect(existsSync(workspaceOf(unitId))).toBe(true);
     await handle.cancel();
     const record: UnitRecord = await handle.result();
@@ -132,6 +157,7 @@ describe('cancel is a stop', () => {
       ],
     });
     await waitFor(async () => (await pids('sleep 3194')).length > 0);
+    expect(await currentDetails(planId)).toContain('one running');
     await handle.cancel();
     const record = await handle.result();
     expect(record.outcome).toBe('stopped');

@@ -1,4 +1,4 @@
-import { condition, getExternalWorkflowHandle, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { condition, getExternalWorkflowHandle, setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import {
   failure,
   mergeSignal,
@@ -12,6 +12,7 @@ import {
   type PlanUnitUpdate,
   type StopInput,
 } from './contracts';
+import { planDetails } from './plan/plan-details';
 import { isBlocked, mayStart, planProblems, topologicalOrder } from './plan/plan-graph';
 import { CANCEL_STOP, cancelAsStop, type OnCancel } from './cancel-as-stop';
 import { setup, status as statusActivities, units as unitActivities } from './activity-proxies';
@@ -80,6 +81,7 @@ async function plan(input: PlanInput, onCancel: OnCancel): Promise<PlanRecord> {
   ]);
 
   while (!units.every(settled)) {
+    setCurrentDetails(planDetails(state(), stopped ? 'stopping' : 'running'));
     await condition(() => changed);
     changed = false;
     if (stopped) {
@@ -131,6 +133,7 @@ async function plan(input: PlanInput, onCancel: OnCancel): Promise<PlanRecord> {
     { key: Outcome, value: outcome },
   ]);
   const finalReport = `Plan ${input.planId} ${outcome}. Merged in order: ${merged.join(' -> ') || 'none'}.`;
+  setCurrentDetails(planDetails(state(), `settled ${outcome}`));
   await statusActivities.deliverReply({ effectKey: `${input.planId}/report`, replyTarget: input.replyTarget, text: finalReport });
   return { ...state(), outcome, report: finalReport };
 
