@@ -93,7 +93,7 @@ describe('cancel is a stop', () => {
     const handle = client().workflow.getHandle(runId);
     await handle.cancel();
     const record = (await handle.result()) as RunRecord;
-    expect(record).toMatchObject({ outcome: 'stopped', endedBy: 'stopped: cancellation requested' });
+    expect(record).toMatchObject({ outcome: 'stopped', endedBy: 'stopped by a cancellation request' });
     expect(await pids('sleep 3191')).toEqual([]);
     expect(await attributes(handle)).toEqual({ status: 'COMPLETED', phase: 'finished', outcome: 'stopped' });
     // The thread goes on: the run's answer is posted, and its final card says how it ended.
@@ -132,11 +132,11 @@ describe('cancel is a stop', () => {
     expect(existsSync(workspaceOf(unitId))).toBe(true);
     await handle.cancel();
     const record: UnitRecord = await handle.result();
-    expect(record).toMatchObject({ outcome: 'stopped', endedBy: 'stopped: cancellation requested' });
+    expect(record).toMatchObject({ outcome: 'stopped', endedBy: 'stopped by a cancellation request' });
     expect(await pids('sleep 3193')).toEqual([]);
     expect(await attributes(handle)).toEqual({ status: 'COMPLETED', phase: 'settle', outcome: 'stopped' });
     expect(existsSync(workspaceOf(unitId))).toBe(false);
-    expect(talk.comments().some((body) => body.startsWith(`Ship unit ${unitId} stopped: stopped: cancellation requested.`))).toBe(true);
+    expect(talk.comments().some((body) => body.startsWith(`Ship unit ${unitId} stopped: stopped by a cancellation request.`))).toBe(true);
   });
 
   it('a plan: its running unit is stopped, the plan settles stopped and reports', async () => {

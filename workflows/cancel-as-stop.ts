@@ -2,7 +2,7 @@ import { CancellationScope } from '@temporalio/workflow';
 import type { StopInput } from './contracts';
 
 /** The stop a cancellation request (`temporal workflow cancel`, the Web UI, a client's `cancel()`) stands for. */
-export const CANCEL_STOP: StopInput = { reason: 'cancellation requested' };
+export const CANCEL_STOP: StopInput = { by: 'a cancellation request' };
 
 /** Hands the workflow's stop handler to `cancelAsStop`; called once the handler exists. */
 export type OnCancel = (stop: () => void) => void;
