@@ -75,7 +75,7 @@ describe('cancel is a stop', () => {
     await deliverToThread(client(), ship.kit.taskQueue, {
       threadId,
       input: { threadId, replyTarget },
-      message: { messageId, text: `agent:coding model:${model} wait a long time`, requester: { id: 'tester', surface: 'cli' } },
+      message: { messageId, text: `agent:explore model:${model} wait a long time`, requester: { id: 'tester', surface: 'cli' } },
       summary: 'cancel test',
     });
     const outcome = await awaitOutcome(client(), threadId, messageId, { intervalMs: 200, timeoutMs: 30_000 });
