@@ -102,6 +102,11 @@ export default tseslint.config(
     files: ['workflows/**/*.ts'],
     ignores: ['workflows/**/*.test.ts'],
     rules: {
+      // A promise nobody awaits or catches in a workflow rejects unhandled when the workflow is
+      // cancelled or an activity fails, and fails every later workflow task: `void` does not
+      // count as handling it here.
+      '@typescript-eslint/no-floating-promises': ['error', { ignoreVoid: false }],
+      '@typescript-eslint/no-misused-promises': 'error',
       'no-restricted-imports': [
         'error',
         {

@@ -7,6 +7,7 @@ import {
   isCancellation,
   ParentClosePolicy,
   patched,
+  setCurrentDetails,
   setHandler,
   sleep,
   startChild,
@@ -43,10 +44,13 @@ import {
   type RunInput,
   type RunRecord,
   type SteerInput,
+  type StopInput,
 } from './contracts';
 import { DirectWork, directMode } from './run/direct-work';
+import { CANCEL_STOP, cancelAsStop, type OnCancel } from './cancel-as-stop';
 import type { ToolContext } from './run/executors';
 import { RunControl, type WorkflowClock } from './run/run-control';
+import { runDetails } from './run/run-details';
 import { RunLoop } from './run/run-loop';
 import { RunState } from './run/run-state';
 import { StatusCard } from './run/status-card';
@@ -62,6 +66,10 @@ import { Agent, Outcome, Phase, Repo, Requester, SwitchboardKind, Thread } from 
  * timers; the turn loop, the task children and the card are plain classes in run/.
  */
 export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
+  return cancelAsStop((onCancel) => agentRun(input, onCancel));
+}
+
+async function agentRun(input: RunInput, onCancel: OnCancel): Promise<RunRecord> {
   const runId = workflowInfo().workflowId;
   const { profile } = input;
   const clock: WorkflowClock = { now: () => Date.now(), condition };
@@ -75,6 +83,7 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
     status,
     clock,
     nonCancellable: (work) => CancellationScope.nonCancellable(work),
+    onChange: () => setCurrentDetails(runDetails(state)),
   });
 
   setHandler(runStatusQuery, () => state.status(runId, Date.now()));
@@ -98,11 +107,13 @@ export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
       },
     },
   );
-  setHandler(stopSignal, (stop) => {
+  const stopRun = (stop: StopInput | undefined) => {
     if (state.finished || control.stopRequest) return;
     control.stopRequest = stop ?? {};
     inFlight?.cancel();
-  });
+  };
+  setHandler(stopSignal, stopRun);
+  onCancel(() => stopRun(CANCEL_STOP));
 
   upsertSearchAttributes([
     { key: SwitchboardKind, value: 'run' },

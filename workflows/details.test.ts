@@ -44,6 +44,7 @@ describe('Web UI details', () => {
     ).toBe(
       [
         '**Phase:** checks',
+        '',
         '- **Round:** 1 of 4',
         '- **Last review:** approve on `0123456789ab`',
         '- **Checks:** waiting',

@@ -51,13 +51,14 @@ export interface CurrentDetailsInput {
 
 /** The Web UI's "Current details": what the workflow is doing now and what it waits for. */
 export function currentDetails(input: CurrentDetailsInput): string {
-  const lines = [`**Phase:** ${input.phase}`];
+  // The blank line makes the rest a list: the Web UI's markdown does not let a list interrupt a paragraph.
+  const lines = [`**Phase:** ${input.phase}`, ''];
   if (input.round) lines.push(`- **Round:** ${input.round.current} of ${input.round.of}`);
   if (input.lastVerdict) lines.push(`- **Last review:** ${input.lastVerdict.verdict} on \`${input.lastVerdict.commitSha.slice(0, 12)}\``);
   if (input.checks) lines.push(`- **Checks:** ${input.checks}`);
   if (input.nextTimer) lines.push(`- **Next timer:** ${input.nextTimer.purpose} at ${input.nextTimer.at}`);
   if (input.note) lines.push(`- ${oneParagraph(input.note)}`);
-  return lines.join('\n');
+  return lines.join('\n').trim();
 }
 
 function oneParagraph(text: string): string {

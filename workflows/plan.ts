@@ -1,4 +1,4 @@
-import { condition, getExternalWorkflowHandle, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { condition, getExternalWorkflowHandle, setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import {
   failure,
   mergeSignal,
@@ -12,7 +12,9 @@ import {
   type PlanUnitUpdate,
   type StopInput,
 } from './contracts';
+import { planDetails } from './plan/plan-details';
 import { isBlocked, mayStart, planProblems, topologicalOrder } from './plan/plan-graph';
+import { CANCEL_STOP, cancelAsStop, type OnCancel } from './cancel-as-stop';
 import { setup, status as statusActivities, units as unitActivities } from './activity-proxies';
 import { Outcome, Phase, Repo, Requester, SwitchboardKind } from './search-attributes';
 
@@ -24,6 +26,10 @@ const REWORK_PHASES: ReadonlySet<PlanUnitUpdate['status']> = new Set(['coding', 
  * dependencies allow, and — when the plan holds merge authority — merged in dependency order.
  */
 export async function planWorkflow(input: PlanInput): Promise<PlanRecord> {
+  return cancelAsStop((onCancel) => plan(input, onCancel));
+}
+
+async function plan(input: PlanInput, onCancel: OnCancel): Promise<PlanRecord> {
   const problems = planProblems(input.units);
   if (problems.length > 0) throw failure('plan_invalid', `the plan is not sound: ${problems.join('; ')}`);
   const { ship } = await setup.loadAgentSetup();
@@ -55,7 +61,7 @@ export async function planWorkflow(input: PlanInput): Promise<PlanRecord> {
     } else if (REWORK_PHASES.has(update.status) && unit.status === 'ready') unit.status = 'running';
     changed = true;
   });
-  setHandler(stopSignal, (stop) => {
+  const stopPlan = (stop: StopInput | undefined) => {
     stopped ??= stop ?? {};
     for (const unit of units) {
       if (unit.status !== 'waiting' && !settled(unit))
@@ -64,7 +70,9 @@ export async function planWorkflow(input: PlanInput): Promise<PlanRecord> {
           .catch(() => undefined);
     }
     changed = true;
-  });
+  };
+  setHandler(stopSignal, stopPlan);
+  onCancel(() => stopPlan(CANCEL_STOP));
   upsertSearchAttributes([
     { key: SwitchboardKind, value: 'plan' },
     { key: Repo, value: input.repo },
@@ -73,6 +81,7 @@ export async function planWorkflow(input: PlanInput): Promise<PlanRecord> {
   ]);
 
   while (!units.every(settled)) {
+    setCurrentDetails(planDetails(state(), stopped ? 'stopping' : 'running'));
     await condition(() => changed);
     changed = false;
     if (stopped) {
@@ -124,6 +133,7 @@ export async function planWorkflow(input: PlanInput): Promise<PlanRecord> {
     { key: Outcome, value: outcome },
   ]);
   const finalReport = `Plan ${input.planId} ${outcome}. Merged in order: ${merged.join(' -> ') || 'none'}.`;
+  setCurrentDetails(planDetails(state(), `settled ${outcome}`));
   await statusActivities.deliverReply({ effectKey: `${input.planId}/report`, replyTarget: input.replyTarget, text: finalReport });
   return { ...state(), outcome, report: finalReport };
 

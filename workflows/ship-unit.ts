@@ -5,6 +5,7 @@ import {
   getExternalWorkflowHandle,
   ParentClosePolicy,
   patched,
+  setCurrentDetails,
   setHandler,
   startChild,
   upsertSearchAttributes,
@@ -33,9 +34,12 @@ import {
   type UnitCarry,
   type UnitOutcome,
   type UnitRecord,
+  type StopInput,
 } from './contracts';
 import { UncertainWrites } from './effects/uncertain-writes';
-import { stopWords } from './run/run-control';
+import { CANCEL_STOP, cancelAsStop, type OnCancel } from './cancel-as-stop';
+import { failureReason, isContinueAsNew } from './failure-reason';
+import { stopWords, type WorkflowClock } from './run/run-control';
 import { Outcome, Phase, PullRequest, Repo, Requester, SwitchboardKind, Thread } from './search-attributes';
 import { unitBranchName } from './unit/branch';
 import { ChecksRound } from './unit/checks-round';
@@ -45,6 +49,7 @@ import { PeoplesReviews } from './unit/peoples-reviews';
 import { ReviewRound } from './unit/review-round';
 import { Settle } from './unit/settle';
 import { Unit, type ChosenProfile, type UnitSettings } from './unit/unit';
+import { unitDetails } from './unit/unit-details';
 import { UnitInbox } from './unit/unit-inbox';
 
 /** The `patched()` id of saying "could not confirm delivery of …" in the unit's conversation (docs/versioning.md). */
@@ -60,6 +65,10 @@ export const UNIT_HISTORY_LIMIT = 2_000;
  * function holds the message handlers and the phase dispatch; each phase is a class in unit/.
  */
 export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord> {
+  return cancelAsStop((onCancel) => shipUnit(input, onCancel));
+}
+
+async function shipUnit(input: ShipUnitInput, onCancel: OnCancel): Promise<UnitRecord> {
   const { unitId, repo } = input;
   const c: UnitCarry = input.carry ?? initialCarry(input, Date.now());
   const inbox = new UnitInbox(c);
@@ -108,24 +117,38 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
     },
     {
       now: () => Date.now(),
-      condition,
-      startRun: (workflowId, run, staticSummary) =>
-        startChild(agentRunWorkflowType, {
+      // Every wait (a run, CI, the idle window) first shows what the unit waits for.
+      condition: ((test: () => boolean, timeoutMs?: number) => {
+        showDetails();
+        return timeoutMs === undefined ? condition(test) : condition(test, timeoutMs);
+      }) as WorkflowClock['condition'],
+      startRun: (workflowId, run, staticSummary) => {
+        showDetails();
+        return startChild(agentRunWorkflowType, {
           workflowId,
           args: [run],
           parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
           staticSummary,
-        }),
+        });
+      },
       entered: (phase) => {
         upsertSearchAttributes([{ key: Phase, value: phase }]);
-        void notifyPlan({ status: phase });
+        showDetails();
+        notifyPlan({ status: phase }).catch(() => undefined);
       },
       openedPullRequest: (number) => upsertSearchAttributes([{ key: PullRequest, value: number }]),
       notifyPlan,
       patched,
-      recordOutcome: (outcome) => upsertSearchAttributes([{ key: Outcome, value: outcome }]),
+      recordOutcome: (outcome) => {
+        upsertSearchAttributes([{ key: Outcome, value: outcome }]);
+        showDetails();
+      },
     },
   );
+  // The Web UI's current details (a workflow metadata query: no command, nothing to replay).
+  function showDetails(): void {
+    setCurrentDetails(unitDetails(unit.state()));
+  }
 
   setHandler(unitStateQuery, () => unit.state());
   const stopCurrentRun = (reason: string) => {
@@ -148,10 +171,12 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
       },
     },
   );
-  setHandler(stopSignal, (stop) => {
+  const stopUnit = (stop: StopInput | undefined) => {
     inbox.stop(stop ?? {});
     stopCurrentRun(stop?.reason ?? 'the unit was stopped');
-  });
+  };
+  setHandler(stopSignal, stopUnit);
+  onCancel(() => stopUnit(CANCEL_STOP));
   setHandler(prEventSignal, (event) => {
     inbox.prEvent(event);
     if (inbox.terminal) stopCurrentRun(`the pull request was ${inbox.terminal.outcome}`);
@@ -170,35 +195,43 @@ export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord
   ]);
   unit.enter(c.phase);
 
-  for (;;) {
-    const settled = inbox.stopped ? 'stopped' : inbox.terminal?.outcome;
-    if (settled) {
-      unit.endedBy ??= settled === 'stopped' ? stopWords(inbox.stopped!) : `the pull request was ${settled}`;
-      unit.outcome = settled;
-      break;
-    }
-    const people = inbox.apply(c, (phase) => unit.enter(phase));
-    if (people.length > 0 && c.pullRequest) await new PeoplesReviews(unit).take(people);
-    let next: UnitOutcome | undefined;
-    if (c.phase === 'coding' || c.phase === 'findings') {
-      // A round boundary with nothing waiting in the inbox: the history can start afresh here.
-      if (
-        c.round > 0 &&
-        inbox.quiet() &&
-        (workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > UNIT_HISTORY_LIMIT / 4)
-      ) {
-        upsertSearchAttributes([{ key: Phase, value: 'continuation' }]);
-        await condition(allHandlersFinished);
-        await continueAsNew<ShipUnitWorkflow>({ ...input, carry: c });
+  try {
+    for (;;) {
+      const settled = inbox.stopped ? 'stopped' : inbox.terminal?.outcome;
+      if (settled) {
+        unit.endedBy ??= settled === 'stopped' ? stopWords(inbox.stopped!) : `the pull request was ${settled}`;
+        unit.outcome = settled;
+        break;
       }
-      next = await new CodingRound(unit).run();
-    } else if (c.phase === 'review') next = await new ReviewRound(unit).run();
-    else if (c.phase === 'checks') next = await new ChecksRound(unit).run();
-    else next = await new IdleRound(unit).run();
-    if (next) {
-      unit.outcome = next;
-      break;
+      const people = inbox.apply(c, (phase) => unit.enter(phase));
+      if (people.length > 0 && c.pullRequest) await new PeoplesReviews(unit).take(people);
+      let next: UnitOutcome | undefined;
+      if (c.phase === 'coding' || c.phase === 'findings') {
+        // A round boundary with nothing waiting in the inbox: the history can start afresh here.
+        if (
+          c.round > 0 &&
+          inbox.quiet() &&
+          (workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > UNIT_HISTORY_LIMIT / 4)
+        ) {
+          upsertSearchAttributes([{ key: Phase, value: 'continuation' }]);
+          await condition(allHandlersFinished);
+          await continueAsNew<ShipUnitWorkflow>({ ...input, carry: c });
+        }
+        next = await new CodingRound(unit).run();
+      } else if (c.phase === 'review') next = await new ReviewRound(unit).run();
+      else if (c.phase === 'checks') next = await new ChecksRound(unit).run();
+      else next = await new IdleRound(unit).run();
+      if (next) {
+        unit.outcome = next;
+        break;
+      }
     }
+  } catch (error) {
+    // A phase that fails anyway (an activity's non-retryable failure, a bug) still settles:
+    // outcome `failed` with the reason, the report, the workspaces released.
+    if (isContinueAsNew(error)) throw error;
+    unit.outcome = 'failed';
+    unit.endedBy = failureReason(error);
   }
   const record = await new Settle(unit).run(unit.outcome);
   // A resend in flight finishes (and is recorded) before the unit closes.

@@ -15,7 +15,9 @@ import {
 import type { ChatMessage } from '../activities/models/types';
 import { githubWrites, localSetup, repoVetting, runProgress, setup, status as rawStatus, units } from './activity-proxies';
 import { UncertainWrites } from './effects/uncertain-writes';
+import { CANCEL_STOP, cancelAsStop, type OnCancel } from './cancel-as-stop';
 import { staticDetails } from './details';
+import { endThread } from './thread/end-thread';
 import { SwitchboardKind, Thread } from './search-attributes';
 import { decide } from './thread/decide';
 import { stuckRunNotice, watchForStuck, type StuckRun } from './thread/run-watch';
@@ -55,6 +57,10 @@ export const THREAD_HISTORY_LIMIT = 5_000;
  * follow-up sees, and answers refusals in plain words. It outlives its runs.
  */
 export async function threadWorkflow(input: ThreadInput): Promise<void> {
+  return cancelAsStop((onCancel) => thread(input, onCancel));
+}
+
+async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
   const { threadId } = input;
   const carry = input.carry;
   let stickyAgent = carry?.stickyAgent;
@@ -116,13 +122,20 @@ export async function threadWorkflow(input: ThreadInput): Promise<void> {
   });
   let pendingStop: StopInput | undefined;
   // Stops the thread's running run (the Slack stop reaction and button land here).
-  setHandler(stopSignal, (stop) => {
+  const stopRun = (stop: StopInput | undefined) => {
     if (!currentRunId) return;
     // Kept too, in case the run is still starting and the signal cannot reach it yet.
     pendingStop = stop ?? {};
     getExternalWorkflowHandle(currentRunId)
       .signal(stopSignal, pendingStop)
       .catch(() => undefined);
+  };
+  setHandler(stopSignal, stopRun);
+  // A cancelled thread stops its run (which settles and is answered as usual), then ends.
+  let cancelled = false;
+  onCancel(() => {
+    cancelled = true;
+    stopRun(CANCEL_STOP);
   });
 
   upsertSearchAttributes([
@@ -131,7 +144,8 @@ export async function threadWorkflow(input: ThreadInput): Promise<void> {
   ]);
 
   for (;;) {
-    await condition(() => queue.length > 0);
+    await condition(() => queue.length > 0 || cancelled);
+    if (cancelled) break;
     const message = queue.shift()!;
     const replyTarget = message.replyTarget ?? input.replyTarget;
     // A local activity: decided and the run started in one workflow task, no task-queue round trip.
@@ -210,7 +224,7 @@ export async function threadWorkflow(input: ThreadInput): Promise<void> {
       await statusActivities.deliverReply({ effectKey: `${runId}/answer`, replyTarget, text: answer });
     }
     const info = workflowInfo();
-    if (info.continueAsNewSuggested || info.historyLength > THREAD_HISTORY_LIMIT) {
+    if (!cancelled && (info.continueAsNewSuggested || info.historyLength > THREAD_HISTORY_LIMIT)) {
       await condition(allHandlersFinished);
       await continueAsNew<typeof threadWorkflow>({
         ...input,
@@ -227,6 +241,7 @@ export async function threadWorkflow(input: ThreadInput): Promise<void> {
       });
     }
   }
+  await endThread({ threadId, replyTarget: input.replyTarget, unanswered: queue.length });
 }
 
 /** Marks histories whose threads load the agent setup as a local activity (before: an activity). */

@@ -2,6 +2,7 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle }
 import { type Command } from 'commander';
 import { type agentRunWorkflowType, runStatusQuery, steerUpdate, stopSignal, type SteerAccepted } from '../../workflows/contracts';
 import { Agent, Outcome } from '../../workflows/search-attributes';
+import { closedResult } from '../closed-result';
 import { withCliClient } from '../temporal-client';
 import { formatRecord, formatStatusLine } from '../../infra/run-format';
 import { visibilityQuery } from '../../infra/visibility';
@@ -61,7 +62,9 @@ export function registerRunsCommand(program: Command): void {
           console.log(options.json ? JSON.stringify(status, null, 2) : formatStatusLine(status));
           return;
         }
-        const record = await handle.result();
+        const closed = await closedResult<Awaited<ReturnType<typeof handle.result>>>(handle, description.status.name);
+        if ('reason' in closed) throw new Error(closed.reason);
+        const { record } = closed;
         // A run's answer is delivered by its thread, which lists it when it could not be confirmed.
         const unconfirmed = await uncertainOf(client, workflowId);
         if (options.json) console.log(JSON.stringify({ ...record, ...(unconfirmed.length ? { unconfirmed } : {}) }, null, 2));

@@ -4,6 +4,7 @@ import { type Command } from 'commander';
 import { pullRequestUnitId, taskUnitId } from '../../workflows/unit/unit-id';
 import { shipUnitWorkflowType, steerSignal, unitStateQuery, type ShipUnitInput, type UnitState } from '../../workflows/contracts';
 import { isRepositoryName } from '../../tools/github-fields';
+import { closedResult } from '../closed-result';
 import { withCliClient } from '../temporal-client';
 import { visibilityQuery } from '../../infra/visibility';
 import { missingSettings } from '../../infra/preflight';
@@ -181,7 +182,9 @@ function registerUnits(program: Command): void {
           );
           return;
         }
-        const record = await handle.result();
+        const closed = await closedResult<Awaited<ReturnType<typeof handle.result>>>(handle, description.status.name);
+        if ('reason' in closed) throw new Error(closed.reason);
+        const { record } = closed;
         // A settled unit's resends are resendWorkflows: their decisions are folded in.
         const unconfirmed = record.unconfirmed?.length ? await uncertainOf(client, unitId) : [];
         if (options.json) console.log(JSON.stringify({ ...record, ...(unconfirmed.length ? { unconfirmed } : {}) }, null, 2));

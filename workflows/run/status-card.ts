@@ -15,6 +15,8 @@ export interface StatusCardDeps {
   clock: WorkflowClock;
   /** `CancellationScope.nonCancellable`: the last card goes out even when the run is being cancelled. */
   nonCancellable<T>(work: () => Promise<T>): Promise<T>;
+  /** Called whenever the run's state changed (the Web UI's current details follow it). */
+  onChange?(): void;
 }
 
 /**
@@ -31,6 +33,7 @@ export class StatusCard {
   /** Marks the card for its next (throttled) update. */
   touch(): void {
     this.dirty = true;
+    this.deps.onChange?.();
   }
 
   /** Starts the throttled loop; it ends when the run finishes. */
@@ -61,6 +64,7 @@ export class StatusCard {
 
   private async push(final: boolean): Promise<void> {
     const { runId, replyTarget, state, status, clock } = this.deps;
+    this.deps.onChange?.();
     try {
       await status.statusCard({
         runId,

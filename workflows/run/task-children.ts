@@ -104,11 +104,12 @@ export class TaskChildren {
       child = await this.deps.startRun(
         workflowId,
         {
+          // The request first: it is what the Web UI's input view shows at the top.
+          request: args.prompt,
+          requester: input.requester,
           threadId: input.threadId,
           profile: childProfile,
           system: buildSystemPrompt(target.definition, childProfile),
-          request: args.prompt,
-          requester: input.requester,
           context: inherits ? this.conversationForChild() : [],
           replyTarget: { kind: 'api' },
           parent: { workflowId: runId, depth },

@@ -24,7 +24,7 @@ export class IdleRound {
       replyTarget: input.replyTarget,
       text: `PR #${c.pullRequest} on ${repo} is ready: ${ready}.`,
     });
-    void unit.ports.notifyPlan({ status: 'ready' });
+    unit.ports.notifyPlan({ status: 'ready' }).catch(() => undefined);
     const deadline = ports.now() + ship.idleTimeoutDays * 24 * 60 * MINUTE;
     const every = ship.reminderHours * 60 * MINUTE;
     for (;;) {
@@ -59,7 +59,7 @@ export class IdleRound {
       effectKey: `${unitId}/merge/${c.headSha}`,
     });
     if (merged.status === 'confirmed') return 'merged';
-    void unit.ports.notifyPlan({ status: 'merge_refused', reason: merged.reason ?? merged.status });
+    unit.ports.notifyPlan({ status: 'merge_refused', reason: merged.reason ?? merged.status }).catch(() => undefined);
     return undefined;
   }
 }

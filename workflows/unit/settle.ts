@@ -25,23 +25,31 @@ export class Settle {
     };
     const lastReview = c.lastReview ? `${c.lastReview.verdict} on ${c.lastReview.commitSha.slice(0, 12)}` : undefined;
     const report = unitReport(base, lastReview, c.uncertain);
-    await activities.status.deliverReply({ effectKey: `${unitId}/report`, replyTarget: input.replyTarget, text: report });
+    // Settling always ends with the record: a report that cannot be delivered after its retries
+    // (a chat outage, a repository that is gone) is a lost view, not a unit failed without a record.
+    await settleStep(activities.status.deliverReply({ effectKey: `${unitId}/report`, replyTarget: input.replyTarget, text: report }));
     if (c.pullRequest)
-      await activities.githubWrites.postComment({
-        repo,
-        identity: 'write',
-        number: c.pullRequest,
-        body: report,
-        effectKey: `${unitId}/report-comment`,
-      });
-    for (const key of [unitId, `${unitId}/review`]) await releaseCheckout(unit, key);
+      await settleStep(
+        activities.githubWrites.postComment({
+          repo,
+          identity: 'write',
+          number: c.pullRequest,
+          body: report,
+          effectKey: `${unitId}/report-comment`,
+        }),
+      );
+    for (const key of [unitId, `${unitId}/review`]) await settleStep(releaseCheckout(unit, key));
     unit.ports.recordOutcome(final);
     // A signal sent in the workflow task that completes the unit is dropped by the server (the
     // sender has closed before it is delivered), and the plan would wait for this unit forever:
     // wait for it to land. Units that settled before this patch sent and completed at once; the
     // `false` branch goes once none of them can still be running (docs/versioning.md).
     if (unit.input.plan && unit.ports.patched(AWAIT_LAST_PLAN_UPDATE)) await unit.ports.notifyPlan({ status: 'settled', outcome: final });
-    else void unit.ports.notifyPlan({ status: 'settled', outcome: final });
+    else unit.ports.notifyPlan({ status: 'settled', outcome: final }).catch(() => undefined);
     return { ...base, report, ...(c.uncertain?.length ? { unconfirmed: c.uncertain } : {}) };
   }
+}
+
+async function settleStep(work: Promise<unknown>): Promise<void> {
+  await work.catch(() => undefined);
 }

@@ -129,11 +129,12 @@ export class Unit {
       const child = await this.ports.startRun(
         workflowId,
         {
+          // The request first: it is what the Web UI's input view shows at the top.
+          request,
+          requester: input.requester,
           threadId: input.threadId ?? this.unitId,
           profile: chosen.profile,
           system: chosen.system,
-          request,
-          requester: input.requester,
           context: [],
           replyTarget: input.replyTarget,
           workspaceKey,
