@@ -200,7 +200,23 @@ async function agentRun(input: RunInput, onCancel: OnCancel): Promise<RunRecord>
           state,
           workspaceKey: tools.workspace.key,
           mode,
-          activities: { setup, github: githubUnitSteps, workspace: unitWorkspace, githubWrites },
+          // The checkout is made on whichever host takes it; the run's calls, the commit and the push follow it there.
+          activities: {
+            setup,
+            github: {
+              githubPullGet: (pull) => githubUnitSteps.githubPullGet(pull),
+              pushBranch: (push) => (host.queue ? hostBound(host.queue).github : githubUnitSteps).pushBranch(push),
+            },
+            workspace: {
+              prepareUnitWorkspace: async (prepare) => {
+                const prepared = await unitWorkspace.prepareUnitWorkspace(prepare);
+                host.adopt(prepared.hostTaskQueue);
+                return prepared;
+              },
+              commitWorkspace: (commit) => (host.queue ? hostBound(host.queue).unitWorkspace : unitWorkspace).commitWorkspace(commit),
+            },
+            githubWrites,
+          },
         })
       : undefined;
   if (direct) {

@@ -65,6 +65,23 @@ describe('WorkspaceHost', () => {
     expect(host.queue).toBe('q@a');
   });
 
+  it("adopts the host of a checkout another activity made in the run's workspace (a direct run), without preparing again", async () => {
+    const { calls, deps } = fixture();
+    const host = new WorkspaceHost(deps);
+    host.adopt('q@b');
+    host.adopt('q@a'); // the first host stays: the files are there
+    await host.activities.shell.bash({ workspace, command: 'a' });
+    expect(calls).toEqual(['bash@q@b:a']);
+
+    // A history from before host queues keeps every call on the shared queue.
+    const unrouted = fixture();
+    const old = new WorkspaceHost({ ...unrouted.deps, routed: false });
+    old.adopt('q@b');
+    await old.activities.shell.bash({ workspace, command: 'a' });
+    expect(old.queue).toBeUndefined();
+    expect(unrouted.calls).toEqual(['bash@shared:a']);
+  });
+
   it('a host that does not pick the call up is gone: a fresh workspace elsewhere, and the call says what was lost', async () => {
     const { calls, deps } = fixture({ failing: { 'q@a': timedOut(TimeoutType.SCHEDULE_TO_START) } });
     const host = new WorkspaceHost(deps);

@@ -73,6 +73,14 @@ export class WorkspaceHost {
     return this.queue;
   }
 
+  /**
+   * Takes the host of a checkout made in this run's workspace by another activity (a direct
+   * review or coding run's `prepareUnitWorkspace`), so the run's calls follow the files there.
+   */
+  adopt(queue: string | undefined): void {
+    if (this.deps.routed && !this.queue && queue) this.queue = queue;
+  }
+
   /** Ends the workspace's processes with the run, on its host; nothing to do when this run never had one. */
   async close(): Promise<void> {
     const input = { workspace: this.deps.workspace };
