@@ -1,16 +1,18 @@
-import { effectMarker, guarded, hasMarker, isRetry, unconfirmed, withMarker } from './effects';
+import { effectMarker, guarded, hasMarker, isRetry, withMarker } from './effects';
 import { httpStatusOf } from './failures';
 import { type GitHubIdentities } from './identity';
 import { splitRepo } from './repo-name';
 import { type EffectResult, type MergePullRequestInput, type OpenPullRequestInput } from './types';
 
-/** Opening/updating a pull request (opening is at-most-once) and merging one (guarded by its head sha, so repeatable). */
+/** Opening/updating a pull request and merging one: both guarded by GitHub itself, so both repeatable. */
 export function createPullRequestWrites(identities: GitHubIdentities) {
   return {
     /**
-     * Opens the PR for `head`, or updates the open one. GitHub keeps one open PR per head and
-     * base, so the lookup by head is also the marker lookup: a retry that finds no open PR
-     * for its head reports `unconfirmed` rather than opening a second one.
+     * Opens the PR for `head`, or updates the open one. Repeatable, so never `unconfirmed`:
+     * GitHub keeps one open PR per head and base (a second is refused with 422), so a retry that
+     * finds no open PR for its head opens it now, and one whose earlier attempt landed meanwhile
+     * finds it. Only a PR of ours that was closed since is not opened again (`refused`): a person
+     * closed it. (Treating the open as at-most-once lost units to a worker kill for nothing.)
      */
     async openOrUpdatePullRequest(input: OpenPullRequestInput): Promise<EffectResult> {
       const identity = input.identity ?? 'write';
@@ -36,16 +38,45 @@ export function createPullRequestWrites(identities: GitHubIdentities) {
           const { data } = await gh.rest.pulls.update({ ...where, pull_number: existing.number, title: input.title, body });
           return { status: 'confirmed', effectKey: key, number: data.number, url: data.html_url, sha: data.head.sha };
         }
-        if (isRetry(input.attempt)) return unconfirmed(key, what);
-        const { data } = await gh.rest.pulls.create({
-          ...where,
-          head: input.head,
-          base: input.base,
-          title: input.title,
-          body,
-          draft: input.draft,
-        });
-        return { status: 'confirmed', effectKey: key, number: data.number, url: data.html_url, sha: data.head.sha };
+        if (isRetry(input.attempt)) {
+          const closed = await gh.paginate(gh.rest.pulls.list, {
+            ...where,
+            state: 'closed',
+            head: `${where.owner}:${input.head}`,
+            per_page: 100,
+          });
+          const ours = closed.find((pr) => hasMarker(pr.body, key));
+          if (ours)
+            return {
+              status: 'refused',
+              effectKey: key,
+              code: 'invalid',
+              reason: `pull request #${ours.number} for ${input.head} was opened and has been closed since; it is not opened again`,
+              number: ours.number,
+            };
+        }
+        try {
+          const { data } = await gh.rest.pulls.create({
+            ...where,
+            head: input.head,
+            base: input.base,
+            title: input.title,
+            body,
+            draft: input.draft,
+          });
+          return { status: 'confirmed', effectKey: key, number: data.number, url: data.html_url, sha: data.head.sha };
+        } catch (error) {
+          // An earlier attempt's request landed after this attempt looked: GitHub refuses the second.
+          if (httpStatusOf(error) !== 422) throw error;
+          const [landed] = await gh.paginate(gh.rest.pulls.list, {
+            ...where,
+            state: 'open',
+            head: `${where.owner}:${input.head}`,
+            per_page: 100,
+          });
+          if (!landed || landed.base.ref !== input.base) throw error;
+          return { status: 'confirmed', effectKey: key, number: landed.number, url: landed.html_url, sha: landed.head.sha };
+        }
       });
     },
 

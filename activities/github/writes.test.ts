@@ -56,6 +56,42 @@ describe('at-most-once writes under a dropped response', () => {
     expect(github.state.countWrites('pull_request.create', 'acme/open-drop')).toBe(1);
   });
 
+  test('opening a pull request whose first attempt never reached GitHub: the retry opens it, never unconfirmed', async () => {
+    github.createRepo('acme', 'open-lost', { 'README.md': 'x\n' });
+    github.commit('acme/open-lost', 'topic', { 'b.txt': 'b\n' });
+    github.faults.serverErrors({ method: 'POST', path: /\/pulls$/ }, 1, 502);
+    const input = {
+      repo: 'acme/open-lost',
+      effectKey: 'unit:acme/open-lost#x/open-pr/1',
+      head: 'topic',
+      base: 'main',
+      title: 'T',
+      body: 'B',
+    };
+    await expect(activities.openOrUpdatePullRequest(input)).rejects.toThrow();
+    expect(await activities.openOrUpdatePullRequest({ ...input, attempt: 2 })).toMatchObject({ status: 'confirmed', number: 1 });
+    expect(await activities.openOrUpdatePullRequest({ ...input, attempt: 3 })).toMatchObject({ status: 'confirmed', number: 1 });
+    expect(github.state.countWrites('pull_request.create', 'acme/open-lost')).toBe(1);
+  });
+
+  test('a retry does not open again a pull request of ours that a person closed meanwhile', async () => {
+    github.createRepo('acme', 'open-closed', { 'README.md': 'x\n' });
+    github.commit('acme/open-closed', 'topic', { 'b.txt': 'b\n' });
+    github.faults.dropResponse({ method: 'POST', path: '/pulls' });
+    const input = {
+      repo: 'acme/open-closed',
+      effectKey: 'unit:acme/open-closed#x/open-pr/1',
+      head: 'topic',
+      base: 'main',
+      title: 'T',
+      body: 'B',
+    };
+    await expect(activities.openOrUpdatePullRequest(input)).rejects.toThrow();
+    github.state.repo('acme', 'open-closed')!.issues.get(1)!.state = 'closed';
+    expect(await activities.openOrUpdatePullRequest({ ...input, attempt: 2 })).toMatchObject({ status: 'refused', number: 1 });
+    expect(github.state.countWrites('pull_request.create', 'acme/open-closed')).toBe(1);
+  });
+
   test('a comment: one comment, the retry finds its marker', async () => {
     const { repo, number } = await repoWithPullRequest();
     github.faults.dropResponse({ method: 'POST', path: /\/comments$/ });
