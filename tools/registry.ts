@@ -91,7 +91,7 @@ export function getTool(name: string): ToolSpec | undefined {
 }
 
 /**
- * Each tool's schema, rendered once per process. Rendering a zod schema as JSON schema costs
+ * Each tool's schema, rendered once per worker (the cache is module state). Rendering a zod schema as JSON schema costs
  * several milliseconds a tool, and a run renders its whole tool list in its first workflow task,
  * so without this every run start (and every replay) spent tens of CPU milliseconds before its
  * first model turn. A pure function of the tool's name, so sharing it between workflows (the
