@@ -1,9 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type TestWorkflowEnvironment } from '@temporalio/testing';
 import { startRunKit, type RunKit } from './helpers/run-kit';
-import { timeSkippingEnvironment } from './helpers/temporal';
 
 jest.setTimeout(90_000);
 
@@ -19,45 +17,63 @@ tokenCap: 2000
 prompt: Investigate briefly and answer.
 `;
 
-describe('run bounds on the time-skipping server', () => {
-  let env: TestWorkflowEnvironment;
+/** A one-minute preset, the shortest budget there is, so the deadline comes in real time. */
+const TIMED_AGENT = `displayName: Timed
+description: Waits on a job under a one-minute budget, for the bounds tests.
+toolset: explore
+machine: repo-cold
+identity: read
+budgetMinutes: 1
+tokenCap: 8000
+prompt: Wait for the job and answer.
+`;
+
+/*
+ * On the shared dev server, not the time-skipping one. The time-skipping server refuses a
+ * workflow task that cancels a timer or activity which fired or finished while the task ran
+ * (and skips its clock during a task scheduled behind another), after which the worker fails
+ * every later task; a real server accepts both. A run's end always cancels something (the
+ * status card's throttle timer, the job poll the deadline cuts short), so the budget case flaked
+ * there under load ("TimerMachine in state CancelTimerCommandSent", "ACTIVITY_UNKNOWN").
+ */
+
+describe('run bounds', () => {
   let kit: RunKit;
   beforeAll(async () => {
-    env = await timeSkippingEnvironment();
     const agentsDir = mkdtempSync(join(tmpdir(), 'switchboard-agents-'));
     writeFileSync(join(agentsDir, 'brief.agent.yaml'), BRIEF_AGENT);
-    kit = await startRunKit('bounds', { env, customAgentsDir: agentsDir });
+    writeFileSync(join(agentsDir, 'timed.agent.yaml'), TIMED_AGENT);
+    kit = await startRunKit('bounds', { customAgentsDir: agentsDir });
   });
   afterAll(async () => {
     await kit?.close();
-    await env?.teardown();
   });
 
-  it('ends at the budget deadline while wait_for_job polls a job that never finishes, then writes a closing summary without tools; the record names the directive', async () => {
+  it('ends at the budget deadline while wait_for_job polls a job that never finishes, then writes a closing summary without tools; the record names the bound', async () => {
     // The job "started" by the first command never writes its exit file.
     const model = kit.script('budget', [
       { text: 'Starting the job.', toolCalls: [{ name: 'bash', input: { command: 'echo started' } }] },
-      { text: 'Waiting for the job.', toolCalls: [{ name: 'wait_for_job', input: { exitFile: '/tmp/never.exit', pollSeconds: 900 } }] },
+      { text: 'Waiting for the job.', toolCalls: [{ name: 'wait_for_job', input: { exitFile: '/tmp/never.exit', pollSeconds: 20 } }] },
       // The closing summary, after the deadline: offered no tools, so its call is never run.
       {
         text: 'Summary: the job started and never finished. I was told: {{lastUser}}',
         toolCalls: [{ name: 'bash', input: { command: 'echo late' } }],
       },
     ]);
-    const { runId } = await kit.start('budget:30 wait for the long job', { agent: 'explore', model });
+    const { runId } = await kit.start('wait for the long job', { agent: 'timed', model });
     const record = await kit.result(runId);
-    expect(record.profile.budget).toMatchObject({ minutes: 30, boundedBy: 'directive' });
-    expect(record).toMatchObject({ outcome: 'budget', turns: 3, endedBy: 'the 30-minute budget (directive)' });
-    // Polls at 0, 15 and (at most) 30 minutes of workflow time; the wait ended with the budget.
+    expect(record.profile.budget).toMatchObject({ minutes: 1, boundedBy: 'preset' });
+    expect(record).toMatchObject({ outcome: 'budget', turns: 3, endedBy: 'the 1-minute budget (preset)' });
+    // Polls every 20 s from the first; the wait ended with the budget, not the job.
     expect(record.jobWaits.polls).toBeGreaterThanOrEqual(2);
-    expect(record.jobWaits.waitedMs).toBeGreaterThanOrEqual(15 * 60_000);
-    expect(record.endedAt - record.startedAt).toBeGreaterThanOrEqual(30 * 60_000);
+    expect(record.jobWaits.waitedMs).toBeGreaterThanOrEqual(20_000);
+    expect(record.endedAt - record.startedAt).toBeGreaterThanOrEqual(60_000);
     expect(record.toolCalls.map((call) => [call.name, call.ok])).toEqual([
       ['bash', true],
       ['wait_for_job', false],
     ]);
     const summary =
-      'Summary: the job started and never finished. I was told: (system) The run has reached the 30-minute budget. Tools are no longer available: answer now with what you found, what is done and what is left.';
+      'Summary: the job started and never finished. I was told: (system) The run has reached the 1-minute budget. Tools are no longer available: answer now with what you found, what is done and what is left.';
     expect(record).toMatchObject({ finalText: summary, summary });
     expect(record.usage.map((turn) => turn.turn)).toEqual([1, 2, 3]);
   });
