@@ -11,6 +11,7 @@ import { Settle } from './settle';
 import { Unit, type UnitActivities } from './unit';
 import { UnitInbox } from './unit-inbox';
 import { LOST_ROUND_NOTE } from './unit-hosts';
+import { LOST_WORK_NOTE, MAX_RERUN_ROUNDS } from './lost-work';
 
 const UNIT = 'unit:acme/app:greet';
 const MINUTE = 60_000;
@@ -195,6 +196,74 @@ describe('CodingRound', () => {
     expect(await new CodingRound(w.unit).run()).toBe('failed');
     expect(w.unit.endedBy).toBe('the coding run made no change');
     expect(w.log.names()).not.toContain('pushBranch');
+  });
+
+  const lostCommand = {
+    toolCalls: [
+      {
+        turn: 1,
+        name: 'bash',
+        ok: false,
+        error: 'The command did not report a result (activity heartbeat timeout). It may or may not have run',
+      },
+    ],
+  };
+
+  it('runs the round again, noted in the record, when a command was lost with its worker and nothing changed', async () => {
+    const w = world({ run: () => lostCommand, changed: false });
+    expect(await new CodingRound(w.unit).run()).toBeUndefined();
+    expect(w.log.names()).toEqual(['prepareUnitWorkspace', 'commitWorkspace']);
+    expect(w.unit.carry.rerunRounds).toEqual([{ round: 1, reason: expect.stringContaining('did not report a result') }]);
+    expect(w.unit.carry.work).toEqual([
+      { kind: 'request', text: 'Greet the reader' },
+      { kind: 'steer', text: LOST_WORK_NOTE, by: 'switchboard' },
+    ]);
+    expect(w.phases).toEqual([]);
+    expect(w.unit.state().rerunRounds).toHaveLength(1);
+    // The next round is a new run, told why; the re-run round does not count against maxRounds.
+    expect(await new CodingRound(w.unit).run()).toBeUndefined();
+    expect(w.runs.map((run) => run.workflowId)).toEqual([`${UNIT}/coding-1-1`, `${UNIT}/coding-2-1`]);
+    expect(w.runs[1].request).toContain(LOST_WORK_NOTE);
+    const report = await new Settle(w.unit).run('failed');
+    expect(report.rerunRounds).toHaveLength(2);
+    expect(report.report).toContain('Coding round 1 ran again: a bash command of the coding run did not report a result');
+  });
+
+  it('runs the round again when the coding run failed or was cut, but not when it was stopped', async () => {
+    const failed = world({ run: () => ({ outcome: 'failed', endedBy: 'model_unavailable' }) });
+    expect(await new CodingRound(failed.unit).run()).toBeUndefined();
+    expect(failed.unit.carry.rerunRounds).toEqual([{ round: 1, reason: 'the coding run ended failed (model_unavailable)' }]);
+    expect(failed.log.names()).toEqual(['prepareUnitWorkspace']);
+    const cut = world({ run: () => ({ outcome: 'turns', endedBy: '40 turns' }) });
+    expect(await new CodingRound(cut.unit).run()).toBeUndefined();
+    expect(cut.unit.carry.rerunRounds).toHaveLength(1);
+    const gone = world({ run: () => undefined });
+    expect(await new CodingRound(gone.unit).run()).toBeUndefined();
+    expect(gone.unit.carry.rerunRounds).toEqual([{ round: 1, reason: 'the coding run ended without a record' }]);
+    const stopped = world({ run: () => ({ outcome: 'stopped', endedBy: 'ada stopped it' }) });
+    expect(await new CodingRound(stopped.unit).run()).toBe('failed');
+    expect(stopped.unit.endedBy).toBe('the coding run ended stopped (ada stopped it)');
+  });
+
+  it('fails as before once the unit ran out of re-runs, and in histories from before the patch', async () => {
+    const spent = world({
+      run: () => lostCommand,
+      changed: false,
+      carry: { rerunRounds: Array.from({ length: MAX_RERUN_ROUNDS }, (_, i) => ({ round: i + 1, reason: 'lost' })), round: 3 },
+    });
+    expect(await new CodingRound(spent.unit).run()).toBe('failed');
+    expect(spent.unit.endedBy).toBe('the coding run made no change');
+    const old = world({ run: () => ({ outcome: 'failed' }) });
+    old.unit.ports.patched = () => false;
+    expect(await new CodingRound(old.unit).run()).toBe('failed');
+    expect(old.unit.endedBy).toBe('the coding run ended failed');
+  });
+
+  it('goes on to review with the PR it has when a findings round changed nothing and lost nothing', async () => {
+    const w = world({ run: () => ({}), changed: false, carry: { pullRequest: 7, phase: 'findings', round: 1 } });
+    expect(await new CodingRound(w.unit).run()).toBeUndefined();
+    expect(w.unit.carry.rerunRounds).toBeUndefined();
+    expect(w.phases).toEqual(['review']);
   });
 
   it('fails the unit when the push is refused, and opens no PR', async () => {
