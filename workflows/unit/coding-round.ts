@@ -89,12 +89,16 @@ export class CodingRound {
       if (host && hostGone(error)) return loseRound(unit, unitId);
       throw error;
     }
-    if (!commit.changed) {
+    // A round lost after its push landed (its host gone at the push's answer): the branch already
+    // holds the unit's work, so the PR is opened from it rather than the unit failing for no change.
+    const pushedBefore = !commit.changed && !c.pullRequest && Boolean(ws.baseSha) && ws.headSha !== ws.baseSha;
+    if (!commit.changed && !pushedBefore) {
       // No change because a command was lost with its worker: the round runs again, never fails the unit.
       const lost = lostWork(record);
       if (lost && rerunRound(unit, lost)) return undefined;
       if (!c.pullRequest) return unit.failWith('the coding run made no change');
     }
+    if (pushedBefore) c.headSha = commit.headSha;
     if (commit.changed) {
       let push;
       try {

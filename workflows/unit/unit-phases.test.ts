@@ -46,6 +46,8 @@ function world(
     exactPr?: boolean;
     /** Checkouts are prepared on host queue `q@a`, whose calls are logged as `<name>@q@a`; `lostAt` finds it gone there. */
     host?: { lostAt?: 'commitWorkspace' | 'pushBranch' };
+    /** What prepareUnitWorkspace answers besides its defaults (headSha `base-1`, no baseSha). */
+    prepared?: { headSha?: string; baseSha?: string };
   } = {},
 ): World {
   const log = new CallLog();
@@ -88,6 +90,7 @@ function world(
         headSha: 'base-1',
         base: 'main',
         ...(options.host ? { hostTaskQueue: 'q@a' } : {}),
+        ...options.prepared,
       })),
       commitWorkspace: log.fn('commitWorkspace', () => ({ headSha: 'head-1', changed: options.changed ?? true })),
       releaseWorkspace: log.fn('releaseWorkspace', () => undefined),
@@ -227,6 +230,18 @@ describe('CodingRound', () => {
     const report = await new Settle(w.unit).run('failed');
     expect(report.rerunRounds).toHaveLength(2);
     expect(report.report).toContain('Coding round 1 ran again: a bash command of the coding run did not report a result');
+  });
+
+  it('opens the PR from the branch when a round lost after its push landed left nothing new to commit', async () => {
+    const w = world({ run: () => ({}), changed: false, prepared: { headSha: 'pushed-1', baseSha: 'base-0' } });
+    expect(await new CodingRound(w.unit).run()).toBeUndefined();
+    expect(w.log.names()).toEqual(['prepareUnitWorkspace', 'commitWorkspace', 'openOrUpdatePullRequest']);
+    expect(w.unit.carry).toMatchObject({ pullRequest: 7, headSha: 'head-1', work: [] });
+    expect(w.phases).toEqual(['review']);
+    // A branch still at its base has nothing of the unit's: no change fails as before.
+    const fresh = world({ run: () => ({}), changed: false, prepared: { headSha: 'base-0', baseSha: 'base-0' } });
+    expect(await new CodingRound(fresh.unit).run()).toBe('failed');
+    expect(fresh.unit.endedBy).toBe('the coding run made no change');
   });
 
   it('runs the round again when the coding run failed or was cut, but not when it was stopped', async () => {
