@@ -44,6 +44,8 @@ export interface RerunRound {
   round: number;
   /** What was lost, in words. */
   reason: string;
+  /** The round's review was run again, not the coding round. */
+  review?: boolean;
 }
 
 export interface ReviewSummary {

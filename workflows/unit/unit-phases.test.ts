@@ -425,6 +425,37 @@ describe('ReviewRound', () => {
     expect(w.log.names()).not.toContain('postReview');
   });
 
+  it('runs a review again when its run failed or left no record, without using the retry for an invalid one', async () => {
+    let runs = 0;
+    const w = world({
+      carry: onPr,
+      run: () => {
+        runs += 1;
+        if (runs === 1) return undefined;
+        if (runs === 2) return { outcome: 'failed', endedBy: 'model_unavailable', submissions: {} };
+        return runs === 3 ? { submissions: {} } : approve;
+      },
+    });
+    expect(await new ReviewRound(w.unit).run()).toBeUndefined();
+    expect(w.runs).toHaveLength(4);
+    expect(w.runs[1].request).not.toContain('Your previous submission was invalid');
+    expect(w.runs[3].request).toContain('Your previous submission was invalid');
+    expect(w.unit.carry.rerunRounds).toEqual([
+      { round: 1, reason: 'the review run ended without a record', review: true },
+      { round: 1, reason: 'the review run ended failed (model_unavailable)', review: true },
+    ]);
+    expect(w.log.names()).toContain('postReview');
+    const report = await new Settle(w.unit).run('merged');
+    expect(report.report).toContain('The review of round 1 ran again: the review run ended without a record.');
+  });
+
+  it('fails as before when a lost review run finds the unit out of re-runs', async () => {
+    const spent = Array.from({ length: MAX_RERUN_ROUNDS }, () => ({ round: 1, reason: 'lost', review: true }));
+    const w = world({ carry: { ...onPr, rerunRounds: spent }, run: () => undefined });
+    expect(await new ReviewRound(w.unit).run()).toBe('failed');
+    expect(w.runs).toHaveLength(2);
+  });
+
   it('settles without a review when the PR was merged meanwhile', async () => {
     const w = world({ carry: onPr, pull: { merged: true } });
     expect(await new ReviewRound(w.unit).run()).toBe('merged');
