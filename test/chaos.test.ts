@@ -218,6 +218,8 @@ describe('chaos: random SIGKILLs of the worker process group while units and run
         `duplicates: ${duplicates.length}; unsettled: ${open.length}; lost merges: ${lostMerges.length}; runs not completed: ${unsettledRuns.length}`,
         `last kill to all settled: ${(settledMs / 1000).toFixed(1)} s`,
         `issues filed by runs: ${titles.length}/${runs.length}`,
+        // Rounds and reviews a unit ran again because their run lost its work (a command lost mid-kill).
+        `run again after lost work: ${unitRecords.flatMap((r) => (r.rerunRounds ?? []).map((x) => `${r.unitId} ${x.review ? 'review' : 'round'} ${x.round}: ${x.reason}`)).join('; ') || 'none'}`,
         ...duplicates,
         ...lostMerges,
         ...unsettledRuns,

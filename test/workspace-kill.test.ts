@@ -126,7 +126,7 @@ describe('unit workspace activities survive a SIGKILL at any git step', () => {
           else expect(ended).toMatchObject({ code: 0 });
           if (!repeated) notePartialInit(dataDir);
           const ws = await activities.prepareUnitWorkspace(prepareInput('switchboard/unit-1'));
-          expect(ws.headSha).toBe(branchSha);
+          expect(ws).toMatchObject({ headSha: branchSha, baseSha });
           expect(headOf(dataDir)).toEqual({ head: branchSha, status: '', origin: remote });
         }
       }
@@ -134,7 +134,7 @@ describe('unit workspace activities survive a SIGKILL at any git step', () => {
     expect(killed).toBeGreaterThanOrEqual(steps * 3);
     // And after all that, a branch that does not exist yet starts from the base.
     const last = createUnitWorkspaceActivities({ dataDir: join(dir, `prepare-${steps}-between-0-true`), identities });
-    expect((await last.prepareUnitWorkspace(prepareInput('switchboard/new'))).headSha).toBe(baseSha);
+    expect(await last.prepareUnitWorkspace(prepareInput('switchboard/new'))).toMatchObject({ headSha: baseSha, baseSha });
     // The sweep really killed inside `git init` (the state issue 17 saw: templates, no HEAD).
     expect(partialInits).toBeGreaterThan(0);
   });

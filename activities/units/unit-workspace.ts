@@ -26,6 +26,8 @@ export interface UnitWorkspace {
   headSha: string;
   /** The branch new commits are compared against. */
   base: string;
+  /** The base branch's commit on the remote: a checkout whose head differs carries commits pushed by an earlier round. */
+  baseSha?: string;
   /** The task queue of the host holding the checkout: its commit, push and release go there (absent on a worker without one). */
   hostTaskQueue?: string;
 }
@@ -81,10 +83,15 @@ export function createUnitWorkspaceActivities(deps: {
         await git(['checkout', '-q', '-f', '-B', input.branch, start], layout.work);
         await git(['reset', '-q', '--hard', start], layout.work);
         await git(['clean', '-qfdx'], layout.work);
+        const baseSha = await runGit(['rev-parse', '--verify', '-q', `refs/remotes/origin/${base}`], {
+          cwd: layout.work,
+          env: ceiling(layout.work),
+        });
         return {
           path: layout.work,
           headSha: await git(['rev-parse', 'HEAD'], layout.work),
           base,
+          ...(baseSha.code === 0 && baseSha.stdout.trim() ? { baseSha: baseSha.stdout.trim() } : {}),
           ...(deps.hostTaskQueue ? { hostTaskQueue: deps.hostTaskQueue } : {}),
         };
       });

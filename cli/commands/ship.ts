@@ -197,5 +197,8 @@ function formatState(state: UnitState): string {
   const review = state.lastReview ? `, last review ${state.lastReview.verdict} on ${state.lastReview.commitSha.slice(0, 12)}` : '';
   const checks = state.checks ? `, checks ${state.checks.state}` : '';
   const timer = state.nextTimer ? `, next ${state.nextTimer.purpose} at ${state.nextTimer.at}` : '';
-  return `${state.unitId}: ${state.phase}, round ${state.round} of ${state.maxRounds + 1}, ${state.pullRequest ? `PR #${state.pullRequest}` : 'no PR yet'}${review}${checks}${timer}`;
+  const reruns = (state.rerunRounds ?? []).map(
+    (rerun) => `\n${rerun.review ? `the review of round ${rerun.round}` : `round ${rerun.round}`} ran again: ${rerun.reason}`,
+  );
+  return `${state.unitId}: ${state.phase}, round ${state.round} of ${state.maxRounds + 1}, ${state.pullRequest ? `PR #${state.pullRequest}` : 'no PR yet'}${review}${checks}${timer}${reruns.join('')}`;
 }

@@ -38,6 +38,16 @@ export type WorkItem =
   | { kind: 'checks'; detail: string }
   | { kind: 'steer'; text: string; by?: string };
 
+/** A coding round run again because its run lost its work (a command lost with its worker, a run that failed or was cut). */
+export interface RerunRound {
+  /** The round (1-based) whose work was lost. */
+  round: number;
+  /** What was lost, in words. */
+  reason: string;
+  /** The round's review was run again, not the coding round. */
+  review?: boolean;
+}
+
 export interface ReviewSummary {
   verdict: 'approve' | 'request_changes' | 'comment';
   commitSha: string;
@@ -77,6 +87,8 @@ export interface UnitCarry {
   hosts?: Record<string, string>;
   /** At-most-once writes that ended `unconfirmed`, with any operator's resend (absent: none). */
   uncertain?: UncertainWrite[];
+  /** Rounds run again because their run lost its work (absent: none). */
+  rerunRounds?: RerunRound[];
 }
 
 /** The `prEvent` signal (from the GitHub webhook router). */
@@ -129,6 +141,8 @@ export interface UnitState {
   outcome?: UnitOutcome;
   /** Writes whose delivery could not be confirmed (see `resend`). */
   unconfirmed?: UncertainWrite[];
+  /** Rounds run again because their run lost its work. */
+  rerunRounds?: RerunRound[];
 }
 
 export interface UnitRecord {
@@ -143,6 +157,8 @@ export interface UnitRecord {
   report: string;
   /** Writes whose delivery could not be confirmed, with any operator's resend (absent: none). */
   unconfirmed?: UncertainWrite[];
+  /** Rounds run again because their run lost its work (absent: none). */
+  rerunRounds?: RerunRound[];
 }
 
 /** A PR event from the GitHub webhook router: merged/closed settle, a push re-reviews, a person's review is work. */

@@ -145,10 +145,13 @@ export class WorkspaceHost {
   }
 }
 
+/** How the notice of a lost workspace begins. */
+export const WORKSPACE_LOST = 'Your workspace was lost';
+
 /** What the model is told, in the result of the call that found the host gone. */
 export function lostNotice(lostQueue: string, reason: string): string {
   return (
-    `Your workspace was lost: the worker host that held it (${lostQueue}) stopped answering (${reason.toLowerCase().replace(/_/g, '-')} timeout). ` +
+    `${WORKSPACE_LOST}: the worker host that held it (${lostQueue}) stopped answering (${reason.toLowerCase().replace(/_/g, '-')} timeout). ` +
     'Everything in it is gone: files that were not committed and pushed, its /tmp, and every job still running there (do not wait for them). ' +
     'This call did not complete. A fresh, empty workspace was prepared on another worker: clone or recreate what you need before you go on.'
   );

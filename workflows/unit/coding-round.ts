@@ -1,6 +1,7 @@
 import type { UnitOutcome } from '../contracts';
 import { codingRequest } from './unit-prompts';
 import type { Unit } from './unit';
+import { lostRoundOr, lostWork, rerunRound, roundsUsed } from './lost-work';
 import { hostGone, loseRound, rememberHost } from './unit-hosts';
 
 /** The `patched()` id of an exact-PR unit's coding rounds working on the PR's head branch (docs/versioning.md). */
@@ -17,7 +18,7 @@ export class CodingRound {
     const { unit } = this;
     const { carry: c, settings, activities, unitId, repo, input } = unit;
     const { ship } = settings;
-    if (c.round >= ship.maxRounds + 1) return 'out_of_rounds';
+    if (roundsUsed(unit) >= ship.maxRounds + 1) return 'out_of_rounds';
     if (c.runMinutes >= settings.budgetMinutes) return 'budget';
     // An exact-PR unit (`unit:<repo>#<n>`) works on the PR's own branch, never a fork of it.
     const onPersonsPr = Boolean(input.pullRequest && c.pullRequest === input.pullRequest && unit.ports.patched(EXACT_PR_BRANCH));
@@ -67,8 +68,13 @@ export class CodingRound {
     const record = await unit.runChild('coding', settings.coding, request, unitId, host);
     c.round += 1;
     if (unit.inbox.stopped || unit.inbox.terminal) return undefined;
+    // A run that failed or was cut lost its round's work: the round runs again (a few times a unit).
     if (!record || record.outcome !== 'completed')
-      return unit.failWith(`the coding run ended ${record?.outcome ?? 'without a record'}${record?.endedBy ? ` (${record.endedBy})` : ''}`);
+      return lostRoundOr(
+        unit,
+        lostWork(record),
+        `the coding run ended ${record?.outcome ?? 'without a record'}${record?.endedBy ? ` (${record.endedBy})` : ''}`,
+      );
     // The run lost the checkout with its host (it was told, and worked on elsewhere): the round's changes are gone.
     if (host && (record.workspaceLosses ?? 0) > 0) return loseRound(unit, unitId);
     const onHost = host ? activities.onHost!(host) : undefined;
@@ -83,7 +89,16 @@ export class CodingRound {
       if (host && hostGone(error)) return loseRound(unit, unitId);
       throw error;
     }
-    if (!commit.changed && !c.pullRequest) return unit.failWith('the coding run made no change');
+    // A round lost after its push landed (its host gone at the push's answer): the branch already
+    // holds the unit's work, so the PR is opened from it rather than the unit failing for no change.
+    const pushedBefore = !commit.changed && !c.pullRequest && Boolean(ws.baseSha) && ws.headSha !== ws.baseSha;
+    if (!commit.changed && !pushedBefore) {
+      // No change because a command was lost with its worker: the round runs again, never fails the unit.
+      const lost = lostWork(record);
+      if (lost && rerunRound(unit, lost)) return undefined;
+      if (!c.pullRequest) return unit.failWith('the coding run made no change');
+    }
+    if (pushedBefore) c.headSha = commit.headSha;
     if (commit.changed) {
       let push;
       try {

@@ -2,6 +2,7 @@ import type { UnitCarry, UnitOutcome } from '../contracts';
 import { applyGate, renderReview, validateSubmission } from './review-gate';
 import { reviewRequest } from './unit-prompts';
 import type { Unit } from './unit';
+import { lostRun, rerunReview } from './lost-work';
 import { rememberHost } from './unit-hosts';
 
 /** The `patched()` id of skipping the review of a commit the unit already reviewed (docs/versioning.md). */
@@ -62,7 +63,11 @@ export class ReviewRound {
       const record = await unit.runChild('review', settings.review, request, reviewKey, host);
       if (unit.inbox.stopped || unit.inbox.terminal) return undefined;
       validated = validateSubmission(record?.submissions.submit_review);
-      if (!validated.ok) problem = validated.problem;
+      if (validated.ok) break;
+      // A run that ended without its result (failed, cut, lost) is run again; the retry is for invalid submissions.
+      const lost = record?.submissions.submit_review === undefined ? lostRun(record, 'review') : undefined;
+      if (lost && rerunReview(unit, lost)) attempt -= 1;
+      else problem = validated.problem;
     }
     if (!validated.ok) return unit.failWith(`the review run did not submit a valid review: ${validated.problem}`);
     const { summary, addressed } = applyGate(validated.submission, ship.addressSeverity, pr.headSha);

@@ -22,6 +22,7 @@ export class Settle {
       reviews: c.reviews,
       ...(c.pullRequest ? { pullRequest: c.pullRequest } : {}),
       ...(unit.endedBy ? { endedBy: unit.endedBy } : {}),
+      ...(c.rerunRounds?.length ? { rerunRounds: c.rerunRounds } : {}),
     };
     const lastReview = c.lastReview ? `${c.lastReview.verdict} on ${c.lastReview.commitSha.slice(0, 12)}` : undefined;
     const report = unitReport(base, lastReview, c.uncertain);

@@ -11,6 +11,7 @@ import { Settle } from './settle';
 import { Unit, type UnitActivities } from './unit';
 import { UnitInbox } from './unit-inbox';
 import { LOST_ROUND_NOTE } from './unit-hosts';
+import { LOST_WORK_NOTE, MAX_RERUN_ROUNDS } from './lost-work';
 
 const UNIT = 'unit:acme/app:greet';
 const MINUTE = 60_000;
@@ -45,6 +46,8 @@ function world(
     exactPr?: boolean;
     /** Checkouts are prepared on host queue `q@a`, whose calls are logged as `<name>@q@a`; `lostAt` finds it gone there. */
     host?: { lostAt?: 'commitWorkspace' | 'pushBranch' };
+    /** What prepareUnitWorkspace answers besides its defaults (headSha `base-1`, no baseSha). */
+    prepared?: { headSha?: string; baseSha?: string };
   } = {},
 ): World {
   const log = new CallLog();
@@ -87,6 +90,7 @@ function world(
         headSha: 'base-1',
         base: 'main',
         ...(options.host ? { hostTaskQueue: 'q@a' } : {}),
+        ...options.prepared,
       })),
       commitWorkspace: log.fn('commitWorkspace', () => ({ headSha: 'head-1', changed: options.changed ?? true })),
       releaseWorkspace: log.fn('releaseWorkspace', () => undefined),
@@ -195,6 +199,86 @@ describe('CodingRound', () => {
     expect(await new CodingRound(w.unit).run()).toBe('failed');
     expect(w.unit.endedBy).toBe('the coding run made no change');
     expect(w.log.names()).not.toContain('pushBranch');
+  });
+
+  const lostCommand = {
+    toolCalls: [
+      {
+        turn: 1,
+        name: 'bash',
+        ok: false,
+        error: 'The command did not report a result (activity heartbeat timeout). It may or may not have run',
+      },
+    ],
+  };
+
+  it('runs the round again, noted in the record, when a command was lost with its worker and nothing changed', async () => {
+    const w = world({ run: () => lostCommand, changed: false });
+    expect(await new CodingRound(w.unit).run()).toBeUndefined();
+    expect(w.log.names()).toEqual(['prepareUnitWorkspace', 'commitWorkspace']);
+    expect(w.unit.carry.rerunRounds).toEqual([{ round: 1, reason: expect.stringContaining('did not report a result') }]);
+    expect(w.unit.carry.work).toEqual([
+      { kind: 'request', text: 'Greet the reader' },
+      { kind: 'steer', text: LOST_WORK_NOTE, by: 'switchboard' },
+    ]);
+    expect(w.phases).toEqual([]);
+    expect(w.unit.state().rerunRounds).toHaveLength(1);
+    // The next round is a new run, told why; the re-run round does not count against maxRounds.
+    expect(await new CodingRound(w.unit).run()).toBeUndefined();
+    expect(w.runs.map((run) => run.workflowId)).toEqual([`${UNIT}/coding-1-1`, `${UNIT}/coding-2-1`]);
+    expect(w.runs[1].request).toContain(LOST_WORK_NOTE);
+    const report = await new Settle(w.unit).run('failed');
+    expect(report.rerunRounds).toHaveLength(2);
+    expect(report.report).toContain('Coding round 1 ran again: a bash command of the coding run did not report a result');
+  });
+
+  it('opens the PR from the branch when a round lost after its push landed left nothing new to commit', async () => {
+    const w = world({ run: () => ({}), changed: false, prepared: { headSha: 'pushed-1', baseSha: 'base-0' } });
+    expect(await new CodingRound(w.unit).run()).toBeUndefined();
+    expect(w.log.names()).toEqual(['prepareUnitWorkspace', 'commitWorkspace', 'openOrUpdatePullRequest']);
+    expect(w.unit.carry).toMatchObject({ pullRequest: 7, headSha: 'head-1', work: [] });
+    expect(w.phases).toEqual(['review']);
+    // A branch still at its base has nothing of the unit's: no change fails as before.
+    const fresh = world({ run: () => ({}), changed: false, prepared: { headSha: 'base-0', baseSha: 'base-0' } });
+    expect(await new CodingRound(fresh.unit).run()).toBe('failed');
+    expect(fresh.unit.endedBy).toBe('the coding run made no change');
+  });
+
+  it('runs the round again when the coding run failed or was cut, but not when it was stopped', async () => {
+    const failed = world({ run: () => ({ outcome: 'failed', endedBy: 'model_unavailable' }) });
+    expect(await new CodingRound(failed.unit).run()).toBeUndefined();
+    expect(failed.unit.carry.rerunRounds).toEqual([{ round: 1, reason: 'the coding run ended failed (model_unavailable)' }]);
+    expect(failed.log.names()).toEqual(['prepareUnitWorkspace']);
+    const cut = world({ run: () => ({ outcome: 'turns', endedBy: '40 turns' }) });
+    expect(await new CodingRound(cut.unit).run()).toBeUndefined();
+    expect(cut.unit.carry.rerunRounds).toHaveLength(1);
+    const gone = world({ run: () => undefined });
+    expect(await new CodingRound(gone.unit).run()).toBeUndefined();
+    expect(gone.unit.carry.rerunRounds).toEqual([{ round: 1, reason: 'the coding run ended without a record' }]);
+    const stopped = world({ run: () => ({ outcome: 'stopped', endedBy: 'ada stopped it' }) });
+    expect(await new CodingRound(stopped.unit).run()).toBe('failed');
+    expect(stopped.unit.endedBy).toBe('the coding run ended stopped (ada stopped it)');
+  });
+
+  it('fails as before once the unit ran out of re-runs, and in histories from before the patch', async () => {
+    const spent = world({
+      run: () => lostCommand,
+      changed: false,
+      carry: { rerunRounds: Array.from({ length: MAX_RERUN_ROUNDS }, (_, i) => ({ round: i + 1, reason: 'lost' })), round: 3 },
+    });
+    expect(await new CodingRound(spent.unit).run()).toBe('failed');
+    expect(spent.unit.endedBy).toBe('the coding run made no change');
+    const old = world({ run: () => ({ outcome: 'failed' }) });
+    old.unit.ports.patched = () => false;
+    expect(await new CodingRound(old.unit).run()).toBe('failed');
+    expect(old.unit.endedBy).toBe('the coding run ended failed');
+  });
+
+  it('goes on to review with the PR it has when a findings round changed nothing and lost nothing', async () => {
+    const w = world({ run: () => ({}), changed: false, carry: { pullRequest: 7, phase: 'findings', round: 1 } });
+    expect(await new CodingRound(w.unit).run()).toBeUndefined();
+    expect(w.unit.carry.rerunRounds).toBeUndefined();
+    expect(w.phases).toEqual(['review']);
   });
 
   it('fails the unit when the push is refused, and opens no PR', async () => {
@@ -339,6 +423,37 @@ describe('ReviewRound', () => {
     expect(w.runs).toHaveLength(2);
     expect(w.runs[1].request).toContain('Your previous submission was invalid');
     expect(w.log.names()).not.toContain('postReview');
+  });
+
+  it('runs a review again when its run failed or left no record, without using the retry for an invalid one', async () => {
+    let runs = 0;
+    const w = world({
+      carry: onPr,
+      run: () => {
+        runs += 1;
+        if (runs === 1) return undefined;
+        if (runs === 2) return { outcome: 'failed', endedBy: 'model_unavailable', submissions: {} };
+        return runs === 3 ? { submissions: {} } : approve;
+      },
+    });
+    expect(await new ReviewRound(w.unit).run()).toBeUndefined();
+    expect(w.runs).toHaveLength(4);
+    expect(w.runs[1].request).not.toContain('Your previous submission was invalid');
+    expect(w.runs[3].request).toContain('Your previous submission was invalid');
+    expect(w.unit.carry.rerunRounds).toEqual([
+      { round: 1, reason: 'the review run ended without a record', review: true },
+      { round: 1, reason: 'the review run ended failed (model_unavailable)', review: true },
+    ]);
+    expect(w.log.names()).toContain('postReview');
+    const report = await new Settle(w.unit).run('merged');
+    expect(report.report).toContain('The review of round 1 ran again: the review run ended without a record.');
+  });
+
+  it('fails as before when a lost review run finds the unit out of re-runs', async () => {
+    const spent = Array.from({ length: MAX_RERUN_ROUNDS }, () => ({ round: 1, reason: 'lost', review: true }));
+    const w = world({ carry: { ...onPr, rerunRounds: spent }, run: () => undefined });
+    expect(await new ReviewRound(w.unit).run()).toBe('failed');
+    expect(w.runs).toHaveLength(2);
   });
 
   it('settles without a review when the PR was merged meanwhile', async () => {

@@ -64,6 +64,9 @@ export function unitReport(record: Omit<UnitRecord, 'report'>, lastReview?: stri
     `Ship unit ${record.unitId} ${OUTCOME_WORDS[record.outcome]}${record.endedBy ? `: ${record.endedBy}` : ''}.`,
     `${pr} on ${record.repo}; ${record.rounds} coding round${record.rounds === 1 ? '' : 's'}, ${record.reviews} review${record.reviews === 1 ? '' : 's'}.`,
     ...(lastReview ? [`Last review: ${lastReview}.`] : []),
+    ...(record.rerunRounds ?? []).map(
+      (rerun) => `${rerun.review ? `The review of round ${rerun.round}` : `Coding round ${rerun.round}`} ran again: ${rerun.reason}.`,
+    ),
     ...unconfirmed.filter((w) => !w.resent).map((w) => `Could not confirm delivery of ${describeWrite(w)} (effect ${w.effectKey}).`),
   ].join('\n');
 }

@@ -175,6 +175,7 @@ export class Unit {
       ...(this.currentRun ? { currentRun: this.currentRun } : {}),
       ...(this.outcome ? { outcome: this.outcome } : {}),
       ...(carry.uncertain?.length ? { unconfirmed: carry.uncertain } : {}),
+      ...(carry.rerunRounds?.length ? { rerunRounds: carry.rerunRounds } : {}),
     };
   }
 }

@@ -3,6 +3,9 @@ import type { ToolCall, ToolResult } from '../../../activities/models/types';
 import { describeBash, describeFile, findFilesCommand, grepCommand, listDirectoryCommand } from '../tool-text';
 import { errorMessage, fail, ok, type ToolContext, type ToolExecutor } from './context';
 
+/** How a shell command's result begins when its worker was lost mid-command (a unit reads it: the round's work may be gone). */
+export const LOST_COMMAND = 'The command did not report a result';
+
 /** The workspace tools: a shell command, and the reads and writes built on the sandbox activities. */
 export const bash: ToolExecutor<'bash'> = (ctx, call, input) => runBash(ctx, call, input.command, input.timeoutMs);
 
@@ -45,9 +48,6 @@ async function runBash(ctx: ToolContext, call: ToolCall, command: string, timeou
   } catch (error) {
     if (isCancellation(error)) throw error;
     // The command's worker was lost (or the sandbox failed): its effect is unknown, and it is not re-run.
-    return fail(
-      call,
-      `The command did not report a result (${errorMessage(error)}). It may or may not have run; check its effects before repeating it.`,
-    );
+    return fail(call, `${LOST_COMMAND} (${errorMessage(error)}). It may or may not have run; check its effects before repeating it.`);
   }
 }
