@@ -31,7 +31,12 @@ export async function settleFailedPlan(
     planId: input.planId,
     // Its setup may never have been read: only an explicit grant counts.
     mergeAuthority: input.mergeAuthority ?? false,
-    units: input.units.map((unit) => ({ key: unit.key, unitId: planUnitId(input, unit.key), status: 'blocked', dependsOn: unit.dependsOn ?? [] })),
+    units: input.units.map((unit) => ({
+      key: unit.key,
+      unitId: planUnitId(input, unit.key),
+      status: 'blocked',
+      dependsOn: unit.dependsOn ?? [],
+    })),
     merged: [],
     done: true,
   };
