@@ -165,6 +165,32 @@ describe('runs and threads', () => {
   });
 });
 
+describe('a worker with a host queue, as deployed', () => {
+  let kit: RunKit;
+  beforeAll(async () => {
+    kit = await startRunKit('record-host', { hostQueue: true });
+  });
+  afterAll(async () => kit.close());
+
+  test('a thread cancelled while its run works releases its workspace on the host queue', async () => {
+    const model = kit.script('cancel-host', [
+      { text: 'Long job.', toolCalls: [{ name: 'bash', input: { command: 'sleep 3276' } }] },
+      { text: 'never' },
+    ]);
+    const { runId, threadId } = await kit.start('wait a long time', { agent: 'coding', model });
+    await waitUntil(
+      () => kit.env.client.workflow.getHandle(runId).query(runStatusQuery),
+      (now) => now.phase === 'tools',
+    );
+    const thread = kit.env.client.workflow.getHandle(threadId);
+    await thread.cancel();
+    await thread.result();
+    expect((await kit.result(runId)).workspaceHost).toBe(kit.hostTaskQueue);
+    await saveHistory(kit.env.client, threadId, 'thread/cancelled-on-host');
+    await saveHistory(kit.env.client, runId, 'run/stopped-on-host');
+  });
+});
+
 describe('runs and threads that continue-as-new', () => {
   let short: Awaited<ReturnType<typeof shortHistoryEnvironment>>;
   let kit: RunKit;

@@ -54,8 +54,20 @@ function approvingScript(ship: ShipKit, name: string): string {
 
 describe('units', () => {
   let ship: ShipKit;
+  /** The worker's catalog lacks the coding agent for the next start (a worker of another version). */
+  let noCodingAgent = false;
   beforeAll(async () => {
-    ship = await startShipKit('record-units', { agents: { featureFlags: { orchestrator: true } } });
+    ship = await startShipKit('record-units', {
+      agents: { featureFlags: { orchestrator: true } },
+      wrapActivities: (activities) => ({
+        ...activities,
+        async loadAgentSetup() {
+          const setup = await activities.loadAgentSetup();
+          if (!noCodingAgent) return setup;
+          return { ...setup, catalog: { ...setup.catalog, agents: setup.catalog.agents.filter((agent) => agent.id !== 'coding') } };
+        },
+      }),
+    });
   });
   afterAll(async () => ship.close());
   const client = () => ship.kit.env.client;
@@ -112,6 +124,18 @@ describe('units', () => {
     const unit = await ship.start({ unitId, request: 'Change nothing', model });
     expect((await unit.result()).outcome).toBe('failed');
     await saveHistory(client(), unitId, 'unit/failed');
+  });
+
+  test('a unit whose setup fails (agent_unknown) settles failed', async () => {
+    const unitId = `unit:${REPO}:record-setup-failed`;
+    noCodingAgent = true;
+    try {
+      const unit = await ship.start({ unitId, request: 'Add anything' });
+      expect((await unit.result()).outcome).toBe('failed');
+    } finally {
+      noCodingAgent = false;
+    }
+    await saveHistory(client(), unitId, 'unit/setup-failed');
   });
 
   test('an exact-PR unit steered onto its PR branch; direct review and coding runs of that PR', async () => {
