@@ -89,3 +89,29 @@ describe('role tools and profiles', () => {
     expect(getRole(catalog, 'debug')!.conversation).toBe('inherited');
   });
 });
+
+/**
+ * The thread vets a run's repository (workflows/thread/vet.ts) before the run starts; a `task`
+ * child is not vetted again. That holds only while a child can reach no repository its parent
+ * could not: its machine class, identity and repository are the parent's. If a child ever gets a
+ * machine class of its own, TaskChildren must vet it first (needsVetting, vetInput).
+ */
+describe('a task child reaches no repository its parent was not vetted for', () => {
+  const inRepo = (id: string) => resolveProfile({ agent: getAgent(catalog, id)!, config, directives: { repo: 'acme/app' } });
+  it.each([
+    ['conductor', 'explore'],
+    ['conductor', 'research'],
+    ['coding', 'explore'],
+    ['coding', 'research'],
+  ])('from %s in acme/app, %s keeps the parent machine, identity and repository', (parentId, agentType) => {
+    const parent = inRepo(parentId);
+    const target = resolveTaskTarget(catalog, agentType, parent);
+    if (!target.ok) throw new Error(target.message);
+    const child = resolveRoleProfile({ role: target.definition, parent });
+    expect({ machine: child.machine, identity: child.identity, repo: child.repo }).toEqual({
+      machine: parent.machine,
+      identity: parent.identity,
+      repo: parent.repo,
+    });
+  });
+});

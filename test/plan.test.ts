@@ -78,7 +78,7 @@ describe('planWorkflow', () => {
     }
   });
 
-  it('refuses a plan whose dependencies form a cycle', async () => {
+  it('settles a plan whose dependencies form a cycle failed, starting nothing', async () => {
     const planId = `plan:${REPO}:cycle`;
     const handle = await env.client.workflow.start(planWorkflowType, {
       workflowId: planId,
@@ -96,7 +96,9 @@ describe('planWorkflow', () => {
         },
       ],
     });
-    await expect(handle.result()).rejects.toMatchObject({ cause: { message: expect.stringContaining('the dependencies form a cycle') } });
+    const record = await handle.result();
+    expect(record).toMatchObject({ outcome: 'failed', endedBy: expect.stringContaining('the dependencies form a cycle') });
+    expect(record.units.map((unit) => unit.status)).toEqual(['blocked', 'blocked']);
   });
 });
 

@@ -1,6 +1,12 @@
 import { Worker } from '@temporalio/worker';
 import { workflowBundlePath } from '../infra/paths';
-import { agentRunWorkflowType, planWorkflowType, shipUnitWorkflowType, threadWorkflowType } from '../workflows/contracts';
+import {
+  agentRunWorkflowType,
+  planWorkflowType,
+  resendWorkflowType,
+  shipUnitWorkflowType,
+  threadWorkflowType,
+} from '../workflows/contracts';
 import { recordedHistories } from './helpers/history';
 import { quietRuntime } from './helpers/temporal';
 
@@ -18,7 +24,9 @@ describe('recorded histories', () => {
   test('cover every workflow type', () => {
     const types = new Set(histories.map((history) => history.workflowType));
     expect([...types].sort()).toEqual(
-      [agentRunWorkflowType, planWorkflowType, shipUnitWorkflowType, threadWorkflowType].map((type) => type.name).sort(),
+      [agentRunWorkflowType, planWorkflowType, resendWorkflowType, shipUnitWorkflowType, threadWorkflowType]
+        .map((type) => type.name)
+        .sort(),
     );
   });
 

@@ -1,4 +1,4 @@
-import { condition, getExternalWorkflowHandle, setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { condition, getExternalWorkflowHandle, patched, setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import {
   failure,
   mergeSignal,
@@ -12,7 +12,10 @@ import {
   type PlanUnitUpdate,
   type StopInput,
 } from './contracts';
+import type { AgentSetup } from '../activities/agents/agent-setup';
+import { failureReason } from './failure-reason';
 import { planDetails } from './plan/plan-details';
+import { PLAN_FAILURE_SETTLES, planUnitId, settleFailedPlan } from './plan/plan-failed';
 import { isBlocked, mayStart, planProblems, topologicalOrder } from './plan/plan-graph';
 import { CANCEL_STOP, cancelAsStop, type OnCancel } from './cancel-as-stop';
 import { setup, status as statusActivities, units as unitActivities } from './activity-proxies';
@@ -31,13 +34,22 @@ export async function planWorkflow(input: PlanInput): Promise<PlanRecord> {
 
 async function plan(input: PlanInput, onCancel: OnCancel): Promise<PlanRecord> {
   const problems = planProblems(input.units);
-  if (problems.length > 0) throw failure('plan_invalid', `the plan is not sound: ${problems.join('; ')}`);
-  const { ship } = await setup.loadAgentSetup();
+  if (problems.length > 0) {
+    const invalid = failure('plan_invalid', `the plan is not sound: ${problems.join('; ')}`);
+    if (!patched(PLAN_FAILURE_SETTLES)) throw invalid;
+    return settleFailedPlan(input, invalid.message, statusActivities);
+  }
+  let ship: AgentSetup['ship'];
+  try {
+    ({ ship } = await setup.loadAgentSetup());
+  } catch (error) {
+    if (!patched(PLAN_FAILURE_SETTLES)) throw error;
+    return settleFailedPlan(input, failureReason(error), statusActivities);
+  }
   const mergeAuthority = input.mergeAuthority ?? ship.planMergeAuthority;
-  const slug = input.planId.replace(/^plan:[^:]+:/, '');
   const units: PlanUnitState[] = input.units.map((unit) => ({
     key: unit.key,
-    unitId: `unit:${input.repo}:${slug}-${unit.key}`,
+    unitId: planUnitId(input, unit.key),
     status: 'waiting',
     dependsOn: unit.dependsOn ?? [],
   }));

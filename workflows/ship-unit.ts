@@ -11,8 +11,6 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { AgentSetup } from '../activities/agents/agent-setup';
-import { buildSystemPrompt, getAgent, resolveProfile } from '../agents';
 import { githubUnitSteps, githubWrites, hostBound, setup, status, unitWorkspace } from './activity-proxies';
 import {
   agentRunWorkflowType,
@@ -48,7 +46,8 @@ import { IdleRound } from './unit/idle-round';
 import { PeoplesReviews } from './unit/peoples-reviews';
 import { ReviewRound } from './unit/review-round';
 import { Settle } from './unit/settle';
-import { Unit, type ChosenProfile, type UnitSettings } from './unit/unit';
+import { Unit } from './unit/unit';
+import { loadUnitSettings } from './unit/unit-setup';
 import { unitDetails } from './unit/unit-details';
 import { UnitInbox } from './unit/unit-inbox';
 
@@ -72,7 +71,8 @@ async function shipUnit(input: ShipUnitInput, onCancel: OnCancel): Promise<UnitR
   const { unitId, repo } = input;
   const c: UnitCarry = input.carry ?? initialCarry(input, Date.now());
   const inbox = new UnitInbox(c);
-  const settings = unitSettings(await setup.loadAgentSetup(), input);
+  // A setup that fails settles the unit `failed` like any other end (unit/unit-setup.ts).
+  const loaded = await loadUnitSettings(input, () => setup.loadAgentSetup());
 
   const notifyPlan = async (progress: PlanUnitProgress): Promise<void> => {
     if (!input.plan) return;
@@ -107,7 +107,7 @@ async function shipUnit(input: ShipUnitInput, onCancel: OnCancel): Promise<UnitR
     input,
     c,
     inbox,
-    settings,
+    loaded.settings,
     {
       workspace: unitWorkspace,
       github: githubUnitSteps,
@@ -196,6 +196,7 @@ async function shipUnit(input: ShipUnitInput, onCancel: OnCancel): Promise<UnitR
   unit.enter(c.phase);
 
   try {
+    if (loaded.error) throw loaded.error;
     for (;;) {
       const settled = inbox.stopped ? 'stopped' : inbox.terminal?.outcome;
       if (settled) {
@@ -252,21 +253,4 @@ function initialCarry(input: ShipUnitInput, now: number): UnitCarry {
     startedAt: now,
     ...(input.pullRequest ? { pullRequest: input.pullRequest } : {}),
   };
-}
-
-/** The unit's coding and review profiles and its budget, resolved from the catalog and config. */
-function unitSettings({ catalog, config, ship, backends }: AgentSetup, input: ShipUnitInput): UnitSettings {
-  const profileFor = (agentId: string): ChosenProfile => {
-    const agent = getAgent(catalog, agentId);
-    if (!agent) throw failure('agent_unknown', `the ${agentId} agent is not in the catalog`);
-    const profile = resolveProfile({
-      agent,
-      config,
-      directives: { repo: input.repo, ...(input.model ? { model: input.model } : {}) },
-      userId: input.requester.id,
-      ...(backends ? { tooling: { backends, conversation: input.replyTarget.kind } } : {}),
-    });
-    return { profile, system: agent.pipeline ? '' : buildSystemPrompt(agent, profile) };
-  };
-  return { ship, coding: profileFor('coding'), review: profileFor('review'), budgetMinutes: profileFor('ship').profile.budget.minutes };
 }

@@ -241,7 +241,7 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
       });
     }
   }
-  await endThread({ threadId, replyTarget: input.replyTarget, unanswered: queue.length });
+  await endThread({ threadId, replyTarget: input.replyTarget, unanswered: queue.length, ...(workspaceHost ? { workspaceHost } : {}) });
 }
 
 /** Marks histories whose threads load the agent setup as a local activity (before: an activity). */

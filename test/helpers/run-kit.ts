@@ -12,7 +12,9 @@ import { createGitHubIdentities, type GitHubIdentities } from '../../activities/
 import { defaultAgentsConfig, type AgentsConfigInput } from '../../agents';
 import { sendMessage, followRun, type AskOptions } from '../../cli/commands/ask';
 import { type IsolationCheck } from '../../activities/sandbox/isolation';
+import { hostTaskQueue } from '../../infra/host-queue';
 import { createLogger } from '../../infra/logger';
+import { createSwitchboardWorker } from '../../infra/worker';
 import type { RunRecord } from '../../workflows/contracts';
 import { KIT_SCRIPTS } from './scripts';
 import { productWorker, sharedEnvironment, uniqueTaskQueue } from './temporal';
@@ -29,6 +31,10 @@ export interface RunKit {
   /** Sends a message to a thread (new unless `thread` is given) and returns the run id it started. */
   start(message: string, options?: AskOptions & { requester?: string }): Promise<{ threadId: string; runId: string }>;
   result(runId: string): Promise<RunRecord>;
+  /** This kit's host queue (with `hostQueue`): where the workspaces it prepares are used and released. */
+  hostTaskQueue?: string;
+  /** Stops polling the shared queue only; the host queue (with `hostQueue`) keeps serving. */
+  stopSharedWorker(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -58,6 +64,10 @@ export interface RunKitOptions {
   prices?: ActivityDeps['models']['prices'];
   /** How the worker probes for bubblewrap (a test simulates a machine without it); the real probe by default. */
   sandboxProbe?: () => Promise<IsolationCheck>;
+  /** The shared task queue (a fresh one by default): kits on one queue are several workers of one deployment. */
+  taskQueue?: string;
+  /** Serve a host queue of this kit's own, as a deployed worker does (infra/main.ts): workspaces are used on it. */
+  hostQueue?: boolean;
 }
 
 export async function startRunKit(label: string, options: RunKitOptions = {}): Promise<RunKit> {
@@ -71,9 +81,10 @@ export async function startRunKit(label: string, options: RunKitOptions = {}): P
         dataConverter: options.dataConverter,
       })
     : environment.client;
-  const taskQueue = uniqueTaskQueue(label);
+  const taskQueue = options.taskQueue ?? uniqueTaskQueue(label);
   const dir = mkdtempSync(join(tmpdir(), `switchboard-${label}-`));
   const dataDir = join(dir, 'data');
+  const hostQueue = options.hostQueue ? hostTaskQueue(taskQueue, dir) : undefined;
   // Scripts apart from the workspaces (under data/), so nothing a run writes can become a script.
   const scripts = join(dir, 'scripts');
   mkdirSync(scripts);
@@ -93,6 +104,7 @@ export async function startRunKit(label: string, options: RunKitOptions = {}): P
       dataDir,
       identityToken: (scope) => identities.tokenFor(scope),
       gitBaseUrl: identities.gitUrl,
+      ...(hostQueue ? { hostTaskQueue: hostQueue } : {}),
       ...(options.sandboxProbe ? { probe: options.sandboxProbe } : {}),
     },
     units: { client, taskQueue },
@@ -107,6 +119,21 @@ export async function startRunKit(label: string, options: RunKitOptions = {}): P
     options.dataConverter,
   );
   const running = worker.run();
+  const hostWorker = hostQueue
+    ? await createSwitchboardWorker({
+        connection: environment.nativeConnection,
+        namespace: environment.namespace ?? 'default',
+        taskQueue: hostQueue,
+        activities: options.wrapActivities ? options.wrapActivities(activities) : activities,
+        activitiesOnly: true,
+        ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
+      })
+    : undefined;
+  const hostRunning = hostWorker?.run();
+  const stopShared = async () => {
+    if (worker.getState() === 'RUNNING') worker.shutdown();
+    await running;
+  };
   return {
     env: environment,
     client,
@@ -123,9 +150,12 @@ export async function startRunKit(label: string, options: RunKitOptions = {}): P
       return { threadId: sent.threadId, runId: sent.outcome.runId };
     },
     result: (runId) => followRun(client, runId, () => undefined),
+    ...(hostQueue ? { hostTaskQueue: hostQueue } : {}),
+    stopSharedWorker: stopShared,
     async close() {
-      worker.shutdown();
-      await running;
+      await stopShared();
+      hostWorker?.shutdown();
+      await hostRunning;
       if (!env) await environment.teardown();
       // Deleting the workspaces ends their sandbox holders (and any detached jobs).
       rmSync(dir, { recursive: true, force: true });

@@ -5,7 +5,7 @@ import { type AgentsConfigInput } from '../../agents';
 import { createGitHubIdentities } from '../../activities/github';
 import { startLocalGitHub, type LocalGitHub } from '../../infra/local-github';
 import { shipUnitWorkflowType, type ShipUnitInput, type ShipUnitWorkflow } from '../../workflows/contracts';
-import { startRunKit, type RunKit } from './run-kit';
+import { startRunKit, type RunKit, type RunKitOptions } from './run-kit';
 
 export const REPO = 'acme/app';
 
@@ -28,6 +28,8 @@ export async function startShipKit(
     agents?: AgentsConfigInput;
     /** Where the local GitHub delivers its (signed) webhooks; none by default. */
     webhooks?: { url: string; secret: string };
+    /** Wraps the worker's activities (e.g. a worker whose agent setup differs). */
+    wrapActivities?: RunKitOptions['wrapActivities'];
   } = {},
 ): Promise<ShipKit> {
   const github = await startLocalGitHub({
@@ -44,6 +46,7 @@ export async function startShipKit(
     github: identities,
     ...(options.env ? { env: options.env } : {}),
     ...(options.agents ? { agents: options.agents } : {}),
+    ...(options.wrapActivities ? { wrapActivities: options.wrapActivities } : {}),
     ship: { checksPollSeconds: 10, ...options.ship },
   });
   return {

@@ -88,10 +88,8 @@ describe('runs and threads', () => {
     await saveHistory(kit.env.client, threadId, 'thread/stop-passed-on');
   });
 
-  // Not recorded yet: today a client's cancel fails the run's workflow task over and over
-  // (an unhandled CancelledFailure) instead of settling it. Enable this with the fix that makes
-  // cancel settle like stop, and re-record (docs/versioning.md).
-  test.skip('a run cancelled by a client mid-command', async () => {
+  // A client's cancel (`temporal workflow cancel`, the Web UI) is a stop (workflows/cancel-as-stop.ts).
+  test('a run cancelled by a client mid-command', async () => {
     const model = kit.script('cancel', [
       { text: 'Long job.', toolCalls: [{ name: 'bash', input: { command: 'sleep 3274' } }] },
       { text: 'never' },
@@ -103,8 +101,25 @@ describe('runs and threads', () => {
     );
     const handle = kit.env.client.workflow.getHandle(runId);
     await handle.cancel();
-    await handle.result().catch(() => undefined);
+    expect((await kit.result(runId)).outcome).toBe('stopped');
     await saveHistory(kit.env.client, runId, 'run/cancelled');
+  });
+
+  test('a thread cancelled by a client while its run works', async () => {
+    const model = kit.script('cancel-thread', [
+      { text: 'Long job.', toolCalls: [{ name: 'bash', input: { command: 'sleep 3275' } }] },
+      { text: 'never' },
+    ]);
+    const { runId, threadId } = await kit.start('wait a long time', { agent: 'coding', model });
+    await waitUntil(
+      () => status(runId),
+      (now) => now.phase === 'tools',
+    );
+    const thread = kit.env.client.workflow.getHandle(threadId);
+    await thread.cancel();
+    await thread.result();
+    expect((await kit.result(runId)).outcome).toBe('stopped');
+    await saveHistory(kit.env.client, threadId, 'thread/cancelled');
   });
 
   test('a run whose model fails for good', async () => {
@@ -147,6 +162,32 @@ describe('runs and threads', () => {
     const { runId } = await kit.start('run a job', { agent: 'explore', model });
     expect((await kit.result(runId)).jobWaits.polls).toBeGreaterThanOrEqual(2);
     await saveHistory(kit.env.client, runId, 'run/job-wait-timers');
+  });
+});
+
+describe('a worker with a host queue, as deployed', () => {
+  let kit: RunKit;
+  beforeAll(async () => {
+    kit = await startRunKit('record-host', { hostQueue: true });
+  });
+  afterAll(async () => kit.close());
+
+  test('a thread cancelled while its run works releases its workspace on the host queue', async () => {
+    const model = kit.script('cancel-host', [
+      { text: 'Long job.', toolCalls: [{ name: 'bash', input: { command: 'sleep 3276' } }] },
+      { text: 'never' },
+    ]);
+    const { runId, threadId } = await kit.start('wait a long time', { agent: 'coding', model });
+    await waitUntil(
+      () => kit.env.client.workflow.getHandle(runId).query(runStatusQuery),
+      (now) => now.phase === 'tools',
+    );
+    const thread = kit.env.client.workflow.getHandle(threadId);
+    await thread.cancel();
+    await thread.result();
+    expect((await kit.result(runId)).workspaceHost).toBe(kit.hostTaskQueue);
+    await saveHistory(kit.env.client, threadId, 'thread/cancelled-on-host');
+    await saveHistory(kit.env.client, runId, 'run/stopped-on-host');
   });
 });
 

@@ -4,7 +4,9 @@
  */
 import { type TestWorkflowEnvironment } from '@temporalio/testing';
 import { createGitHubActivities, createGitHubIdentities } from '../../activities/github';
+import { resendWorkflowId } from '../../activities/units/uncertain-client';
 import { sendMessage } from '../../cli/commands/ask';
+import { resend } from '../../cli/commands/resend';
 import {
   checksSignal,
   planStateQuery,
@@ -52,8 +54,20 @@ function approvingScript(ship: ShipKit, name: string): string {
 
 describe('units', () => {
   let ship: ShipKit;
+  /** The worker's catalog lacks the coding agent for the next start (a worker of another version). */
+  let noCodingAgent = false;
   beforeAll(async () => {
-    ship = await startShipKit('record-units', { agents: { featureFlags: { orchestrator: true } } });
+    ship = await startShipKit('record-units', {
+      agents: { featureFlags: { orchestrator: true } },
+      wrapActivities: (activities) => ({
+        ...activities,
+        async loadAgentSetup() {
+          const setup = await activities.loadAgentSetup();
+          if (!noCodingAgent) return setup;
+          return { ...setup, catalog: { ...setup.catalog, agents: setup.catalog.agents.filter((agent) => agent.id !== 'coding') } };
+        },
+      }),
+    });
   });
   afterAll(async () => ship.close());
   const client = () => ship.kit.env.client;
@@ -112,6 +126,18 @@ describe('units', () => {
     await saveHistory(client(), unitId, 'unit/failed');
   });
 
+  test('a unit whose setup fails (agent_unknown) settles failed', async () => {
+    const unitId = `unit:${REPO}:record-setup-failed`;
+    noCodingAgent = true;
+    try {
+      const unit = await ship.start({ unitId, request: 'Add anything' });
+      expect((await unit.result()).outcome).toBe('failed');
+    } finally {
+      noCodingAgent = false;
+    }
+    await saveHistory(client(), unitId, 'unit/setup-failed');
+  });
+
   test('an exact-PR unit steered onto its PR branch; direct review and coding runs of that PR', async () => {
     ship.github.commit(REPO, 'person', { 'person.txt': 'from a person\n' });
     const person = createGitHubActivities({
@@ -163,9 +189,8 @@ describe('units', () => {
     await saveHistory(client(), coded.runId, 'run/direct-coding');
   });
 
-  // Not recorded yet: cancelling a unit cancels its coding run, and a run does not settle a
-  // cancel today (see runs.record.ts). Enable with that fix and re-record.
-  test.skip('a unit cancelled by a client during its coding run', async () => {
+  // A client's cancel is a stop (workflows/cancel-as-stop.ts): the unit stops its run and settles.
+  test('a unit cancelled by a client during its coding run', async () => {
     const unitId = `unit:${REPO}:record-cancelled`;
     const unit = await ship.start({ unitId, request: 'Add another slow change', model: slowScript(ship, 'cancelled') });
     await waitUntil(
@@ -173,8 +198,34 @@ describe('units', () => {
       (state) => state.phase === 'coding' && Boolean(state.currentRun),
     );
     await unit.cancel();
-    await unit.result().catch(() => undefined);
+    expect((await unit.result()).outcome).toBe('stopped');
     await saveHistory(client(), unitId, 'unit/cancelled');
+  });
+
+  test('a closed unit whose report was lost, resent by resendWorkflow', async () => {
+    const created = await fetch(`${ship.github.apiUrl}/repos/${REPO}/issues`, {
+      method: 'POST',
+      headers: { authorization: 'token write-token', 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'record resend' }),
+    });
+    const { number } = (await created.json()) as { number: number };
+    const unitId = `unit:${REPO}:record-resend`;
+    const report = `${unitId}/report`;
+    // The report's POST is answered 502 without being applied: its retry finds no marker.
+    ship.github.faults.serverErrors({ method: 'POST', path: `/issues/${number}/comments`, bodyIncludes: report }, 1);
+    const model = ship.kit.script('resend-nothing', [{ text: 'Nothing to do.' }]);
+    const unit = await ship.start({
+      unitId,
+      request: 'Change nothing',
+      model,
+      replyTarget: { kind: 'github', repo: REPO, pullRequest: number },
+    });
+    const record = await unit.result();
+    expect(record.unconfirmed?.map((write) => write.effectKey)).toEqual([report]);
+    const resent = await resend(client(), ship.kit.taskQueue, unitId, { effectKey: report, by: 'recorder' });
+    expect(resent.decision.status).toBe('confirmed');
+    await saveHistory(client(), unitId, 'unit/report-unconfirmed');
+    await saveHistory(client(), resendWorkflowId(report), 'resend/closed-unit-report');
   });
 
   test('a thread that starts a unit for a code change; an orchestrator run that steers and stops it', async () => {
@@ -346,13 +397,34 @@ describe('plans', () => {
     await saveHistory(ship.kit.env.client, planId, 'plan/stopped');
   });
 
-  test('a plan whose dependencies form a cycle fails', async () => {
+  test('a plan cancelled by a client while its first unit codes', async () => {
+    const planId = `plan:${REPO}:record-cancelled`;
+    const plan = await start(
+      planId,
+      [
+        { key: 'one', request: 'Work slowly on one' },
+        { key: 'two', request: 'Then two', dependsOn: ['one'] },
+      ],
+      approvingScript(ship, 'plan-cancelled'),
+    );
+    await waitUntil(
+      () => plan.query(planStateQuery),
+      (state) => state.units.some((unit) => unit.status === 'running'),
+    );
+    await plan.cancel();
+    expect((await plan.result()).outcome).toBe('stopped');
+    await saveHistory(ship.kit.env.client, planId, 'plan/cancelled');
+  });
+
+  // plan/invalid-failed.json (recorded before the plan-failure-settles patch: a raw workflow
+  // failure) is kept, not re-recorded: it proves the patch's old branch still replays.
+  test('a plan whose dependencies form a cycle settles failed', async () => {
     const planId = `plan:${REPO}:record-cycle`;
     const plan = await start(planId, [
       { key: 'a', request: 'a', dependsOn: ['b'] },
       { key: 'b', request: 'b', dependsOn: ['a'] },
     ]);
-    await expect(plan.result()).rejects.toBeDefined();
-    await saveHistory(ship.kit.env.client, planId, 'plan/invalid-failed');
+    expect((await plan.result()).outcome).toBe('failed');
+    await saveHistory(ship.kit.env.client, planId, 'plan/invalid-settled');
   });
 });

@@ -68,7 +68,10 @@ export interface PlanState {
 }
 
 export interface PlanRecord extends PlanState {
-  outcome: 'completed' | 'blocked' | 'stopped';
+  /** `failed`: the plan could not start (an unsound graph, its setup failing); `endedBy` says why. */
+  outcome: 'completed' | 'blocked' | 'stopped' | 'failed';
+  /** Why a failed plan ended. */
+  endedBy?: string;
   report: string;
 }
 

@@ -84,10 +84,16 @@ export class Unit {
     readonly input: ShipUnitInput,
     readonly carry: UnitCarry,
     readonly inbox: UnitInbox,
-    readonly settings: UnitSettings,
+    private readonly chosen: UnitSettings | undefined,
     readonly activities: UnitActivities,
     readonly ports: UnitPorts,
   ) {}
+
+  /** The unit's settings; absent only when its setup failed, and then no phase but settle runs. */
+  get settings(): UnitSettings {
+    if (!this.chosen) throw new Error('the unit has no settings: its setup failed');
+    return this.chosen;
+  }
 
   get unitId(): string {
     return this.input.unitId;
@@ -164,7 +170,8 @@ export class Unit {
       requester: this.input.requester.id,
       phase: carry.phase,
       round: carry.round,
-      maxRounds: this.settings.ship.maxRounds,
+      // A unit whose setup failed runs no round.
+      maxRounds: this.chosen?.ship.maxRounds ?? 0,
       branch: carry.branch,
       reminders: carry.reminders,
       ...(carry.pullRequest ? { pullRequest: carry.pullRequest } : {}),
