@@ -1,5 +1,6 @@
+import { createRequire } from 'node:module';
 import pino from 'pino';
-import pretty from 'pino-pretty';
+import type PinoPretty from 'pino-pretty';
 import { type LogLevel, type LogMetadata, type Logger as TemporalLogger } from '@temporalio/common';
 import { Runtime } from '@temporalio/worker';
 
@@ -20,6 +21,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const readable = format === 'pretty' || (format === 'auto' && Boolean((destination as NodeJS.WriteStream).isTTY));
   const base = { level: options.level ?? 'info', base: { service: 'switchboard' } };
   if (readable) {
+    // Loaded only for a terminal: workers and servers in production log JSON lines and skip it.
+    const pretty = createRequire(__filename)('pino-pretty') as typeof PinoPretty;
     return pino(
       base,
       pretty({ destination, sync: true, colorize: (destination as NodeJS.WriteStream).isTTY, ignore: 'pid,hostname,service' }),
@@ -51,10 +54,12 @@ let installed = false;
  * our logger and, with `prometheusBindAddress`, exports its metrics there (infra/metrics.ts
  * serves them with ours). The runtime can be installed once per process; later calls are no-ops.
  */
-export function installTemporalRuntime(logger: Logger, options: { prometheusBindAddress?: string } = {}): void {
+export function installTemporalRuntime(logger: Logger, options: { prometheusBindAddress?: string; sigusr2?: 'memory-report' } = {}): void {
   if (installed) return;
   Runtime.install({
     logger: temporalLogger(logger),
+    // The SDK shuts its workers down on SIGUSR2 too, unless the memory report (memory-report.ts) uses it.
+    ...(options.sigusr2 ? { shutdownSignals: ['SIGINT', 'SIGTERM', 'SIGQUIT'] } : {}),
     ...(options.prometheusBindAddress
       ? {
           telemetryOptions: {

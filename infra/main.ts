@@ -1,30 +1,15 @@
-import { type Server } from 'node:http';
-import { type Client } from '@temporalio/client';
 import { type Worker } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { activityDepsFromConfig } from './activity-deps';
-import { createServerApp } from '../server/app';
-import { type RequestHandler } from 'express';
-import { apiMountsFromConfig } from '../server/api/from-config';
-import { createGitHubWebhookRouter } from '../server/github-webhooks';
-import { slackFrontEndFromConfig } from '../server/slack';
-import { readSecret, type LoadedConfig } from './config';
 import { loadConfigForProcess } from './process-config';
 import { createLogger, installTemporalRuntime, type Logger } from './logger';
-import { externalServiceChecks } from './external-checks';
-import { ExternalServices } from './external-services';
-import { listenError, reportStartupFailure } from './startup-errors';
-import { pingTemporal } from './temporal';
+import { reportStartupFailure } from './startup-errors';
 import { openTemporalClient, temporalTarget } from './temporal-connection';
 import { runtimeExporterAddress, startMetricsEndpoint } from './metrics';
-import { FrontEndMetrics } from '../server/metrics';
 import { ensureTemporal } from './temporal-endpoint';
 import { connectWorker, createSwitchboardWorker } from './worker';
 import { dataConverterFromConfig } from './payloads';
-import { cachedStuck } from './stuck';
-
-/** Where GitHub delivers webhooks. */
-export const GITHUB_WEBHOOK_PATH = '/webhooks/github';
+import { installMemoryReport } from './memory-report';
 
 /**
  * What this process runs. `npm start` runs everything (and starts the embedded Temporal when
@@ -49,7 +34,11 @@ export async function main(roles: Roles = ALL_IN_ONE): Promise<void> {
   const metricsOn = config.metrics.port !== undefined;
   // The runtime exports the worker's series on a private port; /metrics serves them with ours.
   const runtimeAddress = metricsOn && roles.worker ? await runtimeExporterAddress() : undefined;
-  installTemporalRuntime(logger, runtimeAddress ? { prometheusBindAddress: runtimeAddress } : {});
+  const memoryReport = roles.worker && installMemoryReport();
+  installTemporalRuntime(logger, {
+    ...(runtimeAddress ? { prometheusBindAddress: runtimeAddress } : {}),
+    ...(memoryReport ? { sigusr2: 'memory-report' } : {}),
+  });
 
   const stops: Array<() => Promise<void>> = [];
   const shutdown = onceShutdown(logger, stops);
@@ -60,7 +49,7 @@ export async function main(roles: Roles = ALL_IN_ONE): Promise<void> {
     const endpoint = await ensureTemporal(loaded, logger, { start: roles.embedded, registerAttributes: roles.server });
     stops.unshift(() => endpoint.stop());
     const target = temporalTarget(loaded, endpoint.address);
-    const frontEndMetrics = metricsOn && roles.server ? new FrontEndMetrics() : undefined;
+    const frontEndMetrics = metricsOn && roles.server ? new (await import('../server/metrics.js')).FrontEndMetrics() : undefined;
     const dataConverter = dataConverterFromConfig(config);
     const { client, connection } = await openTemporalClient(target, {
       timeoutMs: 10_000,
@@ -82,6 +71,7 @@ export async function main(roles: Roles = ALL_IN_ONE): Promise<void> {
         bundlePath: process.env.SWITCHBOARD_WORKFLOW_BUNDLE || undefined,
         dataConverter,
         logger,
+        ...(memoryReport && memoryReport.inlineWorkflows ? { inlineWorkflows: true } : {}),
       });
       // The same activities on this host's own queue, where a workspace's later calls are sent.
       const hostWorker = await createSwitchboardWorker({
@@ -112,42 +102,10 @@ export async function main(roles: Roles = ALL_IN_ONE): Promise<void> {
       );
     }
 
-    // One cached look at stuck workflows, shared by /healthz and the metrics gauge.
-    const stuck = roles.server ? cachedStuck(client) : undefined;
-    if (stuck) frontEndMetrics?.countStuck(stuck);
     if (roles.server) {
-      const mounts = [...frontEnds(loaded, client, logger), ...apiMountsFromConfig(loaded, client, logger, endpoint.uiUrl)];
-      const slack = slackFrontEndFromConfig(loaded, client, logger);
-      if (slack) {
-        stops.unshift(() => slack.stop());
-        if (slack.router) mounts.push({ path: '/', handler: slack.router });
-        logger.info({ mode: config.slack.mode, path: config.slack.eventsPath }, 'Slack front end is on');
-      }
-      // Slack, GitHub and the model APIs may be down: each is retried in the background and
-      // shown in /healthz, while Temporal, the worker and the other front ends serve.
-      const services = new ExternalServices({
-        logger,
-        retry: { initialMs: config.externalServices.retryInitialMs, maxMs: config.externalServices.retryMaxMs },
-      });
-      stops.unshift(async () => services.stop());
-      for (const check of await externalServiceChecks(config, deps, slack)) services.supervise(check);
-      const app = createServerApp({
-        mounts,
-        client,
-        logger,
-        ...(frontEndMetrics ? { metrics: frontEndMetrics } : {}),
-        health: {
-          namespace: config.temporal.namespace,
-          taskQueue: config.temporal.taskQueue,
-          pingTemporal: () => pingTemporal(connection, config.temporal.namespace),
-          workerState: () => worker?.getState(),
-          ...(worker && deps.sandboxHost ? { sandbox: () => deps.sandboxHost!.readiness() } : {}),
-          services: () => services.statuses(),
-          ...(stuck ? { stuck } : {}),
-        },
-      });
-      const server = await listen(app, config.http.port, config.http.host);
-      stops.unshift(() => closeServer(server));
+      // Loaded only here: a worker-only process never loads the front ends (Bolt, the MCP SDK, express).
+      const { startServerRole } = await import('./server-role.js');
+      await startServerRole({ loaded, client, connection, logger, deps, endpoint, stops, worker, frontEndMetrics });
     }
 
     if (metricsOn) {
@@ -184,29 +142,6 @@ export async function main(roles: Roles = ALL_IN_ONE): Promise<void> {
   }
 }
 
-/** The front ends whose secrets are configured; each is skipped (and says so) when they are not. */
-function frontEnds(loaded: LoadedConfig, client: Client, logger: Logger) {
-  const { config } = loaded;
-  const mounts: Array<{ path: string; handler: RequestHandler }> = [];
-  const webhookSecret = readSecret('githubWebhookSecret');
-  if (webhookSecret) {
-    mounts.push({
-      path: GITHUB_WEBHOOK_PATH,
-      handler: createGitHubWebhookRouter({
-        client,
-        taskQueue: config.temporal.taskQueue,
-        secret: webhookSecret,
-        botLogin: config.github.botLogin,
-        logger,
-        maxBodyBytes: config.github.webhookMaxBodyBytes,
-      }),
-    });
-  } else {
-    logger.info('GitHub webhooks are off: set GITHUB_WEBHOOK_SECRET to receive them');
-  }
-  return mounts;
-}
-
 function onceShutdown(logger: Logger, stops: Array<() => Promise<void>>) {
   let started = false;
   return async (why: string) => {
@@ -221,19 +156,6 @@ function onceShutdown(logger: Logger, stops: Array<() => Promise<void>>) {
       }
     }
   };
-}
-
-function listen(app: ReturnType<typeof createServerApp>, port: number, host: string): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const server = app.listen(port, host, (error?: Error) => (error ? reject(listenError(error, host, port)) : resolve(server)));
-  });
-}
-
-function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
 }
 
 if (require.main === module) void main();

@@ -24,6 +24,8 @@ export interface SwitchboardWorkerOptions {
   dataConverter?: DataConverter;
   /** The memory this worker may use, in MiB (default: the V8 heap limit); sizes its workflow cache. */
   memoryMiB?: number;
+  /** Run workflows in this thread (the SDK's debug mode): only for the memory report (memory-report.ts). */
+  inlineWorkflows?: boolean;
 }
 
 /** Creates a worker that loads the prebuilt workflow bundle (never bundles at start). */
@@ -40,6 +42,7 @@ export async function createSwitchboardWorker(options: SwitchboardWorkerOptions)
     activities: options.activities,
     ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
     ...workerCapacity(options.memoryMiB ?? defaultWorkerMemoryMiB()),
+    ...(options.inlineWorkflows ? { debugMode: true } : {}),
     shutdownGraceTime: options.shutdownGraceTime ?? '10s',
     // A stop reaches a running command through its next heartbeat; keep that wait short.
     maxHeartbeatThrottleInterval: '2 seconds',

@@ -1,4 +1,5 @@
-import { webApi } from '@slack/bolt';
+// The Web API client alone (Bolt re-exports it but loads express and the socket-mode client with it).
+import * as webApi from '@slack/web-api';
 import { type ApplicationFailure } from '@temporalio/common';
 import { failure } from '../../workflows/contracts';
 

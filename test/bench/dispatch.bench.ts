@@ -10,21 +10,17 @@ import { sharedEnvironment, testTemporalAddress, uniqueTaskQueue } from '../help
 import { table, type Row } from './stats';
 import { bareWorkflow } from './bare-workflow';
 import { closedAt } from './closed-at';
-import { measureIdleThreads } from './idle-threads';
 
 /**
  * `npm run bench`: each measurement of issue 15 against a bare-Temporal floor started in the
  * same run, on the same dev server. Prints a markdown table (docs/performance.md keeps the
- * latest). BENCH_SAMPLES (default 15) and BENCH_BURST (default 50) size it.
+ * latest). BENCH_SAMPLES (default 15) and BENCH_BURST (default 50) size it. The idle-threads
+ * rows are in idle-threads.bench.ts (`npm run bench:idle` runs them alone).
  */
 jest.setTimeout(30 * 60_000);
 
 const SAMPLES = Number(process.env.BENCH_SAMPLES ?? 15);
 const BURST = Number(process.env.BENCH_BURST ?? 50);
-
-const IDLE_THREADS = Number(process.env.BENCH_IDLE_THREADS ?? 1_000);
-/** The memory the idle-threads worker is given (SWITCHBOARD_WORKER_MEMORY_MB): the issue's budget. */
-const IDLE_MEMORY_MB = Number(process.env.BENCH_IDLE_MEMORY_MB ?? 500);
 
 describe('bench', () => {
   const rows: Row[] = [];
@@ -136,29 +132,6 @@ describe('bench', () => {
       ours: ours.map((s) => s.result),
       target: { p99Ms: 3_000 },
     });
-  });
-
-  it(`${IDLE_THREADS} idle threads on one worker`, async () => {
-    const idle = await measureIdleThreads(kit.client, bareDir, { threads: IDLE_THREADS, followUps: SAMPLES * 2, memoryMb: IDLE_MEMORY_MB });
-    const bare = [];
-    for (let k = 0; k < SAMPLES * 2; k += 1) bare.push((await bareSample()).result);
-    rows.push({
-      what: `${IDLE_THREADS} idle threads: worker RSS (empty → idle)`,
-      floor: [idle.rssEmptyMb],
-      ours: [idle.rssIdleMb],
-      unit: 'MB',
-      target: { p99Ms: 500 },
-    });
-    rows.push({
-      what: `follow-up to a random one of ${IDLE_THREADS} idle threads: request → result`,
-      floor: bare,
-      ours: idle.followUps,
-      target: { p99Ms: 1_000 },
-    });
-    const held = Math.min(IDLE_THREADS, idle.cachedWorkflows);
-    notes.push(
-      `idle threads: worker given ${IDLE_MEMORY_MB} MB (cache ${idle.cachedWorkflows} workflows); ${Math.round(idle.rssIdleMb - idle.rssEmptyMb)} MB over the empty worker ≈ ${((idle.rssIdleMb - idle.rssEmptyMb) / held).toFixed(2)} MiB per cached thread; filled in ${Math.round(idle.fillSeconds)} s`,
-    );
   });
 
   it('worker spawn → running', async () => {
