@@ -12,20 +12,21 @@ export const bashTool = defineTool({
     "Run one shell command in the run's sandbox (bash -c, working directory the workspace) and return its exit code, " +
     'stdout and stderr. Each call runs under a timeout and its process group is reaped when the command returns; ' +
     'a job longer than the cap must be detached with setsid -f and polled.',
-  input: z
-    .object({
-      command: z.string().min(1).describe('The command line, run with bash -c.'),
-      timeoutMs: z
-        .number()
-        .int()
-        .min(1_000)
-        .max(BASH_TIMEOUT_MAX_MS)
-        .optional()
-        .describe(
-          `Milliseconds before the command is killed (default ${BASH_TIMEOUT_DEFAULT_MS}, at most ${BASH_TIMEOUT_MAX_MS}: twenty minutes).`,
-        ),
-    })
-    .strict(),
+  input: () =>
+    z
+      .object({
+        command: z.string().min(1).describe('The command line, run with bash -c.'),
+        timeoutMs: z
+          .number()
+          .int()
+          .min(1_000)
+          .max(BASH_TIMEOUT_MAX_MS)
+          .optional()
+          .describe(
+            `Milliseconds before the command is killed (default ${BASH_TIMEOUT_DEFAULT_MS}, at most ${BASH_TIMEOUT_MAX_MS}: twenty minutes).`,
+          ),
+      })
+      .strict(),
   sideEffect: 'write',
   publishes: false,
   concurrencySafe: false,

@@ -5,12 +5,13 @@ import { repositoryField } from './github-fields';
 export const fleetStatusTool = defineTool({
   name: 'fleet_status',
   description: 'List the running units, plans and runs you may see, with phase, repository, PR and age.',
-  input: z
-    .object({
-      repo: repositoryField().optional().describe('Only work on this repository (owner/name).'),
-      kind: z.enum(['unit', 'plan', 'run', 'all']).optional().describe('Which kind of work to list (default all).'),
-    })
-    .strict(),
+  input: () =>
+    z
+      .object({
+        repo: repositoryField().optional().describe('Only work on this repository (owner/name).'),
+        kind: z.enum(['unit', 'plan', 'run', 'all']).optional().describe('Which kind of work to list (default all).'),
+      })
+      .strict(),
   sideEffect: 'read',
   publishes: false,
   concurrencySafe: true,

@@ -5,12 +5,13 @@ import { issueNumberField, repositoryField } from './github-fields';
 export const githubIssueGetTool = defineTool({
   name: 'github_issue_get',
   description: 'Read one issue with its body, labels and comments.',
-  input: z
-    .object({
-      repo: repositoryField(),
-      number: issueNumberField(),
-    })
-    .strict(),
+  input: () =>
+    z
+      .object({
+        repo: repositoryField(),
+        number: issueNumberField(),
+      })
+      .strict(),
   sideEffect: 'read',
   publishes: false,
   concurrencySafe: true,

@@ -5,13 +5,14 @@ import { issueNumberField, repositoryField } from './github-fields';
 export const githubPullGetTool = defineTool({
   name: 'github_pull_get',
   description: 'Read one pull request: title, body, head and base, state, checks, reviews, and the changed files with their diff.',
-  input: z
-    .object({
-      repo: repositoryField(),
-      number: issueNumberField(),
-      includeDiff: z.boolean().optional().describe('Include the patch of each changed file (default true).'),
-    })
-    .strict(),
+  input: () =>
+    z
+      .object({
+        repo: repositoryField(),
+        number: issueNumberField(),
+        includeDiff: z.boolean().optional().describe('Include the patch of each changed file (default true).'),
+      })
+      .strict(),
   sideEffect: 'read',
   publishes: false,
   concurrencySafe: true,

@@ -32,15 +32,16 @@ export const submitReviewTool = defineTool({
     'Submit the review verdict and findings for the pull request under review. Code validates the structure, applies ' +
     'the severity gate and posts it once to the exact commit reviewed, only while that commit is still the PR head. Call it ' +
     'once, at the end.',
-  input: z
-    .object({
-      verdict: z
-        .enum(['approve', 'request_changes', 'comment'])
-        .describe('approve: no finding at or above the gate; request_changes: findings must be addressed; comment: neither.'),
-      summary: z.string().min(1).describe('Two or three sentences: what the PR does and the overall judgement.'),
-      findings: z.array(FindingSchema).describe('Every finding, most severe first; empty for a clean approval.'),
-    })
-    .strict(),
+  input: () =>
+    z
+      .object({
+        verdict: z
+          .enum(['approve', 'request_changes', 'comment'])
+          .describe('approve: no finding at or above the gate; request_changes: findings must be addressed; comment: neither.'),
+        summary: z.string().min(1).describe('Two or three sentences: what the PR does and the overall judgement.'),
+        findings: z.array(FindingSchema).describe('Every finding, most severe first; empty for a clean approval.'),
+      })
+      .strict(),
   sideEffect: 'write',
   publishes: true,
   concurrencySafe: false,

@@ -32,13 +32,23 @@ export interface ToolSpec<Input extends z.ZodType = z.ZodType> {
 }
 
 /**
- * Declares a tool; the identity function exists so each file's literal is type-checked and
- * keeps its name as a literal type (the registry's `ToolName` union is built from them).
+ * Declares a tool; each file's literal is type-checked and keeps its name as a literal type (the
+ * registry's `ToolName` union is built from them). The input schema is built on first use, not
+ * when the module loads: every cached workflow evaluates the bundle's modules for itself
+ * (reuseV8Context gives each its own module cache), and a thread, which never reads a tool's
+ * schema, would otherwise hold all 31 (docs/performance.md).
  */
 export function defineTool<const Name extends string, Input extends z.ZodType>(
-  spec: ToolSpec<Input> & { readonly name: Name },
+  spec: Omit<ToolSpec<Input>, 'input'> & { readonly name: Name; readonly input: () => Input },
 ): ToolSpec<Input> & { readonly name: Name } {
-  return spec;
+  const { input: build, ...rest } = spec;
+  let input: Input | undefined;
+  return {
+    ...rest,
+    get input() {
+      return (input ??= build());
+    },
+  };
 }
 
 /** What a model provider needs for one tool: name, description and a JSON schema of the input. */
