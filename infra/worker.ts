@@ -79,10 +79,15 @@ export interface WorkerCapacity {
   maxConcurrentLocalActivityExecutions: number;
 }
 
-/** MiB kept for the process itself (the SDK core, the HTTP server, activity buffers). */
-export const WORKER_BASE_MIB = 160;
-/** MiB a cached workflow of ours costs, measured (docs/performance.md): threads and runs with bounded payloads. */
-export const CACHED_WORKFLOW_MIB = 0.35;
+/** MiB kept for the process itself: a worker-only process is 150–215 MB of RSS when ready (docs/performance.md). */
+export const WORKER_BASE_MIB = 200;
+/**
+ * MiB of RSS a cached idle thread costs, measured with `npm run bench:idle` (docs/performance.md):
+ * 2.6 MiB with the heap bounded (`--max-old-space-size=256`), of which ~1.2 MiB is live V8 heap
+ * (each cached workflow keeps its own copy of the bundle's modules under reuseV8Context). With the
+ * default heap limit, uncollected garbage makes it 4–4.5.
+ */
+export const CACHED_WORKFLOW_MIB = 2.5;
 
 /**
  * The documented formula (docs/performance.md): the workflow cache gets what is left after
