@@ -91,11 +91,12 @@ export function getTool(name: string): ToolSpec | undefined {
 }
 
 /**
- * Each tool's schema, rendered once per worker (the cache is module state). Rendering a zod schema as JSON schema costs
+ * Each tool's schema, rendered once per cached workflow: the cache is module state, and under
+ * reuseV8Context every cached workflow has its own module cache (docs/performance.md), so a run
+ * renders each of its tools once, not once per worker. Rendering a zod schema as JSON schema costs
  * several milliseconds a tool, and a run renders its whole tool list in its first workflow task,
  * so without this every run start (and every replay) spent tens of CPU milliseconds before its
- * first model turn. A pure function of the tool's name, so sharing it between workflows (the
- * worker's reused V8 context) cannot change what any workflow does.
+ * first model turn. A pure function of the tool's name, so it cannot change what a workflow does.
  */
 const renderedSchemas = new Map<string, ModelToolSchema>();
 
