@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir, cpus, totalmem, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { bundleWorkflowCode, Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
+import { writeBareBundle } from './bare-bundle';
 import { sendMessage } from '../../cli/commands/ask';
 import { projectRoot } from '../../infra/paths';
 import { startRunKit, type RunKit } from '../helpers/run-kit';
@@ -36,9 +37,7 @@ describe('bench', () => {
   beforeAll(async () => {
     const env = await sharedEnvironment();
     bareQueue = uniqueTaskQueue('bench-bare');
-    const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('./bare-workflow'), logger: quietLogger });
-    bareBundle = join(bareDir, 'bare-bundle.js');
-    writeFileSync(bareBundle, code);
+    bareBundle = await writeBareBundle(bareDir);
     bareWorker = await Worker.create({
       connection: env.nativeConnection,
       taskQueue: bareQueue,
@@ -181,12 +180,3 @@ async function spawnUntilReady(args: string[], env: Record<string, string>): Pro
   await exited;
   return elapsed;
 }
-
-const quietLogger = {
-  log: () => undefined,
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-};

@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@temporalio/client';
-import { bundleWorkflowCode, Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
+import { writeBareBundle } from './bare-bundle';
 import { sharedEnvironment, uniqueTaskQueue } from '../helpers/temporal';
 import { bareWorkflow } from './bare-workflow';
 import { closedAt } from './closed-at';
@@ -32,12 +33,11 @@ it(`${THREADS} idle threads on one worker`, async () => {
   const env = await sharedEnvironment();
   const dir = mkdtempSync(join(tmpdir(), 'bench-idle-'));
   const bareQueue = uniqueTaskQueue('bench-idle-bare');
-  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('./bare-workflow'), logger: quietLogger });
-  writeFileSync(join(dir, 'bare-bundle.js'), code);
+  const bareBundle = await writeBareBundle(dir);
   const bareWorker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue: bareQueue,
-    workflowBundle: { codePath: join(dir, 'bare-bundle.js') },
+    workflowBundle: { codePath: bareBundle },
     activities: { noop: async () => undefined },
   });
   const bareRunning = bareWorker.run();
@@ -113,12 +113,3 @@ function report(idle: IdleThreads, bare: number[]): string {
     '',
   ].join('\n');
 }
-
-const quietLogger = {
-  log: () => undefined,
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-};
