@@ -34,6 +34,12 @@ describe('a cancelled thread on a deployment of two workers', () => {
       () => a.client.workflow.getHandle(runId).query(runStatusQuery),
       (now) => now.phase === 'tools',
     );
+    // The phase turns to `tools` before the workspace is prepared; the command is on A only once
+    // its activity was scheduled on A's host queue (which follows a completed prepare there).
+    await waitUntil(
+      async () => (await a.client.workflow.getHandle(runId).fetchHistory()).events ?? [],
+      (events) => events.some((event) => event.activityTaskScheduledEventAttributes?.taskQueue?.name === a.hostTaskQueue),
+    );
     const onA = workspaceLayout(a.dataDir, { key: threadId, network: true }).root;
     expect(existsSync(onA)).toBe(true);
 
