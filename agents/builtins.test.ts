@@ -1,9 +1,21 @@
-import { BUILTIN_AGENTS, BUILTIN_ROLES, DETACH_RECIPE } from './builtins';
+import { BUILTIN_AGENTS, BUILTIN_INPUTS, BUILTIN_ROLES, DETACH_RECIPE } from './builtins';
+import { AgentDefinitionSchema } from './definition-schema';
 import { builtinCatalog, getAgent, getRole } from './catalog';
 import { type AgentDefinition, turnGuardFor } from './definition';
 import { toolsetTools } from '../tools/toolsets';
 
 const agent = (id: string): AgentDefinition => getAgent(builtinCatalog(), id)!;
+
+describe('built-in definitions against the schema', () => {
+  // defineAgent fills defaults without zod (workflows evaluate it); the schema is the contract.
+  const filled = [...BUILTIN_AGENTS, ...BUILTIN_ROLES];
+  it.each(BUILTIN_INPUTS.map((input, k) => [`${input.kind ?? 'agent'} ${input.id}`, k] as const))(
+    '%s parses, and defineAgent fills exactly what the schema fills',
+    (_name, k) => {
+      expect(JSON.stringify(filled[k])).toBe(JSON.stringify(AgentDefinitionSchema.parse(BUILTIN_INPUTS[k])));
+    },
+  );
+});
 
 describe('built-in agents, field by field', () => {
   it('are exactly the eight of the design, in order', () => {

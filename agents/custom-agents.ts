@@ -4,7 +4,8 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { type Catalog, type CatalogProblem, buildCatalog } from './catalog';
-import { type AgentDefinition, AgentDefinitionSchema } from './definition';
+import { type AgentDefinition } from './definition';
+import { AgentDefinitionSchema } from './definition-schema';
 
 export const CUSTOM_AGENT_SUFFIX = '.agent.yaml';
 

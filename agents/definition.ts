@@ -1,5 +1,6 @@
-import { z } from 'zod';
-import { isToolsetName, TOOLSET_NAMES } from '../tools/toolsets';
+import type { AgentDefinition, AgentDefinitionInput } from './definition-schema';
+
+export type { AgentDefinition, AgentDefinitionInput } from './definition-schema';
 
 /** Turns a minute the derived turn guard allows: 120 minutes -> 720 turns. */
 export const TURNS_PER_MINUTE = 6;
@@ -16,79 +17,6 @@ export type Effort = (typeof EFFORTS)[number];
 export type Surface = (typeof SURFACES)[number];
 export type CacheTtl = (typeof CACHE_TTLS)[number];
 
-/** Agent and role ids: lowercase, kebab-case, so they read well after `agent:`. */
-export const AgentIdSchema = z.string().regex(/^[a-z][a-z0-9-]{0,39}$/, 'lowercase letters, digits and hyphens, starting with a letter');
-
-/** The toolset a definition holds: a named exact list, or `inherit` (a role takes its parent's tools). */
-export const ToolsetReferenceSchema = z.string().refine((name) => name === 'inherit' || isToolsetName(name), {
-  message: `a toolset name (${TOOLSET_NAMES.join(', ')}) or inherit`,
-});
-
-/**
- * One agent or specialist role, as data. `kind: agent` is chosen by `agent:<name>` or the
- * router; `kind: role` is reached only through a run's `task` tool. The two kinds are
- * separate namespaces (see docs/agents.md, "Two namespaces").
- */
-export const AgentDefinitionSchema = z
-  .object({
-    kind: z
-      .enum(['agent', 'role'])
-      .default('agent')
-      .describe('agent: chosen by agent:<name> or the router; role: reached through the task tool.'),
-    id: AgentIdSchema.describe("The name after agent: (or the task tool's agent_type for a role)."),
-    displayName: z.string().min(1).describe('What people see, e.g. "Explore".'),
-    description: z.string().min(1).describe('What the router and the catalog read: when to use it and what it cannot do.'),
-    toolset: ToolsetReferenceSchema.describe('The exact tool list: a toolset name, or inherit for a role.'),
-    machine: z
-      .enum(MACHINES)
-      .default('none')
-      .describe('none: no workspace; repo-resident: a warm per-repository sandbox; repo-cold: a fresh sandbox per thread.'),
-    identity: z.enum(IDENTITIES).default('none').describe('Scope of the GitHub token the sandbox and GitHub activities receive.'),
-    budgetMinutes: z
-      .number()
-      .int()
-      .min(1)
-      .max(24 * 60)
-      .describe('Wall-clock budget of one run, in minutes.'),
-    turnGuard: z.number().int().min(1).optional().describe('Most model turns per run; derived from the budget at six a minute unless set.'),
-    tokenCap: z.number().int().min(1_024).describe('Output tokens allowed per model call.'),
-    cacheTtl: z.enum(CACHE_TTLS).default('5m').describe('Prompt-cache entry lifetime.'),
-    model: z.string().min(1).optional().describe('Model id; absent means the config layers decide.'),
-    effort: z.enum(EFFORTS).optional().describe('Reasoning effort; absent means the config layers decide.'),
-    prompt: z.string().min(1).optional().describe('The standing instructions; absent only for a pipeline.'),
-    pipeline: z.enum(['ship']).optional().describe('A pipeline agent starts child runs instead of sending a prompt to a model.'),
-    routable: z.boolean().default(false).describe('May the router pick it without an agent: directive.'),
-    selfServe: z.boolean().default(true).describe('May a self-serve MCP caller reach it (never, if it holds a shell).'),
-    featureFlag: z.string().min(1).optional().describe('Active only when this flag is on in agents.featureFlags.'),
-    surfaces: z
-      .array(z.enum(SURFACES))
-      .min(1)
-      .default([...SURFACES])
-      .describe('Where it may be used.'),
-    conversation: z.enum(['fresh', 'inherited']).default('fresh').describe("Role only: start fresh, or from the parent's conversation."),
-  })
-  .strict()
-  .superRefine((definition, context) => {
-    if (definition.pipeline === undefined && definition.prompt === undefined) {
-      context.addIssue({ code: 'custom', path: ['prompt'], message: 'a prompt is required unless the agent is a pipeline' });
-    }
-    if (definition.pipeline !== undefined && definition.prompt !== undefined) {
-      context.addIssue({ code: 'custom', path: ['prompt'], message: 'a pipeline has no prompt of its own' });
-    }
-    if (definition.kind === 'agent' && definition.toolset === 'inherit') {
-      context.addIssue({ code: 'custom', path: ['toolset'], message: "only a role inherits its parent's tools" });
-    }
-    if (definition.kind === 'agent' && definition.conversation === 'inherited') {
-      context.addIssue({ code: 'custom', path: ['conversation'], message: "only a role inherits its parent's conversation" });
-    }
-    if (definition.kind === 'role' && definition.pipeline !== undefined) {
-      context.addIssue({ code: 'custom', path: ['pipeline'], message: 'a role cannot be a pipeline' });
-    }
-  });
-
-export type AgentDefinitionInput = z.input<typeof AgentDefinitionSchema>;
-export type AgentDefinition = z.output<typeof AgentDefinitionSchema>;
-
 /** The turn guard a definition runs with: its own, or six turns per budget minute. */
 export function turnGuardFor(
   definition: Pick<AgentDefinition, 'turnGuard' | 'budgetMinutes'>,
@@ -97,7 +25,35 @@ export function turnGuardFor(
   return definition.turnGuard ?? budgetMinutes * TURNS_PER_MINUTE;
 }
 
-/** Parses a definition and fills defaults; throws a ZodError on bad input (built-ins are checked by tests). */
+/**
+ * A built-in definition with its defaults filled, in the schema's field order. Not a parse: the
+ * built-ins are code, checked against AgentDefinitionSchema by agents/builtins.test.ts, and
+ * every workflow evaluates this module for itself (docs/performance.md), so it must not load
+ * zod. Files from outside (custom agents) are parsed by the schema (agents/custom-agents.ts).
+ */
 export function defineAgent(input: AgentDefinitionInput): AgentDefinition {
-  return AgentDefinitionSchema.parse(input);
+  const filled: AgentDefinition = {
+    kind: input.kind ?? 'agent',
+    id: input.id,
+    displayName: input.displayName,
+    description: input.description,
+    // The schema narrows a toolset name by its refinement; the built-ins' test parses them all.
+    toolset: input.toolset as AgentDefinition['toolset'],
+    machine: input.machine ?? 'none',
+    identity: input.identity ?? 'none',
+    budgetMinutes: input.budgetMinutes,
+    ...(input.turnGuard !== undefined ? { turnGuard: input.turnGuard } : {}),
+    tokenCap: input.tokenCap,
+    cacheTtl: input.cacheTtl ?? '5m',
+    ...(input.model !== undefined ? { model: input.model } : {}),
+    ...(input.effort !== undefined ? { effort: input.effort } : {}),
+    ...(input.prompt !== undefined ? { prompt: input.prompt } : {}),
+    ...(input.pipeline !== undefined ? { pipeline: input.pipeline } : {}),
+    routable: input.routable ?? false,
+    selfServe: input.selfServe ?? true,
+    ...(input.featureFlag !== undefined ? { featureFlag: input.featureFlag } : {}),
+    surfaces: input.surfaces ? [...input.surfaces] : [...SURFACES],
+    conversation: input.conversation ?? 'fresh',
+  };
+  return filled;
 }

@@ -5,7 +5,7 @@ import { TOOLS } from '../tools/registry';
 import { TOOLSET_NAMES, TOOLSET_PURPOSES, TOOLSETS } from '../tools/toolsets';
 
 /** The command that rewrites docs/agents.md from the definitions. */
-export const REGENERATE_AGENTS_DOC = 'UPDATE_DOCS=1 npx jest --selectProjects unit agents/docs';
+export const REGENERATE_AGENTS_DOC = 'UPDATE_DOCS=1 npx jest agents/docs.test.ts';
 
 /** docs/agents.md, generated from the built-in definitions, toolsets and tools. */
 export function renderAgentsDoc(catalog: Catalog = builtinCatalog()): string {

@@ -1,7 +1,9 @@
 // The pure surface of agents/: safe for workflow code (no I/O, no clocks, no randomness).
 // The custom-agents loader reads files: import it by path (agents/custom-agents), never from here.
 export * from './definition';
-export * from './config';
+// Types only: the config's zod schemas load zod, which workflow code must not evaluate (tools/lazy-zod.ts);
+// parse and default a config through agents/config itself.
+export type { AgentsConfig, AgentsConfigInput, PersonGrant, ChannelSettings } from './config';
 export * from './catalog';
 export * from './directives';
 export * from './profile';

@@ -4,7 +4,7 @@ import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { createAgentSetupActivities } from '../activities/agents/agent-setup';
 import { createRunProgressActivities } from '../activities/runs/run-progress';
 import type { ReplyInput } from '../activities/status/types';
-import { defaultAgentsConfig } from '../agents';
+import { defaultAgentsConfig } from '../agents/config';
 import { awaitOutcome } from '../infra/thread-client';
 import { messageSignal, threadStateQuery, threadWorkflowType, type ThreadMessage } from '../workflows/contracts';
 import { sharedEnvironment, uniqueTaskQueue } from './helpers/temporal';

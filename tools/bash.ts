@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './lazy-zod';
 import { defineTool } from './tool';
 
 /** The per-command ceiling: a command still running after twenty minutes is killed (exit 124). */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './lazy-zod';
 
 /**
  * `owner/name` as GitHub allows it: an owner of 1-39 letters, digits and hyphens (not first),

@@ -5,4 +5,4 @@ export * from './registry';
 export * from './toolsets';
 export * from './availability';
 export { BASH_TIMEOUT_DEFAULT_MS, BASH_TIMEOUT_MAX_MS } from './bash';
-export { FINDING_SEVERITIES, FindingSchema, type Finding, type FindingSeverity } from './submit-review';
+export { FINDING_SEVERITIES, findingSchema, type Finding, type FindingSeverity } from './submit-review';

@@ -19,7 +19,8 @@ import { readFileTool } from './read-file';
 import { submitDescriptionTool } from './submit-description';
 import { submitReviewTool } from './submit-review';
 import { taskTool } from './task';
-import { type ModelToolSchema, type ToolSpec, toolJsonSchema } from './tool';
+import { type ModelToolSchema, type ToolSpec } from './tool';
+import inputSchemas from './tool-schemas.json';
 import type { z } from 'zod';
 import { unitInspectTool } from './unit-inspect';
 import { unitStartTool } from './unit-start';
@@ -91,25 +92,17 @@ export function getTool(name: string): ToolSpec | undefined {
 }
 
 /**
- * Each tool's schema, rendered once per cached workflow: the cache is module state, and under
- * reuseV8Context every cached workflow has its own module cache (docs/performance.md), so a run
- * renders each of its tools once, not once per worker. Rendering a zod schema as JSON schema costs
- * several milliseconds a tool, and a run renders its whole tool list in its first workflow task,
- * so without this every run start (and every replay) spent tens of CPU milliseconds before its
- * first model turn. A pure function of the tool's name, so it cannot change what a workflow does.
+ * Each tool's input as JSON schema, rendered from its zod schema ahead of time (tools/tool-schemas.test.ts
+ * checks it is current and regenerates it). Rendering cost several milliseconds a tool and needs zod,
+ * and every run rendered its whole list in its first workflow task, before its first model turn.
  */
-const renderedSchemas = new Map<string, ModelToolSchema>();
+const INPUT_SCHEMAS = inputSchemas as unknown as Readonly<Record<string, Record<string, unknown>>>;
 
 /** The model-facing schemas for a list of tool names, in the list's order (unknown names are skipped). */
 export function modelToolSchemas(names: readonly string[]): ModelToolSchema[] {
   return names.flatMap((name) => {
     const tool = getTool(name);
-    if (!tool) return [];
-    let schema = renderedSchemas.get(name);
-    if (!schema) {
-      schema = toolJsonSchema(tool);
-      renderedSchemas.set(name, schema);
-    }
-    return [schema];
+    const inputSchema = INPUT_SCHEMAS[name];
+    return tool && inputSchema ? [{ name, description: tool.description, inputSchema }] : [];
   });
 }

@@ -1,30 +1,33 @@
-import { z } from 'zod';
+import type { z as Zod } from 'zod';
+import { z } from './lazy-zod';
 import { defineTool } from './tool';
 
 /** Severity belongs to each finding; the unit's gate (`review.addressSeverity`) compares against this order. */
 export const FINDING_SEVERITIES = ['blocking', 'major', 'minor', 'nit'] as const;
 export type FindingSeverity = (typeof FINDING_SEVERITIES)[number];
 
-export const FindingSchema = z
-  .object({
-    severity: z
-      .enum(FINDING_SEVERITIES)
-      .describe(
-        'blocking: must not merge; major: a real defect with wide impact; minor: a real, bounded defect worth fixing; nit: optional.',
-      ),
-    path: z.string().min(1).describe('File the finding is about, relative to the repository root.'),
-    line: z.number().int().positive().describe('Line in the PR head version of the file.'),
-    title: z.string().min(1).max(200).describe('The defect in one line.'),
-    scenario: z
-      .string()
-      .min(1)
-      .describe('The failure scenario (the input or state that breaks it) or the explicit rule the change violates.'),
-    impact: z.string().min(1).describe('What goes wrong in practice when it happens.'),
-  })
-  .strict()
-  .describe('One verified defect introduced by the pull request, or one broken rule that applies to the changed code.');
+/** One finding's schema; built on first use like every tool schema (tools/lazy-zod.ts). */
+export const findingSchema = () =>
+  z
+    .object({
+      severity: z
+        .enum(FINDING_SEVERITIES)
+        .describe(
+          'blocking: must not merge; major: a real defect with wide impact; minor: a real, bounded defect worth fixing; nit: optional.',
+        ),
+      path: z.string().min(1).describe('File the finding is about, relative to the repository root.'),
+      line: z.number().int().positive().describe('Line in the PR head version of the file.'),
+      title: z.string().min(1).max(200).describe('The defect in one line.'),
+      scenario: z
+        .string()
+        .min(1)
+        .describe('The failure scenario (the input or state that breaks it) or the explicit rule the change violates.'),
+      impact: z.string().min(1).describe('What goes wrong in practice when it happens.'),
+    })
+    .strict()
+    .describe('One verified defect introduced by the pull request, or one broken rule that applies to the changed code.');
 
-export type Finding = z.infer<typeof FindingSchema>;
+export type Finding = Zod.infer<ReturnType<typeof findingSchema>>;
 
 export const submitReviewTool = defineTool({
   name: 'submit_review',
@@ -39,7 +42,7 @@ export const submitReviewTool = defineTool({
           .enum(['approve', 'request_changes', 'comment'])
           .describe('approve: no finding at or above the gate; request_changes: findings must be addressed; comment: neither.'),
         summary: z.string().min(1).describe('Two or three sentences: what the PR does and the overall judgement.'),
-        findings: z.array(FindingSchema).describe('Every finding, most severe first; empty for a clean approval.'),
+        findings: z.array(findingSchema()).describe('Every finding, most severe first; empty for a clean approval.'),
       })
       .strict(),
   sideEffect: 'write',

@@ -1,4 +1,5 @@
-import { z } from 'zod';
+import type { ZodType } from 'zod';
+import { z } from './lazy-zod';
 
 /** Whether a tool only looks (`read`) or can change something (`write`), locally or outside. */
 export type SideEffect = 'read' | 'write';
@@ -13,7 +14,7 @@ export type ExecutorKind = 'activity' | 'workflow' | 'child-run';
  * One tool as the run loop sees it. The schema is the contract the model is shown and the
  * input is validated against; executing it is the executor's business, not this module's.
  */
-export interface ToolSpec<Input extends z.ZodType = z.ZodType> {
+export interface ToolSpec<Input extends ZodType = ZodType> {
   /** snake_case name the model calls. */
   readonly name: string;
   /** One paragraph the model reads to decide when to call it. */
@@ -38,7 +39,7 @@ export interface ToolSpec<Input extends z.ZodType = z.ZodType> {
  * (reuseV8Context gives each its own module cache), and a thread, which never reads a tool's
  * schema, would otherwise hold all 31 (docs/performance.md).
  */
-export function defineTool<const Name extends string, Input extends z.ZodType>(
+export function defineTool<const Name extends string, Input extends ZodType>(
   spec: Omit<ToolSpec<Input>, 'input'> & { readonly name: Name; readonly input: () => Input },
 ): ToolSpec<Input> & { readonly name: Name } {
   const { input: build, ...rest } = spec;

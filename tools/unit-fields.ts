@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './lazy-zod';
 
 // Unit tools reach a ship unit only through its workflow id (signal, update, query), never its sandbox.
 /** A ship unit's workflow id. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './lazy-zod';
 import { defineTool } from './tool';
 
 export const useSkillTool = defineTool({

@@ -1,4 +1,4 @@
-import { type AgentDefinition, defineAgent } from '../definition';
+import { type AgentDefinition, type AgentDefinitionInput, defineAgent } from '../definition';
 import { coding } from './coding';
 import { conductor } from './conductor';
 import { explore } from './explore';
@@ -11,12 +11,25 @@ import { ship } from './ship';
 
 export { DETACH_RECIPE } from './explore';
 
+/** The built-ins as written, before defaults (agents/builtins.test.ts parses each with the schema). */
+export const BUILTIN_INPUTS: readonly AgentDefinitionInput[] = [
+  general,
+  coding,
+  review,
+  ship,
+  research,
+  explore,
+  orchestrator,
+  conductor,
+  exploreRole,
+  workerRole,
+  reviewerRole,
+  debugRole,
+  researcherRole,
+];
+
 /** The built-in agents, in catalog order. */
-export const BUILTIN_AGENTS: readonly AgentDefinition[] = [general, coding, review, ship, research, explore, orchestrator, conductor].map(
-  defineAgent,
-);
+export const BUILTIN_AGENTS: readonly AgentDefinition[] = BUILTIN_INPUTS.slice(0, 8).map(defineAgent);
 
 /** The built-in specialist roles a run may delegate to with its task tool. */
-export const BUILTIN_ROLES: readonly AgentDefinition[] = [exploreRole, workerRole, reviewerRole, debugRole, researcherRole].map(
-  defineAgent,
-);
+export const BUILTIN_ROLES: readonly AgentDefinition[] = BUILTIN_INPUTS.slice(8).map(defineAgent);

@@ -9,7 +9,7 @@ import { stringify } from 'yaml';
 import { createActivities, type ActivityDeps } from '../../activities';
 import { DEFAULT_SHIP_SETTINGS, type ShipSettings } from '../../activities/agents/agent-setup';
 import { createGitHubIdentities, type GitHubIdentities } from '../../activities/github';
-import { defaultAgentsConfig, type AgentsConfigInput } from '../../agents';
+import { defaultAgentsConfig, type AgentsConfigInput } from '../../agents/config';
 import { sendMessage, followRun, type AskOptions } from '../../cli/commands/ask';
 import { type IsolationCheck } from '../../activities/sandbox/isolation';
 import { hostTaskQueue } from '../../infra/host-queue';

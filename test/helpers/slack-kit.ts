@@ -11,7 +11,7 @@ import { stringify } from 'yaml';
 import { createActivities, type ActivityDeps } from '../../activities';
 import { createGitHubIdentities, type GitHubIdentities } from '../../activities/github';
 import { createSlackWebClient } from '../../activities/slack';
-import { defaultAgentsConfig, type AgentsConfigInput } from '../../agents';
+import { defaultAgentsConfig, type AgentsConfigInput } from '../../agents/config';
 import { SlackConfigSchema } from '../../infra/config/slack-section';
 import { createLogger } from '../../infra/logger';
 import { startLocalSlack, type LocalMessage, type LocalSlack } from '../../infra/local-slack';

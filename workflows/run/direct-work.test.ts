@@ -1,7 +1,8 @@
 import { DEFAULT_SHIP_SETTINGS } from '../../activities/agents/agent-setup';
 import type { PullDetail } from '../../activities/github/types';
 import type { ToolCall } from '../../activities/models/types';
-import { builtinCatalog, defaultAgentsConfig, getAgent, resolveProfile } from '../../agents';
+import { builtinCatalog, getAgent, resolveProfile } from '../../agents';
+import { defaultAgentsConfig } from '../../agents/config';
 import type { ReplyTarget, RunInput } from '../contracts';
 import { CallLog } from '../test-support';
 import { DirectWork, directBranchName, directMode, pullRequestNamed, type DirectActivities } from './direct-work';

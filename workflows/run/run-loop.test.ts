@@ -1,6 +1,7 @@
 import { ActivityFailure, RetryState } from '@temporalio/common';
 import type { ModelTurnInput, ModelTurnResult, ToolCall } from '../../activities/models/types';
-import { builtinCatalog, defaultAgentsConfig, getAgent, resolveProfile } from '../../agents';
+import { builtinCatalog, getAgent, resolveProfile } from '../../agents';
+import { defaultAgentsConfig } from '../../agents/config';
 import type { RunCarry, RunInput } from '../contracts';
 import { CallLog, FakeClock } from '../test-support';
 import { RunControl } from './run-control';

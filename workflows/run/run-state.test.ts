@@ -1,4 +1,5 @@
-import { builtinCatalog, defaultAgentsConfig, getAgent, resolveProfile } from '../../agents';
+import { builtinCatalog, getAgent, resolveProfile } from '../../agents';
+import { defaultAgentsConfig } from '../../agents/config';
 import type { RunInput } from '../contracts';
 import { RunState } from './run-state';
 

@@ -1,5 +1,6 @@
 import { DEFAULT_SHIP_SETTINGS } from '../../activities/agents/agent-setup';
-import { builtinCatalog, defaultAgentsConfig, getAgent, resolveProfile } from '../../agents';
+import { builtinCatalog, getAgent, resolveProfile } from '../../agents';
+import { defaultAgentsConfig } from '../../agents/config';
 import type { RunInput, RunRecord } from '../contracts';
 import { FakeClock } from '../test-support';
 import { RunControl } from './run-control';

@@ -1,4 +1,5 @@
-import { builtinCatalog, defaultAgentsConfig } from '../../agents';
+import { builtinCatalog } from '../../agents';
+import { defaultAgentsConfig } from '../../agents/config';
 import { DEFAULT_SHIP_SETTINGS } from '../../activities/agents/agent-setup';
 import type { ThreadMessage } from '../contracts';
 import { decide } from './decide';

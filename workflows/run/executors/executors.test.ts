@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ToolCall } from '../../../activities/models/types';
-import { builtinCatalog, defaultAgentsConfig, getAgent, resolveProfile } from '../../../agents';
+import { builtinCatalog, getAgent, resolveProfile } from '../../../agents';
+import { defaultAgentsConfig } from '../../../agents/config';
 import { TOOL_NAMES } from '../../../tools';
 import { steerSignal, type RunInput, type UnitState } from '../../contracts';
 import { CallLog, FakeClock } from '../../test-support';
