@@ -1,8 +1,9 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import {
   messageSignal,
   runStatusQuery,
+  sendMessageUpdate,
   threadStateQuery,
   threadWorkflowType,
   type MessageOutcome,
@@ -14,9 +15,10 @@ import {
 
 /**
  * Talking to threads and runs from outside a workflow: what the CLI's `ask`, the HTTP API
- * and the MCP tools share. A message is signal-with-started onto its thread (which dedupes
- * message ids), the thread's decision is read from its `state` query, and a run is followed
- * by polling its `status` query until it closes.
+ * and the MCP tools share. A message goes to its thread by update-with-start (`sendMessage`,
+ * which answers with the thread's decision; the thread dedupes message ids), and a run is
+ * followed by polling its `status` query until it closes. Slack and GitHub, which do not wait
+ * for the decision, signal-with-start instead.
  */
 
 /** Options that become directives in front of the text, so the thread decides as for any surface. */
@@ -59,6 +61,73 @@ export async function deliverToThread(client: Client, taskQueue: string, deliver
     staticSummary: delivery.summary,
     ...(delivery.memo ? { memo: delivery.memo } : {}),
   });
+}
+
+/**
+ * Sends one message to its thread (starting it if need be) and answers the thread's decision,
+ * in one call and without polling: an update-with-start of `sendMessage`, whose update id is the
+ * message id, so a retried call is answered the first call's decision. Undefined when no
+ * decision came within `timeoutMs` (a follow-up waits in the queue while an earlier run works)
+ * or the thread answered `queued` (it continued-as-new first); `awaitOutcome` reads it later.
+ * `existing` sends to a thread that must already run (no start). A server without
+ * update-with-start gets the signal and the polling instead.
+ */
+export async function sendToThread(
+  client: Client,
+  taskQueue: string,
+  delivery: ThreadDelivery,
+  options: { timeoutMs?: number; existing?: boolean } = {},
+): Promise<MessageOutcome | undefined> {
+  const start = new WithStartWorkflowOperation(threadWorkflowType, {
+    workflowId: delivery.threadId,
+    taskQueue,
+    args: [delivery.input],
+    workflowIdConflictPolicy: 'USE_EXISTING',
+    staticSummary: delivery.summary,
+    ...(delivery.memo ? { memo: delivery.memo } : {}),
+  });
+  let decided: Promise<MessageOutcome>;
+  try {
+    const update = options.existing
+      ? await client.workflow.getHandle(delivery.threadId).startUpdate(sendMessageUpdate, {
+          args: [delivery.message],
+          updateId: delivery.message.messageId,
+          waitForStage: 'ACCEPTED',
+        })
+      : await client.workflow.startUpdateWithStart(sendMessageUpdate, {
+          args: [delivery.message],
+          updateId: delivery.message.messageId,
+          waitForStage: 'ACCEPTED',
+          startWorkflowOperation: start,
+        });
+    decided = update.result();
+  } catch (error) {
+    if (!updateWithStartUnsupported(error)) throw error;
+    if (options.existing) await client.workflow.getHandle(delivery.threadId).signal(messageSignal, delivery.message);
+    else await deliverToThread(client, taskQueue, delivery);
+    return awaitOutcome(client, delivery.threadId, delivery.message.messageId, { timeoutMs: options.timeoutMs, intervalMs: 200 });
+  }
+  const outcome = await (options.timeoutMs === undefined ? decided : withTimeout(decided, options.timeoutMs));
+  if (outcome?.kind !== 'queued') return outcome;
+  return awaitOutcome(client, delivery.threadId, delivery.message.messageId, { timeoutMs: options.timeoutMs, intervalMs: 200 });
+}
+
+/** Servers before update-with-start (or with it disabled) refuse the multi-operation call. */
+function updateWithStartUnsupported(error: unknown): boolean {
+  const text = error instanceof Error ? `${error.message} ${String((error.cause as Error | undefined)?.message ?? '')}` : String(error);
+  return /ExecuteMultiOperation|multi-?operation|unimplemented|not supported/i.test(text);
+}
+
+/** The promise's value, or undefined after `ms` (the promise is left to settle on its own). */
+async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+    promise.catch(() => undefined);
+  }
 }
 
 /**

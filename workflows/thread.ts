@@ -28,6 +28,7 @@ import {
   agentRunWorkflowType,
   messageSignal,
   resendUpdate,
+  sendMessageUpdate,
   steerSignal,
   stopSignal,
   threadStateQuery,
@@ -88,7 +89,10 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
   );
   const statusActivities = uncertain.recording().status;
 
+  // The message taken from the queue and not yet decided (its setup and vetting run meanwhile).
+  let deciding: string | undefined;
   const remember = (outcome: MessageOutcome) => {
+    if (outcome.messageId === deciding) deciding = undefined;
     outcomes.push(outcome);
     outcomes.splice(0, Math.max(0, outcomes.length - OUTCOMES_KEPT));
   };
@@ -105,9 +109,14 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
   }));
   setHandler(uncertainWritesQuery, () => uncertainList);
   setHandler(resendUpdate, (request) => uncertain.resend(request), { validator: (request) => void uncertain.validate(request) });
-  setHandler(messageSignal, (message) => {
-    if (!message?.messageId || typeof message.text !== 'string') return;
-    if (seen.includes(message.messageId)) return;
+  // Set just before the thread continues-as-new or ends: a `sendMessage` update still waiting
+  // for its message's decision is answered `queued` then (the decision comes in the next run).
+  let closing = false;
+  const outcomeOf = (messageId: string) => outcomes.find((entry) => entry.messageId === messageId);
+  /** Takes one message (from the signal or the update); false for a repeat or a malformed one. */
+  const accept = (message: ThreadMessage): boolean => {
+    if (!message?.messageId || typeof message.text !== 'string') return false;
+    if (seen.includes(message.messageId)) return false;
     seen.push(message.messageId);
     seen.splice(0, Math.max(0, seen.length - SEEN_MESSAGE_IDS));
     const runId = currentRunId;
@@ -116,10 +125,28 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
       getExternalWorkflowHandle(runId)
         .signal(steerSignal, { text: message.text, by: message.requester.id })
         .catch(() => queue.push(message)); // the run ended meanwhile: treat it as a new request
-      return;
+      return true;
     }
     queue.push(message);
-  });
+    return true;
+  };
+  setHandler(messageSignal, (message) => void accept(message));
+  setHandler(
+    sendMessageUpdate,
+    async (message) => {
+      const fresh = accept(message);
+      const pending = () => deciding === message.messageId || queue.some((entry) => entry.messageId === message.messageId);
+      // A repeat whose decision has been forgotten and that is not waiting either: nothing more to say.
+      if (!fresh && !outcomeOf(message.messageId) && !pending()) return { messageId: message.messageId, kind: 'duplicate' };
+      await condition(() => outcomeOf(message.messageId) !== undefined || closing);
+      return outcomeOf(message.messageId) ?? { messageId: message.messageId, kind: 'queued' };
+    },
+    {
+      validator: (message) => {
+        if (!message?.messageId || typeof message.text !== 'string') throw new Error('a message needs a messageId and a text');
+      },
+    },
+  );
   let pendingStop: StopInput | undefined;
   // Stops the thread's running run (the Slack stop reaction and button land here).
   const stopRun = (stop: StopInput | undefined) => {
@@ -147,6 +174,7 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
     await condition(() => queue.length > 0 || cancelled);
     if (cancelled) break;
     const message = queue.shift()!;
+    deciding = message.messageId;
     const replyTarget = message.replyTarget ?? input.replyTarget;
     // A local activity: decided and the run started in one workflow task, no task-queue round trip.
     const agentSetup = patched(PATCH_LOCAL_SETUP) ? await localSetup.loadAgentSetup() : await setup.loadAgentSetup();
@@ -225,6 +253,7 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
     }
     const info = workflowInfo();
     if (!cancelled && (info.continueAsNewSuggested || info.historyLength > THREAD_HISTORY_LIMIT)) {
+      closing = true;
       await condition(allHandlersFinished);
       await continueAsNew<typeof threadWorkflow>({
         ...input,
@@ -241,6 +270,7 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
       });
     }
   }
+  closing = true;
   await endThread({ threadId, replyTarget: input.replyTarget, unanswered: queue.length, ...(workspaceHost ? { workspaceHost } : {}) });
 }
 

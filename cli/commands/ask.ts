@@ -3,7 +3,7 @@ import { userInfo } from 'node:os';
 import { type Client } from '@temporalio/client';
 import { type Command } from 'commander';
 import { formatRecord, formatStatusLine } from '../../infra/run-format';
-import { awaitOutcome, composeMessage, deliverToThread, watchRun } from '../../infra/thread-client';
+import { composeMessage, sendToThread, watchRun } from '../../infra/thread-client';
 import type { MessageOutcome, RunRecord, ThreadInput, ThreadMessage } from '../../workflows/contracts';
 import { withCliClient } from '../temporal-client';
 
@@ -36,13 +36,12 @@ export async function sendMessage(
     ...(options.addressedToRun ? { addressedToRun: true } : {}),
   };
   const input: ThreadInput = { threadId, replyTarget: { kind: 'cli' } };
-  await deliverToThread(client, taskQueue, {
+  const outcome = (await sendToThread(client, taskQueue, {
     threadId,
     input,
     message: threadMessage,
     summary: `CLI thread of ${threadMessage.requester.id}`,
-  });
-  const outcome = (await awaitOutcome(client, threadId, threadMessage.messageId, { intervalMs: 200 }))!;
+  }))!;
   return { threadId, messageId: threadMessage.messageId, outcome };
 }
 

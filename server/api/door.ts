@@ -5,10 +5,9 @@ import { usableAgents, reachesShell } from '../../agents';
 import { type Caller } from '../../infra/api-tokens';
 import { ApiError } from '../../infra/errors';
 import { formatRecord } from '../../infra/run-format';
-import { awaitOutcome, composeMessage, deliverToThread, watchRun } from '../../infra/thread-client';
+import { composeMessage, sendToThread, watchRun } from '../../infra/thread-client';
 import { visibilityQuery } from '../../infra/visibility';
 import {
-  messageSignal,
   runStatusQuery,
   steerUpdate,
   stopSignal,
@@ -89,21 +88,21 @@ export function createDoor(options: DoorOptions) {
       ...(caller.selfServe ? { selfServe: true } : {}),
     };
     try {
-      if (target.threadId) {
-        await assertThreadOwner(caller, target.threadId);
-        await client.workflow.getHandle(target.threadId).signal(messageSignal, message);
-      } else {
-        if (keyHash) await assertSameRequest(caller, threadId, fingerprint);
-        await deliverToThread(client, options.taskQueue, {
+      const waitMs = Math.min(target.waitMs ?? options.decisionWaitMs, options.decisionWaitMs);
+      if (target.threadId) await assertThreadOwner(caller, target.threadId);
+      else if (keyHash) await assertSameRequest(caller, threadId, fingerprint);
+      const outcome = await sendToThread(
+        client,
+        options.taskQueue,
+        {
           threadId,
           input: { threadId, replyTarget: { kind: 'api' } },
           message,
           summary: `API thread of ${caller.userId} (token ${caller.tokenId})`,
           memo: { owner: caller.userId, token: caller.tokenId, fingerprint },
-        });
-      }
-      const waitMs = Math.min(target.waitMs ?? options.decisionWaitMs, options.decisionWaitMs);
-      const outcome = await awaitOutcome(client, threadId, message.messageId, { timeoutMs: waitMs });
+        },
+        { timeoutMs: waitMs, existing: Boolean(target.threadId) },
+      );
       return await accepted(threadId, message.messageId, outcome);
     } catch (error) {
       return temporalError(error, `thread ${threadId}`);

@@ -48,7 +48,8 @@ describe('runs and threads', () => {
       (state) => state.currentRunId === undefined && state.outcomes.length === 3,
     );
     await saveHistory(kit.env.client, runId, 'run/completed-with-tools');
-    await saveHistory(kit.env.client, threadId, 'thread/two-runs-and-a-refusal');
+    // Sent by update-with-start (the CLI's path); thread/two-runs-and-a-refusal.json keeps the signal-only shape.
+    await saveHistory(kit.env.client, threadId, 'thread/two-runs-by-update');
   });
 
   test('a run steered by signal and by update', async () => {

@@ -3,7 +3,7 @@
  * state, the `message` signal front ends signal-with-start it with, and the `state` query
  * (`stop`, passed on to its running run, is in common.ts).
  */
-import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { ReplyTarget, Requester } from './common';
 import type { UncertainWrite } from './resend';
 import type { RunOutcome } from './run';
@@ -95,6 +95,14 @@ export interface ThreadState {
 /** One incoming message; sent with signal-with-start, so the first one starts the thread. */
 export const messageSignal = defineSignal<[ThreadMessage]>('message');
 export const threadStateQuery = defineQuery<ThreadState>('state');
+/**
+ * One incoming message, answered with the thread's decision once it has made it: what the CLI,
+ * the HTTP API and MCP send (update-with-start, update id = message id), so they learn the run id
+ * without polling the `state` query. A repeated message id answers the earlier decision (or
+ * `duplicate` once that has been forgotten). A message still queued when the thread
+ * continues-as-new or ends is answered `queued`; its decision then shows in the `state` query.
+ */
+export const sendMessageUpdate = defineUpdate<MessageOutcome, [ThreadMessage]>('sendMessage');
 
 export type ThreadWorkflow = (input: ThreadInput) => Promise<void>;
 /** Signal-with-started on `thread:slack:…`, `thread:gh:…`, `thread:cli:…` or `thread:api:…`. */
