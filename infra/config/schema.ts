@@ -8,6 +8,7 @@ import { SlackConfigSchema } from './slack-section';
 import { SkillsConfigSchema, WebConfigSchema } from './web-section';
 import { ApiConfigSchema } from './api-section';
 import { PayloadsConfigSchema } from './payloads-section';
+import { CodecConfigSchema } from './codec-section';
 import { PricesConfigSchema } from './prices-section';
 
 /**
@@ -121,6 +122,7 @@ export const ConfigSchema = z
     api: ApiConfigSchema.prefault({}),
     metrics: MetricsConfigSchema.prefault({}),
     payloads: PayloadsConfigSchema.prefault({}),
+    codec: CodecConfigSchema.prefault({}),
     prices: PricesConfigSchema.prefault({}),
   })
   .strict();
