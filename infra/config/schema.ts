@@ -125,7 +125,14 @@ export const ConfigSchema = z
     codec: CodecConfigSchema.prefault({}),
     prices: PricesConfigSchema.prefault({}),
   })
-  .strict();
+  .strict()
+  .superRefine((config, context) => {
+    const ids = new Set(config.api.tokens.map((token) => token.id));
+    config.codec.tokenIds?.forEach((id, index) => {
+      if (!ids.has(id))
+        context.addIssue({ code: 'custom', path: ['codec', 'tokenIds', index], message: `no api.tokens entry has the id ${id}` });
+    });
+  });
 
 export type SwitchboardConfig = z.infer<typeof ConfigSchema>;
 export type ConfigInput = z.input<typeof ConfigSchema>;
