@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultPayloadConverter } from '@temporalio/common';
@@ -72,6 +72,20 @@ describe('pruning a claim-check folder', () => {
     // What is left still decodes; what was pruned says it is missing.
     await expect(codec.decode([youngReference])).resolves.toHaveLength(1);
     await expect(codec.decode([oldReference])).rejects.toThrow(/is missing from the folder/);
+  });
+
+  it('finishes a prune that stopped after setting a blob aside: an old one goes, a fresh one comes back', async () => {
+    const old = await blob('set-aside-old', 3 * DAY);
+    const fresh = await blob('set-aside-fresh', HOUR);
+    for (const file of [old, fresh]) {
+      const times = statSync(file);
+      renameSync(file, `${file}.0f8fad5b-d9cb-469f-a165-70867728950e.pruning`);
+      utimesSync(`${file}.0f8fad5b-d9cb-469f-a165-70867728950e.pruning`, times.atime, times.mtime);
+    }
+    await pruneDirectory({ dir, cutoff: new Date(now.getTime() - DAY), now, dryRun: false });
+    expect(readdirSync(join(dir, fresh.split('/').slice(-2)[0]))).toContain(fresh.split('/').pop());
+    expect(statSync(fresh).isFile()).toBe(true);
+    expect(readdirSync(join(dir, old.split('/').slice(-2)[0])).filter((name) => name.startsWith(old.split('/').pop()!))).toEqual([]);
   });
 
   it('ignores files that are not claim-check blobs', async () => {
