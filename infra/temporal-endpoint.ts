@@ -41,7 +41,9 @@ export async function ensureTemporal(
     if (register) await ensureAttributes(temporalTarget(loaded, localAddress), logger);
     const uiUrl = config.temporal.uiUrl ?? `http://${embedded.ip}:${embedded.uiPort}`;
     if (config.codec.enabled) {
-      logger.info('the Temporal server already running was started elsewhere: its Web UI decodes payloads only if it was given --ui-codec-endpoint');
+      logger.info(
+        'the Temporal server already running was started elsewhere: its Web UI decodes payloads only if it was given --ui-codec-endpoint',
+      );
     }
     return { address: localAddress, uiUrl, mode: 'reused', stop: async () => undefined };
   }
