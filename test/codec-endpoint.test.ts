@@ -125,6 +125,8 @@ describe('codec endpoint', () => {
     // The local Web UI (no login) may decode from loopback, never encode.
     expect((await post('/decode', body, { origin: WEB_UI })).status).toBe(200);
     expect((await post('/encode', body, { origin: WEB_UI })).status).toBe(401);
+    // Not through a proxy on this host: that would make every caller look local.
+    expect((await post('/decode', body, { origin: WEB_UI, 'x-forwarded-for': '203.0.113.9' })).status).toBe(401);
     expect((await post('/decode', body, { origin: 'https://temporal.example.com' })).status).toBe(401);
     for (const bad of ['{not json', { payloads: 'x' }, { payloads: [{ data: '***' }] }, { payloads: [], extra: 1 }]) {
       const response = await post('/decode', bad, bearer(operator));

@@ -69,7 +69,7 @@ function authorize(options: CodecRouterOptions): RequestHandler {
     const token = bearerToken(req.get('authorization'));
     if (!token) {
       const origin = req.get('origin');
-      if (req.path === '/decode' && origin && anonymousOrigins.has(origin) && isLoopback(req.socket.remoteAddress)) return next();
+      if (req.path === '/decode' && origin && anonymousOrigins.has(origin) && fromThisHost(req)) return next();
       return refuse(req, res, 'unauthorized', 'Send Authorization: Bearer <token> (an api.tokens token).');
     }
     const caller = options.tokens.verify(token, 'http');
@@ -87,8 +87,15 @@ function refuse(req: Request, res: Response, code: 'unauthorized' | 'access_refu
   sendProblem(res, new ApiError(code, message, {}, headers), req.originalUrl);
 }
 
-function isLoopback(address: string | undefined): boolean {
-  return address !== undefined && (/^(::ffff:)?127\./.test(address) || address === '::1');
+/**
+ * A browser on this host talking to us directly: a loopback peer, a loopback Host, and no proxy
+ * in between (a reverse proxy on this host would make every caller look local).
+ */
+function fromThisHost(req: Request): boolean {
+  const peer = req.socket.remoteAddress ?? '';
+  const host = (req.get('host') ?? '').replace(/:\d+$/, '');
+  const proxied = ['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-real-ip'].some((name) => req.get(name) !== undefined);
+  return !proxied && (/^(::ffff:)?127\./.test(peer) || peer === '::1') && (/^127\./.test(host) || ['localhost', '[::1]'].includes(host));
 }
 
 function codecHandler(options: CodecRouterOptions, direction: 'encode' | 'decode'): RequestHandler {
