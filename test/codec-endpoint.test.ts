@@ -157,6 +157,41 @@ describe('codec endpoint', () => {
     expect(other.headers.get('access-control-allow-origin')).toBeNull();
   });
 
+  it('lets `temporal workflow start --codec-endpoint` claim-check a large --input, as a worker would', async () => {
+    const workflowId = `codec-start-${randomUUID()}`;
+    const input = { workflowId: 'unit:none', effectKey: bigText, by: 'codec-cli' };
+    const cli = resolveTemporalBinary('cli').path;
+    await run(cli, [
+      'workflow',
+      'start',
+      '--address',
+      testTemporalAddress(),
+      '--type',
+      resendWorkflowType.name,
+      '--task-queue',
+      `codec-${randomUUID()}`,
+      '--workflow-id',
+      workflowId,
+      '--input',
+      JSON.stringify(input),
+      '--codec-endpoint',
+      endpoint,
+      '--codec-auth',
+      `Bearer ${operator}`,
+    ]);
+    const handle = client.workflow.getHandle(workflowId);
+    try {
+      // History holds the reference (fetchHistory does not decode); the deployment's codec reads it back whole.
+      const history = await handle.fetchHistory();
+      const stored = history.events![0].workflowExecutionStartedEventAttributes!.input!.payloads![0];
+      expect(new TextDecoder().decode(stored.metadata!.encoding)).toBe(CLAIM_CHECK_ENCODING);
+      const [decoded] = await codec().decode([stored]);
+      expect(defaultPayloadConverter.fromPayload(decoded)).toEqual(input);
+    } finally {
+      await handle.terminate('test done');
+    }
+  });
+
   it('lets `temporal workflow show --codec-endpoint --codec-auth` show the decoded input', async () => {
     const workflowId = `codec-show-${randomUUID()}`;
     // No worker polls this queue: the started event is all the history, its input claim-checked.
