@@ -11,6 +11,7 @@ import { registerMcpCommand } from './commands/mcp';
 import { registerTokensCommand } from './commands/tokens';
 import { registerRoleCommands } from './commands/roles';
 import { registerResendCommand } from './commands/resend';
+import { registerPayloadsCommand } from './commands/payloads';
 
 /** Builds the `switchboard` operator command; each command lives in cli/commands/. */
 export function createProgram(): Command {
@@ -18,7 +19,7 @@ export function createProgram(): Command {
   program
     .name('switchboard')
     .description(
-      'Operate Switchboard: check the setup, list agents, ask, inspect and steer runs, units and plans, usage and cost, API tokens, MCP; run a worker or the front ends.',
+      'Operate Switchboard: check the setup, list agents, ask, inspect and steer runs, units and plans, usage and cost, API tokens, MCP, the claim-check folder; run a worker or the front ends.',
     )
     .showHelpAfterError();
   registerDoctorCommand(program);
@@ -35,6 +36,7 @@ export function createProgram(): Command {
   registerTokensCommand(program);
   registerMcpCommand(program);
   registerRoleCommands(program);
+  registerPayloadsCommand(program);
   return program;
 }
 

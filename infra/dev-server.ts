@@ -29,6 +29,8 @@ export interface DevServerOptions {
    * without growing large histories.
    */
   dynamicConfig?: Record<string, string | number | boolean>;
+  /** The Web UI's remote codec (`--ui-codec-endpoint`): the browser decodes payloads through it. */
+  uiCodecEndpoint?: string;
   /** Its own process group, so a terminal's Ctrl-C reaches only this process, which then stops it in order. */
   detached?: boolean;
 }
@@ -63,6 +65,7 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   const args = ['server', 'start-dev', '--ip', ip, '--port', String(options.port), '--namespace', namespace];
   args.push('--log-level', options.logLevel ?? 'warn');
   if (ui) args.push('--ui-port', String(options.uiPort ?? options.port + 1000), '--ui-disable-news-fetch');
+  if (ui && options.uiCodecEndpoint) args.push('--ui-codec-endpoint', options.uiCodecEndpoint);
   else args.push('--headless');
   if (options.dbFile) {
     mkdirSync(dirname(options.dbFile), { recursive: true });

@@ -5,6 +5,7 @@ import { type RequestHandler } from 'express';
 import { type ActivityDeps } from '../activities';
 import { createServerApp } from '../server/app';
 import { apiMountsFromConfig } from '../server/api/from-config';
+import { codecMountFromConfig } from '../server/codec/from-config';
 import { createGitHubWebhookRouter } from '../server/github-webhooks';
 import { type FrontEndMetrics } from '../server/metrics';
 import { slackFrontEndFromConfig } from '../server/slack';
@@ -46,6 +47,8 @@ export async function startServerRole(context: ServerRoleContext): Promise<void>
   const stuck = cachedStuck(client);
   frontEndMetrics?.countStuck(stuck);
   const mounts = [...frontEnds(loaded, client, logger), ...apiMountsFromConfig(loaded, client, logger, endpoint.uiUrl)];
+  const codec = codecMountFromConfig(loaded, logger, endpoint.uiUrl);
+  if (codec) mounts.push(codec);
   const slack = slackFrontEndFromConfig(loaded, client, logger);
   if (slack) {
     stops.unshift(() => slack.stop());

@@ -1,4 +1,5 @@
 import { resolveConfigPath, type LoadedConfig, type SwitchboardConfig } from './config';
+import { codecEndpointUrl } from './codec-endpoint';
 import { DevServerStartError, startDevServer, type DevServer } from './dev-server';
 import { SwitchboardError, TemporalUnreachableError } from './errors';
 import { type Logger } from './logger';
@@ -39,6 +40,11 @@ export async function ensureTemporal(
     logger.info({ address: localAddress }, 'reusing the Temporal server already running on the embedded port');
     if (register) await ensureAttributes(temporalTarget(loaded, localAddress), logger);
     const uiUrl = config.temporal.uiUrl ?? `http://${embedded.ip}:${embedded.uiPort}`;
+    if (config.codec.enabled) {
+      logger.info(
+        'the Temporal server already running was started elsewhere: its Web UI decodes payloads only if it was given --ui-codec-endpoint',
+      );
+    }
     return { address: localAddress, uiUrl, mode: 'reused', stop: async () => undefined };
   }
   if (options.start === false) {
@@ -50,7 +56,13 @@ export async function ensureTemporal(
   const namespace = config.temporal.namespace;
   const binary = resolveTemporalBinary('cli');
   const dataDir = resolveConfigPath({ baseDir }, config.dataDir);
+  // The bundled Web UI decodes claim-checked payloads through our endpoint when it is on.
+  const uiCodecEndpoint = embedded.ui ? codecEndpointUrl(config) : undefined;
+  if (config.codec.enabled && embedded.ui && !uiCodecEndpoint) {
+    logger.warn('the embedded Web UI is not pointed at the codec endpoint: http.port is 0 and http.publicUrl is unset');
+  }
   const server: DevServer = await startDevServer({
+    ...(uiCodecEndpoint ? { uiCodecEndpoint } : {}),
     binary: binary.path,
     ip: embedded.ip,
     port: embedded.port,

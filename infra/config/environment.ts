@@ -20,6 +20,7 @@ export const ENVIRONMENT_BINDINGS: readonly EnvironmentBinding[] = [
   { variable: 'SWITCHBOARD_METRICS_HOST', path: ['metrics', 'host'], kind: 'string' },
   { variable: 'SWITCHBOARD_DATA_DIR', path: ['dataDir'], kind: 'string' },
   { variable: 'SWITCHBOARD_PAYLOADS_DIR', path: ['payloads', 'dir'], kind: 'string' },
+  { variable: 'SWITCHBOARD_CODEC_ENABLED', path: ['codec', 'enabled'], kind: 'boolean' },
   { variable: 'SWITCHBOARD_HTTP_HOST', path: ['http', 'host'], kind: 'string' },
   { variable: 'PORT', path: ['http', 'port'], kind: 'number' },
   { variable: 'SWITCHBOARD_PUBLIC_URL', path: ['http', 'publicUrl'], kind: 'string' },

@@ -8,6 +8,7 @@ import { SlackConfigSchema } from './slack-section';
 import { SkillsConfigSchema, WebConfigSchema } from './web-section';
 import { ApiConfigSchema } from './api-section';
 import { PayloadsConfigSchema } from './payloads-section';
+import { CodecConfigSchema } from './codec-section';
 import { PricesConfigSchema } from './prices-section';
 
 /**
@@ -121,9 +122,17 @@ export const ConfigSchema = z
     api: ApiConfigSchema.prefault({}),
     metrics: MetricsConfigSchema.prefault({}),
     payloads: PayloadsConfigSchema.prefault({}),
+    codec: CodecConfigSchema.prefault({}),
     prices: PricesConfigSchema.prefault({}),
   })
-  .strict();
+  .strict()
+  .superRefine((config, context) => {
+    const ids = new Set(config.api.tokens.map((token) => token.id));
+    config.codec.tokenIds?.forEach((id, index) => {
+      if (!ids.has(id))
+        context.addIssue({ code: 'custom', path: ['codec', 'tokenIds', index], message: `no api.tokens entry has the id ${id}` });
+    });
+  });
 
 export type SwitchboardConfig = z.infer<typeof ConfigSchema>;
 export type ConfigInput = z.input<typeof ConfigSchema>;

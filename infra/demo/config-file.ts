@@ -6,7 +6,7 @@ import { DEMO, fullRepoName } from './session';
 /**
  * Writes the demo's `switchboard.yaml` into `dir` and returns its path: Temporal, the HTTP
  * port, the local GitHub and Slack as base URLs, the `demo` scripted directory as the default
- * model, and `#dev`'s default repository. Paths are absolute; secrets stay out (environment).
+ * model, `#dev`'s default repository, and the codec endpoint the Web UI decodes through. Paths are absolute; secrets stay out (environment).
  */
 export function writeDemoConfig(
   dir: string,
@@ -42,6 +42,8 @@ export function writeDemoConfig(
       },
       // The check_run webhook wakes the unit; the poll is only the fallback.
       ship: { checksPollSeconds: 10 },
+      // The demo's Web UI decodes claim-checked payloads through /codec (no token: it is on loopback).
+      codec: { enabled: true },
     }),
   );
   return file;

@@ -13,6 +13,7 @@ import { projectRoot } from '../paths';
 import { resolveTemporalBinary } from '../temporal-binaries';
 import { stopUnits, waitUntilNoneUse } from './cleanup';
 import { followThread, webUiLinks, type FollowedWorkflow } from './follow';
+import { CODEC_PATH } from '../codec-endpoint';
 import { writeDemoConfig } from './config-file';
 import { portFor } from './ports';
 import { spawnProduct, waitHealthy, type ProductProcess } from './product';
@@ -120,6 +121,8 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
         port: await portFor(options.ports?.temporal),
         uiPort: await portFor(options.ports?.ui),
         ui: true,
+        // The demo's Switchboard serves the codec endpoint: the Web UI shows claim-checked payloads decoded.
+        uiCodecEndpoint: `${appUrl}${CODEC_PATH}`,
         dbFile: join(dir, 'temporal.sqlite'),
         readyTimeoutMs: 90_000,
         // A Ctrl-C in the terminal reaches the demo, which stops the unit before Temporal.

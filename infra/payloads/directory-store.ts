@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ClaimCheckStore } from './claim-check-codec';
 
@@ -28,7 +28,9 @@ export class DirectoryStore implements ClaimCheckStore {
       (found) => found.size === bytes.length,
       () => false,
     );
-    if (present) return;
+    // A payload written again is referenced again: its mtime says so, and pruning (cli/payloads)
+    // keeps it. A file pruned meanwhile (ENOENT) is simply written afresh.
+    if (present && (await touch(file))) return;
     await mkdir(folder, { recursive: true });
     // Written aside and renamed, so a reader never sees half a payload.
     const partial = `${file}.${randomUUID()}.partial`;
@@ -46,5 +48,17 @@ export class DirectoryStore implements ClaimCheckStore {
       }
       throw error;
     }
+  }
+}
+
+/** Sets the file's times to now; false when it is gone. */
+async function touch(file: string): Promise<boolean> {
+  const now = new Date();
+  try {
+    await utimes(file, now, now);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
   }
 }
