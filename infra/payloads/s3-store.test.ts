@@ -48,7 +48,7 @@ describe('S3Store', () => {
     s3.close();
   });
 
-  it('skips a put when an object of the same size is there, and rewrites one of another size', async () => {
+  it('skips a put when a recent object of the same size is there, and rewrites an old one or one of another size', async () => {
     const s3 = store();
     const bytes = new TextEncoder().encode('payload-'.repeat(100));
     const key = keyOf(bytes);
@@ -58,6 +58,11 @@ describe('S3Store', () => {
     await raw.send(new PutObjectCommand({ Bucket: bucket, Key: objectKey, Body: sameSize }));
     await s3.put(key, bytes);
     expect(Buffer.from(await s3.get(key))).toEqual(Buffer.from(sameSize));
+    // Past refreshAfterMs the same-size object is rewritten, so its age follows its newest use.
+    const refreshing = store({ refreshAfterMs: 0 });
+    await refreshing.put(key, bytes);
+    expect(Buffer.from(await s3.get(key))).toEqual(Buffer.from(bytes));
+    refreshing.close();
     // A truncated object (another size) is replaced.
     await raw.send(new PutObjectCommand({ Bucket: bucket, Key: objectKey, Body: bytes.slice(0, 10) }));
     await s3.put(key, bytes);

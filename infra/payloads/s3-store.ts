@@ -17,7 +17,15 @@ export interface S3StoreOptions {
    * chain (environment, profile, web identity, instance or task role). Never from the config file.
    */
   credentials?: S3.S3ClientConfig['credentials'];
+  /**
+   * A put rewrites an object already there once it is older than this (default a day), so an
+   * object's last-modified time is never much older than the newest history that references it
+   * and an age-based lifecycle rule can be reasoned about (docs/operations.md).
+   */
+  refreshAfterMs?: number;
 }
+
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** The object the doctor overwrites to prove the bucket is reachable and writable. */
 export const PROBE_OBJECT = 'doctor-probe';
@@ -26,7 +34,8 @@ export const PROBE_OBJECT = 'doctor-probe';
  * Claim-check payloads as objects in one S3-compatible bucket, `<prefix><first two hex>/<hex>`,
  * so workers and clients on different hosts share them without a shared mount. Objects are
  * content-addressed and written whole (S3 has no partial objects), so a repeated put is harmless
- * and a put of an object already there with the same size is skipped after a HEAD.
+ * and a put of an object already there with the same size (and written within `refreshAfterMs`)
+ * is skipped after a HEAD.
  */
 export class S3Store implements ClaimCheckStore {
   readonly description: string;
@@ -62,12 +71,14 @@ export class S3Store implements ClaimCheckStore {
 
   /** The stored object's size, or undefined when there is none. */
   async head(key: string): Promise<number | undefined> {
-    return this.headObject(this.objectKey(key));
+    return (await this.headObject(this.objectKey(key)))?.size;
   }
 
   async put(key: string, bytes: Uint8Array): Promise<void> {
     const objectKey = this.objectKey(key);
-    if ((await this.headObject(objectKey)) === bytes.length) return;
+    const present = await this.headObject(objectKey);
+    const fresh = present?.modified !== undefined && Date.now() - present.modified.getTime() < (this.options.refreshAfterMs ?? DAY_MS);
+    if (present?.size === bytes.length && fresh) return;
     await this.putObject(objectKey, bytes);
   }
 
@@ -111,11 +122,11 @@ export class S3Store implements ClaimCheckStore {
     void this.connected?.then(({ client }) => client.destroy());
   }
 
-  private async headObject(objectKey: string): Promise<number | undefined> {
+  private async headObject(objectKey: string): Promise<{ size?: number; modified?: Date } | undefined> {
     const { sdk, client } = await this.connect();
     try {
       const answer = await client.send(new sdk.HeadObjectCommand({ Bucket: this.options.bucket, Key: objectKey }));
-      return answer.ContentLength;
+      return { size: answer.ContentLength, modified: answer.LastModified };
     } catch (error) {
       // HEAD has no body, so a missing bucket looks like a missing object here; the put that follows names it.
       if (statusOf(error) === 404) return undefined;
