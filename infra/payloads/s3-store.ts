@@ -128,8 +128,11 @@ export class S3Store implements ClaimCheckStore {
       const answer = await client.send(new sdk.HeadObjectCommand({ Bucket: this.options.bucket, Key: objectKey }));
       return { size: answer.ContentLength, modified: answer.LastModified };
     } catch (error) {
-      // HEAD has no body, so a missing bucket looks like a missing object here; the put that follows names it.
-      if (statusOf(error) === 404) return undefined;
+      // HEAD has no body, so a missing bucket looks like a missing object here, and without
+      // s3:ListBucket S3 answers 403 for a missing object: either way the put that follows writes
+      // it or names what is wrong.
+      const status = statusOf(error);
+      if (status === 404 || status === 403) return undefined;
       throw this.failure(`checking ${objectKey}`, error);
     }
   }
