@@ -89,8 +89,14 @@ describe('claim-check payloads in an S3-compatible bucket', () => {
         { text: 'Reading.', toolCalls: [{ name: 'bash', input: { command: output } }] },
         { text: 'Read: {{lastToolResult:bash}}' },
       ]);
+      const before = moto.requestCounts();
       const { runId } = await kit.start('print a long file', { agent: 'explore', model });
       const record = await kit.result(runId);
+      const after = moto.requestCounts();
+      // For the record (the store's request cost per run); the assertions below are the behaviour.
+      console.log(
+        `S3 requests for a 2-turn run: ${['HEAD', 'PUT', 'GET'].map((m) => `${m} ${(after[m] ?? 0) - (before[m] ?? 0)}`).join(', ')}`,
+      );
       expect(record).toMatchObject({ outcome: 'completed', turns: 2 });
       expect(record.finalText.length).toBeGreaterThan(30_000);
       expect(record.finalText).toContain('line 1000 abcdefghijklmnopqrstu');

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { startMoto, MOTO_CREDENTIALS, MOTO_REGION, type MotoServer } from '../../test/helpers/moto';
 import { ClaimCheckCodec, isReference, parseReference } from './claim-check-codec';
@@ -57,16 +57,18 @@ describe('S3Store', () => {
     const sameSize = new TextEncoder().encode('P'.repeat(bytes.length));
     await raw.send(new PutObjectCommand({ Bucket: bucket, Key: objectKey, Body: sameSize }));
     await s3.put(key, bytes);
-    expect(Buffer.from(await s3.get(key))).toEqual(Buffer.from(sameSize));
+    // What the bucket holds, read without a cache.
+    const bucketHolds = async () => Buffer.from(await store({ cacheBytes: 0 }).get(key));
+    expect(await bucketHolds()).toEqual(Buffer.from(sameSize));
     // Past refreshAfterMs the same-size object is rewritten, so its age follows its newest use.
     const refreshing = store({ refreshAfterMs: 0 });
     await refreshing.put(key, bytes);
-    expect(Buffer.from(await s3.get(key))).toEqual(Buffer.from(bytes));
+    expect(await bucketHolds()).toEqual(Buffer.from(bytes));
     refreshing.close();
     // A truncated object (another size) is replaced.
     await raw.send(new PutObjectCommand({ Bucket: bucket, Key: objectKey, Body: bytes.slice(0, 10) }));
     await s3.put(key, bytes);
-    expect(Buffer.from(await s3.get(key))).toEqual(Buffer.from(bytes));
+    expect(await bucketHolds()).toEqual(Buffer.from(bytes));
     s3.close();
   });
 
@@ -105,10 +107,26 @@ describe('S3Store', () => {
     expect(reference.data!.length).toBeLessThan(200);
     const [decoded] = await reader.decode([reference]);
     expect(defaultPayloadConverter.fromPayload(decoded)).toEqual({ text: 'q'.repeat(40_000) });
-    // Tampered in the bucket: the codec refuses it, naming the bucket.
+    // Tampered in the bucket: a process that has not read it yet refuses it, naming the bucket.
     const { claimCheck } = parseReference(reference);
     await raw.send(new PutObjectCommand({ Bucket: bucket, Key: store().objectKey(claimCheck), Body: 'tampered' }));
-    await expect(reader.decode([reference])).rejects.toThrow(new RegExp(`${claimCheck} in the bucket ${bucket} .* is corrupt`));
+    const late = new ClaimCheckCodec(store(), 1_024);
+    await expect(late.decode([reference])).rejects.toThrow(new RegExp(`${claimCheck} in the bucket ${bucket} .* is corrupt`));
+    // The readers that hold the verified payload in memory still answer; the corrupt copy was not kept.
+    expect(defaultPayloadConverter.fromPayload((await reader.decode([reference]))[0])).toEqual({ text: 'q'.repeat(40_000) });
+    await expect(late.decode([reference])).rejects.toThrow(/is corrupt/);
+  });
+
+  it('serves payloads it wrote or read lately from memory: no GET for what it just encoded', async () => {
+    const s3 = store();
+    const bytes = new TextEncoder().encode(randomUUID().repeat(500));
+    const key = keyOf(bytes);
+    await s3.put(key, bytes);
+    await raw.send(new DeleteObjectCommand({ Bucket: bucket, Key: s3.objectKey(key) }));
+    expect(Buffer.from(await s3.get(key))).toEqual(Buffer.from(bytes));
+    await expect(store().get(key)).rejects.toThrow(/is missing from the bucket/);
+    await expect(store({ cacheBytes: 0 }).get(key)).rejects.toThrow(/is missing from the bucket/);
+    s3.close();
   });
 
   it('probes: writes and reads back <prefix>doctor-probe', async () => {

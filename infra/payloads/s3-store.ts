@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import type * as S3 from '@aws-sdk/client-s3';
+import { ByteCache } from './byte-cache';
 import { type ClaimCheckStore } from './claim-check-codec';
 
 type Sdk = typeof S3;
@@ -23,6 +25,12 @@ export interface S3StoreOptions {
    * and an age-based lifecycle rule can be reasoned about (docs/operations.md).
    */
   refreshAfterMs?: number;
+  /**
+   * Payloads this process wrote or read lately are served from memory up to this many bytes
+   * (default 16 MiB; 0 turns it off): the worker that encodes a model turn's input usually
+   * decodes it again for the activity a moment later, and a GET is a network round trip.
+   */
+  cacheBytes?: number;
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -40,10 +48,12 @@ export const PROBE_OBJECT = 'doctor-probe';
 export class S3Store implements ClaimCheckStore {
   readonly description: string;
   private connected?: Promise<{ sdk: Sdk; client: S3Client }>;
+  private readonly cache: ByteCache;
 
   constructor(private readonly options: S3StoreOptions) {
     const where = options.endpoint ? ` at ${options.endpoint}` : '';
     this.description = `the bucket ${options.bucket}${where} (prefix "${options.prefix}")`;
+    this.cache = new ByteCache(options.cacheBytes ?? 16 * 1024 * 1024);
   }
 
   /** The SDK is loaded on first use (a few hundred ms), so processes on the folder store never pay for it. */
@@ -78,16 +88,21 @@ export class S3Store implements ClaimCheckStore {
     const objectKey = this.objectKey(key);
     const present = await this.headObject(objectKey);
     const fresh = present?.modified !== undefined && Date.now() - present.modified.getTime() < (this.options.refreshAfterMs ?? DAY_MS);
-    if (present?.size === bytes.length && fresh) return;
-    await this.putObject(objectKey, bytes);
+    if (present?.size !== bytes.length || !fresh) await this.putObject(objectKey, bytes);
+    this.cache.set(key, bytes);
   }
 
   async get(key: string): Promise<Uint8Array> {
+    const cached = this.cache.get(key);
+    if (cached) return cached;
     const objectKey = this.objectKey(key);
     const { sdk, client } = await this.connect();
     try {
       const answer = await client.send(new sdk.GetObjectCommand({ Bucket: this.options.bucket, Key: objectKey }));
-      return await answer.Body!.transformToByteArray();
+      const bytes = await answer.Body!.transformToByteArray();
+      // Only what matches its address is kept: the codec refuses the rest, and a later read retries.
+      if (`sha256:${createHash('sha256').update(bytes).digest('hex')}` === key) this.cache.set(key, bytes);
+      return bytes;
     } catch (error) {
       if (statusOf(error) === 404 && nameOf(error) !== 'NoSuchBucket') {
         throw new Error(

@@ -21,6 +21,8 @@ export interface MotoServer {
   awsEnv: Record<string, string>;
   /** Creates a bucket (operators create theirs; the store never does). */
   createBucket(name: string): Promise<void>;
+  /** How many requests of each method moto has answered so far (from its request log). */
+  requestCounts(): Record<string, number>;
   /** The object keys under a prefix. */
   listKeys(bucket: string, prefix: string): Promise<string[]>;
   stop(): Promise<void>;
@@ -73,6 +75,11 @@ export async function startMoto(): Promise<MotoServer> {
       AWS_ACCESS_KEY_ID: MOTO_CREDENTIALS.accessKeyId,
       AWS_SECRET_ACCESS_KEY: MOTO_CREDENTIALS.secretAccessKey,
       AWS_REGION: MOTO_REGION,
+    },
+    requestCounts() {
+      const counts: Record<string, number> = {};
+      for (const [, method] of output.matchAll(/"([A-Z]+) \/[^"]* HTTP\/1\.1"/g)) counts[method] = (counts[method] ?? 0) + 1;
+      return counts;
     },
     async createBucket(name) {
       await client.send(new CreateBucketCommand({ Bucket: name }));
