@@ -37,7 +37,18 @@ const nodeBuiltins = [
 
 export default tseslint.config(
   {
-    ignores: ['dist/**', 'node_modules/**', '.temporal/**', '.data/**', 'coverage/**', 'scripts/**', 'bin/**', 'examples/**', '*.config.*'],
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      '.temporal/**',
+      '.moto/**',
+      '.data/**',
+      'coverage/**',
+      'scripts/**',
+      'bin/**',
+      'examples/**',
+      '*.config.*',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,

@@ -31,6 +31,8 @@ const common = {
   transform: { '^.+\\.ts$': swc, '^.+\\.m?js$': swcJs },
   transformIgnorePatterns: [`/node_modules/(?!(${esmPackages})/)`],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
+  // moto (the S3 server the claim-check store's tests start) is installed there by pip.
+  modulePathIgnorePatterns: ['<rootDir>/.moto/'],
   // Exports only an `import` condition, which Jest's CommonJS resolver does not follow.
   moduleNameMapper: { '^@octokit/webhooks-methods$': '<rootDir>/node_modules/@octokit/webhooks-methods/dist-node/index.js' },
 };

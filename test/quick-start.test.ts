@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from '../infra/paths';
+import { MOTO_VERSION } from './helpers/moto';
 
 /** The README's quick start and CI install the same system packages, listed once. */
 describe('the system packages of the quick start', () => {
@@ -21,5 +22,14 @@ describe('the system packages of the quick start', () => {
     const installs = ci.split('\n').filter((line) => /apt-get install/.test(line));
     expect(installs.length).toBeGreaterThan(0);
     expect(installs.filter((line) => listed.some((name) => new RegExp(`\\s${name}(\\s|$)`).test(line)))).toEqual([]);
+  });
+});
+
+/** The S3 server the tests start is installed by the README and CI at the version the helper names. */
+describe('moto in the quick start', () => {
+  it('is pinned alike in the README, CI and test/helpers/moto.ts', () => {
+    const pin = `--target .moto "moto[server]==${MOTO_VERSION}"`;
+    expect(readFileSync(join(projectRoot(), 'README.md'), 'utf8')).toContain(`python3 -m pip install ${pin}`);
+    expect(readFileSync(join(projectRoot(), '.ci', 'run'), 'utf8')).toContain(pin);
   });
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { resolveTemporalBinary } from '../../infra/temporal-binaries';
+import { startMoto } from '../../test/helpers/moto';
 import { waitUntil } from '../../test/helpers/wait';
 import { runDoctor, type DoctorOptions } from './doctor';
 
@@ -111,6 +112,41 @@ describe('switchboard doctor', () => {
     const unisolated = await doctor({ ...base, TEMPORAL_ADDRESS: address, SWITCHBOARD_SANDBOX_ISOLATION: 'unisolated-unsafe' });
     expect(unisolated.output).toMatch(/WARN {2}sandbox: UNISOLATED by configuration/);
     expect(unisolated.code).toBe(0);
+  });
+
+  it('writes and reads a probe object when payloads.store is s3, and fails in one line naming the bucket', async () => {
+    const moto = await startMoto();
+    // The AWS SDK reads its credential chain from the process environment, as in a deployment.
+    const saved = { ...process.env };
+    Object.assign(process.env, moto.awsEnv);
+    try {
+      await moto.createBucket('doctor-ok');
+      const s3 = {
+        SWITCHBOARD_PAYLOADS_STORE: 's3',
+        SWITCHBOARD_PAYLOADS_S3_BUCKET: 'doctor-ok',
+        SWITCHBOARD_PAYLOADS_S3_ENDPOINT: moto.endpoint,
+        SWITCHBOARD_PAYLOADS_S3_FORCE_PATH_STYLE: 'true',
+      };
+      const ok = await doctor({ ...base, TEMPORAL_ADDRESS: address, ...s3 });
+      expect(ok.output).toContain(
+        `ok    payloads: the bucket doctor-ok at ${moto.endpoint} (prefix "switchboard/payloads/") is reachable and writable`,
+      );
+      expect(ok.code).toBe(0);
+      expect(await moto.listKeys('doctor-ok', '')).toEqual(['switchboard/payloads/doctor-probe']);
+
+      const missing = await doctor({ ...base, TEMPORAL_ADDRESS: address, ...s3, SWITCHBOARD_PAYLOADS_S3_BUCKET: 'doctor-none' });
+      const failed = missing.output.split('\n').filter((line) => line.startsWith('FAIL  payloads:'));
+      expect(failed).toHaveLength(1);
+      expect(failed[0]).toMatch(
+        /the bucket doctor-none at .*: writing switchboard\/payloads\/doctor-probe failed: .*bucket does not exist/,
+      );
+      expect(missing.output).toMatch(/- make the bucket doctor-none .* reachable and writable/);
+      expect(missing.code).toBe(1);
+    } finally {
+      for (const key of Object.keys(moto.awsEnv)) if (!(key in saved)) delete process.env[key];
+      Object.assign(process.env, saved);
+      await moto.stop();
+    }
   });
 
   it('names a missing system package and the exact apt command', async () => {

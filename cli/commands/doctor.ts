@@ -12,6 +12,7 @@ import { SEARCH_ATTRIBUTE_KEYS } from '../../workflows/search-attributes';
 import { canonicalModel } from '../../agents/model-choice';
 import { githubIdentity, modelKeyFix } from '../../infra/preflight';
 import { detectIsolation, readinessOf, type IsolationCheck } from '../../activities/sandbox/isolation';
+import { payloadsDir, payloadStoreFromConfig, S3Store } from '../../infra/payloads';
 
 export interface DoctorOptions {
   env?: NodeJS.ProcessEnv;
@@ -90,6 +91,11 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<number> {
   }
 
   if (loaded) {
+    const problem = await checkPayloadStore(loaded, write);
+    if (problem) problems.push(problem);
+  }
+
+  if (loaded) {
     const problem = await checkSandbox(loaded, write, options.sandboxProbe ?? detectIsolation);
     if (problem) problems.push(problem);
   }
@@ -158,6 +164,38 @@ function credentialLines(loaded: LoadedConfig, env: NodeJS.ProcessEnv, problems:
   return lines;
 }
 
+/**
+ * The claim-check store: a folder is only named (every process must share it); an S3 bucket is
+ * probed by writing and reading back one small object, since a worker that cannot reach it
+ * fails every workflow task that carries a large payload.
+ */
+async function checkPayloadStore(loaded: LoadedConfig, write: (line: string) => void): Promise<string | undefined> {
+  const { config } = loaded;
+  if (config.payloads.store !== 's3') {
+    write(
+      `info  payloads: claim-check folder ${payloadsDir(config)} (every worker and client must share it; payloads.store: s3 for clusters)`,
+    );
+    return undefined;
+  }
+  const store = payloadStoreFromConfig(config);
+  if (!(store instanceof S3Store)) throw new Error('payloads.store is s3 but the store is not the S3 store');
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${store.description}: no answer within 15 s`)), 15_000);
+    });
+    await Promise.race([store.probe(), timeout]);
+    write(`ok    payloads: ${store.description} is reachable and writable`);
+    return undefined;
+  } catch (error) {
+    write(`FAIL  payloads: ${describeError(error).split('\n')[0]}`);
+    return `make ${store.description} reachable and writable with this environment's AWS credentials (payloads.s3.*, AWS_* variables or role)`;
+  } finally {
+    clearTimeout(timer);
+    store.close();
+  }
+}
+
 /** The sandbox: isolated, unisolated by explicit choice (said loudly), or missing (a problem with its fix). */
 async function checkSandbox(
   loaded: LoadedConfig,
@@ -210,7 +248,7 @@ export function registerDoctorCommand(program: Command): void {
   program
     .command('doctor')
     .description(
-      'check the config, the system packages, the Temporal binaries, model keys, GitHub identities, the server and the search attributes',
+      'check the config, the system packages, the Temporal binaries, model keys, GitHub identities, the server, the search attributes, the payload store and the sandbox',
     )
     .action(async () => {
       process.exitCode = await runDoctor();

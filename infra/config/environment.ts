@@ -21,6 +21,12 @@ export const ENVIRONMENT_BINDINGS: readonly EnvironmentBinding[] = [
   { variable: 'SWITCHBOARD_DATA_DIR', path: ['dataDir'], kind: 'string' },
   { variable: 'SWITCHBOARD_PAYLOADS_DIR', path: ['payloads', 'dir'], kind: 'string' },
   { variable: 'SWITCHBOARD_CODEC_ENABLED', path: ['codec', 'enabled'], kind: 'boolean' },
+  { variable: 'SWITCHBOARD_PAYLOADS_STORE', path: ['payloads', 'store'], kind: 'string' },
+  // The S3-compatible claim-check store; its credentials and region come from the AWS SDK's own chain.
+  { variable: 'SWITCHBOARD_PAYLOADS_S3_BUCKET', path: ['payloads', 's3', 'bucket'], kind: 'string' },
+  { variable: 'SWITCHBOARD_PAYLOADS_S3_PREFIX', path: ['payloads', 's3', 'prefix'], kind: 'string' },
+  { variable: 'SWITCHBOARD_PAYLOADS_S3_ENDPOINT', path: ['payloads', 's3', 'endpoint'], kind: 'string' },
+  { variable: 'SWITCHBOARD_PAYLOADS_S3_FORCE_PATH_STYLE', path: ['payloads', 's3', 'forcePathStyle'], kind: 'boolean' },
   { variable: 'SWITCHBOARD_HTTP_HOST', path: ['http', 'host'], kind: 'string' },
   { variable: 'PORT', path: ['http', 'port'], kind: 'number' },
   { variable: 'SWITCHBOARD_PUBLIC_URL', path: ['http', 'publicUrl'], kind: 'string' },

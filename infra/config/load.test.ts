@@ -75,6 +75,31 @@ describe('loadConfig', () => {
     ['invalid YAML', 'temporal: [\n', {}, /not valid YAML/],
     ['a list at the top', '- a\n', {}, /expected a mapping/],
     ['a secret in the file', 'github:\n  writeToken: ghp_x\n', {}, /github\.writeToken: secrets are read from the environment only/],
+    [
+      'the S3 store without a bucket',
+      'payloads:\n  store: s3\n',
+      {},
+      /payloads\.s3\.bucket: payloads\.store is s3: set payloads\.s3\.bucket/,
+    ],
+    [
+      'a bad payload store',
+      '',
+      { SWITCHBOARD_PAYLOADS_STORE: 'nfs' },
+      /SWITCHBOARD_PAYLOADS_STORE \(payloads\.store\): .*"directory".*"s3"/,
+    ],
+    ['a bad bucket name', 'payloads:\n  store: s3\n  s3:\n    bucket: My_Bucket\n', {}, /payloads\.s3\.bucket: expected an S3 bucket name/],
+    [
+      'an S3 endpoint that is no URL',
+      '',
+      { SWITCHBOARD_PAYLOADS_STORE: 's3', SWITCHBOARD_PAYLOADS_S3_BUCKET: 'b1b', SWITCHBOARD_PAYLOADS_S3_ENDPOINT: 'minio:9000' },
+      /SWITCHBOARD_PAYLOADS_S3_ENDPOINT \(payloads\.s3\.endpoint\): /,
+    ],
+    [
+      'S3 credentials in the file',
+      'payloads:\n  s3:\n    bucket: b1b\n    secretAccessKey: x\n',
+      {},
+      /payloads\.s3\.secretAccessKey: secrets are read from the environment only \(.*AWS_SECRET_ACCESS_KEY/,
+    ],
     // Unisolated mode has one spelling; anything else (none, off, false) is a mistake, not a choice.
     [
       'an isolation nobody meant',
@@ -93,6 +118,23 @@ describe('loadConfig', () => {
     expect(error.code).toBe('config_invalid');
     expect(error.message).toMatch(expected);
     expect(error.message).not.toMatch(/\n\s+at /); // never a stack trace
+  });
+
+  it('chooses the S3 claim-check store from the file or the environment, with defaults for the rest', () => {
+    const fromFile = loadConfig({ env: {}, cwd: dirWith('payloads:\n  store: s3\n  s3:\n    bucket: team-payloads\n') }).config;
+    expect(fromFile.payloads).toMatchObject({ store: 's3', s3: { bucket: 'team-payloads', forcePathStyle: false } });
+    const env = {
+      SWITCHBOARD_PAYLOADS_STORE: 's3',
+      SWITCHBOARD_PAYLOADS_S3_BUCKET: 'b1b',
+      SWITCHBOARD_PAYLOADS_S3_PREFIX: 'prod/',
+      SWITCHBOARD_PAYLOADS_S3_ENDPOINT: 'http://minio:9000',
+      SWITCHBOARD_PAYLOADS_S3_FORCE_PATH_STYLE: 'true',
+    };
+    expect(loadConfig({ env, cwd: dirWith() }).config.payloads).toMatchObject({
+      store: 's3',
+      s3: { bucket: 'b1b', prefix: 'prod/', endpoint: 'http://minio:9000', forcePathStyle: true },
+    });
+    expect(loadConfig({ env: {}, cwd: dirWith() }).config.payloads.store).toBe('directory');
   });
 
   describe('relative paths', () => {

@@ -14,12 +14,15 @@ export const SECRET_VARIABLES = {
   openaiApiKey: 'OPENAI_API_KEY',
   braveSearchApiKey: 'BRAVE_SEARCH_API_KEY',
   tavilyApiKey: 'TAVILY_API_KEY',
+  // The S3 claim-check store's keys: the AWS SDK reads these (or a profile or role) itself.
+  awsAccessKeyId: 'AWS_ACCESS_KEY_ID',
+  awsSecretAccessKey: 'AWS_SECRET_ACCESS_KEY',
 } as const;
 
 export type SecretName = keyof typeof SECRET_VARIABLES;
 
 /** Key names that look like secrets; finding one in the YAML file is an error. */
-const SECRET_KEY_PATTERN = /(token|secret|password|privateKey|apiKey)$/i;
+const SECRET_KEY_PATTERN = /(token|secret|password|privateKey|apiKey|accessKeyId|secretAccessKey)$/i;
 
 export function findSecretKeys(value: unknown, path: string[] = []): string[] {
   if (value === null || typeof value !== 'object') return [];
