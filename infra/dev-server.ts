@@ -42,7 +42,11 @@ export interface DevServerOptions {
  * first `modelTurn` of a run starts one poll sooner. A cluster needs the same key set by its
  * operator (docs/performance.md).
  */
-export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, boolean>> = { 'system.enableActivityEagerExecution': true };
+export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, boolean | number>> = {
+  'system.enableActivityEagerExecution': true,
+  'matching.numTaskqueueReadPartitions': 1,
+  'matching.numTaskqueueWritePartitions': 1,
+};
 
 /** A running `temporal server start-dev` that this process started and will stop. */
 export interface DevServer {

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir, cpus, totalmem, loadavg } from 'node:os';
 import { join } from 'node:path';
+import { Client, type ConnectionLike } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { writeBareBundle } from './bare-bundle';
 import { sendMessage } from '../../cli/commands/ask';
@@ -9,7 +10,7 @@ import { projectRoot } from '../../infra/paths';
 import { startRunKit, type RunKit } from '../helpers/run-kit';
 import { sharedEnvironment, testTemporalAddress, uniqueTaskQueue } from '../helpers/temporal';
 import { table, type Row } from './stats';
-import { bareWorkflow } from './bare-workflow';
+import { bareEagerParentWorkflow, bareParentWorkflow, bareWorkflow } from './bare-workflow';
 import { closedAt } from './closed-at';
 
 /**
@@ -31,6 +32,7 @@ describe('bench', () => {
   let bareRunning: Promise<void>;
   let bareQueue: string;
   let bareBundle: string;
+  let eagerClient: Client;
   const firstActivity = new Map<string, number>();
   const bareDir = mkdtempSync(join(tmpdir(), 'bench-bare-'));
 
@@ -38,11 +40,17 @@ describe('bench', () => {
     const env = await sharedEnvironment();
     bareQueue = uniqueTaskQueue('bench-bare');
     bareBundle = await writeBareBundle(bareDir);
+    eagerClient = new Client({ connection: env.nativeConnection as unknown as ConnectionLike });
     bareWorker = await Worker.create({
       connection: env.nativeConnection,
       taskQueue: bareQueue,
       workflowBundle: { codePath: bareBundle },
-      activities: { noop: async (id: string) => void firstActivity.set(id, Date.now()) },
+      activities: {
+        noop: async (id: string) => void firstActivity.set(id, Date.now()),
+        startEagerly: async (id: string) => {
+          await eagerClient.workflow.start(bareWorkflow, { taskQueue: bareQueue, workflowId: id, args: [id], requestEagerStart: true });
+        },
+      },
     });
     bareRunning = bareWorker.run();
     kit = await startRunKit('bench', {
@@ -78,6 +86,27 @@ describe('bench', () => {
     return { first: firstActivity.get(id)! - t0, result: (await closedAt(kit.client, id)) - t0 };
   }
 
+  async function bareChildSample(): Promise<{ first: number; result: number }> {
+    const id = `bare-parent-${Math.random().toString(36).slice(2)}`;
+    const t0 = Date.now();
+    const handle = await kit.client.workflow.start(bareParentWorkflow, { taskQueue: bareQueue, workflowId: id, args: [id] });
+    await handle.result();
+    return { first: firstActivity.get(`${id}-child`)! - t0, result: (await closedAt(kit.client, id)) - t0 };
+  }
+
+  async function bareEagerSample(): Promise<{ first: number; result: number }> {
+    const id = `bare-eager-${Math.random().toString(36).slice(2)}`;
+    const t0 = Date.now();
+    const handle = await kit.client.workflow.start(bareEagerParentWorkflow, { taskQueue: bareQueue, workflowId: id, args: [id] });
+    await handle.result();
+    return { first: (await waitForActivity(`${id}-child`)) - t0, result: (await closedAt(kit.client, `${id}-child`)) - t0 };
+  }
+
+  async function waitForActivity(id: string): Promise<number> {
+    while (!firstActivity.has(id)) await new Promise((resolve) => setTimeout(resolve, 5));
+    return firstActivity.get(id)!;
+  }
+
   async function oursSample(model: string, thread?: string): Promise<{ first: number; result: number }> {
     const t0 = Date.now();
     const sent = await sendMessage(kit.client, kit.taskQueue, 'hello', {
@@ -94,11 +123,17 @@ describe('bench', () => {
   it('dispatch: request → first activity and → result', async () => {
     const model = kit.script('hello', [{ text: 'Hello.' }]);
     await bareSample();
+    await bareChildSample();
+    await bareEagerSample();
     await oursSample(model);
     const bare = [];
+    const bareChild = [];
+    const bareEager = [];
     const ours = [];
     for (let k = 0; k < SAMPLES; k += 1) {
       bare.push(await bareSample());
+      bareChild.push(await bareChildSample());
+      bareEager.push(await bareEagerSample());
       ours.push(await oursSample(model));
     }
     rows.push({
@@ -112,6 +147,16 @@ describe('bench', () => {
       floor: bare.map((s) => s.result),
       ours: ours.map((s) => s.result),
       target: { ratio: 2 },
+    });
+    rows.push({
+      what: 'diagnostic, no Switchboard code: the floor with one child-workflow hop (its request → first activity in the Switchboard columns)',
+      floor: bare.map((s) => s.first),
+      ours: bareChild.map((s) => s.first),
+    });
+    rows.push({
+      what: 'diagnostic, no Switchboard code: the same hop as a local activity starting the child with eager workflow start',
+      floor: bare.map((s) => s.first),
+      ours: bareEager.map((s) => s.first),
     });
   });
 
