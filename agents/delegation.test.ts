@@ -1,6 +1,7 @@
 import { builtinCatalog, getAgent, getRole } from './catalog';
 import { defaultAgentsConfig } from './config';
-import { isDelegableAgent, resolveRoleProfile, resolveTaskTarget, roleTools } from './delegation';
+import { isDelegableAgent, resolveAgentChildProfile, resolveRoleProfile, resolveTaskTarget, roleTools } from './delegation';
+import { needsVetting } from '../workflows/thread/vet';
 import { resolveProfile } from './profile';
 
 const catalog = builtinCatalog();
@@ -91,27 +92,46 @@ describe('role tools and profiles', () => {
 });
 
 /**
- * The thread vets a run's repository (workflows/thread/vet.ts) before the run starts; a `task`
- * child is not vetted again. That holds only while a child can reach no repository its parent
- * could not: its machine class, identity and repository are the parent's. If a child ever gets a
- * machine class of its own, TaskChildren must vet it first (needsVetting, vetInput).
+ * The thread vets a run's repository (workflows/thread/vet.ts) before the run starts. A role
+ * child runs in its parent's session (its machine class, identity and repository), so it needs
+ * no vet of its own. An agent child runs in a session of its own (resolveAgentChildProfile): on a
+ * repository machine class it reaches a repository its parent may never have been vetted for (a
+ * conductor has no machine), so TaskChildren vets it first (task-children.test.ts).
  */
-describe('a task child reaches no repository its parent was not vetted for', () => {
+describe('what a task child reaches', () => {
   const inRepo = (id: string) => resolveProfile({ agent: getAgent(catalog, id)!, config, directives: { repo: 'acme/app' } });
   it.each([
-    ['conductor', 'explore'],
-    ['conductor', 'research'],
     ['coding', 'explore'],
-    ['coding', 'research'],
-  ])('from %s in acme/app, %s keeps the parent machine, identity and repository', (parentId, agentType) => {
+    ['coding', 'worker'],
+  ])('a role (%s -> %s) keeps the parent machine, identity and repository', (parentId, agentType) => {
     const parent = inRepo(parentId);
     const target = resolveTaskTarget(catalog, agentType, parent);
-    if (!target.ok) throw new Error(target.message);
+    if (!target.ok || target.kind !== 'role') throw new Error(`expected a role for ${agentType}`);
     const child = resolveRoleProfile({ role: target.definition, parent });
     expect({ machine: child.machine, identity: child.identity, repo: child.repo }).toEqual({
       machine: parent.machine,
       identity: parent.identity,
       repo: parent.repo,
     });
+    expect(needsVetting(child) && !needsVetting(parent)).toBe(false);
   });
+
+  it.each([
+    ['conductor', 'explore', 'repo-cold', true],
+    ['conductor', 'research', 'none', false],
+  ])(
+    'an agent (%s -> %s) runs on its own machine class (%s) in the parent repository; vetted first: %s',
+    (parentId, agentType, machine, vetted) => {
+      const parent = inRepo(parentId);
+      const target = resolveTaskTarget(catalog, agentType, parent);
+      if (!target.ok || target.kind !== 'agent') throw new Error(`expected an agent for ${agentType}`);
+      const child = resolveAgentChildProfile({ agent: target.definition, parent });
+      expect({ machine: child.machine, identity: child.identity, repo: child.repo }).toEqual({
+        machine,
+        identity: target.definition.identity,
+        repo: parent.repo,
+      });
+      expect(needsVetting(child)).toBe(vetted);
+    },
+  );
 });

@@ -1,6 +1,7 @@
 import { type Catalog, getAgent } from './catalog';
-import { type AgentDefinition } from './definition';
-import { type Profile } from './profile';
+import { type AgentDefinition, turnGuardFor } from './definition';
+import { type Profile, type ProfileInput } from './profile';
+import { availableTools } from '../tools/availability';
 import { publishes, toolsetTools } from '../tools/toolsets';
 
 /**
@@ -56,6 +57,59 @@ export function resolveRoleProfile(input: RoleProfileInput): Profile {
   };
 }
 
+export interface AgentChildProfileInput {
+  agent: AgentDefinition;
+  parent: Profile;
+  /** Minutes the parent run has left; the child's budget never outlives it. */
+  parentRemainingMinutes?: number;
+  /** The task call's `model`, if it named one. */
+  model?: string;
+  /** The deployment's tool backends (AgentSetup.backends): tools the child cannot use are taken out. */
+  tooling?: ProfileInput['tooling'];
+}
+
+/**
+ * A child run's profile for a read-only agent (a `task` target that is an agent, not a role):
+ * the agent's own machine class, identity and tools, because it runs in a session of its own
+ * (an `explore` child of a conductor clones the repository into a cold sandbox of its own);
+ * the parent's repository and model; a budget bounded by what the parent has left. A child on a
+ * repository machine class reaches a repository its parent's thread never vetted, so the
+ * parent vets it before the child starts (workflows/run/task-children.ts).
+ */
+export function resolveAgentChildProfile(input: AgentChildProfileInput): Profile {
+  const { agent, parent } = input;
+  const remaining = input.parentRemainingMinutes ?? parent.budget.minutes;
+  const minutes = Math.min(agent.budgetMinutes, remaining);
+  const listed = [...toolsetTools(agent.toolset)];
+  const usable = input.tooling
+    ? availableTools(listed, input.tooling.backends, { machine: agent.machine, conversation: input.tooling.conversation })
+    : { tools: listed, off: [] };
+  return {
+    agent: agent.id,
+    displayName: agent.displayName,
+    kind: agent.kind,
+    toolset: agent.toolset,
+    tools: usable.tools,
+    ...(usable.off.length ? { toolsOff: usable.off } : {}),
+    machine: agent.machine,
+    identity: agent.identity,
+    model: input.model !== undefined ? { value: input.model, chosenBy: 'directive' } : parent.model,
+    effort: parent.effort,
+    budget: {
+      minutes,
+      boundedBy: minutes < agent.budgetMinutes ? 'parent' : 'preset',
+      presetMinutes: agent.budgetMinutes,
+      limits: {},
+      directiveNarrowedNothing: false,
+    },
+    turnGuard: turnGuardFor(agent, minutes),
+    tokenCap: agent.tokenCap,
+    cacheTtl: agent.cacheTtl,
+    ...(parent.repo ? { repo: parent.repo } : {}),
+    ignoredDirectives: [],
+  };
+}
+
 /** What of the parent's switched-off tools the role would have held, so its About block says so too. */
 function offFor(role: AgentDefinition, parent: Profile): Pick<Profile, 'toolsOff'> {
   const listed: readonly string[] = role.toolset === 'inherit' ? [] : toolsetTools(role.toolset);
@@ -81,7 +135,7 @@ export type TaskTarget =
  * Resolves the task tool's `agent_type`. Roles run inside the parent's workspace, so they
  * exist only for a parent that has one, and there they come first: `explore` from a coding
  * run is the fast search role. A parent without a workspace (conductor) has no roles, so
- * `explore` there is the long explore agent with its own cold sandbox. Any agent target
+ * `explore` there is the long explore agent with its own cold sandbox (resolveAgentChildProfile). Any agent target
  * must be read-only; the caller still authorises the requester for it.
  */
 export function resolveTaskTarget(catalog: Catalog, agentType: string, parent: Pick<Profile, 'machine'>): TaskTarget {

@@ -1,4 +1,7 @@
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { localGitHubWithIdentities } from '../activities/github/test-support';
+import { workspaceLayout } from '../activities/sandbox/workspace-layout';
 import { type LocalGitHub } from '../infra/local-github';
 import { BOT, startSlackKit, type SlackKit } from './helpers/slack-kit';
 
@@ -15,9 +18,11 @@ const ALICE = 'U0ALICE';
 describe('repository vetting, from a Slack mention to the local GitHub', () => {
   let kit: SlackKit;
   let github: LocalGitHub;
+  let gitUrl: string;
   beforeAll(async () => {
     const local = await localGitHubWithIdentities();
     github = local.github;
+    gitUrl = local.identities.gitUrl;
     github.createRepo('acme', 'open', { 'README.md': '# open\n' });
     // Private, and the read identity's installation does not include it: GitHub answers 404.
     github.createRepo('acme', 'hidden', { 'README.md': '# hidden\n' }, { private: true, hiddenFrom: ['read'] });
@@ -83,5 +88,45 @@ describe('repository vetting, from a Slack mention to the local GitHub', () => {
     expect(gets('acme/open') - before).toBe(2);
     await kit.until(() => replies(second.ts).length > 0, 'the answer in the thread');
     expect(replies(second.ts)).toEqual(['The README says: open.']);
+  });
+
+  it("a conductor's explore child clones the repository into a sandbox of its own, vetted first; a hidden one is refused as data", async () => {
+    const child = kit.script('explore-child', [
+      {
+        text: 'Reading.',
+        toolCalls: [{ name: 'bash', input: { command: `git clone -q ${gitUrl}/acme/open.git open && head -1 open/README.md` } }],
+      },
+      { text: 'The README begins: {{lastToolResult:bash}}' },
+    ]);
+    const conductor = (repo: string) =>
+      kit.script(`conductor-${repo.replace('/', '-')}`, [
+        {
+          text: 'Delegating.',
+          toolCalls: [
+            {
+              name: 'task',
+              input: { agent_type: 'explore', name: 'readme', prompt: 'Read the README.', mode: 'sync', model: `scripted:${child}` },
+            },
+          ],
+        },
+        { text: 'The child said: {{lastToolResult:task}}' },
+      ]);
+    const before = gets('acme/open');
+    const open = await mention(`agent:conductor model:scripted:${conductor('acme/open')} in acme/open: what does the README say?`);
+    expect(open.outcome).toMatchObject({ kind: 'run', agent: 'conductor' });
+    const record = await kit.result(open.outcome.runId!);
+    expect(record.finalText).toContain('The README begins: exit code 0\n# open');
+    const childRecord = await kit.result(`${open.outcome.runId!}/task-1-readme`);
+    expect(childRecord.profile).toMatchObject({ agent: 'explore', machine: 'repo-cold', identity: 'read', repo: { value: 'acme/open' } });
+    // Its workspace was its own, and went with it.
+    const childWorkspace = workspaceLayout(join(dirname(kit.scriptsDir), 'data'), { key: childRecord.runId, network: true }).root;
+    expect(existsSync(childWorkspace)).toBe(false);
+    // The conductor has no machine, so its thread vets nothing; the child's vet is the one GET.
+    expect(gets('acme/open') - before).toBe(1);
+
+    const hidden = await mention(`agent:conductor model:scripted:${conductor('acme/hidden')} in acme/hidden: what does the README say?`);
+    const refused = await kit.result(hidden.outcome.runId!);
+    expect(refused.finalText).toContain('acme/hidden is not visible to the read GitHub identity explore runs with');
+    expect(refused.toolCalls[0]).toMatchObject({ name: 'task', ok: false });
   });
 });

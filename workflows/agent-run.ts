@@ -32,6 +32,7 @@ import {
   web,
   workspacePrepare,
   workspaces,
+  repoVetting,
 } from './activity-proxies';
 import {
   agentRunWorkflowType,
@@ -169,6 +170,8 @@ async function agentRun(input: RunInput, onCancel: OnCancel): Promise<RunRecord>
     setup,
     workspaceKey: workspaceKeyFor(input, runId),
     workspaceHost: () => host.ensure(),
+    vet: (request) => repoVetting.vetRepository(request),
+    patched,
     startRun: (workflowId, child, staticSummary) =>
       startChild(agentRunWorkflowType, {
         workflowId,
@@ -268,12 +271,20 @@ async function agentRun(input: RunInput, onCancel: OnCancel): Promise<RunRecord>
   /**
    * Every process the run started in its workspace ends with the run, however it detached
    * (the files stay for the thread's next run). A role child shares its parent's workspace
-   * and leaves it to the parent.
+   * and leaves it to the parent. An agent child's workspace is its own (keyed by its run id) and
+   * nothing comes back to it, so it is released, files and all, on the host that holds it. (Only
+   * agent children in a session of their own hold a shell, task-children.ts AGENT_CHILD_OWN_SESSION;
+   * before that no agent child reached this point, so no history holds the old branch.)
    */
   async function closeOwnWorkspace(): Promise<void> {
     if (input.parent && profile.kind === 'role') return;
     if (!SANDBOX_COMMAND_TOOLS.some((tool) => profile.tools.includes(tool))) return;
     if (!patched('close-workspace-at-run-end')) return;
+    if (input.parent && profile.kind === 'agent') {
+      const release = host.queue ? hostBound(host.queue).unitWorkspace : unitWorkspace;
+      await CancellationScope.nonCancellable(() => release.releaseWorkspace({ workspace })).catch(() => undefined);
+      return;
+    }
     await CancellationScope.nonCancellable(() => host.close()).catch(() => undefined);
   }
 }

@@ -1,15 +1,31 @@
-import { DEFAULT_SHIP_SETTINGS } from '../../activities/agents/agent-setup';
+import { DEFAULT_SHIP_SETTINGS, type AgentSetup } from '../../activities/agents/agent-setup';
+import type { VetRepositoryInput, VetRepositoryResult } from '../../activities/github/types';
 import { builtinCatalog, getAgent, resolveProfile } from '../../agents';
 import { defaultAgentsConfig } from '../../agents/config';
 import type { RunInput, RunRecord } from '../contracts';
 import { FakeClock } from '../test-support';
 import { RunControl } from './run-control';
 import { RunState } from './run-state';
-import { MAX_TASK_DEPTH, TaskChildren } from './task-children';
+import { AGENT_CHILD_OWN_SESSION, MAX_TASK_DEPTH, TaskChildren } from './task-children';
 
-function children(parent?: RunInput['parent']) {
+interface World {
+  parent?: RunInput['parent'];
+  /** The parent run's agent (coding by default) and repository. */
+  agent?: string;
+  repo?: string;
+  vet?: VetRepositoryResult;
+  sandbox?: AgentSetup['sandbox'];
+  /** What `patched(AGENT_CHILD_OWN_SESSION)` answers (a run recorded before it: false). */
+  ownSession?: boolean;
+}
+
+function children(parent?: RunInput['parent'], world: World = {}) {
   const clock = new FakeClock();
-  const profile = resolveProfile({ agent: getAgent(builtinCatalog(), 'coding')!, config: defaultAgentsConfig(), directives: {} });
+  const profile = resolveProfile({
+    agent: getAgent(builtinCatalog(), world.agent ?? 'coding')!,
+    config: defaultAgentsConfig(),
+    directives: world.repo ? { repo: world.repo } : {},
+  });
   const input: RunInput = {
     threadId: 't',
     profile,
@@ -23,21 +39,34 @@ function children(parent?: RunInput['parent']) {
   const state = new RunState(input, clock.now());
   const control = new RunControl(state, clock.now);
   const started: Array<{ workflowId: string; input: RunInput }> = [];
+  const vets: VetRepositoryInput[] = [];
   let finish: (record: RunRecord) => void = () => undefined;
   const tasks = new TaskChildren({
     runId: 'run:t:1',
     state,
     control,
     clock,
-    setup: { loadAgentSetup: async () => ({ catalog: builtinCatalog(), config: defaultAgentsConfig(), ship: DEFAULT_SHIP_SETTINGS }) },
+    setup: {
+      loadAgentSetup: async () => ({
+        catalog: builtinCatalog(),
+        config: defaultAgentsConfig(),
+        ship: DEFAULT_SHIP_SETTINGS,
+        ...(world.sandbox ? { sandbox: world.sandbox } : {}),
+      }),
+    },
     workspaceKey: 't',
     startRun: async (workflowId, child) => {
       started.push({ workflowId, input: child });
       const result = new Promise<RunRecord>((resolve) => (finish = resolve));
       return { result: () => result };
     },
+    vet: async (request) => {
+      vets.push(request);
+      return world.vet ?? { ok: true, repo: request.repo, defaultBranch: 'main', private: false };
+    },
+    patched: (id) => id === AGENT_CHILD_OWN_SESSION && (world.ownSession ?? true),
   });
-  return { tasks, state, started, finish: (record: Partial<RunRecord>) => finish(record as RunRecord) };
+  return { tasks, state, started, vets, finish: (record: Partial<RunRecord>) => finish(record as RunRecord) };
 }
 
 const call = { id: 'c1', name: 'task', input: {} };
@@ -80,5 +109,57 @@ describe('TaskChildren', () => {
     await new Promise((resolve) => setImmediate(resolve));
     finish(done);
     expect(await answer).toMatchObject({ isError: false, content: expect.stringContaining('Task now (worker) ended completed') });
+  });
+
+  describe('an agent child (explore from a conductor) runs in a session of its own', () => {
+    const explore = { agent_type: 'explore', name: 'look', prompt: 'how is the cache built?' };
+
+    it("with the agent's machine class, identity and shell, the parent's repository, vetted first", async () => {
+      const { tasks, started, vets } = children(undefined, { agent: 'conductor', repo: 'acme/app' });
+      const result = await tasks.start(call, explore);
+      expect(result.isError).toBeFalsy();
+      expect(vets).toEqual([{ repo: 'acme/app', identity: 'read' }]);
+      const child = started[0].input;
+      expect(child.profile).toMatchObject({
+        agent: 'explore',
+        kind: 'agent',
+        machine: 'repo-cold',
+        identity: 'read',
+        repo: { value: 'acme/app' },
+      });
+      expect(child.profile.tools).toContain('bash');
+      // Its own workspace: not the parent's key (agent-run.ts keys an agent child by its own run id).
+      expect(child.workspaceKey).toBeUndefined();
+    });
+
+    it('is refused as data when the vet does not pass, and nothing starts', async () => {
+      const vet: VetRepositoryResult = { ok: false, code: 'repo_not_visible', repo: 'acme/app', reason: 'GitHub answered 404' };
+      const { tasks, started } = children(undefined, { agent: 'conductor', repo: 'acme/app', vet });
+      const result = await tasks.start(call, explore);
+      expect(result).toMatchObject({
+        isError: true,
+        content: expect.stringContaining('acme/app is not visible to the read GitHub identity explore runs with'),
+      });
+      expect(started).toEqual([]);
+    });
+
+    it('is refused when this worker cannot isolate a shell, before any vet', async () => {
+      const sandbox = { ready: false, reason: 'bubblewrap is missing', fix: 'install bubblewrap' } as AgentSetup['sandbox'];
+      const { tasks, started, vets } = children(undefined, { agent: 'conductor', repo: 'acme/app', sandbox });
+      const result = await tasks.start(call, explore);
+      expect(result).toMatchObject({
+        isError: true,
+        content: expect.stringContaining('cannot isolate shell commands right now (bubblewrap is missing)'),
+      });
+      expect(vets).toEqual([]);
+      expect(started).toEqual([]);
+    });
+
+    it("keeps the parent's session in a run recorded before the change (the patch is not taken)", async () => {
+      const { tasks, started, vets } = children(undefined, { agent: 'conductor', repo: 'acme/app', ownSession: false });
+      await tasks.start(call, explore);
+      expect(vets).toEqual([]);
+      expect(started[0].input.profile).toMatchObject({ machine: 'none' });
+    });
   });
 });

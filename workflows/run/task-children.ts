@@ -1,10 +1,30 @@
 import type { ToolCall, ToolResult } from '../../activities/models/types';
-import { allowedModels, authorize, buildSystemPrompt, checkModelChoice, resolveRoleProfile, resolveTaskTarget } from '../../agents';
+import type { AgentSetup } from '../../activities/agents/agent-setup';
+import type { VetRepositoryInput, VetRepositoryResult } from '../../activities/github/types';
+import {
+  allowedModels,
+  authorize,
+  buildSystemPrompt,
+  checkModelChoice,
+  reachesShell,
+  resolveAgentChildProfile,
+  resolveRoleProfile,
+  resolveTaskTarget,
+  type AgentDefinition,
+  type Profile,
+} from '../../agents';
 import type { ToolInput } from '../../tools';
 import type { SetupActivities } from '../activity-proxies';
 import type { ChildRecord, RunInput, RunRecord } from '../contracts';
 import type { RunControl, WorkflowClock } from './run-control';
 import type { RunState } from './run-state';
+import { needsVetting, vetInput, vetRefusalText } from '../thread/vet';
+
+/**
+ * The `patched()` id of agent children running in a session of their own (their machine class,
+ * identity and tools, vetted first). Runs recorded before it gave an agent child the parent's.
+ */
+export const AGENT_CHILD_OWN_SESSION = 'agent-child-own-session';
 
 /** A run may delegate this many levels deep (a child of a child is the limit). */
 export const MAX_TASK_DEPTH = 2;
@@ -26,6 +46,10 @@ export interface TaskChildrenDeps {
   workspaceHost?: () => Promise<string | undefined>;
   /** Starts `agentRunWorkflow` as a child that is cancelled with this run. */
   startRun(workflowId: string, input: RunInput, staticSummary: string): Promise<ChildRun>;
+  /** The repository vet (one GET with the child's identity), for an agent child on a repository machine class. */
+  vet(input: VetRepositoryInput): Promise<VetRepositoryResult>;
+  /** `patched()` in the workflow; tests pass what they replay. */
+  patched(id: string): boolean;
 }
 
 interface Background {
@@ -68,7 +92,8 @@ export class TaskChildren {
     const index = state.taskCounter;
     const depth = (input.parent?.depth ?? 0) + 1;
     if (depth > MAX_TASK_DEPTH) return toolError(call, `Delegation is limited to ${MAX_TASK_DEPTH} levels; do this part yourself.`);
-    const { catalog, config, allowedModels: configured } = await this.deps.setup.loadAgentSetup();
+    const setup = await this.deps.setup.loadAgentSetup();
+    const { catalog, config, allowedModels: configured } = setup;
     const target = resolveTaskTarget(catalog, args.agent_type, profile);
     if (!target.ok) return toolError(call, target.message);
     if (typeof args.model === 'string') {
@@ -84,12 +109,23 @@ export class TaskChildren {
       const allowed = authorize(catalog, config, who, target.definition.id);
       if (!allowed.ok) return toolError(call, allowed.message);
     }
-    const childProfile = resolveRoleProfile({
-      role: target.definition,
+    const ownSession = target.kind === 'agent' && this.deps.patched(AGENT_CHILD_OWN_SESSION);
+    const bounds = {
       parent: profile,
       parentRemainingMinutes: Math.floor(state.remainingMs(clock.now()) / 60_000),
       ...(typeof args.model === 'string' ? { model: args.model } : {}),
-    });
+    };
+    const childProfile = ownSession
+      ? resolveAgentChildProfile({
+          agent: target.definition,
+          ...bounds,
+          ...(setup.backends ? { tooling: { backends: setup.backends, conversation: 'api' as const } } : {}),
+        })
+      : resolveRoleProfile({ role: target.definition, ...bounds });
+    if (ownSession) {
+      const refused = await this.admit(target.definition, childProfile, setup);
+      if (refused) return toolError(call, refused);
+    }
     const { name } = args;
     const workflowId = `${runId}/task-${index}-${name}`;
     const mode = args.mode ?? 'background';
@@ -146,6 +182,20 @@ export class TaskChildren {
     const result = await child.result();
     Object.assign(record, { outcome: result.outcome, endedAt: clock.now() });
     return { callId: call.id, name: call.name, content: describeChild(name, result), isError: result.outcome !== 'completed' };
+  }
+
+  /**
+   * Why an agent child may not start in a session of its own, or undefined: a shell this worker
+   * cannot isolate is never started (fail closed, as the thread does for a run), and a repository
+   * its parent's thread never vetted is vetted first, with the child's own identity.
+   */
+  private async admit(agent: AgentDefinition, child: Profile, setup: AgentSetup): Promise<string | undefined> {
+    if (setup.sandbox && !setup.sandbox.ready && reachesShell(agent)) {
+      return `${agent.displayName} needs a sandboxed shell, and this Switchboard cannot isolate shell commands right now (${setup.sandbox.reason}); do this part without it.`;
+    }
+    if (!needsVetting(child)) return undefined;
+    const vet = await this.deps.vet(vetInput(child));
+    return vet.ok ? undefined : vetRefusalText(agent.id, child, vet);
   }
 
   /** `wait_for_job` with a job id: waits for that background child, or until the run is ending. */

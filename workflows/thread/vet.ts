@@ -27,12 +27,15 @@ export function vetInput(profile: Profile): VetRepositoryInput {
  */
 export function vetRefusal(decision: Extract<Decision, { kind: 'run' }>, vet: VetRepositoryResult): Decision | undefined {
   if (vet.ok) return undefined;
-  const { agent, profile } = decision;
-  const reply =
-    vet.code === 'repo_not_visible'
-      ? `${vet.repo} is not visible to the ${vetInput(profile).identity} GitHub identity ${agent} runs with, so nothing was run ` +
-        `(repo_not_visible). Check the owner/name, or ask an operator to give Switchboard's GitHub identity access to ${vet.repo}.`
-      : `${vet.reason}, so nothing was run (repo_unverified). Ask again in a moment; if it keeps happening, ` +
-        `an operator can check Switchboard's GitHub connection.`;
+  const reply = vetRefusalText(decision.agent, decision.profile, vet);
   return { kind: 'refused', reply, code: vet.code, ...(decision.stickyAgent ? { stickyAgent: decision.stickyAgent } : {}) };
+}
+
+/** The words of a refused vet (a thread's run, or a run's `task` child), with its stable code. */
+export function vetRefusalText(agent: string, profile: Profile, vet: Extract<VetRepositoryResult, { ok: false }>): string {
+  return vet.code === 'repo_not_visible'
+    ? `${vet.repo} is not visible to the ${vetInput(profile).identity} GitHub identity ${agent} runs with, so nothing was run ` +
+        `(repo_not_visible). Check the owner/name, or ask an operator to give Switchboard's GitHub identity access to ${vet.repo}.`
+    : `${vet.reason}, so nothing was run (repo_unverified). Ask again in a moment; if it keeps happening, ` +
+        `an operator can check Switchboard's GitHub connection.`;
 }
