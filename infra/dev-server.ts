@@ -57,6 +57,23 @@ export interface DevServer {
   stop(): Promise<void>;
 }
 
+/** The `temporal server start-dev` command line for these options. */
+export function devServerArgs(options: DevServerOptions): string[] {
+  const ip = options.ip ?? '127.0.0.1';
+  const ui = options.ui ?? options.uiPort !== undefined;
+  const args = ['server', 'start-dev', '--ip', ip, '--port', String(options.port), '--namespace', options.namespace ?? 'default'];
+  args.push('--log-level', options.logLevel ?? 'warn');
+  if (ui) {
+    args.push('--ui-port', String(options.uiPort ?? options.port + 1000), '--ui-disable-news-fetch');
+    if (options.uiCodecEndpoint) args.push('--ui-codec-endpoint', options.uiCodecEndpoint);
+  } else args.push('--headless');
+  if (options.dbFile) args.push('--db-filename', options.dbFile);
+  for (const key of SEARCH_ATTRIBUTE_KEYS) args.push('--search-attribute', `${key.name}=${cliTypeName(key)}`);
+  for (const [key, value] of Object.entries({ ...DEV_SERVER_DYNAMIC_CONFIG, ...options.dynamicConfig }))
+    args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
+  return args;
+}
+
 /**
  * Starts `temporal server start-dev` with our search attributes registered, and waits until
  * the namespace answers and the attributes are visible.
@@ -66,18 +83,8 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   const namespace = options.namespace ?? 'default';
   const address = `${ip}:${options.port}`;
   const ui = options.ui ?? options.uiPort !== undefined;
-  const args = ['server', 'start-dev', '--ip', ip, '--port', String(options.port), '--namespace', namespace];
-  args.push('--log-level', options.logLevel ?? 'warn');
-  if (ui) args.push('--ui-port', String(options.uiPort ?? options.port + 1000), '--ui-disable-news-fetch');
-  if (ui && options.uiCodecEndpoint) args.push('--ui-codec-endpoint', options.uiCodecEndpoint);
-  else args.push('--headless');
-  if (options.dbFile) {
-    mkdirSync(dirname(options.dbFile), { recursive: true });
-    args.push('--db-filename', options.dbFile);
-  }
-  for (const key of SEARCH_ATTRIBUTE_KEYS) args.push('--search-attribute', `${key.name}=${cliTypeName(key)}`);
-  for (const [key, value] of Object.entries({ ...DEV_SERVER_DYNAMIC_CONFIG, ...options.dynamicConfig }))
-    args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
+  if (options.dbFile) mkdirSync(dirname(options.dbFile), { recursive: true });
+  const args = devServerArgs(options);
 
   options.logger?.debug({ binary: options.binary, args }, 'starting Temporal dev server');
   const child = spawn(options.binary, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: options.detached ?? false });

@@ -144,7 +144,8 @@ describe('the wall', () => {
   let writer: string;
   it('a write run does its normal work (clone, build, push, a detached job) and every probe of the wall is refused', async () => {
     const loopbackPorts = listeningLoopbackPorts();
-    expect(loopbackPorts).toEqual(expect.arrayContaining([ports.temporalGrpc, ports.temporalUi, ports.httpServer]));
+    const notListening = Object.entries(ports).filter(([, port]) => !loopbackPorts.includes(port));
+    expect(notListening).toEqual([]);
     const script = probeScript({
       loopbackPorts,
       named: ports,
