@@ -165,6 +165,9 @@ describe('switchboard worker and switchboard server behind a TLS proxy, with met
     const serverMetrics = await (await fetch(`http://127.0.0.1:${ports.serverMetrics}/metrics`)).text();
     expect(serverMetrics).toMatch(/^switchboard_http_requests_total\{front_end="api",status="202"\} 1$/m);
     expect(serverMetrics).toMatch(/^switchboard_http_ack_seconds_count\{front_end="api"\} [1-9]/m);
-    expect(serverMetrics).toMatch(/^switchboard_temporal_signal_seconds_count\{kind="signal_with_start",name="[^"]+",outcome="ok"\} 1$/m);
+    // The API sends its message by update-with-start (the thread's sendMessage update answers the decision).
+    expect(serverMetrics).toMatch(
+      /^switchboard_temporal_signal_seconds_count\{kind="update_with_start",name="sendMessage",outcome="ok"\} 1$/m,
+    );
   });
 });

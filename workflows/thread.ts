@@ -204,7 +204,6 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
     } else {
       runCount += 1;
       const runId = `run:${threadId}:${runCount}`;
-      remember({ messageId: message.messageId, kind: 'run', runId, agent: decision.agent });
       currentRunId = runId;
       const handle = await startChild(agentRunWorkflowType, {
         workflowId: runId,
@@ -235,6 +234,8 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
           namespace: workflowInfo().namespace,
         }),
       });
+      // Told once the run exists, so a caller that follows it (the CLI, the API) never finds no run.
+      remember({ messageId: message.messageId, kind: 'run', runId, agent: decision.agent });
       if (pendingStop) await handle.signal(stopSignal, pendingStop);
       const ended = await awaitRun(runId, handle.result(), input.runWatch);
       const record = ended.record;
