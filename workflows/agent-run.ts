@@ -77,6 +77,7 @@ async function agentRun(input: RunInput, onCancel: OnCancel): Promise<RunRecord>
   const state = new RunState(input, Date.now());
   const control = new RunControl(state, clock.now);
   let inFlight: CancellationScope | undefined;
+  let inFlightAfterDeadline = false;
   const card = new StatusCard({
     runId,
     replyTarget: input.replyTarget,
@@ -130,6 +131,10 @@ async function agentRun(input: RunInput, onCancel: OnCancel): Promise<RunRecord>
     .run(async () => {
       await sleep(state.remainingMs(Date.now()));
       control.budgetOver = true;
+      // Work meant to run past the deadline (the closing summary) may have started a moment before
+      // this timer fired (the loop saw the deadline first): it is spared. Runs recorded before
+      // the marker cancelled it.
+      if (inFlightAfterDeadline && patched(DEADLINE_SPARES_AFTER_DEADLINE_WORK)) return;
       inFlight?.cancel();
     })
     .catch(() => undefined);
@@ -140,6 +145,7 @@ async function agentRun(input: RunInput, onCancel: OnCancel): Promise<RunRecord>
     if (control.stopRequest || (!options.afterDeadline && control.pastDeadline())) return undefined;
     const scope = new CancellationScope();
     inFlight = scope;
+    inFlightAfterDeadline = options.afterDeadline ?? false;
     try {
       return await scope.run(work);
     } catch (error) {
@@ -147,6 +153,7 @@ async function agentRun(input: RunInput, onCancel: OnCancel): Promise<RunRecord>
       throw error;
     } finally {
       inFlight = undefined;
+      inFlightAfterDeadline = false;
     }
   };
 
@@ -288,6 +295,9 @@ async function agentRun(input: RunInput, onCancel: OnCancel): Promise<RunRecord>
     await CancellationScope.nonCancellable(() => host.close()).catch(() => undefined);
   }
 }
+
+/** The `patched()` id of a deadline that no longer cancels work meant to run past it (the closing summary). */
+export const DEADLINE_SPARES_AFTER_DEADLINE_WORK = 'deadline-spares-after-deadline-work';
 
 /** Tools that run commands in the workspace's sandbox. */
 const SANDBOX_COMMAND_TOOLS = ['bash', 'grep', 'find_files', 'list_directory'];
