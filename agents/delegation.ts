@@ -1,7 +1,6 @@
 import { type Catalog, getAgent } from './catalog';
 import { type AgentDefinition, turnGuardFor } from './definition';
-import { type Profile, type ProfileInput } from './profile';
-import { availableTools } from '../tools/availability';
+import { type Profile, type ProfileInput, usableTools } from './profile';
 import { publishes, toolsetTools } from '../tools/toolsets';
 
 /**
@@ -80,17 +79,12 @@ export function resolveAgentChildProfile(input: AgentChildProfileInput): Profile
   const { agent, parent } = input;
   const remaining = input.parentRemainingMinutes ?? parent.budget.minutes;
   const minutes = Math.min(agent.budgetMinutes, remaining);
-  const listed = [...toolsetTools(agent.toolset)];
-  const usable = input.tooling
-    ? availableTools(listed, input.tooling.backends, { machine: agent.machine, conversation: input.tooling.conversation })
-    : { tools: listed, off: [] };
   return {
     agent: agent.id,
     displayName: agent.displayName,
     kind: agent.kind,
     toolset: agent.toolset,
-    tools: usable.tools,
-    ...(usable.off.length ? { toolsOff: usable.off } : {}),
+    ...usableTools(agent, input.tooling),
     machine: agent.machine,
     identity: agent.identity,
     model: input.model !== undefined ? { value: input.model, chosenBy: 'directive' } : parent.model,

@@ -90,18 +90,12 @@ export function resolveProfile(input: ProfileInput): Profile {
         ? { value: channel.defaultRepo, chosenBy: 'channel' }
         : undefined;
 
-  const listed = [...toolsetTools(agent.toolset)];
-  const usable = input.tooling
-    ? availableTools(listed, input.tooling.backends, { machine: agent.machine, conversation: input.tooling.conversation })
-    : { tools: listed, off: [] };
-
   return {
     agent: agent.id,
     displayName: agent.displayName,
     kind: agent.kind,
     toolset: agent.toolset,
-    tools: usable.tools,
-    ...(usable.off.length ? { toolsOff: usable.off } : {}),
+    ...usableTools(agent, input.tooling),
     machine: agent.machine,
     identity: agent.identity,
     model,
@@ -115,6 +109,15 @@ export function resolveProfile(input: ProfileInput): Profile {
     ...(agent.pipeline ? { pipeline: agent.pipeline } : {}),
     ignoredDirectives: input.ignoredDirectives ?? [],
   };
+}
+
+/** The agent's toolset less the tools this deployment cannot run (`toolsOff` says which and why); whole without `tooling`. */
+export function usableTools(agent: AgentDefinition, tooling?: ProfileInput['tooling']): Pick<Profile, 'tools' | 'toolsOff'> {
+  const listed = [...toolsetTools(agent.toolset)];
+  const usable = tooling
+    ? availableTools(listed, tooling.backends, { machine: agent.machine, conversation: tooling.conversation })
+    : { tools: listed, off: [] };
+  return { tools: usable.tools, ...(usable.off.length ? { toolsOff: usable.off } : {}) };
 }
 
 /** Applies the budget layers in order; each may only lower the bound. */
