@@ -78,38 +78,33 @@ export async function sendToThread(
   delivery: ThreadDelivery,
   options: { timeoutMs?: number; existing?: boolean } = {},
 ): Promise<MessageOutcome | undefined> {
-  const start = new WithStartWorkflowOperation(threadWorkflowType, {
-    workflowId: delivery.threadId,
-    taskQueue,
-    args: [delivery.input],
-    workflowIdConflictPolicy: 'USE_EXISTING',
-    staticSummary: delivery.summary,
-    ...(delivery.memo ? { memo: delivery.memo } : {}),
-  });
+  const { threadId, message } = delivery;
+  const update = { args: [message] as [ThreadMessage], updateId: message.messageId, waitForStage: 'ACCEPTED' as const };
+  const polled = () => awaitOutcome(client, threadId, message.messageId, { timeoutMs: options.timeoutMs, intervalMs: 200 });
   let decided: Promise<MessageOutcome>;
   try {
-    const update = options.existing
-      ? await client.workflow.getHandle(delivery.threadId).startUpdate(sendMessageUpdate, {
-          args: [delivery.message],
-          updateId: delivery.message.messageId,
-          waitForStage: 'ACCEPTED',
-        })
+    const handle = options.existing
+      ? await client.workflow.getHandle(threadId).startUpdate(sendMessageUpdate, update)
       : await client.workflow.startUpdateWithStart(sendMessageUpdate, {
-          args: [delivery.message],
-          updateId: delivery.message.messageId,
-          waitForStage: 'ACCEPTED',
-          startWorkflowOperation: start,
+          ...update,
+          startWorkflowOperation: new WithStartWorkflowOperation(threadWorkflowType, {
+            workflowId: threadId,
+            taskQueue,
+            args: [delivery.input],
+            workflowIdConflictPolicy: 'USE_EXISTING',
+            staticSummary: delivery.summary,
+            ...(delivery.memo ? { memo: delivery.memo } : {}),
+          }),
         });
-    decided = update.result();
+    decided = handle.result();
   } catch (error) {
     if (!updateWithStartUnsupported(error)) throw error;
-    if (options.existing) await client.workflow.getHandle(delivery.threadId).signal(messageSignal, delivery.message);
+    if (options.existing) await client.workflow.getHandle(threadId).signal(messageSignal, message);
     else await deliverToThread(client, taskQueue, delivery);
-    return awaitOutcome(client, delivery.threadId, delivery.message.messageId, { timeoutMs: options.timeoutMs, intervalMs: 200 });
+    return polled();
   }
   const outcome = await (options.timeoutMs === undefined ? decided : withTimeout(decided, options.timeoutMs));
-  if (outcome?.kind !== 'queued') return outcome;
-  return awaitOutcome(client, delivery.threadId, delivery.message.messageId, { timeoutMs: options.timeoutMs, intervalMs: 200 });
+  return outcome?.kind === 'queued' ? polled() : outcome;
 }
 
 /** Servers before update-with-start (or with it disabled) refuse the multi-operation call. */
