@@ -1,6 +1,6 @@
-import { startWireServer, type WireReply, type WireServer } from './model-wire-server';
+import { startWireServer, type Responder, type WireReply, type WireServer } from './model-wire-server';
 
-export { dropConnection, type RecordedRequest, type WireReply, type WireServer } from './model-wire-server';
+export { dropConnection, type RecordedRequest, type Responder, type WireReply, type WireServer } from './model-wire-server';
 
 const ERROR_TYPES: Record<number, string> = {
   400: 'invalid_request_error',
@@ -21,8 +21,8 @@ function errorBody(status: number, message: string) {
  * A local Anthropic Messages API: `POST /v1/messages`, answered from a queue in the API's
  * exact JSON shape (non-streaming). Point the SDK's `baseURL` at `url`.
  */
-export function startAnthropicServer(): Promise<WireServer> {
-  return startWireServer({ endpoint: '/v1/messages', errorBody });
+export function startAnthropicServer(respond?: Responder): Promise<WireServer> {
+  return startWireServer({ endpoint: '/v1/messages', errorBody, ...(respond ? { respond } : {}) });
 }
 
 export interface AnthropicMessageOptions {
