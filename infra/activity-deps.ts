@@ -50,6 +50,7 @@ export function activityDepsFromConfig(loaded: LoadedConfig, logger: Logger, cli
     },
     web: webDepsFromConfig(config.web, (name) => readSecret(name), config.prices.search),
     skillDirs: config.skills.dirs.map((dir) => resolveConfigPath(loaded, dir)),
+    spend: config.spend,
     agents: {
       config: config.agents,
       ...(config.agents.customAgentsDir ? { customAgentsDir: resolveConfigPath(loaded, config.agents.customAgentsDir) } : {}),

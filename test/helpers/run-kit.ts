@@ -64,6 +64,8 @@ export interface RunKitOptions {
   prices?: ActivityDeps['models']['prices'];
   /** More model settings (e.g. an Anthropic or OpenAI base URL and key pointing at a local server). */
   models?: Partial<ActivityDeps['models']>;
+  /** The `spend` section: spend caps (none by default). */
+  spend?: ActivityDeps['spend'];
   /** How the worker probes for bubblewrap (a test simulates a machine without it); the real probe by default. */
   sandboxProbe?: () => Promise<IsolationCheck>;
   /** The shared task queue (a fresh one by default): kits on one queue are several workers of one deployment. */
@@ -119,6 +121,7 @@ export async function startRunKit(label: string, options: RunKitOptions = {}): P
     ...(options.web ? { web: options.web } : {}),
     ...(options.skillDirs ? { skillDirs: options.skillDirs } : {}),
     ...(options.slack ? { slack: options.slack } : {}),
+    ...(options.spend ? { spend: options.spend } : {}),
   });
   const worker: Worker = await productWorker(
     environment,
