@@ -1,5 +1,5 @@
 import type { SpendConfig } from '../infra/config/spend-section';
-import { applicableCaps, channelThreadPrefix, spendDay, spendVerdict } from './spend-caps';
+import { applicableCaps, channelThreadPrefix, spendDay, spendVerdict, utcDate } from './spend-caps';
 
 const config: SpendConfig = {
   people: { '*': { dailyUsd: 5 }, ada: { dailyUsd: 20, runUsd: 4 } },
@@ -57,6 +57,9 @@ describe('spend caps', () => {
 
   it('days are UTC; a Slack thread names its channel', () => {
     expect(spendDay(now)).toEqual({ start: Date.UTC(2026, 2, 10), resetsAt: Date.UTC(2026, 2, 11) });
+    for (const day of [Date.UTC(1970, 0, 1), Date.UTC(2024, 1, 29), Date.UTC(2026, 11, 31), Date.UTC(2100, 2, 1)]) {
+      expect(utcDate(day)).toBe(new Date(day).toISOString().slice(0, 10));
+    }
     expect(channelThreadPrefix('thread:slack:T1:C1:1700000000.000100', 'C1')).toBe('thread:slack:T1:C1:');
     expect(channelThreadPrefix('thread:api:abc', 'C1')).toBeUndefined();
   });

@@ -73,9 +73,25 @@ export function applicableCaps(config: SpendConfig | undefined, scope: SpendScop
 
 /** The UTC day `now` falls in: its start (what "today" sums from) and the next midnight (when daily caps reset). */
 export function spendDay(now: number): { start: number; resetsAt: number } {
-  const date = new Date(now);
-  const start = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate());
-  return { start, resetsAt: start + 86_400_000 };
+  // Epoch milliseconds have no leap seconds: a UTC day is always 86,400,000 of them.
+  const start = Math.floor(now / DAY_MS) * DAY_MS;
+  return { start, resetsAt: start + DAY_MS };
+}
+
+const DAY_MS = 86_400_000;
+
+/** `2026-03-11` for a UTC midnight (days since the epoch to the civil calendar; no clock, no Date). */
+export function utcDate(midnight: number): string {
+  const z = Math.floor(midnight / DAY_MS) + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1_460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  return `${year}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
 }
 
 /**
@@ -136,9 +152,8 @@ function refusal(cap: ApplicableCap, spent: number, limit: number, now: number, 
         : cap.kind === 'repo'
           ? `Runs on ${cap.id} have spent ${usdText(spent)} today, and its daily spend cap is ${usdText(limit)}`
           : `${cap.id} runs have spent ${usdText(spent)} today, and the agent's daily spend cap is ${usdText(limit)}`;
-  const at = new Date(resetsAt).toISOString();
   return (
-    `Not started: ${spender}. The cap resets at ${at.slice(11, 16)} UTC on ${at.slice(0, 10)} (${inWords(resetsAt - now)}). ` +
+    `Not started: ${spender}. The cap resets at 00:00 UTC on ${utcDate(resetsAt)} (${inWords(resetsAt - now)}). ` +
     `An operator can raise it (\`spend.${SECTION[cap.kind]}\` in switchboard.yaml).`
   );
 }

@@ -1,5 +1,14 @@
 import { type Client } from '@temporalio/client';
-import { applicableCaps, channelThreadPrefix, spendDay, spendVerdict, type SpendScope, type SpendScopeKind, type SpendVerdict, type SpentToday } from '../../agents/spend-caps';
+import {
+  applicableCaps,
+  channelThreadPrefix,
+  spendDay,
+  spendVerdict,
+  type SpendScope,
+  type SpendScopeKind,
+  type SpendVerdict,
+  type SpentToday,
+} from '../../agents/spend-caps';
 import type { SpendConfig } from '../../infra/config/spend-section';
 import { readSpends, runsQuery, type RunSpend, type SpendMemo } from '../../infra/run-spends';
 import { visibilityQuery } from '../../infra/visibility';
@@ -53,7 +62,11 @@ export function createSpendActivities(deps: SpendActivityDeps) {
 export type SpendActivities = ReturnType<typeof createSpendActivities>;
 
 /** The visibility clause listing a scope's runs, and the test that picks them from a wider list. */
-function matcherFor(kind: SpendScopeKind, id: string, threadId: string): { clause: string; matches: (spend: RunSpend) => boolean } | undefined {
+function matcherFor(
+  kind: SpendScopeKind,
+  id: string,
+  threadId: string,
+): { clause: string; matches: (spend: RunSpend) => boolean } | undefined {
   switch (kind) {
     case 'person':
       return { clause: visibilityQuery({ Requester: id }), matches: (spend) => spend.person === id };
