@@ -12,6 +12,8 @@ import { createRunProgressActivities } from './runs/run-progress';
 import { createUnitClientActivities, type UnitClientDeps } from './units/unit-client';
 import { createUnitWorkspaceActivities } from './units/unit-workspace';
 import { createWebActivities, type WebActivityDeps } from './web';
+import { createSpendActivities } from './spend';
+import type { SpendConfig } from '../infra/config/spend-section';
 import { heartbeating } from './heartbeating';
 
 /** What the activities need from the outside world; `infra/activity-deps.ts` builds it from config, tests build their own. */
@@ -33,6 +35,8 @@ export interface ActivityDeps {
   web?: WebActivityDeps & { searchOff?: string };
   /** Configured skill folders (absolute paths), beside each checkout's .switchboard/skills/. */
   skillDirs?: readonly string[];
+  /** The `spend` section: spend caps per person, channel, repository and agent (none: nothing is capped). */
+  spend?: SpendConfig;
 }
 
 /**
@@ -63,6 +67,7 @@ export function createActivities(deps: ActivityDeps) {
     // Runs that need a shell are refused before they start when the sandbox cannot isolate them.
     ...createAgentSetupActivities({
       ...deps.agents,
+      ...(deps.spend ? { spend: deps.spend } : {}),
       backends: deps.agents.backends ?? backendsOf(deps),
       sandboxReadiness: () => sandboxHost.readiness(),
     }),
@@ -91,6 +96,7 @@ export function createActivities(deps: ActivityDeps) {
     }),
     ...createUncertainClientActivities({ client: deps.units.client }),
     ...createRunProgressActivities({ client: deps.units.client }),
+    ...createSpendActivities({ client: deps.units.client, taskQueue: deps.units.taskQueue, ...(deps.spend ? { config: deps.spend } : {}) }),
     ...createStatusActivities({
       logger: deps.logger,
       ...(deps.slack ? { slack: deps.slack } : {}),

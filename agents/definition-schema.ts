@@ -41,7 +41,12 @@ export const AgentDefinitionSchema = z
       .describe('Wall-clock budget of one run, in minutes.'),
     turnGuard: z.number().int().min(1).optional().describe('Most model turns per run; derived from the budget at six a minute unless set.'),
     tokenCap: z.number().int().min(1_024).describe('Output tokens allowed per model call.'),
-    cacheTtl: z.enum(CACHE_TTLS).default('5m').describe('Prompt-cache entry lifetime.'),
+    cacheTtl: z
+      .enum(CACHE_TTLS)
+      .default('5m')
+      .describe(
+        'The longest prompt-cache lifetime its runs may write with: 1h lets a run write for an hour when it is about to wait (docs/models.md).',
+      ),
     model: z.string().min(1).optional().describe('Model id; absent means the config layers decide.'),
     effort: z.enum(EFFORTS).optional().describe('Reasoning effort; absent means the config layers decide.'),
     prompt: z.string().min(1).optional().describe('The standing instructions; absent only for a pipeline.'),

@@ -11,6 +11,7 @@ export * from './delegation';
 export * from './routing';
 export * from './access';
 export * from './model-choice';
+export * from './spend-caps';
 export * from './prompt';
 export * from './errors';
 export { BUILTIN_AGENTS, BUILTIN_ROLES, DETACH_RECIPE } from './builtins';

@@ -26,7 +26,7 @@ describe('system prompt', () => {
     expect(prompt).toContain('- model: model-default (from config default)');
     expect(prompt).toContain('- effort: medium (from config default)');
     expect(prompt).toContain('- budget: 30 min (budget directive; preset asks 120)');
-    expect(prompt).toContain('- turn guard: 180 model turns; token cap: 64000 output tokens per call; prompt cache: 1h');
+    expect(prompt).toContain('- turn guard: 180 model turns; token cap: 64000 output tokens per call; prompt cache: up to 1h');
     expect(prompt).toContain('credential: read-scoped');
     expect(prompt).toContain('- repository: acme/api (from a directive in the message)');
     expect(prompt).toContain('## About Switchboard and this run');

@@ -19,7 +19,7 @@ export function renderConfigBlock(profile: Profile): string {
     `- model: ${profile.model.value} (from ${CHOSEN_WORDS[profile.model.chosenBy]})`,
     `- effort: ${profile.effort.value} (from ${CHOSEN_WORDS[profile.effort.chosenBy]})`,
     `- budget: ${describeBudget(profile.budget)}`,
-    `- turn guard: ${profile.turnGuard} model turns; token cap: ${profile.tokenCap} output tokens per call; prompt cache: ${profile.cacheTtl}`,
+    `- turn guard: ${profile.turnGuard} model turns; token cap: ${profile.tokenCap} output tokens per call; prompt cache: up to ${profile.cacheTtl}`,
     `- machine: ${machineWords(profile)}; credential: ${identityWords(profile)}`,
   ];
   if (profile.repo) lines.push(`- repository: ${profile.repo.value} (from ${CHOSEN_WORDS[profile.repo.chosenBy]})`);

@@ -29,6 +29,17 @@ describe('usage totals', () => {
     expect(total).toMatchObject({ key: 'total', runs: 3, usd: 0.55 });
   });
 
+  it('sums what the runs would have cost with no cache, and the share of input the cache served', () => {
+    const cached: RunSpend = {
+      ...spend('run:c:1', 'c', 0.02),
+      tokens: { input: 100, output: 10, cacheRead: 800, cacheWrite: 100 },
+      cost: { usd: 0.02, searches: 0, searchUsd: 0, unpriced: [], withoutCacheUsd: 0.05 },
+    };
+    // A record from before the no-cache cost was kept counts at its cost.
+    const { total } = usageTotals([cached, spend('run:d:1', 'd', 0.01)], 'person');
+    expect(total).toMatchObject({ usd: 0.03, withoutCacheUsd: 0.06, cacheShare: 0.727 });
+  });
+
   it('reads --since as a span or a date', () => {
     const now = new Date('2026-12-02T00:00:00Z');
     expect(parseSince('7d', now).toISOString()).toBe('2026-11-25T00:00:00.000Z');

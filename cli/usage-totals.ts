@@ -1,16 +1,7 @@
-import type { RunCost, TokenTotals } from '../workflows/contracts';
+import type { RunSpend } from '../infra/run-spends';
+import type { TokenTotals } from '../workflows/contracts';
 
-/** One run's spend, from its record (ended) or its `status` query (running). */
-export interface RunSpend {
-  runId: string;
-  person: string;
-  agent: string;
-  repo?: string;
-  thread: string;
-  tokens: TokenTotals;
-  cost: RunCost;
-  running: boolean;
-}
+export type { RunSpend };
 
 export const USAGE_GROUPS = ['person', 'agent', 'repo', 'thread', 'unit', 'plan'] as const;
 export type UsageGroup = (typeof USAGE_GROUPS)[number];
@@ -20,6 +11,10 @@ export interface UsageRow {
   runs: number;
   tokens: TokenTotals;
   usd: number;
+  /** What `usd` would have been with no prompt cache (runs recorded before it was kept count at their cost). */
+  withoutCacheUsd: number;
+  /** Input tokens served from the prompt cache, over all input tokens (0 to 1). */
+  cacheShare: number;
   /** Models among these runs' turns without a price (their tokens count, their cost does not). */
   unpriced: string[];
 }
@@ -67,7 +62,15 @@ export function usageTotals(spends: RunSpend[], group: UsageGroup): { rows: Usag
 }
 
 function emptyRow(key: string): UsageRow {
-  return { key, runs: 0, tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 }, usd: 0, unpriced: [] };
+  return {
+    key,
+    runs: 0,
+    tokens: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+    usd: 0,
+    withoutCacheUsd: 0,
+    cacheShare: 0,
+    unpriced: [],
+  };
 }
 
 function add(row: UsageRow, spend: RunSpend): void {
@@ -77,6 +80,9 @@ function add(row: UsageRow, spend: RunSpend): void {
   row.tokens.cacheRead += spend.tokens.cacheRead;
   row.tokens.cacheWrite += spend.tokens.cacheWrite;
   row.usd = Math.round((row.usd + spend.cost.usd) * 1_000_000) / 1_000_000;
+  row.withoutCacheUsd = Math.round((row.withoutCacheUsd + (spend.cost.withoutCacheUsd ?? spend.cost.usd)) * 1_000_000) / 1_000_000;
+  const input = row.tokens.input + row.tokens.cacheRead + row.tokens.cacheWrite;
+  row.cacheShare = input > 0 ? Math.round((row.tokens.cacheRead / input) * 1_000) / 1_000 : 0;
   for (const model of spend.cost.unpriced) if (!row.unpriced.includes(model)) row.unpriced.push(model);
 }
 

@@ -39,7 +39,7 @@ export function activityDepsFromConfig(loaded: LoadedConfig, logger: Logger, cli
     logger,
     webUi: { namespace: config.temporal.namespace, ...(webUiBaseUrl ? { baseUrl: webUiBaseUrl } : {}) },
     ...(slack ? { slack } : {}),
-    models: modelDepsFromConfig(config.models, { baseDir: loaded.baseDir, logger }, config.prices.models),
+    models: modelDepsFromConfig(config.models, { baseDir: loaded.baseDir, logger }, config.prices.models, config.prices.cache),
     sandbox,
     sandboxHost: createSandboxHost(sandbox),
     github: { identities },
@@ -50,6 +50,7 @@ export function activityDepsFromConfig(loaded: LoadedConfig, logger: Logger, cli
     },
     web: webDepsFromConfig(config.web, (name) => readSecret(name), config.prices.search),
     skillDirs: config.skills.dirs.map((dir) => resolveConfigPath(loaded, dir)),
+    spend: config.spend,
     agents: {
       config: config.agents,
       ...(config.agents.customAgentsDir ? { customAgentsDir: resolveConfigPath(loaded, config.agents.customAgentsDir) } : {}),

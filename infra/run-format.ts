@@ -7,6 +7,8 @@ export function formatStatusLine(status: RunStatus): string {
   const parts = [`[${status.phase}]`, `turn ${status.turns}/${status.turnGuard}`, `${seconds}s`];
   const cost = formatCost(status.cost);
   if (cost) parts.push(cost);
+  const cache = formatCacheShare(status.cacheShare, status.tokens);
+  if (cache) parts.push(cache);
   if (status.lastTool) parts.push(`last tool ${status.lastTool}`);
   if (status.statusText) parts.push(`— ${status.statusText}`);
   return parts.join(' ');
@@ -19,7 +21,7 @@ export function formatRecord(record: RunRecord): string {
   const lines = [
     `outcome: ${record.outcome}${record.endedBy ? ` (${record.endedBy})` : ''}`,
     `agent: ${profile.agent} · model ${profile.model.value} (${profile.model.chosenBy}) · budget ${describeBudget(profile.budget)}`,
-    `turns: ${record.turns} · tokens ${formatTokens(record.tokens)} · cost ${formatCost(record.cost) ?? 'not priced'} · tool calls ${record.toolCalls.length}${failedCalls ? ` (${failedCalls} failed)` : ''} · children ${record.children.length}`,
+    `turns: ${record.turns} · tokens ${formatTokens(record.tokens)} · cost ${formatCost(record.cost) ?? 'not priced'}${formatVsNoCache(record.cost)}${record.cacheShare !== undefined && formatCacheShare(record.cacheShare, record.tokens) ? ` · ${formatCacheShare(record.cacheShare, record.tokens)}` : ''}${record.spendCap ? ` · spend cap ${formatUsd(record.spendCap.usd)}` : ''} · tool calls ${record.toolCalls.length}${failedCalls ? ` (${failedCalls} failed)` : ''} · children ${record.children.length}`,
   ];
   if (record.jobWaits.polls > 0) lines.push(`job waits: ${record.jobWaits.polls} polls, ${Math.round(record.jobWaits.waitedMs / 1000)}s`);
   lines.push('', record.finalText || '(no answer text)');
@@ -43,6 +45,18 @@ export function formatTokens(tokens: TokenTotals): string {
 export function formatCost(cost: RunCost | undefined): string | undefined {
   if (!cost || (cost.usd === 0 && cost.unpriced.length > 0)) return undefined;
   return `${formatUsd(cost.usd)}${cost.unpriced.length ? ` + unpriced ${cost.unpriced.join(', ')}` : ''}`;
+}
+
+/** `cache 87 %`: the share of input tokens served from the prompt cache; undefined before any cache use. */
+export function formatCacheShare(share: number | undefined, tokens: TokenTotals): string | undefined {
+  if (share === undefined || tokens.cacheRead + tokens.cacheWrite === 0) return undefined;
+  return `cache ${Math.round(share * 100)} %`;
+}
+
+/** ` (no cache: $0.0400)`: what the same tokens would have cost with no prompt cache, when known and different. */
+function formatVsNoCache(cost: RunCost | undefined): string {
+  if (!cost?.withoutCacheUsd || cost.withoutCacheUsd === cost.usd) return '';
+  return ` (no cache: ${formatUsd(cost.withoutCacheUsd)})`;
 }
 
 /** Dollars with four decimals under a dollar (a turn costs cents), two above. */

@@ -46,6 +46,7 @@ describe('switchboard usage', () => {
         cacheRead: 5_000,
         cacheWrite: 300,
         costUsd: 0.008625,
+        costWithoutCacheUsd: 0.0219,
       },
       {
         turn: 2,
@@ -55,10 +56,14 @@ describe('switchboard usage', () => {
         cacheRead: 5_000,
         cacheWrite: 300,
         costUsd: 0.008625,
+        costWithoutCacheUsd: 0.0219,
       },
     ]);
     expect(first.tokens).toEqual({ input: 2_000, output: 400, cacheRead: 10_000, cacheWrite: 600 });
-    expect(first.cost).toEqual({ usd: 0.01725, searches: 0, searchUsd: 0, unpriced: [] });
+    // Without a cache: (1000 + 5000 + 300)*3 + 200*15 = 21900 micro-dollars a turn.
+    expect(first.cost).toEqual({ usd: 0.01725, searches: 0, searchUsd: 0, unpriced: [], withoutCacheUsd: 0.0438 });
+    // 10000 of 12600 input tokens were read from the cache.
+    expect(first.cacheShare).toBe(0.794);
     expect(third.cost).toEqual({ usd: 0, searches: 0, searchUsd: 0, unpriced: [expect.stringContaining('free-one-turn')] });
     expect(third.tokens).toEqual({ input: 700, output: 70, cacheRead: 0, cacheWrite: 0 });
   });
@@ -100,9 +105,11 @@ describe('switchboard usage', () => {
     expect(answer!.by.person.rows[1].unpriced).toEqual([expect.stringContaining('free-one-turn')]);
 
     const text = await switchboard('usage', '--since', '1h', '--by', 'person');
-    expect(text.stdout).toMatch(/^ +2 +4000 +800 +20000 +1200 +\$0\.0345 {2}ada$/m);
-    expect(text.stdout).toMatch(/^ +1 +700 +70 +0 +0 +\$0\.0000 {2}bob \(unpriced: scripted:kit\/free-one-turn\.yaml\)$/m);
-    expect(text.stdout).toMatch(/^ +3 +4700 +870 +20000 +1200 +\$0\.0345 {2}total \(unpriced: scripted:kit\/free-one-turn\.yaml\)$/m);
+    expect(text.stdout).toMatch(/^ +2 +4000 +800 +20000 +1200 +79 % +\$0\.0345 +\$0\.0876 {2}ada$/m);
+    expect(text.stdout).toMatch(/^ +1 +700 +70 +0 +0 +0 % +\$0\.0000 +\$0\.0000 {2}bob \(unpriced: scripted:kit\/free-one-turn\.yaml\)$/m);
+    expect(text.stdout).toMatch(
+      /^ +3 +4700 +870 +20000 +1200 +77 % +\$0\.0345 +\$0\.0876 {2}total \(unpriced: scripted:kit\/free-one-turn\.yaml\)$/m,
+    );
 
     const byThread = JSON.parse((await switchboard('usage', '--since', '1h', '--by', 'thread', '--json')).stdout) as typeof answer;
     expect(byThread!.by.thread.rows.map((row) => row.key).sort()).toEqual(records.map((record) => record.threadId).sort());

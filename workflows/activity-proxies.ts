@@ -32,6 +32,8 @@ import type { UncertainWritesFound } from '../activities/units/uncertain-client'
 import type { StartUnitResult, UnitSummary } from '../activities/units/unit-client';
 import type { CommitResult, CommitWorkspaceInput, PrepareUnitWorkspaceInput, UnitWorkspace } from '../activities/units/unit-workspace';
 import type { SkillActivities } from '../activities/skills';
+import type { SpendCheckInput } from '../activities/spend';
+import type { SpendVerdict } from '../agents/spend-caps';
 import type { WebActivities } from '../activities/web';
 import type { ShipUnitInput, UnitState } from './contracts';
 
@@ -39,6 +41,11 @@ export type { AttachActivities, SkillActivities, WebActivities };
 
 export interface SetupActivities {
   loadAgentSetup(): Promise<AgentSetup>;
+}
+
+/** A start's check against the spend caps: today's spend summed from Temporal, then refuse or admit. */
+export interface SpendCheckActivities {
+  checkSpendCaps(input: SpendCheckInput): Promise<SpendVerdict>;
 }
 
 /** A thread's look at its current run (is its workflow task stuck failing?). */
@@ -186,10 +193,13 @@ export const POLICIES = {
 export const LOCAL_POLICIES = {
   /** The agent setup a thread decides each message with (a file read and the sandbox's readiness). */
   setup: { startToCloseTimeout: '10 seconds', retry: { maximumAttempts: 5 } },
+  /** A start's spend-cap check: a visibility list and the listed runs' records or status (closed ones are remembered). */
+  spendCheck: { startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumAttempts: 3 } },
 } as const satisfies Record<string, LocalActivityOptions>;
 
 export const setup = proxyActivities<SetupActivities>(POLICIES.setup);
 export const localSetup = proxyLocalActivities<SetupActivities>(LOCAL_POLICIES.setup);
+export const spendCheck = proxyLocalActivities<SpendCheckActivities>(LOCAL_POLICIES.spendCheck);
 export const runProgress = proxyActivities<RunProgressActivities>(POLICIES.runProgress);
 export const models = proxyActivities<ModelActivities>(POLICIES.modelTurn);
 export const closingModels = proxyActivities<ModelActivities>(POLICIES.closingSummary);

@@ -13,7 +13,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { ChatMessage } from '../activities/models/types';
-import { githubWrites, localSetup, repoVetting, runProgress, setup, status as rawStatus, units } from './activity-proxies';
+import { githubWrites, localSetup, repoVetting, runProgress, setup, spendCheck, status as rawStatus, units } from './activity-proxies';
 import { UncertainWrites } from './effects/uncertain-writes';
 import { CANCEL_STOP, cancelAsStop, type OnCancel } from './cancel-as-stop';
 import { staticDetails } from './details';
@@ -22,6 +22,8 @@ import { SwitchboardKind, Thread } from './search-attributes';
 import { decide } from './thread/decide';
 import { stuckRunNotice, watchForStuck, type StuckRun } from './thread/run-watch';
 import { needsVetting, VET_REPOSITORY_PATCH, vetInput, vetRefusal } from './thread/vet';
+import { admitSpend, SPEND_CAPS_PATCH, spendRefusal, spendScope } from './thread/spend';
+import type { SpendCap } from './contracts';
 import { pullRequestUnitId, taskUnitId } from './unit/unit-id';
 import type { Profile } from '../agents';
 import {
@@ -183,6 +185,15 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
     if (decision.kind === 'run' && needsVetting(decision.profile) && patched(VET_REPOSITORY_PATCH)) {
       decision = vetRefusal(decision, await repoVetting.vetRepository(vetInput(decision.profile))) ?? decision;
     }
+    // Spend caps, where any are configured: a start past a daily cap is refused with the amount and the reset time.
+    let spendCap: SpendCap | undefined;
+    if (decision.kind !== 'refused' && agentSetup.spend && patched(SPEND_CAPS_PATCH)) {
+      const verdict = await admitSpend(agentSetup, spendScope(decision, message), threadId, Date.now(), (check) =>
+        spendCheck.checkSpendCaps(check),
+      );
+      if (verdict.kind === 'refuse') decision = spendRefusal(decision, verdict);
+      else spendCap = verdict.runCap;
+    }
     stickyAgent = decision.stickyAgent;
     if (decision.kind === 'refused') {
       remember({ messageId: message.messageId, kind: 'refused', reply: decision.reply, code: decision.code });
@@ -218,6 +229,7 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
             system: decision.system,
             context: savedContext(saved),
             ...(workspaceHost ? { workspaceHost } : {}),
+            ...(spendCap ? { spendCap } : {}),
           },
         ],
         // A run outlives a thread that continues-as-new; a terminated thread stops its run.

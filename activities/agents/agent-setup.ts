@@ -3,6 +3,7 @@ import { loadCatalog } from '../../agents/custom-agents';
 import { ALL_BACKENDS, type FindingSeverity, type ToolBackends } from '../../tools';
 import { type Logger } from '../../infra/logger';
 import { type SandboxReadiness } from '../sandbox/isolation';
+import type { SpendConfig } from '../../infra/config/spend-section';
 
 /** The settings ship units and plans run by (from the `review`, `ship` and `plan` sections). */
 export interface ShipSettings {
@@ -26,6 +27,8 @@ export interface AgentSetup {
   allowedModels?: string[];
   /** Whether this worker can run shell commands isolated; a run that needs a shell is refused when not. */
   sandbox?: SandboxReadiness;
+  /** The spend caps (the `spend` section), when any are configured: the thread checks a start against them. */
+  spend?: SpendConfig;
 }
 
 export const DEFAULT_SHIP_SETTINGS: ShipSettings = {
@@ -52,6 +55,8 @@ export interface AgentSetupDeps {
   logger?: Logger;
   /** The sandbox's readiness (bubblewrap here, or unisolated by configuration). */
   sandboxReadiness?: () => Promise<SandboxReadiness>;
+  /** The `spend` section (spend caps). */
+  spend?: SpendConfig;
 }
 
 /**
@@ -73,9 +78,15 @@ export function createAgentSetupActivities(deps: AgentSetupDeps) {
         backends: deps.backends ?? ALL_BACKENDS,
         ...(deps.allowedModels ? { allowedModels: deps.allowedModels } : {}),
         ...(sandbox ? { sandbox } : {}),
+        ...(deps.spend && hasCaps(deps.spend) ? { spend: deps.spend } : {}),
       };
     },
   };
+}
+
+/** Whether the section names any cap at all (an empty one is left out of the setup, as before caps existed). */
+function hasCaps(spend: SpendConfig): boolean {
+  return Object.values(spend).some((section) => Object.keys(section).length > 0);
 }
 
 function reportOnce(problems: CatalogProblem[], seen: Set<string>, logger?: Logger): Set<string> {

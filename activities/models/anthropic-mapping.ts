@@ -1,4 +1,5 @@
 import type Anthropic from '@anthropic-ai/sdk';
+import { planBreakpoints } from './cache-breakpoints';
 import { type ChatMessage, type ModelTurnInput, type ModelTurnResult, type ToolCall } from './types';
 
 type MessageParam = Anthropic.MessageParam;
@@ -6,30 +7,31 @@ type ContentBlock = Anthropic.ContentBlockParam;
 type CacheControl = Anthropic.CacheControlEphemeral;
 
 /**
- * Builds the Messages API body for one turn. Two cache breakpoints: the system prompt (which
- * also covers the tools, since tools precede it in the prompt) and the last message, so
- * each turn reads the previous turn's prefix from cache and writes its own. `effort` maps to
- * `output_config.effort`; extended thinking is not used because our conversation does not
+ * Builds the Messages API body for one turn. Cache breakpoints follow the workflow's hint
+ * (cache-breakpoints.ts): the end of tools + system, where the previous request wrote, and the
+ * longest prefix the next request keeps unchanged, all with the TTL the run chose. `effort` maps
+ * to `output_config.effort`; extended thinking is not used because our conversation does not
  * carry thinking blocks, which the API requires back on tool-use turns.
  */
 export function toAnthropicRequest(modelId: string, input: ModelTurnInput): Anthropic.MessageCreateParamsNonStreaming {
   const cacheControl: CacheControl = input.cacheTtl ? { type: 'ephemeral', ttl: input.cacheTtl } : { type: 'ephemeral' };
-  const messages = toAnthropicMessages(input.messages);
-  markLastBlock(messages, cacheControl);
+  const { messages, ends } = mapMessages(input.messages);
+  const plan = planBreakpoints(input.cache, input.messages.length, input.purpose);
+  for (const count of plan.messages) mark(messages[ends[count - 1].message], ends[count - 1].block, cacheControl);
+  const system = input.system.trim() !== '' ? input.system : undefined;
+  const tools: Anthropic.Tool[] = input.tools.map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    input_schema: tool.inputSchema as Anthropic.Tool.InputSchema,
+  }));
+  // Tools come before the system prompt in the prefix: with no system prompt, the last tool ends it.
+  if (plan.prefix && !system && tools.length > 0) tools[tools.length - 1].cache_control = cacheControl;
   return {
     model: modelId,
     max_tokens: input.maxTokens,
-    ...(input.system.trim() !== '' ? { system: [{ type: 'text', text: input.system, cache_control: cacheControl }] } : {}),
+    ...(system ? { system: [{ type: 'text', text: system, ...(plan.prefix ? { cache_control: cacheControl } : {}) }] } : {}),
     messages,
-    ...(input.tools.length > 0
-      ? {
-          tools: input.tools.map((tool) => ({
-            name: tool.name,
-            description: tool.description,
-            input_schema: tool.inputSchema as Anthropic.Tool.InputSchema,
-          })),
-        }
-      : {}),
+    ...(tools.length > 0 ? { tools } : {}),
     ...(input.effort ? { output_config: { effort: input.effort } } : {}),
   };
 }
@@ -40,7 +42,13 @@ export function toAnthropicRequest(modelId: string, input: ModelTurnInput): Anth
  * every `tool_use` is answered in the very next message as the API requires.
  */
 export function toAnthropicMessages(messages: ChatMessage[]): MessageParam[] {
+  return mapMessages(messages).messages;
+}
+
+/** The API's messages, and where each of ours ends in them (its last block), for the breakpoints. */
+function mapMessages(messages: ChatMessage[]): { messages: MessageParam[]; ends: { message: number; block: number }[] } {
   const out: MessageParam[] = [];
+  const ends: { message: number; block: number }[] = [];
   for (const message of messages) {
     const role = message.role === 'assistant' ? 'assistant' : 'user';
     const blocks = toBlocks(message);
@@ -50,8 +58,10 @@ export function toAnthropicMessages(messages: ChatMessage[]): MessageParam[] {
     } else {
       out.push({ role, content: blocks });
     }
+    const last = out[out.length - 1];
+    ends.push({ message: out.length - 1, block: (last.content as ContentBlock[]).length - 1 });
   }
-  return out;
+  return { messages: out, ends };
 }
 
 function toBlocks(message: ChatMessage): ContentBlock[] {
@@ -74,15 +84,17 @@ function toBlocks(message: ChatMessage): ContentBlock[] {
   return blocks;
 }
 
-function markLastBlock(messages: MessageParam[], cacheControl: CacheControl): void {
-  const last = messages[messages.length - 1];
-  if (!last || !Array.isArray(last.content)) return;
-  const block = last.content[last.content.length - 1] as ContentBlock & { cache_control?: CacheControl };
-  if (block) block.cache_control = cacheControl;
+function mark(message: MessageParam | undefined, block: number, cacheControl: CacheControl): void {
+  if (!message || !Array.isArray(message.content)) return;
+  const target = message.content[block] as (ContentBlock & { cache_control?: CacheControl }) | undefined;
+  if (target) target.cache_control = cacheControl;
 }
 
-/** The API's answer in our terms; usage keeps cache reads and writes apart from fresh input. */
-export function fromAnthropicMessage(message: Anthropic.Message): ModelTurnResult {
+/**
+ * The API's answer in our terms; usage keeps cache reads and writes apart from fresh input, and
+ * the 1-hour writes apart (from `cache_creation`, else by the TTL the request was sent with).
+ */
+export function fromAnthropicMessage(message: Anthropic.Message, sentTtl?: '5m' | '1h'): ModelTurnResult {
   const text: string[] = [];
   const toolCalls: ToolCall[] = [];
   for (const block of message.content) {
@@ -90,6 +102,8 @@ export function fromAnthropicMessage(message: Anthropic.Message): ModelTurnResul
     else if (block.type === 'tool_use') toolCalls.push({ id: block.id, name: block.name, input: block.input });
   }
   const usage = message.usage;
+  const written = usage.cache_creation_input_tokens ?? 0;
+  const written1h = usage.cache_creation ? usage.cache_creation.ephemeral_1h_input_tokens : sentTtl === '1h' ? written : 0;
   return {
     text: text.join('\n'),
     toolCalls,
@@ -98,7 +112,8 @@ export function fromAnthropicMessage(message: Anthropic.Message): ModelTurnResul
       inputTokens: usage.input_tokens,
       outputTokens: usage.output_tokens,
       ...(usage.cache_read_input_tokens != null ? { cacheReadTokens: usage.cache_read_input_tokens } : {}),
-      ...(usage.cache_creation_input_tokens != null ? { cacheWriteTokens: usage.cache_creation_input_tokens } : {}),
+      ...(usage.cache_creation_input_tokens != null ? { cacheWriteTokens: written } : {}),
+      ...(written1h > 0 ? { cacheWrite1hTokens: written1h } : {}),
     },
     model: message.model,
   };

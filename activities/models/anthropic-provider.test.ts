@@ -64,6 +64,36 @@ describe('anthropic provider against a local Messages API', () => {
     });
   });
 
+  it('reports the 1-hour cache writes apart and prices them at 2× the input (Anthropic’s rule)', async () => {
+    const usage = { input_tokens: 100, output_tokens: 10, cache_read_input_tokens: 5_000, cache_creation_input_tokens: 1_000 };
+    server.enqueue(
+      anthropicMessage({
+        text: 'a',
+        usage: { ...usage, cache_creation: { ephemeral_5m_input_tokens: 400, ephemeral_1h_input_tokens: 600 } },
+      }),
+      anthropicMessage({ text: 'b', usage }),
+    );
+    const priced = createModelActivities({
+      baseDir: __dirname,
+      env,
+      anthropicBaseUrl: server.url,
+      prices: { 'anthropic:*': { input: 3, output: 15 } },
+    });
+    const reported = await priced.modelTurn(sampleInput('anthropic:claude-sonnet-4-6', { cacheTtl: '1h' }));
+    expect(reported.usage).toEqual({
+      inputTokens: 100,
+      outputTokens: 10,
+      cacheReadTokens: 5_000,
+      cacheWriteTokens: 1_000,
+      cacheWrite1hTokens: 600,
+    });
+    // 100*3 + 10*15 + 5000*0.3 + 400*3.75 + 600*6 = 7050 micro-dollars; with no cache: 6100*3 + 150 = 18450.
+    expect([reported.costUsd, reported.costWithoutCacheUsd]).toEqual([0.00705, 0.01845]);
+    // Without the breakdown, the writes are at the lifetime the request asked for.
+    const inferred = await priced.modelTurn(sampleInput('anthropic:claude-sonnet-4-6', { cacheTtl: '1h' }));
+    expect(inferred.usage.cacheWrite1hTokens).toBe(1_000);
+  });
+
   it('marks failed tool results and uses the default cache lifetime when no TTL is given', async () => {
     server.enqueue(anthropicMessage({ text: 'ok' }));
     const input = sampleInput('anthropic:claude-haiku-4-5');

@@ -32,7 +32,7 @@ export async function anthropicTurn(
   const client = new Anthropic({ apiKey, baseURL: baseUrl, maxRetries: 0, timeout: options.timeoutMs });
   try {
     const message = await client.messages.create(toAnthropicRequest(modelId, input), { signal: call.signal });
-    return fromAnthropicMessage(message);
+    return fromAnthropicMessage(message, input.cacheTtl);
   } catch (error) {
     throw toActivityFailure(error, label, call);
   }

@@ -17,6 +17,7 @@ describe('the models config section', () => {
       openaiBaseUrl: undefined,
       openaiMaxTokensField: 'max_completion_tokens',
       openaiReasoningEffort: false,
+      openaiPromptCacheKey: true,
       scriptedDirs: { examples: join(cwd, 'examples') },
     });
   });

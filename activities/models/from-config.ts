@@ -6,6 +6,7 @@ export function modelDepsFromConfig(
   models: ModelsConfig,
   rest: Pick<ModelActivityDeps, 'baseDir'> & Partial<ModelActivityDeps>,
   prices?: ModelActivityDeps['prices'],
+  cacheMultipliers?: ModelActivityDeps['cacheMultipliers'],
 ): ModelActivityDeps {
   return {
     requestTimeoutMs: models.requestTimeoutMs,
@@ -13,8 +14,10 @@ export function modelDepsFromConfig(
     openaiBaseUrl: models.openai.baseUrl,
     openaiMaxTokensField: models.openai.maxTokensField,
     openaiReasoningEffort: models.openai.reasoningEffort,
+    openaiPromptCacheKey: models.openai.promptCacheKey,
     scriptedDirs: models.scriptedDirs,
     ...(prices && Object.keys(prices).length > 0 ? { prices } : {}),
+    ...(cacheMultipliers && Object.keys(cacheMultipliers).length > 0 ? { cacheMultipliers } : {}),
     ...rest,
   };
 }

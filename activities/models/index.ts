@@ -1,10 +1,10 @@
-import type { ModelPrice } from '../../infra/config/prices-section';
+import type { CacheMultipliers, ModelPrice } from '../../infra/config/prices-section';
 import { type Logger } from '../../infra/logger';
 import { currentCallContext, withHeartbeat } from './activity-context';
 import { anthropicTurn } from './anthropic-provider';
 import { parseModelId } from './model-id';
 import { openaiTurn } from './openai-provider';
-import { turnCost } from './prices';
+import { turnPrice } from './prices';
 import { scriptedTurn } from './scripted-provider';
 import { type ModelTurnInput, type ModelTurnResult } from './types';
 
@@ -33,6 +33,8 @@ export interface ModelActivityDeps {
   openaiMaxTokensField?: 'max_completion_tokens' | 'max_tokens';
   /** Send `reasoning_effort` to OpenAI-compatible servers (default false: non-reasoning models reject it). */
   openaiReasoningEffort?: boolean;
+  /** Send a per-run `prompt_cache_key` to OpenAI-compatible servers (default true). */
+  openaiPromptCacheKey?: boolean;
   /** Per-request timeout of the API providers (default 10 minutes). */
   requestTimeoutMs?: number;
   /** How often a long call heartbeats (default 5 s); keep it under the activity's heartbeat timeout. */
@@ -40,6 +42,8 @@ export interface ModelActivityDeps {
   logger?: Logger;
   /** `prices.models`: USD per million tokens by model id or `prefix*` (none: turns carry no cost). */
   prices?: Readonly<Record<string, ModelPrice>>;
+  /** `prices.cache`: per provider, cache kinds as multiples of the input price (over the providers' published rules). */
+  cacheMultipliers?: Readonly<Record<string, CacheMultipliers>>;
 }
 
 export const DEFAULT_MODEL = 'scripted:examples/hello.yaml';
@@ -70,12 +74,14 @@ export function createModelActivities(deps: ModelActivityDeps) {
           timeoutMs,
           maxTokensField: deps.openaiMaxTokensField ?? 'max_completion_tokens',
           reasoningEffort: deps.openaiReasoningEffort ?? false,
+          promptCacheKey: deps.openaiPromptCacheKey ?? true,
         });
       }
       return scriptedTurn(id, input, call, { baseDir: deps.baseDir, dirs: deps.scriptedDirs ?? DEFAULT_SCRIPTED_DIRS });
     });
     // Priced by the id the run asked for (what the config names), not the provider's dated answer.
-    const costUsd = deps.prices ? turnCost(deps.prices, model, result.usage) : undefined;
+    const price = deps.prices ? turnPrice({ models: deps.prices, cache: deps.cacheMultipliers }, model, result.usage) : undefined;
+    const costUsd = price?.usd;
     deps.logger?.debug(
       {
         runId: input.runId,
@@ -88,7 +94,7 @@ export function createModelActivities(deps: ModelActivityDeps) {
       },
       'model turn',
     );
-    return costUsd !== undefined ? { ...result, costUsd } : result;
+    return price ? { ...result, costUsd: price.usd, costWithoutCacheUsd: price.withoutCacheUsd } : result;
   }
 
   return { modelTurn };

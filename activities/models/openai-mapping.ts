@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type OpenAI from 'openai';
 import { type ChatMessage, type ModelTurnInput, type ModelTurnResult, type ToolCall } from './types';
 
@@ -8,9 +9,24 @@ export interface OpenAIRequestOptions {
   maxTokensField: 'max_completion_tokens' | 'max_tokens';
   /** Send `reasoning_effort` from the input's effort; off by default because non-reasoning models reject it. */
   reasoningEffort: boolean;
+  /** Send `prompt_cache_key` (one per run) so the run's requests reach the same prefix cache; off for servers that refuse it. */
+  promptCacheKey?: boolean;
 }
 
-/** Builds the chat-completions body: the system prompt first, tools as functions. */
+/**
+ * The run's cache key: a digest of the run id (stable across its turns and retries, short
+ * whatever the id's length, and naming no thread or repository to the provider).
+ */
+export function promptCacheKeyFor(runId: string): string {
+  return `switchboard-${createHash('sha256').update(runId).digest('hex').slice(0, 32)}`;
+}
+
+/**
+ * Builds the chat-completions body: the system prompt first, tools as functions. Automatic
+ * prefix caching needs nothing marked: the prefix stays the same from turn to turn because the
+ * run sends the same tools and parameters on every turn (compaction and closing summaries
+ * included) and changes only the newest result of the conversation (context-window.ts).
+ */
 export function toOpenAIRequest(
   modelId: string,
   input: ModelTurnInput,
@@ -32,6 +48,7 @@ export function toOpenAIRequest(
         }
       : {}),
     ...(options.reasoningEffort && input.effort ? { reasoning_effort: input.effort } : {}),
+    ...(options.promptCacheKey && input.runId ? { prompt_cache_key: promptCacheKeyFor(input.runId) } : {}),
   };
 }
 

@@ -2,6 +2,7 @@ import { chatCompletion, dropConnection, openaiError, startOpenAIServer, type Wi
 import { CancelledFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createModelActivities, type ModelActivityDeps } from './index';
+import { promptCacheKeyFor } from './openai-mapping';
 import { failureOf, sampleInput } from './test-support';
 
 describe('openai provider against a local chat-completions server', () => {
@@ -17,7 +18,7 @@ describe('openai provider against a local chat-completions server', () => {
     await server.close();
   });
 
-  it('sends the system prompt, messages with tool calls and results, functions, the token cap and the key', async () => {
+  it("sends the system prompt, messages with tool calls and results, functions, the token cap, the key and the run's cache key", async () => {
     server.enqueue(chatCompletion({ text: 'Done.' }));
     const input = sampleInput('openai:gpt-4.1', { effort: 'high' });
     input.messages.push(
@@ -59,7 +60,18 @@ describe('openai provider against a local chat-completions server', () => {
           },
         },
       ],
+      prompt_cache_key: promptCacheKeyFor('run:test:1'),
     });
+  });
+
+  it('keeps one cache key per run, short and naming nothing, and none when configured off', async () => {
+    const key = promptCacheKeyFor('run:thread:slack:T1:C1:1700000000.000100:1');
+    expect(key).toMatch(/^switchboard-[0-9a-f]{32}$/);
+    expect(promptCacheKeyFor('run:thread:slack:T1:C1:1700000000.000100:1')).toBe(key);
+    expect(promptCacheKeyFor('run:thread:slack:T1:C1:1700000000.000100:2')).not.toBe(key);
+    server.enqueue(chatCompletion({ text: 'ok' }));
+    await activities({ openaiPromptCacheKey: false }).modelTurn(sampleInput('openai:gpt-4.1'));
+    expect(server.requests[0]?.body.prompt_cache_key).toBeUndefined();
   });
 
   it('uses max_tokens and reasoning_effort when configured for a server that wants them', async () => {

@@ -34,12 +34,8 @@ export async function scriptedTurn(
     (count, message) => count + (message.role === 'assistant' ? 1 : message.role === 'user' ? (message.compacted?.assistantTurns ?? 0) : 0),
     0,
   );
-  const view = viewConversation(
-    input.messages,
-    index,
-    input.runId,
-    input.tools.map((tool) => tool.name),
-  );
+  // A closing summary is sent with the run's tools (for the prompt cache) but may not use them: a script sees none.
+  const view = viewConversation(input.messages, index, input.runId, input.purpose ? [] : input.tools.map((tool) => tool.name));
   const turn = turns[index];
   if (!turn) {
     const text = `The script ${path} has no turn ${index + 1} (it has ${turns.length}), so this run ends here.`;

@@ -47,18 +47,46 @@ export interface ModelTurnInput {
   effort?: 'low' | 'medium' | 'high';
   /** Prompt-cache lifetime (Anthropic); ignored by providers without caching. */
   cacheTtl?: '5m' | '1h';
+  /**
+   * Where the conversation stays the same from this request to the next, so a provider with
+   * explicit cache breakpoints writes the prefix the next request reads (absent: the system
+   * prompt and the last block, as before the hint; with `purpose` and no hint: no cache write).
+   */
+  cache?: CacheHint;
   /** For logs and for the scripted provider's reports: which run and turn this is. */
   runId: string;
   turn: number;
-  /** `compaction`: a turn that summarises older turns (the last user message asks for it); no tools. */
-  purpose?: 'compaction';
+  /**
+   * A turn that is not a step of the run: `compaction` summarises older turns, `summary` is the
+   * closing summary after a bound (the last user message asks for either). It is sent with the
+   * run's tools so the cached prefix still matches; a tool call it makes is ignored.
+   */
+  purpose?: TurnPurpose;
 }
 
+/** What a model turn was for, besides a step of the run (`routing`: a router's turn, when there is one). */
+export type TurnPurpose = 'compaction' | 'summary' | 'routing';
+
+/**
+ * The cache plan of one request, in counts of leading `messages`: `stable` of them are sent
+ * unchanged by the next request (so the prefix through them is worth writing), and `previous`
+ * is where the previous request wrote (so this one reads it exactly, however many blocks the
+ * turn added since).
+ */
+export interface CacheHint {
+  stable: number;
+  previous?: number;
+}
+
+/** A turn's tokens: `inputTokens` is uncached input for every provider; cache reads and writes are apart. */
 export interface TokenUsage {
   inputTokens: number;
   outputTokens: number;
   cacheReadTokens?: number;
+  /** Every token written to the cache, at either lifetime. */
   cacheWriteTokens?: number;
+  /** The part of `cacheWriteTokens` written with the 1-hour lifetime (priced higher than 5 minutes). */
+  cacheWrite1hTokens?: number;
 }
 
 export interface ModelTurnResult {
@@ -72,4 +100,6 @@ export interface ModelTurnResult {
   contextWindow?: number;
   /** What the turn cost in USD by the configured price table; absent when the model has no price. */
   costUsd?: number;
+  /** What the same tokens would have cost with no prompt cache (all input at the input price). */
+  costWithoutCacheUsd?: number;
 }

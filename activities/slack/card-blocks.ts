@@ -1,4 +1,4 @@
-import { formatCost } from '../../infra/run-format';
+import { formatCacheShare, formatCost, formatUsd } from '../../infra/run-format';
 import type { RunOutcome, RunPhase, RunStatus } from '../../workflows/contracts';
 
 /** The Stop button's action id; its value is the run id. */
@@ -26,6 +26,7 @@ const OUTCOME_WORDS: Record<RunOutcome, string> = {
   budget: ':alarm_clock: Out of time budget',
   turns: ':repeat: Turn guard reached',
   tokens: ':scissors: Token cap reached',
+  spend: ':moneybag: Spend cap reached',
   failed: ':x: Failed',
 };
 
@@ -39,12 +40,15 @@ export interface CardView {
 /** The card's Block Kit blocks and its fallback text (notifications, screen readers). */
 export function renderCard(view: CardView): { text: string; blocks: unknown[] } {
   const { status } = view;
-  const state = view.final ? OUTCOME_WORDS[status.outcome ?? 'failed'] : PHASE_WORDS[status.phase];
+  const state = view.final ? `${OUTCOME_WORDS[status.outcome ?? 'failed']}${boundWords(status)}` : PHASE_WORDS[status.phase];
   const facts = [
     `*Budget:* ${status.budget.description}`,
     `*Turns:* ${status.turns}/${status.turnGuard}`,
     `*Elapsed:* ${formatElapsed(status.elapsedMs)}`,
-    ...(formatCost(status.cost) ? [`*Cost:* ${formatCost(status.cost)}`] : []),
+    ...(formatCost(status.cost)
+      ? [`*Cost:* ${[formatCost(status.cost), formatCacheShare(status.cacheShare, status.tokens)].filter(Boolean).join(', ')}`]
+      : []),
+    ...(status.spendCap ? [`*Spend cap:* ${formatUsd(status.spendCap.usd)}`] : []),
     ...(view.webUiUrl ? [`<${view.webUiUrl}|Open in Temporal>`] : []),
   ];
   const blocks: unknown[] = [
@@ -69,6 +73,13 @@ export function renderCard(view: CardView): { text: string; blocks: unknown[] } 
     : `${status.agent} (${status.model}): ${plain(state)}${status.statusText ? ` - ${status.statusText}` : ''}`;
   return { text: line, blocks };
 }
+
+/** ` (the $2.00 per-run cap …)`: which bound ended the run, in words, for a run a bound ended. */
+export function boundWords(status: RunStatus): string {
+  return status.endedBy && BOUND_OUTCOMES.includes(status.outcome ?? 'failed') ? ` (${status.endedBy})` : '';
+}
+
+const BOUND_OUTCOMES: RunOutcome[] = ['budget', 'turns', 'tokens', 'spend'];
 
 export function formatElapsed(ms: number): string {
   const seconds = Math.max(0, Math.round(ms / 1000));

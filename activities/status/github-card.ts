@@ -1,5 +1,6 @@
 import type { RunOutcome, RunPhase, RunStatus } from '../../workflows/contracts';
-import { formatElapsed } from '../slack/card-blocks';
+import { formatCacheShare, formatCost, formatUsd } from '../../infra/run-format';
+import { boundWords, formatElapsed } from '../slack/card-blocks';
 
 /** GitHub's limit on a comment body, less room for the effect marker. */
 export const GITHUB_COMMENT_LIMIT = 65_000;
@@ -19,6 +20,7 @@ const OUTCOME_WORDS: Record<RunOutcome, string> = {
   budget: '⏰ Out of time budget',
   turns: '🔁 Turn guard reached',
   tokens: '✂️ Token cap reached',
+  spend: '💰 Spend cap reached',
   failed: '❌ Failed',
 };
 
@@ -28,11 +30,14 @@ const OUTCOME_WORDS: Record<RunOutcome, string> = {
  */
 export function renderGitHubCard(view: { status: RunStatus; final: boolean; webUiUrl?: string }): string {
   const { status } = view;
-  const state = view.final ? OUTCOME_WORDS[status.outcome ?? 'failed'] : PHASE_WORDS[status.phase];
+  const state = view.final ? `${OUTCOME_WORDS[status.outcome ?? 'failed']}${boundWords(status)}` : PHASE_WORDS[status.phase];
+  const cost = formatCost(status.cost);
   const facts = [
     `Budget: ${status.budget.description}`,
     `Turns: ${status.turns}/${status.turnGuard}`,
     `Elapsed: ${formatElapsed(status.elapsedMs)}`,
+    ...(cost ? [`Cost: ${[cost, formatCacheShare(status.cacheShare, status.tokens)].filter(Boolean).join(', ')}`] : []),
+    ...(status.spendCap ? [`Spend cap: ${formatUsd(status.spendCap.usd)}`] : []),
     ...(view.webUiUrl ? [`[Open in Temporal](${view.webUiUrl})`] : []),
   ];
   const lines = [`**${status.agent}** · \`${status.model}\` — ${state}`];

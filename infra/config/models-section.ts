@@ -37,6 +37,8 @@ export const ModelsConfigSchema = z
         maxTokensField: z.enum(['max_completion_tokens', 'max_tokens']).default('max_completion_tokens'),
         /** Send the run's effort as `reasoning_effort` (only reasoning models accept it). */
         reasoningEffort: z.boolean().default(false),
+        /** Send a per-run `prompt_cache_key`, so a run's turns reach the same prefix cache; false for a server that refuses unknown fields. */
+        promptCacheKey: z.boolean().default(true),
       })
       .strict()
       .prefault({}),

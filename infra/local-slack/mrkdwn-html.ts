@@ -18,6 +18,7 @@ const EMOJI: Record<string, string> = {
   alarm_clock: '⏰',
   repeat: '🔁',
   scissors: '✂️',
+  moneybag: '💰',
   x: '❌',
   warning: '⚠️',
   eyes: '👀',

@@ -129,10 +129,16 @@ export const JobAcceptedSchema = z
   })
   .meta({ id: 'JobAccepted' });
 
-const RUN_OUTCOMES = ['completed', 'stopped', 'budget', 'turns', 'tokens', 'failed'] as const;
+const RUN_OUTCOMES = ['completed', 'stopped', 'budget', 'turns', 'tokens', 'spend', 'failed'] as const;
 
 const TokensSchema = z
-  .object({ input: z.number(), output: z.number(), cacheRead: z.number(), cacheWrite: z.number() })
+  .object({
+    input: z.number(),
+    output: z.number(),
+    cacheRead: z.number(),
+    cacheWrite: z.number(),
+    cacheWrite1h: z.number().optional().describe('The part of cacheWrite written with the 1-hour lifetime.'),
+  })
   .describe('Tokens by kind over the run: fresh input, output, prompt-cache reads and writes.');
 
 const CostSchema = z
@@ -141,8 +147,13 @@ const CostSchema = z
     searches: z.number().int(),
     searchUsd: z.number(),
     unpriced: z.array(z.string()).describe('Models that answered but have no price: their turns add nothing to `usd`.'),
+    withoutCacheUsd: z.number().optional().describe('What `usd` would have been with no prompt cache.'),
   })
   .meta({ id: 'RunCost' });
+
+const SpendCapSchema = z
+  .object({ usd: z.number(), boundedBy: z.string() })
+  .describe("The run's money bound from the spend caps (like its time budget), and what set it.");
 
 export const RunStatusSchema = z
   .object({
@@ -159,6 +170,9 @@ export const RunStatusSchema = z
     lastTool: z.string().optional(),
     statusText: z.string().optional(),
     outcome: z.enum(RUN_OUTCOMES).optional(),
+    endedBy: z.string().optional().describe('The bound that ended it, in words.'),
+    cacheShare: z.number().optional().describe('Input tokens served from the prompt cache, over all input tokens (0 to 1).'),
+    spendCap: SpendCapSchema.optional(),
   })
   .meta({ id: 'RunStatus', description: "A running job's live status (the run's `status` query)." });
 
@@ -178,7 +192,9 @@ export const RunRecordSchema = z
     summary: z
       .string()
       .optional()
-      .describe('The closing summary (what was done and what is left) when the budget, turn guard or token cap ended the run.'),
+      .describe('The closing summary (what was done and what is left) when the budget, turn guard, token cap or spend cap ended the run.'),
+    cacheShare: z.number().optional().describe('Input tokens served from the prompt cache, over all input tokens (0 to 1).'),
+    spendCap: SpendCapSchema.optional(),
     profile: z.object({ agent: z.string() }).describe('The resolved profile: agent, model, budget and what bounded each.'),
     startedAt: z.number(),
     endedAt: z.number(),

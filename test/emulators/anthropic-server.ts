@@ -1,6 +1,6 @@
-import { startWireServer, type WireReply, type WireServer } from './model-wire-server';
+import { startWireServer, type Responder, type WireReply, type WireServer } from './model-wire-server';
 
-export { dropConnection, type RecordedRequest, type WireReply, type WireServer } from './model-wire-server';
+export { dropConnection, type RecordedRequest, type Responder, type WireReply, type WireServer } from './model-wire-server';
 
 const ERROR_TYPES: Record<number, string> = {
   400: 'invalid_request_error',
@@ -21,8 +21,8 @@ function errorBody(status: number, message: string) {
  * A local Anthropic Messages API: `POST /v1/messages`, answered from a queue in the API's
  * exact JSON shape (non-streaming). Point the SDK's `baseURL` at `url`.
  */
-export function startAnthropicServer(): Promise<WireServer> {
-  return startWireServer({ endpoint: '/v1/messages', errorBody });
+export function startAnthropicServer(respond?: Responder): Promise<WireServer> {
+  return startWireServer({ endpoint: '/v1/messages', errorBody, ...(respond ? { respond } : {}) });
 }
 
 export interface AnthropicMessageOptions {
@@ -30,7 +30,14 @@ export interface AnthropicMessageOptions {
   toolUses?: { id: string; name: string; input: unknown }[];
   stopReason?: 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence';
   model?: string;
-  usage?: { input_tokens?: number; output_tokens?: number; cache_read_input_tokens?: number; cache_creation_input_tokens?: number };
+  usage?: {
+    input_tokens?: number;
+    output_tokens?: number;
+    cache_read_input_tokens?: number;
+    cache_creation_input_tokens?: number;
+    /** The writes by lifetime, as the API reports them when asked for TTLs. */
+    cache_creation?: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
+  };
   delayMs?: number;
 }
 
@@ -61,7 +68,7 @@ export function anthropicMessage(options: AnthropicMessageOptions = {}): WireRep
         output_tokens: usage.output_tokens ?? 5,
         cache_creation_input_tokens: usage.cache_creation_input_tokens ?? 0,
         cache_read_input_tokens: usage.cache_read_input_tokens ?? 0,
-        cache_creation: null,
+        cache_creation: usage.cache_creation ?? null,
         server_tool_use: null,
         service_tier: 'standard',
       },

@@ -9,6 +9,8 @@ export interface RecordedRequest {
   /** The parsed JSON body (or the raw text when it was not JSON); `any` so tests can reach into it. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any;
+  /** When it arrived (ms since the epoch): a prompt cache's entries expire by it. */
+  receivedAt: number;
 }
 
 /** What the emulator answers next: a JSON response, or a fault. */
@@ -31,7 +33,12 @@ export interface WireServerOptions {
   endpoint: string;
   /** The API's error body for a status and message (each API has its own shape). */
   errorBody(status: number, message: string): unknown;
+  /** Answers a request the queue has no reply for (a bench's model that answers from the request); none: the empty-queue error. */
+  respond?: Responder;
 }
+
+/** Computes the answer to one request from what it carries (the conversation so far). */
+export type Responder = (request: RecordedRequest) => WireReply | undefined;
 
 export function dropConnection(): WireReply {
   return { kind: 'drop' };
@@ -62,7 +69,7 @@ export async function startWireServer(options: WireServerOptions): Promise<WireS
         // Kept as text: the assertion will show what arrived.
       }
       const path = (request.url ?? '/').split('?')[0] ?? '/';
-      requests.push({ method: request.method ?? 'GET', path, headers: request.headers, body });
+      requests.push({ method: request.method ?? 'GET', path, headers: request.headers, body, receivedAt: Date.now() });
       if (request.method !== 'POST' || path !== options.endpoint) {
         sendJson(response, 404, options.errorBody(404, `No route ${request.method} ${path} on this emulator`));
         return;
@@ -71,7 +78,7 @@ export async function startWireServer(options: WireServerOptions): Promise<WireS
         sendJson(response, 400, options.errorBody(400, 'This emulator does not stream; send stream: false'));
         return;
       }
-      const reply = queue.shift();
+      const reply = queue.shift() ?? options.respond?.(requests[requests.length - 1]);
       if (!reply) {
         sendJson(response, 500, options.errorBody(500, 'Emulator queue is empty: the test enqueued fewer replies than requests'));
         return;

@@ -1,6 +1,6 @@
-import { startWireServer, type WireReply, type WireServer } from './model-wire-server';
+import { startWireServer, type Responder, type WireReply, type WireServer } from './model-wire-server';
 
-export { dropConnection, type RecordedRequest, type WireReply, type WireServer } from './model-wire-server';
+export { dropConnection, type RecordedRequest, type Responder, type WireReply, type WireServer } from './model-wire-server';
 
 const ERROR_TYPES: Record<number, { type: string; code: string | null }> = {
   400: { type: 'invalid_request_error', code: null },
@@ -19,8 +19,8 @@ function errorBody(status: number, message: string) {
  * A local OpenAI-compatible server: `POST /v1/chat/completions`, answered from a queue in the
  * API's exact JSON shape (non-streaming). Point the SDK's `baseURL` at `${url}/v1`.
  */
-export function startOpenAIServer(): Promise<WireServer> {
-  return startWireServer({ endpoint: '/v1/chat/completions', errorBody });
+export function startOpenAIServer(respond?: Responder): Promise<WireServer> {
+  return startWireServer({ endpoint: '/v1/chat/completions', errorBody, ...(respond ? { respond } : {}) });
 }
 
 export interface ChatCompletionOptions {

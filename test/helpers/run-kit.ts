@@ -62,6 +62,10 @@ export interface RunKitOptions {
   wrapActivities?: (activities: ReturnType<typeof createActivities>) => object;
   /** `prices.models`: the price table the model turns are costed by (none by default). */
   prices?: ActivityDeps['models']['prices'];
+  /** More model settings (e.g. an Anthropic or OpenAI base URL and key pointing at a local server). */
+  models?: Partial<ActivityDeps['models']>;
+  /** The `spend` section: spend caps (none by default). */
+  spend?: ActivityDeps['spend'];
   /** How the worker probes for bubblewrap (a test simulates a machine without it); the real probe by default. */
   sandboxProbe?: () => Promise<IsolationCheck>;
   /** The shared task queue (a fresh one by default): kits on one queue are several workers of one deployment. */
@@ -92,7 +96,13 @@ export async function startRunKit(label: string, options: RunKitOptions = {}): P
   const identities = options.github ?? createGitHubIdentities({ apiUrl: 'http://127.0.0.1:9/api/v3', gitUrl: 'http://127.0.0.1:9' });
   const activities = createActivities({
     logger,
-    models: { baseDir: dir, scriptedDirs: { [KIT_SCRIPTS]: scripts }, logger, ...(options.prices ? { prices: options.prices } : {}) },
+    models: {
+      baseDir: dir,
+      scriptedDirs: { [KIT_SCRIPTS]: scripts },
+      logger,
+      ...(options.prices ? { prices: options.prices } : {}),
+      ...options.models,
+    },
     agents: {
       config: defaultAgentsConfig(agents),
       ...(options.allowedModels ? { allowedModels: options.allowedModels } : {}),
@@ -111,6 +121,7 @@ export async function startRunKit(label: string, options: RunKitOptions = {}): P
     ...(options.web ? { web: options.web } : {}),
     ...(options.skillDirs ? { skillDirs: options.skillDirs } : {}),
     ...(options.slack ? { slack: options.slack } : {}),
+    ...(options.spend ? { spend: options.spend } : {}),
   });
   const worker: Worker = await productWorker(
     environment,

@@ -30,6 +30,8 @@ export async function startShipKit(
     webhooks?: { url: string; secret: string };
     /** Wraps the worker's activities (e.g. a worker whose agent setup differs). */
     wrapActivities?: RunKitOptions['wrapActivities'];
+    /** More model settings (a local model server's URL and key). */
+    models?: RunKitOptions['models'];
   } = {},
 ): Promise<ShipKit> {
   const github = await startLocalGitHub({
@@ -47,6 +49,7 @@ export async function startShipKit(
     ...(options.env ? { env: options.env } : {}),
     ...(options.agents ? { agents: options.agents } : {}),
     ...(options.wrapActivities ? { wrapActivities: options.wrapActivities } : {}),
+    ...(options.models ? { models: options.models } : {}),
     ship: { checksPollSeconds: 10, ...options.ship },
   });
   return {

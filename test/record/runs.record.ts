@@ -286,3 +286,35 @@ describe('run bounds on the time-skipping server', () => {
     await saveHistory(kit.env.client, runId, 'run/tokens-summarised');
   });
 });
+
+describe('spend caps', () => {
+  let kit: RunKit;
+  beforeAll(async () => {
+    kit = await startRunKit('record-spend', {
+      prices: { 'scripted:kit/*': { input: 3, output: 15 } },
+      spend: { people: { ada: { dailyUsd: 0.01, runUsd: 0.01 } }, channels: {}, repos: {}, agents: {} },
+    });
+  });
+  afterAll(async () => kit.close());
+
+  test('a thread whose spend caps bound a run (closing summary) and refuse the next start', async () => {
+    const usage = { inputTokens: 1_000, outputTokens: 200 };
+    const model = kit.script('capped', [
+      { text: 'One.', toolCalls: [{ name: 'bash', input: { command: 'echo one' } }], usage },
+      { text: 'Two.', toolCalls: [{ name: 'bash', input: { command: 'echo two' } }], usage },
+      { text: 'Summary: one and two done.', usage },
+    ]);
+    const { runId, threadId } = await kit.start('count to three', { agent: 'coding', model, requester: 'ada' });
+    expect(await kit.result(runId)).toMatchObject({ outcome: 'spend', summary: 'Summary: one and two done.' });
+    // The refusal sums what visibility lists: wait until it lists the run.
+    await waitUntil(async () => {
+      for await (const _ of kit.env.client.workflow.list({ query: `WorkflowId = "${runId}" AND ExecutionStatus = "Completed"` }))
+        return true;
+      return false;
+    }, Boolean);
+    const refused = await sendMessage(kit.env.client, kit.taskQueue, 'and four', { thread: threadId, requester: 'ada', model });
+    expect(refused.outcome).toMatchObject({ kind: 'refused', code: 'spend_cap' });
+    await saveHistory(kit.env.client, runId, 'run/spend-capped');
+    await saveHistory(kit.env.client, threadId, 'thread/spend-refused');
+  });
+});

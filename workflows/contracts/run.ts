@@ -4,7 +4,7 @@
  * these without pulling in workflow code.
  */
 import { defineQuery } from '@temporalio/workflow';
-import type { ChatMessage, ToolCall } from '../../activities/models/types';
+import type { ChatMessage, ToolCall, TurnPurpose } from '../../activities/models/types';
 import type { Profile } from '../../agents/profile';
 import type { ReplyTarget, Requester, SteerInput } from './common';
 import { workflowType } from './workflow-type';
@@ -14,7 +14,10 @@ export interface TokenTotals {
   input: number;
   output: number;
   cacheRead: number;
+  /** Cache writes at either lifetime. */
   cacheWrite: number;
+  /** The part of `cacheWrite` written with the 1-hour lifetime (absent: none). */
+  cacheWrite1h?: number;
 }
 
 /** One model turn's usage and, where the model has a price, its cost. */
@@ -25,7 +28,12 @@ export interface TurnUsage {
   output: number;
   cacheRead: number;
   cacheWrite: number;
+  cacheWrite1h?: number;
   costUsd?: number;
+  /** What the same tokens would have cost with no prompt cache. */
+  costWithoutCacheUsd?: number;
+  /** Absent for a step of the run; `compaction` and `summary` turns are counted too (not against the turn guard, for a compaction). */
+  purpose?: TurnPurpose;
 }
 
 /** What a run spent: priced turns and searches in USD; models without a price are named. */
@@ -36,9 +44,19 @@ export interface RunCost {
   searchUsd: number;
   /** Models that answered turns but have no entry in `prices.models` (their turns add nothing to `usd`). */
   unpriced: string[];
+  /** What `usd` would have been with no prompt cache (every input token at the input price); absent before it was kept. */
+  withoutCacheUsd?: number;
 }
 
-export type RunOutcome = 'completed' | 'stopped' | 'budget' | 'turns' | 'tokens' | 'failed';
+/** A money bound on one run (like its time budget): the smallest cap that applies, and what set it. */
+export interface SpendCap {
+  usd: number;
+  /** In words: `the $2.00 per-run cap of agent explore`, `what is left of person U1's $5.00 daily cap`. */
+  boundedBy: string;
+}
+
+/** `spend`: a money cap (per run, or what was left of a daily cap when it started) ended it. */
+export type RunOutcome = 'completed' | 'stopped' | 'budget' | 'turns' | 'tokens' | 'spend' | 'failed';
 
 export interface RunInput {
   threadId: string;
@@ -66,6 +84,8 @@ export interface RunInput {
    * checkout and delivers them (run/direct-work.ts).
    */
   submitsTo?: 'unit';
+  /** The money bound of this run, from the spend caps at its start (absent: none). */
+  spendCap?: SpendCap;
   /** Carried across continue-as-new; absent on the first start. */
   carry?: RunCarry;
 }
@@ -95,6 +115,8 @@ export interface RunCarry {
   direct?: DirectWorkState;
   /** The host queue of the run's workspace, so the run goes on where its files are. */
   workspaceHost?: string;
+  /** Where the last request wrote the prompt cache (leading messages), so the next reads it exactly. */
+  cacheWritten?: number;
 }
 
 /** What a direct review or coding run works on and what it delivered (run/direct-work.ts). */
@@ -154,6 +176,12 @@ export interface RunStatus {
   lastTool?: string;
   statusText?: string;
   outcome?: RunOutcome;
+  /** For a bound: which one, in words (the card says it). */
+  endedBy?: string;
+  /** Input tokens served from the prompt cache, over all input tokens (0 to 1). */
+  cacheShare?: number;
+  /** The run's money bound, when a spend cap applies. */
+  spendCap?: SpendCap;
 }
 
 /** The run's result: what happened, and which bound ended it. */
@@ -188,6 +216,10 @@ export interface RunRecord {
   messageCount: number;
   /** How often older turns were summarised to keep the conversation inside the model's window. */
   compactions?: number;
+  /** Input tokens served from the prompt cache, over all input tokens (0 to 1). */
+  cacheShare?: number;
+  /** The run's money bound, when a spend cap applied. */
+  spendCap?: SpendCap;
   /** Status card updates that could not be delivered (the run went on without them). */
   cardFailures: number;
   /** The host queue the run's workspace was on at the end (a unit commits there). */

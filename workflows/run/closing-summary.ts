@@ -15,7 +15,7 @@ export const CLOSING_SUMMARY_PATCH = 'closing-summary';
 export const SUMMARY_RESERVE_MS = 60_000;
 
 /** Which bound ended the run. */
-export type Bound = 'budget' | 'turns' | 'tokens';
+export type Bound = 'budget' | 'turns' | 'tokens' | 'spend';
 
 export interface ClosingSummaryDeps {
   state: RunState;
@@ -26,8 +26,8 @@ export interface ClosingSummaryDeps {
   cancellable<T>(work: () => Promise<T>, options?: { afterDeadline?: boolean }): Promise<T | undefined>;
   /** The status card shows the new phase. */
   touchCard(): void;
-  /** One model turn without tools, on these activities. */
-  turnWithoutTools(models: ModelActivities): Promise<ModelTurnResult>;
+  /** The summary's model turn, on these activities (with the run's tools under the cache plan; without, before it). */
+  summaryTurn(models: ModelActivities): Promise<ModelTurnResult>;
   models: ModelActivities;
   /** The model activity with the short closing policy (POLICIES.closingSummary). */
   closingModels: ModelActivities;
@@ -45,7 +45,7 @@ export async function closingSummary(deps: ClosingSummaryDeps, bound: Bound, wor
     if (bound !== 'turns' || state.remainingMs(clock.now()) < SUMMARY_RESERVE_MS) return;
     state.phase = 'summarising';
     state.note(notice(words));
-    const result = await deps.cancellable(() => deps.turnWithoutTools(deps.models));
+    const result = await deps.cancellable(() => deps.summaryTurn(deps.models));
     if (result) state.recordTurn(result);
     return;
   }
@@ -53,9 +53,9 @@ export async function closingSummary(deps: ClosingSummaryDeps, bound: Bound, wor
   deps.touchCard();
   state.note(notice(words));
   try {
-    const result = await deps.cancellable(() => deps.turnWithoutTools(deps.closingModels), { afterDeadline: true });
+    const result = await deps.cancellable(() => deps.summaryTurn(deps.closingModels), { afterDeadline: true });
     if (!result) return;
-    state.recordTurn(result);
+    state.recordTurn(result, 'summary');
     if (result.text.trim()) state.summary = result.text;
   } catch (error) {
     // The model could not write it: the run settles with its bound and its last text.

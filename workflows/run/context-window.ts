@@ -54,6 +54,21 @@ export function cutOlderResults(messages: ChatMessage[]): number {
   return cut;
 }
 
+/**
+ * How many leading messages the next request will send unchanged: all of them, unless the
+ * latest tool message holds a result the next `cutOlderResults` will cut (then the prefix ends
+ * just before it). Older results are cut already (a cut result stays within the limit), and
+ * whatever follows is only ever appended to. The model turn writes the prompt cache up to here.
+ */
+export function stablePrefixLength(messages: ChatMessage[]): number {
+  for (let i = messages.length - 1; i >= 0; i -= 1) {
+    const message = messages[i];
+    if (message.role !== 'tool') continue;
+    return message.results.some((result) => result.content.length > OLD_RESULT_MAX_CHARS) ? i : messages.length;
+  }
+  return messages.length;
+}
+
 /** About four characters a token, as the providers' own rough guides say. */
 export function estimateTokens(system: string, messages: ChatMessage[]): number {
   let chars = system.length;

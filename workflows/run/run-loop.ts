@@ -1,5 +1,5 @@
 import { rootCause } from '@temporalio/common';
-import type { ModelTurnResult, ToolCall, ToolResult } from '../../activities/models/types';
+import type { ChatMessage, ModelTool, ModelTurnResult, ToolCall, ToolResult, TurnPurpose } from '../../activities/models/types';
 import { modelToolSchemas, type ModelToolSchema } from '../../tools';
 import type { ModelActivities } from '../activity-proxies';
 import type { RunCarry } from '../contracts';
@@ -8,6 +8,15 @@ import type { RunState } from './run-state';
 import type { StatusCard } from './status-card';
 import type { TaskChildren } from './task-children';
 import { closingSummary, type Bound } from './closing-summary';
+import { cacheHint, chooseCacheTtl, latestCalls } from './cache-plan';
+
+/**
+ * The `patched()` id of the cache plan (cache-plan.ts): each request carries where to write and
+ * read the prompt cache and a lifetime chosen from what the run is about to do, compaction and
+ * closing-summary turns are sent with the run's tools and parameters, and a compaction's usage
+ * and cost are counted. Runs recorded before it send what they sent (docs/versioning.md).
+ */
+export const CACHE_PLAN_PATCH = 'cache-plan';
 
 export interface RunLoopDeps {
   runId: string;
@@ -65,12 +74,20 @@ export class RunLoop {
           state.finish('turns', `the turn guard (${profile.turnGuard} turns)`);
           break;
         }
+        const spendCap = state.input.spendCap;
+        if (spendCap && state.pastSpendCap()) {
+          // A money bound ends the run like its time budget: a closing summary, then the record says which cap.
+          await this.closingSummary('spend', `its spend cap of ${usd(spendCap.usd)} (${usd(state.cost.usd)} spent)`);
+          state.finish('spend', spendCap.boundedBy);
+          break;
+        }
         children.collect();
         state.drainSteers();
         if (state.needsCompaction()) {
           state.phase = 'summarising';
-          const summary = await this.deps.cancellable(() => this.compactionTurn());
-          if (summary) state.applyCompaction(summary);
+          const counted = this.deps.patched(CACHE_PLAN_PATCH);
+          const summary = await this.deps.cancellable(() => (counted ? this.purposeTurn('compaction') : this.compactionTurn()));
+          if (summary) state.applyCompaction(summary, counted);
         }
         state.phase = 'thinking';
         card.touch();
@@ -113,6 +130,7 @@ export class RunLoop {
   }
 
   private turn(withTools: boolean, models: ModelActivities = this.deps.models): Promise<ModelTurnResult> {
+    if (withTools && this.deps.patched(CACHE_PLAN_PATCH)) return this.request({ models, messages: this.deps.state.messages });
     const { runId, state } = this.deps;
     const { profile, system } = state.input;
     return models.modelTurn({
@@ -128,7 +146,64 @@ export class RunLoop {
     });
   }
 
-  /** Summarises older turns near the window's limit: a turn of its own, without tools, not counted against the guard. */
+  /**
+   * One request with the run's tools and parameters and its cache plan: write the prefix the
+   * next request keeps (at most `keep` leading messages), read where the last one wrote, with the
+   * lifetime chosen from what the run is about to do. `noCache`: without tools, writing nothing.
+   */
+  private async request(options: {
+    models: ModelActivities;
+    messages: ChatMessage[];
+    purpose?: TurnPurpose;
+    keep?: number;
+    noCache?: boolean;
+  }): Promise<ModelTurnResult> {
+    const { runId, state, clock, children } = this.deps;
+    const { profile, system } = state.input;
+    const hint = cacheHint(options.messages, state.cacheWritten, options.keep);
+    const cacheTtl = chooseCacheTtl({
+      ceiling: profile.cacheTtl,
+      childrenPending: children.pending(),
+      lastCalls: latestCalls(state.messages),
+      ...(state.lastTurnEndedAt !== undefined ? { lastStepMs: clock.now() - state.lastTurnEndedAt } : {}),
+    });
+    const tools: ModelTool[] = options.noCache ? [] : this.tools;
+    const result = await options.models.modelTurn({
+      model: profile.model.value,
+      system,
+      messages: options.messages,
+      tools,
+      maxTokens: profile.tokenCap,
+      cacheTtl,
+      runId,
+      turn: state.turns + 1,
+      ...(profile.effort.value ? { effort: profile.effort.value } : {}),
+      ...(options.purpose ? { purpose: options.purpose } : {}),
+      ...(options.noCache ? {} : { cache: hint }),
+    });
+    if (!options.noCache) state.cacheWritten = hint.stable;
+    state.lastTurnEndedAt = clock.now();
+    return result;
+  }
+
+  /**
+   * A compaction or closing-summary turn: the conversation, then the request for it, sent like
+   * any turn so the cached prefix is read (a tool call it makes is ignored). Should the model
+   * answer with tool calls and no text, it is asked once more without tools, writing no cache
+   * (that prefix is the run's no longer); both calls are counted.
+   */
+  private async purposeTurn(purpose: 'compaction' | 'summary', models: ModelActivities = this.deps.models): Promise<ModelTurnResult> {
+    const { state } = this.deps;
+    const messages = purpose === 'compaction' ? state.compactionMessages() : state.messages;
+    // A compaction keeps only the task: the rest is rewritten. A summary ends the run: nothing new is worth writing.
+    const keep = purpose === 'compaction' ? state.taskLength : (state.cacheWritten ?? 0);
+    const result = await this.request({ models, messages, purpose, keep });
+    if (result.text.trim() || this.tools.length === 0) return result;
+    state.recordUsage(result, state.turns + 1, purpose);
+    return this.request({ models, messages, purpose, noCache: true });
+  }
+
+  /** Before the cache plan: summarises older turns without tools; not counted against the guard. */
   private compactionTurn(): Promise<ModelTurnResult> {
     const { runId, state, models } = this.deps;
     const { profile, system } = state.input;
@@ -145,11 +220,18 @@ export class RunLoop {
     });
   }
 
-  /** A bound ends the run: one last turn without tools writes what was done and what is left (closing-summary.ts). */
+  /** A bound ends the run: one last turn writes what was done and what is left (closing-summary.ts). */
   private closingSummary(bound: Bound, words: string): Promise<void> {
     const touchCard = () => this.deps.card.touch();
-    return closingSummary({ ...this.deps, touchCard, turnWithoutTools: (models) => this.turn(false, models) }, bound, words);
+    const summaryTurn = (models: ModelActivities) =>
+      this.deps.patched(CACHE_PLAN_PATCH) ? this.purposeTurn('summary', models) : this.turn(false, models);
+    return closingSummary({ ...this.deps, touchCard, summaryTurn }, bound, words);
   }
+}
+
+/** `$2.00`, `$0.0500`: as the card and the CLI show dollars. */
+function usd(value: number): string {
+  return value >= 1 ? `$${value.toFixed(2)}` : `$${value.toFixed(4)}`;
 }
 
 function isContinueAsNew(error: unknown): boolean {

@@ -1,4 +1,4 @@
-import type { ChatMessage, ModelTurnResult, ToolResult } from '../../activities/models/types';
+import type { ChatMessage, ModelTurnResult, ToolResult, TurnPurpose } from '../../activities/models/types';
 import {
   canCompact,
   compactMessages,
@@ -65,6 +65,10 @@ export class RunState {
   compactions: number;
   /** A direct review or coding run's checkout and delivery (run/direct-work.ts). */
   direct?: DirectWorkState;
+  /** Where the last request wrote the prompt cache (leading messages); the next request reads there. */
+  cacheWritten?: number;
+  /** Workflow time the last model turn answered (the tool phase since then predicts the next wait). */
+  lastTurnEndedAt?: number;
 
   constructor(
     readonly input: RunInput,
@@ -89,6 +93,7 @@ export class RunState {
     this.contextWindow = carry?.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
     this.compactions = carry?.compactions ?? 0;
     this.direct = carry?.direct;
+    this.cacheWritten = carry?.cacheWritten;
   }
 
   get finished(): boolean {
@@ -104,27 +109,56 @@ export class RunState {
     return steers.length;
   }
 
-  recordTurn(result: ModelTurnResult): void {
+  /**
+   * A turn of the run: its usage, and its answer joins the conversation. A closing summary's tool
+   * calls are dropped (it is sent with the run's tools only so the cached prefix matches).
+   */
+  recordTurn(result: ModelTurnResult, purpose?: TurnPurpose): void {
     this.turns += 1;
-    const turn: TurnUsage = {
-      turn: this.turns,
+    this.recordUsage(result, this.turns, purpose);
+    this.messages.push({ role: 'assistant', text: result.text, toolCalls: purpose ? [] : result.toolCalls });
+    if (result.text.trim()) this.finalText = result.text;
+    if (result.contextWindow) this.contextWindow = result.contextWindow;
+  }
+
+  /** Counts a model call's tokens and cost (a turn, a compaction or a closing summary alike). */
+  recordUsage(result: ModelTurnResult, turn: number, purpose?: TurnPurpose): void {
+    const entry: TurnUsage = {
+      turn,
       model: result.model,
       input: result.usage.inputTokens,
       output: result.usage.outputTokens,
       cacheRead: result.usage.cacheReadTokens ?? 0,
       cacheWrite: result.usage.cacheWriteTokens ?? 0,
+      ...(result.usage.cacheWrite1hTokens ? { cacheWrite1h: result.usage.cacheWrite1hTokens } : {}),
       ...(result.costUsd !== undefined ? { costUsd: result.costUsd } : {}),
+      ...(result.costWithoutCacheUsd !== undefined ? { costWithoutCacheUsd: result.costWithoutCacheUsd } : {}),
+      ...(purpose ? { purpose } : {}),
     };
-    this.usage.push(turn);
-    this.tokens.input += turn.input;
-    this.tokens.output += turn.output;
-    this.tokens.cacheRead += turn.cacheRead;
-    this.tokens.cacheWrite += turn.cacheWrite;
-    if (turn.costUsd !== undefined) this.cost.usd = roundUsd(this.cost.usd + turn.costUsd);
-    else if (!this.cost.unpriced.includes(turn.model)) this.cost.unpriced.push(turn.model);
-    this.messages.push({ role: 'assistant', text: result.text, toolCalls: result.toolCalls });
-    if (result.text.trim()) this.finalText = result.text;
-    if (result.contextWindow) this.contextWindow = result.contextWindow;
+    this.usage.push(entry);
+    this.tokens.input += entry.input;
+    this.tokens.output += entry.output;
+    this.tokens.cacheRead += entry.cacheRead;
+    this.tokens.cacheWrite += entry.cacheWrite;
+    if (entry.cacheWrite1h) this.tokens.cacheWrite1h = (this.tokens.cacheWrite1h ?? 0) + entry.cacheWrite1h;
+    if (entry.costUsd !== undefined) {
+      this.cost.usd = roundUsd(this.cost.usd + entry.costUsd);
+      // Runs recorded before this was kept start counting here; their share is computed from tokens alone.
+      const without = entry.costWithoutCacheUsd ?? entry.costUsd;
+      this.cost.withoutCacheUsd = roundUsd((this.cost.withoutCacheUsd ?? this.cost.usd - entry.costUsd) + without);
+    } else if (!this.cost.unpriced.includes(entry.model)) this.cost.unpriced.push(entry.model);
+  }
+
+  /** Input tokens served from the prompt cache, over all input tokens (fresh, read and written). */
+  cacheShare(): number {
+    const all = this.tokens.input + this.tokens.cacheRead + this.tokens.cacheWrite;
+    return all > 0 ? Math.round((this.tokens.cacheRead / all) * 1_000) / 1_000 : 0;
+  }
+
+  /** Past the run's money bound (the spend cap it started with). */
+  pastSpendCap(): boolean {
+    const cap = this.input.spendCap;
+    return cap !== undefined && this.cost.usd >= cap.usd;
   }
 
   /** Near the window's limit (estimated), with older turns to summarise: time for a compaction turn. */
@@ -139,10 +173,18 @@ export class RunState {
     return [...this.messages, { role: 'user', text: COMPACTION_INSTRUCTION }];
   }
 
-  /** Replaces the older turns by the summary; the task, steers and the latest turns stay. */
-  applyCompaction(result: ModelTurnResult): void {
-    this.tokens.input += result.usage.inputTokens;
-    this.tokens.output += result.usage.outputTokens;
+  /**
+   * Replaces the older turns by the summary; the task, steers and the latest turns stay.
+   * `counted`: the turn's usage and cost count like any turn's (runs recorded before counted
+   * its fresh input and output only).
+   */
+  applyCompaction(result: ModelTurnResult, counted = false): void {
+    if (counted) {
+      this.recordUsage(result, this.turns + 1, 'compaction');
+    } else {
+      this.tokens.input += result.usage.inputTokens;
+      this.tokens.output += result.usage.outputTokens;
+    }
     this.messages = compactMessages(this.messages, this.taskLength, result.text);
     this.compactions += 1;
   }
@@ -152,6 +194,7 @@ export class RunState {
     this.cost.searches += 1;
     this.cost.searchUsd = roundUsd(this.cost.searchUsd + usd);
     this.cost.usd = roundUsd(this.cost.usd + usd);
+    if (this.cost.withoutCacheUsd !== undefined) this.cost.withoutCacheUsd = roundUsd(this.cost.withoutCacheUsd + usd);
   }
 
   recordToolResults(results: ToolResult[]): void {
@@ -201,6 +244,9 @@ export class RunState {
       ...(this.lastTool ? { lastTool: this.lastTool } : {}),
       ...(this.statusText ? { statusText: this.statusText } : {}),
       ...(this.outcome ? { outcome: this.outcome } : {}),
+      ...(this.endedBy ? { endedBy: this.endedBy } : {}),
+      cacheShare: this.cacheShare(),
+      ...(this.input.spendCap ? { spendCap: this.input.spendCap } : {}),
     };
   }
 
@@ -224,6 +270,7 @@ export class RunState {
       contextWindow: this.contextWindow,
       compactions: this.compactions,
       ...(this.direct ? { direct: this.direct } : {}),
+      ...(this.cacheWritten !== undefined ? { cacheWritten: this.cacheWritten } : {}),
     };
   }
 
@@ -251,6 +298,8 @@ export class RunState {
       endedAt: now,
       messageCount: this.messages.length,
       ...(this.compactions > 0 ? { compactions: this.compactions } : {}),
+      cacheShare: this.cacheShare(),
+      ...(this.input.spendCap ? { spendCap: this.input.spendCap } : {}),
       cardFailures: this.cardFailures,
     };
   }

@@ -15,7 +15,7 @@ import {
 } from '../../agents';
 import type { ToolInput } from '../../tools';
 import type { SetupActivities } from '../activity-proxies';
-import type { ChildRecord, RunInput, RunRecord } from '../contracts';
+import type { ChildRecord, RunInput, RunRecord, SpendCap } from '../contracts';
 import type { RunControl, WorkflowClock } from './run-control';
 import type { RunState } from './run-state';
 import { needsVetting, vetInput, vetRefusalText } from '../thread/vet';
@@ -151,6 +151,8 @@ export class TaskChildren {
           parent: { workflowId: runId, depth },
           ...(target.kind === 'role' ? { workspaceKey: this.deps.workspaceKey } : {}),
           ...(workspaceHost ? { workspaceHost } : {}),
+          // A capped run's task is bounded by what is left of its cap when it starts.
+          ...(input.spendCap ? { spendCap: childSpendCap(input.spendCap, state.cost.usd, runId) } : {}),
         },
         `${childProfile.agent} task "${name}" for ${runId}`,
       );
@@ -232,4 +234,10 @@ export function toolError(call: ToolCall, content: string): ToolResult {
 function describeChild(name: string, record: RunRecord | undefined): string {
   if (!record) return `Task ${name} failed before it produced a record.`;
   return `Task ${name} (${record.profile.agent}) ended ${record.outcome}${record.endedBy ? ` by ${record.endedBy}` : ''} after ${record.turns} turns.\n${record.finalText}`;
+}
+
+/** What is left of a parent's money bound, for a task it starts. */
+function childSpendCap(cap: SpendCap, spent: number, parent: string): SpendCap {
+  const left = Math.max(0, Math.round((cap.usd - spent) * 1_000_000) / 1_000_000);
+  return { usd: left, boundedBy: `what was left of ${parent}'s spend cap (${cap.boundedBy})` };
 }

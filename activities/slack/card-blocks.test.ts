@@ -1,0 +1,48 @@
+import type { RunStatus } from '../../workflows/contracts';
+import { renderGitHubCard } from '../status/github-card';
+import { renderCard } from './card-blocks';
+
+const status: RunStatus = {
+  runId: 'run:t:1',
+  agent: 'explore',
+  model: 'anthropic:claude-sonnet-4-6',
+  phase: 'finished',
+  turns: 12,
+  turnGuard: 720,
+  tokens: { input: 4_000, output: 900, cacheRead: 90_000, cacheWrite: 6_000 },
+  cost: { usd: 0.0612, searches: 0, searchUsd: 0, unpriced: [], withoutCacheUsd: 0.31 },
+  elapsedMs: 95_000,
+  budget: { minutes: 120, boundedBy: 'agent', description: '120 min (agent)' },
+  outcome: 'spend',
+  endedBy: 'the $0.0500 per-run cap of person ada',
+  cacheShare: 0.9,
+  spendCap: { usd: 0.05, boundedBy: 'the $0.0500 per-run cap of person ada' },
+};
+
+const textOf = (blocks: unknown[]) => JSON.stringify(blocks);
+
+describe('status cards', () => {
+  it('say which bound stopped the run, and show the cost with the share the cache served', () => {
+    const slack = renderCard({ status, final: true, answer: 'What was done and what is left.' });
+    expect(slack.text).toBe('explore (anthropic:claude-sonnet-4-6): Spend cap reached (the $0.0500 per-run cap of person ada)');
+    expect(textOf(slack.blocks)).toContain('*Cost:* $0.0612, cache 90 %');
+    expect(textOf(slack.blocks)).toContain('*Spend cap:* $0.0500');
+    const github = renderGitHubCard({ status, final: true });
+    expect(github).toContain('💰 Spend cap reached (the $0.0500 per-run cap of person ada)');
+    expect(github).toContain('Cost: $0.0612, cache 90 %');
+  });
+
+  it('name no bound for a run that completed, and no cache share before the cache was used', () => {
+    const done = {
+      ...status,
+      outcome: 'completed' as const,
+      endedBy: undefined,
+      spendCap: undefined,
+      tokens: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0 },
+    };
+    const slack = renderCard({ status: done, final: true });
+    expect(slack.text).toBe('explore (anthropic:claude-sonnet-4-6): Completed');
+    expect(textOf(slack.blocks)).toContain('*Cost:* $0.0612');
+    expect(textOf(slack.blocks)).not.toContain('cache');
+  });
+});
