@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startLocalGitHub, type LocalGitHub, type LocalGitHubOptions } from '../../infra/local-github';
-import { runGit } from './git-credentials';
+import { runGit } from './test-git';
 import { createGitHubIdentities, type GitHubIdentities } from './identity';
 
 export const READ_TOKEN = 'ghp_read_token_for_tests';

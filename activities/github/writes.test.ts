@@ -1,7 +1,7 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type LocalGitHub } from '../../infra/local-github';
-import { runGit } from './git-credentials';
+import { runGit } from './test-git';
 import { type GitHubIdentities } from './identity';
 import { createGitHubActivities } from './index';
 import { cloneLocal, localGitHubWithIdentities } from './test-support';
