@@ -72,6 +72,8 @@ export class SandboxUids {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
     const holder = await this.owner(uid);
+    // Ours already: an earlier claim was cut off before it noted the uid in the workspace.
+    if (holder === workspaceRoot) return true;
     if (holder === undefined || existsSync(holder) || processesOf(uid).length > 0) return false;
     // Stale: replace it, then check that no other claimer replaced it at the same moment.
     await writeFile(entry, workspaceRoot, { mode: 0o600 });

@@ -81,8 +81,11 @@ export class WorkspaceDisk {
     const point = join(MOUNT_BASE, randomBytes(8).toString('hex'));
     await mkdir(point, { mode: 0o700 });
     try {
-      if (this.usesImage) await hostExec('mount', ['-o', 'loop,nosuid,nodev,noatime', layout.image, point]);
-      else await hostExec('mount', ['--bind', layout.data, point]);
+      if (this.usesImage) {
+        // One mount of the image at a time: the sandbox before this one must have let go of it.
+        await untilDetached(layout.image);
+        await hostExec('mount', ['-o', 'loop,nosuid,nodev,noatime', layout.image, point]);
+      } else await hostExec('mount', ['--bind', layout.data, point]);
     } catch (error) {
       await rmdir(point).catch(() => undefined);
       throw error;
@@ -121,6 +124,27 @@ async function ensureMountBase(): Promise<void> {
     const found = await lstat(folder);
     if (!found.isDirectory() || found.uid !== 0) throw new Error(`${folder} must be a folder owned by root`);
     await chmod(folder, 0o711);
+  }
+}
+
+/**
+ * Waits until no loop device is backed by the image. A sandbox that was just killed lets go of
+ * it when its mount namespace is torn down, a moment after its last process; mounting the same
+ * filesystem twice at once would corrupt it.
+ */
+async function untilDetached(image: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const attached = (await hostExec('losetup', ['-j', image])).trim();
+    if (!attached) return;
+    // A worker killed while it started a sandbox leaves its short-lived mount behind: nothing
+    // else mounts under MOUNT_BASE, so such a mount of this image is detached here.
+    for (const device of attached.split('\n').map((line) => line.split(':')[0])) {
+      const targets = await hostExec('findmnt', ['-rn', '-S', device, '-o', 'TARGET']).catch(() => '');
+      for (const target of targets.split('\n').filter((line) => line.startsWith(`${MOUNT_BASE}/`))) await detach(target);
+    }
+    if (Date.now() > deadline) throw new Error(`the workspace disk is still in use by an earlier sandbox (${attached.split('\n')[0]})`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { currentActivityContext } from './activity-context';
 import { commandEnvironment } from './command-environment';
 import { runCaptured, type CapturedRun } from './helper/run-helper';
@@ -16,8 +17,28 @@ import { layoutByName, workspaceName } from './workspace-layout';
  */
 const HARDENED = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'protocol.file.allow=never'];
 
-/** `git` with the hardening above, as a shell function the scripts call as `g`. */
-const G = `g() { git ${HARDENED.join(' ')} "$@"; }`;
+/**
+ * `git` with the hardening above, as a shell function the scripts call as `g`. Each git dies
+ * with the script (and the script with the worker's call): a retry after a lost worker never
+ * races a fetch or commit still running from the attempt before.
+ */
+const G = `g() { setpriv --pdeathsig KILL -- git ${HARDENED.join(' ')} "$@"; }`;
+
+/**
+ * A step of a worker that died may still be finishing inside the sandbox when its retry starts
+ * (the kill reaches it a moment later): the retry ends every process of an earlier step first,
+ * found by the step marker in its environment, so two steps never work on one checkout.
+ */
+const END_EARLIER_STEPS = String.raw`
+ended=""
+mine="${'$'}{SWITCHBOARD_GIT_STEP%%.*}"
+for environ in /proc/[0-9]*/environ; do
+  pid="${'$'}{environ#/proc/}"; pid="${'$'}{pid%/environ}"
+  theirs="$(tr '\0' '\n' < "$environ" 2>/dev/null | sed -n 's/^SWITCHBOARD_GIT_STEP=\([0-9]*\)\..*/\1/p')"
+  # Only steps started before this one: a dying earlier step must never end its own retry.
+  if [ -n "$theirs" ] && [ "$theirs" -lt "$mine" ]; then kill -KILL "$pid" 2>/dev/null && ended="$ended $pid"; fi
+done
+for pid in $ended; do n=0; while [ -e "/proc/$pid/environ" ] && [ "$n" -lt 100 ]; do sleep 0.02; n=$((n + 1)); done; done`;
 
 export interface GitGrant {
   identity: 'read' | 'write';
@@ -67,8 +88,9 @@ export class WorkspaceGit {
         GIT_CEILING_DIRECTORIES: '/',
         GIT_CONFIG_GLOBAL: '/dev/null',
         WORK: prepared.roots.work,
+        SWITCHBOARD_GIT_STEP: `${Date.now()}.${randomBytes(4).toString('hex')}`,
       };
-      const body = `set -e\n${G}\ncd "$WORK"\n${script}`;
+      const body = `set -e\n${G}\n${END_EARLIER_STEPS}\ncd "$WORK"\n${script}`;
       return await runCaptured({
         argv: this.host.argv(prepared, ['exec', '/bin/sh', '-c', body, 'switchboard-git', ...args]),
         env,

@@ -6,10 +6,10 @@
 
 /**
  * Makes the checkout whole and switches it to the round's branch. A kill can land anywhere:
- * inside `git init` (a `.git` with only `description` and `hooks/`), between `init` and `remote
- * add`, or mid-command (stale `*.lock` files). So the git directory is built aside and renamed
- * into place (`.git` is either whole or absent), a broken one (or a link, or a gitfile) is
- * moved away before it is removed, and the remote and lock files are checked on every call.
+ * inside `git init` (a `.git` with only `description` and `hooks/`), or mid-command (stale
+ * `*.lock` files). So the git directory is built aside and renamed into place (`.git` is either
+ * whole or absent), a broken one (or a link, or a gitfile) is moved away before it is removed,
+ * lock files are removed, and the configuration is written afresh on every call.
  * Arguments: remote, branch, base ('' = the remote's default branch), commit ('' = the branch tip).
  * Prints `head=`, `base=`, `baseSha=` and `work=` lines.
  */
@@ -26,12 +26,14 @@ fi
 if [ ! -d .git ]; then
   building=".git-building-$$"
   g init -q --bare "$building"
-  g --git-dir "$building" config core.bare false
-  g --git-dir "$building" remote add origin "$remote"
   mv "$building" .git
 fi
-current="$(g remote get-url origin 2>/dev/null || true)"
-if [ -z "$current" ]; then g remote add origin "$remote"; elif [ "$current" != "$remote" ]; then g remote set-url origin "$remote"; fi
+# What earlier runs configured in the checkout is not ours to trust (hooks, fsmonitor, filters,
+# insteadOf, includes, aliases): a fresh configuration, no hooks, no local attributes each round.
+rm -rf .git/config .git/config.lock .git/hooks .git/info/attributes
+g init -q .
+g config core.bare false
+g remote add origin "$remote"
 g fetch -q --prune origin '+refs/heads/*:refs/remotes/origin/*'
 if [ -z "$base" ]; then
   base="$(g ls-remote --symref origin HEAD | sed -n 's|^ref: refs/heads/\(.*\)[[:space:]]HEAD$|\1|p')"

@@ -72,10 +72,10 @@ export function createUnitWorkspaceActivities(deps: {
           [deps.identities.gitRemote(input.repo), input.branch, input.base ?? '', input.checkoutSha ?? ''],
           { identity: input.identity, repo: input.repo },
         );
-        if (ran.code !== 0) throw gitFailed('checkout', ran.stderr);
+        if (ran.code !== 0) throw gitFailed('checkout', ran);
         const fields = parseFields(ran.stdout);
         if (!/^[0-9a-f]{40}$/.test(fields.head ?? ''))
-          throw gitFailed('checkout', `no commit checked out (${ran.stdout.trim().slice(-200)})`);
+          throw gitFailed('checkout', { code: 0, stderr: `no commit checked out (${ran.stdout.trim().slice(-200)})` });
         return {
           path: fields.work || '/workspace',
           headSha: fields.head,
@@ -93,15 +93,17 @@ export function createUnitWorkspaceActivities(deps: {
           identity: 'read',
           repo: '',
         });
-        if (ran.code !== 0) throw gitFailed('commit', ran.stderr);
+        if (ran.code !== 0) throw gitFailed('commit', ran);
         const headSha = parseFields(ran.stdout).head ?? '';
-        if (!/^[0-9a-f]{40}$/.test(headSha)) throw gitFailed('commit', `no commit to report (${ran.stdout.trim().slice(-200)})`);
+        if (!/^[0-9a-f]{40}$/.test(headSha))
+          throw gitFailed('commit', { code: 0, stderr: `no commit to report (${ran.stdout.trim().slice(-200)})` });
         return { headSha, changed: headSha !== input.since };
       });
     },
   };
 }
 
-function gitFailed(step: string, stderr: string) {
-  return failure('git_failed', `git ${step} failed: ${stderr.trim().slice(-500) || 'no output'}`, { retryable: true });
+function gitFailed(step: string, ran: { code: number; stderr: string; timedOut?: boolean }) {
+  const why = ran.timedOut ? 'it did not finish in time' : ran.stderr.trim().slice(-500) || `exit ${ran.code}, no output`;
+  return failure('git_failed', `git ${step} failed: ${why}`, { retryable: true });
 }

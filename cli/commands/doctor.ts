@@ -208,7 +208,9 @@ async function checkSandbox(
   const check = setting === 'bwrap' ? await probe() : ({ mode: 'none', setpriv: false } as IsolationCheck);
   const readiness = readinessOf(setting, check);
   if (readiness.mode === 'bwrap') {
-    write('ok    sandbox: bubblewrap isolates commands (own user, mount, pid, network, IPC and UTS namespaces); network door: nsenter (util-linux)');
+    write(
+      'ok    sandbox: bubblewrap isolates commands (own user, mount, pid, network, IPC and UTS namespaces); network door: nsenter (util-linux)',
+    );
     const { limits, uids } = loaded.config.sandbox;
     const bounds = sandboxBounds(check, { ...DEFAULT_LIMITS, ...limits }, uids);
     write(`      user: ${bounds.user}`);
