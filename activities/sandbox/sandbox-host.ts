@@ -419,6 +419,11 @@ export class SandboxHost {
     });
   }
 
+  /** Whether the workspace's sandbox is running now (unisolated: never). */
+  async hasLiveHolder(name: string): Promise<boolean> {
+    return (await liveHolder(layoutByName(this.options.dataDir, name))) !== undefined;
+  }
+
   /** The workspaces of this data dir that have a live holder, with the workflows that used them (the janitor's list). */
   async liveHolders(): Promise<Array<{ name: string; holder: HolderRecord }>> {
     const found: Array<{ name: string; holder: HolderRecord }> = [];

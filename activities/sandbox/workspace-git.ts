@@ -76,6 +76,16 @@ export class WorkspaceGit {
    * put back afterwards.
    */
   async script(name: string, script: string, args: readonly string[], grant: GitGrant, timeoutMs = 300_000): Promise<CapturedRun> {
+    // A sandbox started only for this step (no run is using the workspace) ends with it.
+    const started = !(await this.host.hasLiveHolder(name));
+    try {
+      return await this.inSandbox(name, script, args, grant, timeoutMs);
+    } finally {
+      if (started) await this.host.closeByName(name).catch(() => undefined);
+    }
+  }
+
+  private async inSandbox(name: string, script: string, args: readonly string[], grant: GitGrant, timeoutMs: number): Promise<CapturedRun> {
     const prepared = await this.prepared(name);
     const door = prepared.door;
     const previous = door.grant;
