@@ -34,6 +34,7 @@ export function createPushBranch(identities: GitHubIdentities, workspaceGit: () 
       );
       if (ran.code === 3) throw failure('invalid_push', `nothing to push: ${input.sourceRef ?? 'HEAD'} is not a commit in the workspace`);
       if (ran.code === 4) return gitFailure(key, identity, ran.stderr);
+      if (ran.code === 5) return { status: 'refused', effectKey: key, code: 'not_found', reason: lastLine(ran.stderr) };
       if (ran.code !== 0) throw failure('git_push_failed', `git push did not complete: ${lastLine(ran.stderr)}`, { retryable: true });
       const fields = parseFields(ran.stdout);
       const sha = fields.sha ?? '';
