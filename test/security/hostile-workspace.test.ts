@@ -117,6 +117,14 @@ describe('the workspace is hostile', () => {
       // The IPv4-translated form of the host's loopback, through the door.
       `echo "translated-loopback=$(curl -s -o /dev/null -w '%{http_code}' -m 5 -x "$HTTP_PROXY" 'http://[::ffff:0:7f00:1]:${httpPort}/healthz')"`,
     ].join('\n');
+    // /healthz names the bounds in force (here, the small ones this suite configured).
+    const health = (await (await fetch(`http://127.0.0.1:${httpPort}/healthz`)).json()) as {
+      sandbox?: { mode: string; bounds?: { user: string; seccomp: string; limits: Record<string, string> } };
+    };
+    expect(health.sandbox?.mode).toBe('bwrap');
+    expect(health.sandbox?.bounds?.user).toMatch(/host uid of its own/);
+    expect(health.sandbox?.bounds?.seccomp).toMatch(/syscalls refused/);
+    expect(health.sandbox?.bounds?.limits).toMatchObject({ processes: expect.stringMatching(/^200 /), memory: '384 MiB (cgroup)' });
     const coreBefore = readFileSync('/proc/sys/kernel/core_pattern', 'utf8');
     const { runId } = await start('mallory', 'root', 'agent:explore probe for root', [
       { text: 'Probing.', toolCalls: [{ name: 'bash', input: { command: probe } }] },
