@@ -1,6 +1,6 @@
 import { runHelper, type HelperAnswer } from './helper/run-helper';
 import { HOST_ENV } from './host-exec';
-import { type PreparedWorkspace, type SandboxHost } from './sandbox-host';
+import { type SandboxHost, type SandboxTarget } from './sandbox-host';
 import { type FileResult, type JobStatus } from './types';
 import { locate, type PathRefusal } from './workspace-paths';
 
@@ -50,7 +50,7 @@ export interface RepositorySkill {
 export class WorkspaceFiles {
   constructor(
     private readonly host: SandboxHost,
-    private readonly prepared: PreparedWorkspace,
+    private readonly prepared: SandboxTarget,
     private readonly limits: FileLimits = DEFAULT_FILE_LIMITS,
   ) {}
 

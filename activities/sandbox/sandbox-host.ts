@@ -39,16 +39,21 @@ export interface SandboxLogger extends DoorLogger {
   error(details: object, message: string): void;
 }
 
-export interface PreparedWorkspace {
+/** What it takes to run a program in a workspace's sandbox (no door: a program that needs none). */
+export interface SandboxTarget {
   layout: WorkspaceLayout;
   isolation: IsolationCheck;
   holder?: HolderRecord;
-  door: Door;
   /** Isolated: the workspace's own host uid, and its cgroups when the host has the controllers. */
   uid?: number;
   cgroup?: WorkspaceCgroup;
   /** The folders the file tools may reach, as the helper (inside the sandbox, or on the host unisolated) names them. */
   roots: { work: string; tmp: string };
+}
+
+/** A workspace ready for a call: its sandbox running and its network door open. */
+export interface PreparedWorkspace extends SandboxTarget {
+  door: Door;
 }
 
 export interface SandboxHostOptions {
@@ -270,7 +275,7 @@ export class SandboxHost {
    * rlimits, `no_new_privs` and the seccomp filter, and executes the program or does one file
    * operation. No process of this chain that is still host root executes a byte the sandbox wrote.
    */
-  argv(prepared: PreparedWorkspace, helperArgs: string[]): string[] {
+  argv(prepared: SandboxTarget, helperArgs: string[]): string[] {
     const isolated = prepared.holder !== undefined;
     const helper = [
       SANDBOX_PYTHON,
@@ -327,6 +332,21 @@ export class SandboxHost {
   /** The argv of one shell command in the workspace. */
   commandArgv(prepared: PreparedWorkspace, command: string): string[] {
     return this.argv(prepared, ['exec', ...shell(command, prepared.roots.work)]);
+  }
+
+  /**
+   * A workspace whose sandbox is running already, to run a program in without preparing it or
+   * opening a door (an operator's or a test's look at a worker's workspace); undefined when none runs.
+   */
+  async attach(name: string): Promise<SandboxTarget | undefined> {
+    const isolation = await this.isolationCheck();
+    if (isolation.mode !== 'bwrap') return undefined;
+    const layout = layoutByName(this.options.dataDir, name);
+    const uid = await this.recordedUid(layout);
+    const holder = uid === undefined ? undefined : await liveHolder(layout, uid);
+    if (!holder || uid === undefined) return undefined;
+    const cgroup = isolation.cgroups ? new WorkspaceCgroup(isolation.cgroups, `ws-${uid}`) : undefined;
+    return { layout, isolation, holder, uid, ...(cgroup ? { cgroup } : {}), roots: { work: SANDBOX_VIEW.work, tmp: SANDBOX_VIEW.tmp } };
   }
 
   private filter(isolation: IsolationCheck): string {

@@ -68,7 +68,11 @@ export function runHelper<T extends object>(call: HelperCall): Promise<HelperAns
       }
       const answer = header as { ok: boolean; code?: unknown; error?: unknown };
       if (!answer.ok) {
-        finish({ ok: false, code: typeof answer.code === 'string' ? answer.code : 'io_error', error: typeof answer.error === 'string' ? answer.error : 'failed' });
+        finish({
+          ok: false,
+          code: typeof answer.code === 'string' ? answer.code : 'io_error',
+          error: typeof answer.error === 'string' ? answer.error : 'failed',
+        });
         return;
       }
       finish({ ok: true, header: header as T, data: output.subarray(newline + 1) });
