@@ -5,6 +5,7 @@ import { createAttachActivities } from './attach';
 import { createGitHubActivities, type GitHubActivityDeps } from './github';
 import { createModelActivities, type ModelActivityDeps } from './models';
 import { createSandboxActivities, createSandboxHost, type SandboxDeps, type SandboxHost } from './sandbox';
+import { WorkspaceGit } from './sandbox/workspace-git';
 import { createSkillActivities } from './skills';
 import { createStatusActivities, type SlackWebClient, type StatusActivityDeps } from './slack';
 import { createUncertainClientActivities } from './units/uncertain-client';
@@ -63,6 +64,8 @@ export function backendsOf(deps: ActivityDeps): ToolBackends {
 export function createActivities(deps: ActivityDeps) {
   const sandboxHost = deps.sandboxHost ?? createSandboxHost(deps.sandbox);
   const sandbox = createSandboxActivities(deps.sandbox, sandboxHost);
+  // A unit's and a direct run's git runs in the workspace's sandbox, never on the host.
+  const workspaceGit = new WorkspaceGit(sandboxHost, deps.sandbox.gitBaseUrl ?? deps.github.identities.gitUrl);
   return {
     // Runs that need a shell are refused before they start when the sandbox cannot isolate them.
     ...createAgentSetupActivities({
@@ -83,9 +86,9 @@ export function createActivities(deps: ActivityDeps) {
       releaseWorkspace: (input: Parameters<typeof sandbox.releaseWorkspace>[0]) => sandbox.releaseWorkspace(input),
     }),
     // Every GitHub call and the workspace's git work heartbeat: a lost attempt is retried in seconds.
-    ...heartbeating(createGitHubActivities(deps.github)),
+    ...heartbeating(createGitHubActivities({ ...deps.github, workspaceGit: () => workspaceGit })),
     ...createUnitWorkspaceActivities({
-      dataDir: deps.sandbox.dataDir,
+      git: workspaceGit,
       identities: deps.github.identities,
       ...(deps.sandbox.hostTaskQueue ? { hostTaskQueue: deps.sandbox.hostTaskQueue } : {}),
     }),
@@ -111,9 +114,9 @@ export function createActivities(deps: ActivityDeps) {
         : {}),
     }),
     ...createWebActivities(deps.web ?? {}),
-    ...heartbeating(createSkillActivities({ dataDir: deps.sandbox.dataDir, dirs: deps.skillDirs ?? [] })),
+    ...heartbeating(createSkillActivities({ sandboxHost, dirs: deps.skillDirs ?? [] })),
     ...createAttachActivities({
-      dataDir: deps.sandbox.dataDir,
+      sandboxHost,
       github: deps.github.identities,
       ...(deps.slack ? { slack: slackClientFactory(deps.slack.client) } : {}),
     }),

@@ -31,6 +31,8 @@ export function activityDepsFromConfig(loaded: LoadedConfig, logger: Logger, cli
     isolation: config.sandbox.isolation,
     egress: config.sandbox.egress,
     hiddenPaths: config.sandbox.hiddenPaths,
+    limits: config.sandbox.limits,
+    uids: config.sandbox.uids,
   };
   const { embedded } = config.temporal;
   const webUiBaseUrl =

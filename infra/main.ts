@@ -10,6 +10,8 @@ import { ensureTemporal } from './temporal-endpoint';
 import { connectWorker, createSwitchboardWorker } from './worker';
 import { dataConverterFromConfig } from './payloads';
 import { installMemoryReport } from './memory-report';
+import { WorkspaceJanitor } from '../activities/sandbox/janitor';
+import { workflowLiveness } from './workflow-liveness';
 
 /**
  * What this process runs. `npm start` runs everything (and starts the embedded Temporal when
@@ -84,6 +86,10 @@ export async function main(roles: Roles = ALL_IN_ONE): Promise<void> {
         logger,
       });
       worker = running;
+      // Sandboxes of workflows that were terminated (or otherwise ended without closing them) are ended here.
+      const janitor = new WorkspaceJanitor({ host: deps.sandboxHost!, liveness: workflowLiveness(client), logger });
+      janitor.start();
+      stops.unshift(() => janitor.stop());
       const workerDone = Promise.all([running.run(), hostWorker.run()]);
       stops.unshift(async () => {
         for (const each of [running, hostWorker]) if (each.getState() === 'RUNNING') each.shutdown();

@@ -14,8 +14,16 @@ const path = require('node:path');
 
 const PACKAGES = JSON.parse(fs.readFileSync(path.join(__dirname, 'system-packages.json'), 'utf8'));
 
-/** The command's path on PATH, or undefined. */
+/** The command's path on PATH (or the absolute path itself, when the package must provide exactly that file), or undefined. */
 function which(command) {
+  if (path.isAbsolute(command)) {
+    try {
+      fs.accessSync(command, fs.constants.X_OK);
+      return command;
+    } catch {
+      return undefined;
+    }
+  }
   for (const dir of (process.env.PATH || '').split(path.delimiter)) {
     if (!dir) continue;
     const candidate = path.join(dir, command);

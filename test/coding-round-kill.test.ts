@@ -1,7 +1,7 @@
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { homeFileOfWorkspaces } from '../activities/sandbox/test-support';
 import { join } from 'node:path';
 import { type TestWorkflowEnvironment } from '@temporalio/testing';
 import { startLocalGitHub, type LocalGitHub } from '../infra/local-github';
@@ -74,7 +74,7 @@ describe('a coding round whose shell command dies with the worker', () => {
             text: 'Greeting.',
             toolCalls: [
               // The log line is written first, so the test kills while the command sleeps.
-              { name: 'bash', input: { command: 'echo ran >> /tmp/cmdlog.txt; sleep 3; echo "Hello." >> README.md' } },
+              { name: 'bash', input: { command: 'echo ran >> ~/cmdlog.txt; sleep 3; echo "Hello." >> README.md' } },
               { name: 'submit_description', input: { title: 'Greet the reader', body: 'Adds a greeting.' } },
             ],
           },
@@ -93,7 +93,7 @@ describe('a coding round whose shell command dies with the worker', () => {
       ],
     });
 
-    await waitFor(async () => Boolean(commandLog(dir)), 60_000);
+    await waitFor(async () => Boolean(await commandLog(dir)), 60_000);
     const lostRun = (await unit.query(unitStateQuery)).currentRun!;
     await worker!.kill();
     await startWorker();
@@ -115,7 +115,7 @@ describe('a coding round whose shell command dies with the worker', () => {
     const second = (await env.client.workflow.getHandle(`${unitId}/coding-2-1`).result()) as RunRecord;
     expect(second.request).toContain(LOST_WORK_NOTE);
     // The killed command ran once, the re-run once more (the workspace's /tmp goes when the unit settles).
-    expect(readFileSync(commandLog(dir)!, 'utf8')).toBe('ran\nran\n');
+    expect(await commandLog(dir, { startIdle: true })).toBe('ran\nran\n');
     await unit.signal(mergeSignal, { by: 'tester' });
 
     const record = await unit.result();
@@ -128,12 +128,9 @@ describe('a coding round whose shell command dies with the worker', () => {
   });
 });
 
-/** The host path of the coding run's /tmp/cmdlog.txt, once its command has written it. */
-function commandLog(dir: string): string | undefined {
-  const found = execFileSync('find', [join(dir, 'data'), '-name', 'cmdlog.txt'], { stdio: ['ignore', 'pipe', 'ignore'] })
-    .toString()
-    .trim();
-  return found.split('\n').filter(Boolean)[0];
+/** The coding run's ~/cmdlog.txt (on the unit workspace's disk), once its command has written it. */
+function commandLog(dir: string, options: { startIdle?: boolean } = {}): Promise<string | undefined> {
+  return homeFileOfWorkspaces(join(dir, 'data'), 'cmdlog.txt', options);
 }
 
 function killProcessesUnder(folder: string): void {

@@ -1,7 +1,5 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { workspaceLayout } from '../activities/sandbox/workspace-layout';
+import { workspaceFilesFor } from '../activities/sandbox';
 import {
   messageSignal,
   prEventSignal,
@@ -83,9 +81,10 @@ describe('long lives through continue-as-new', () => {
         text: `model:${next} and now the tests`,
         requester: { id: 'tester', surface: 'cli' },
       });
-    const work = workspaceLayout(kit.dataDir, { key: threadId, network: true }).work;
-    writeFileSync(join(work, 'child-go'), '');
-    writeFileSync(join(work, 'go'), '');
+    // The go-ahead is written where the run's commands look, inside its sandbox.
+    const files = await workspaceFilesFor(kit.sandboxHost, { key: threadId, network: true });
+    if (files instanceof Error) throw files;
+    for (const name of ['child-go', 'go']) expect(await files.write(name, '')).toMatchObject({ ok: true });
 
     const record = await kit.result(runId);
     expect(await runsOf(client(), runId, 2)).not.toHaveLength(1);

@@ -1,7 +1,7 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { homeFileOfWorkspaces, writeInLiveWorkspace } from '../activities/sandbox/test-support';
 import { type TestWorkflowEnvironment } from '@temporalio/testing';
 import { sendMessage, followRun } from '../cli/commands/ask';
 import { runStatusQuery } from '../workflows/contracts';
@@ -16,7 +16,7 @@ jest.setTimeout(120_000);
 
 /**
  * A run served by a worker process that is SIGKILLed mid-run; a new process takes over.
- * Commands append to /tmp/cmdlog.txt in the workspace, so a repeated command shows as an
+ * Commands append to ~/cmdlog.txt in the workspace, so a repeated command shows as an
  * extra line; the history shows each model turn and command completed once.
  */
 describe('a worker SIGKILLed mid-run', () => {
@@ -37,13 +37,8 @@ describe('a worker SIGKILLed mid-run', () => {
     if (sent.outcome.kind !== 'run' || !sent.outcome.runId) throw new Error(`no run: ${JSON.stringify(sent.outcome)}`);
     return sent.outcome.runId;
   };
-  /** The host path of the run's /tmp/cmdlog.txt, once a command has written it. */
-  const commandLog = () =>
-    execFileSync('find', [dataDir, '-name', 'cmdlog.txt'], { stdio: ['ignore', 'pipe', 'ignore'] })
-      .toString()
-      .trim()
-      .split('\n')
-      .filter(Boolean)[0];
+  /** The run's ~/cmdlog.txt (on its workspace's disk), once a command has written it. */
+  const commandLog = () => homeFileOfWorkspaces(dataDir, 'cmdlog.txt');
 
   beforeAll(async () => {
     env = await sharedEnvironment();
@@ -68,11 +63,11 @@ describe('a worker SIGKILLed mid-run', () => {
 
   it('killed while the run waits on a wait_for_job timer: the run finishes, nothing is repeated', async () => {
     const model = script('timer', [
-      { text: 'First command.', toolCalls: [{ name: 'bash', input: { command: 'echo first >> /tmp/cmdlog.txt' } }] },
+      { text: 'First command.', toolCalls: [{ name: 'bash', input: { command: 'echo first >> ~/cmdlog.txt' } }] },
       { text: 'Waiting for the job.', toolCalls: [{ name: 'wait_for_job', input: { exitFile: '/tmp/job.exit', pollSeconds: 10 } }] },
       {
         text: 'Second command.',
-        toolCalls: [{ name: 'bash', input: { command: 'echo second >> /tmp/cmdlog.txt && cat /tmp/cmdlog.txt' } }],
+        toolCalls: [{ name: 'bash', input: { command: 'echo second >> ~/cmdlog.txt && cat ~/cmdlog.txt' } }],
       },
       { text: 'Log: {{lastToolResult:bash}}' },
     ]);
@@ -82,7 +77,7 @@ describe('a worker SIGKILLed mid-run', () => {
     await first.kill();
     await startWorker();
     // The job "finishes" only now, so every later step is the new worker's.
-    writeFileSync(join(dirname(commandLog()), 'job.exit'), '0\n');
+    expect(await writeInLiveWorkspace(dataDir, '/tmp/job.exit', '0\n')).toBe(true);
     const record = await followRun(env.client, runId, () => undefined);
     expect(record).toMatchObject({ outcome: 'completed', turns: 4 });
     expect(record.toolCalls.map((call) => [call.name, call.ok])).toEqual([
@@ -90,7 +85,7 @@ describe('a worker SIGKILLed mid-run', () => {
       ['wait_for_job', true],
       ['bash', true],
     ]);
-    expect(readFileSync(commandLog(), 'utf8')).toBe('first\nsecond\n');
+    expect(await homeFileOfWorkspaces(dataDir, 'cmdlog.txt', { startIdle: true })).toBe('first\nsecond\n');
     expect(record.finalText).toContain('first\nsecond');
     const counts = await activityCounts(env.client, runId);
     expect(counts.modelTurn).toEqual({ scheduled: 4, completed: 4, failed: 0, timedOut: 0 });
@@ -101,13 +96,13 @@ describe('a worker SIGKILLed mid-run', () => {
     const model = script('command', [
       {
         text: 'A long command.',
-        toolCalls: [{ name: 'bash', input: { command: 'echo ran >> /tmp/cmdlog.txt; sleep 4747; echo finished' } }],
+        toolCalls: [{ name: 'bash', input: { command: 'echo ran >> ~/cmdlog.txt; sleep 4747; echo finished' } }],
       },
       { text: 'Told: {{lastToolResult:bash}}' },
     ]);
     const first = await startWorker();
     const runId = await start('run a long command', model);
-    await waitFor(async () => Boolean(commandLog()));
+    await waitFor(async () => Boolean(await commandLog()));
     await first.kill();
     await startWorker();
     // bash's heartbeat timeout (20 s) is how Temporal learns the command's worker is gone.
@@ -117,7 +112,7 @@ describe('a worker SIGKILLed mid-run', () => {
       expect.objectContaining({ name: 'bash', ok: false, error: expect.stringContaining('did not report a result') }),
     ]);
     expect(record.finalText).toContain('It may or may not have run; check its effects before repeating it.');
-    expect(readFileSync(commandLog(), 'utf8')).toBe('ran\n');
+    expect(await homeFileOfWorkspaces(dataDir, 'cmdlog.txt', { startIdle: true })).toBe('ran\n');
     const counts = await activityCounts(env.client, runId);
     expect(counts.bash).toEqual({ scheduled: 1, completed: 0, failed: 0, timedOut: 1 });
     expect(counts.modelTurn).toEqual({ scheduled: 2, completed: 2, failed: 0, timedOut: 0 });

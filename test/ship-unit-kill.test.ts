@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { homeFileOfWorkspaces } from '../activities/sandbox/test-support';
 import { join } from 'node:path';
 import { type WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
@@ -107,7 +108,7 @@ describe('a ship unit whose worker is SIGKILLed in every phase', () => {
               // Round 1 starts with a slow test run: the worker dies during it.
               {
                 text: 'Running the tests first.',
-                toolCalls: [{ name: 'bash', input: { command: 'echo ran >> /tmp/cmdlog.txt; sleep 4747' } }],
+                toolCalls: [{ name: 'bash', input: { command: 'echo ran >> ~/cmdlog.txt; sleep 4747' } }],
               },
             ],
           },
@@ -143,14 +144,12 @@ describe('a ship unit whose worker is SIGKILLed in every phase', () => {
     const state = () => unit.query(unitStateQuery);
 
     // 1. Coding, mid-command: bash is never re-run; the run is told its result is unknown (after bash's 20 s heartbeat).
-    await waitFor(async () => Boolean(commandLog(dir)));
+    await waitFor(async () => Boolean(await commandLog(dir)));
     const codingRun = (await state()).currentRun!;
     await replaceWorker();
 
     // 2. The PR exists on GitHub but its answer is pending: the retry (after 25 s) finds the marker.
     await waitFor(async () => github.state.countWrites('pull_request.create', repo) === 1, 60_000);
-    // By now the coding run has gone on past the lost command; a re-run would show as a second line.
-    expect(readFileSync(commandLog(dir)!, 'utf8')).toBe('ran\n');
     await replaceWorker();
 
     // 3. Review, mid model turn (the review's 4 s think): the turn is retried after the model's 30 s heartbeat.
@@ -163,6 +162,9 @@ describe('a ship unit whose worker is SIGKILLed in every phase', () => {
         : undefined;
     }, 60_000);
     expect(reviewing.pullRequest).toBe(1);
+    // By now the coding run has gone on past the lost command; a re-run would show as a second line
+    // (read in a sandbox of the unit's workspace: the review's model turn uses none).
+    expect(await commandLog(dir, { startIdle: true })).toBe('ran\n');
     await replaceWorker();
 
     // 4. The CI wait (a timer): no worker while CI reports; the signal waits in the unit's history.
@@ -226,12 +228,9 @@ describe('a ship unit whose worker is SIGKILLed in every phase', () => {
   });
 });
 
-/** The host path of the coding run's /tmp/cmdlog.txt, once its command has written it. */
-function commandLog(dir: string): string | undefined {
-  const found = execFileSync('find', [join(dir, 'data'), '-name', 'cmdlog.txt'], { stdio: ['ignore', 'pipe', 'ignore'] })
-    .toString()
-    .trim();
-  return found.split('\n').filter(Boolean)[0];
+/** The coding run's ~/cmdlog.txt (on the unit workspace's disk), once its command has written it. */
+function commandLog(dir: string, options: { startIdle?: boolean } = {}): Promise<string | undefined> {
+  return homeFileOfWorkspaces(join(dir, 'data'), 'cmdlog.txt', options);
 }
 
 async function modelTurnStarted(run: WorkflowHandle): Promise<boolean> {

@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { homeFileOfWorkspaces } from '../activities/sandbox/test-support';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type TestWorkflowEnvironment } from '@temporalio/testing';
@@ -36,21 +36,17 @@ describe('two workers, and the one holding the workspace is killed', () => {
     await env.teardown();
   });
 
-  /** The host path of `name` in a worker's data directory, once a command has written it. */
-  const fileIn = (dataDir: string, name: string) =>
-    execFileSync('find', [dataDir, '-name', name], { stdio: ['ignore', 'pipe', 'ignore'] })
-      .toString()
-      .split('\n')
-      .filter(Boolean)[0];
+  /** `name` in the home folder of the workspace on a worker's data directory, once a command has written it. */
+  const fileIn = (dataDir: string, name: string) => homeFileOfWorkspaces(dataDir, name);
 
   it('the run finishes on the surviving worker in a fresh workspace, and the model reads that its workspace was lost', async () => {
     const taskQueue = uniqueTaskQueue('hosts');
     const model = testScripts(dir).write('lost', [
-      { text: 'First command.', toolCalls: [{ name: 'bash', input: { command: 'echo first >> /tmp/cmdlog.txt' } }] },
+      { text: 'First command.', toolCalls: [{ name: 'bash', input: { command: 'echo first >> ~/cmdlog.txt' } }] },
       { text: 'Waiting for the job.', toolCalls: [{ name: 'wait_for_job', input: { exitFile: '/tmp/job.exit', pollSeconds: 10 } }] },
       {
         text: 'Where am I?',
-        toolCalls: [{ name: 'bash', input: { command: 'echo second >> /tmp/cmdlog.txt; cat /tmp/cmdlog.txt' } }],
+        toolCalls: [{ name: 'bash', input: { command: 'echo second >> ~/cmdlog.txt; cat ~/cmdlog.txt' } }],
       },
       { text: 'Told: {{lastToolResult:wait_for_job}} Now: {{lastToolResult:bash}}' },
     ]);
@@ -76,7 +72,7 @@ describe('two workers, and the one holding the workspace is killed', () => {
     await start('b');
     // A job poll after B started: it still goes to A, where the workspace is.
     await waitFor(async () => ((await activityCounts(env.client, runId)).jobStatus?.completed ?? 0) >= 2);
-    expect(readFileSync(fileIn(join(dir, 'a'), 'cmdlog.txt'), 'utf8')).toBe('first\n');
+    expect(await fileIn(join(dir, 'a'), 'cmdlog.txt')).toBe('first\n');
 
     await a.kill();
     const record = await followRun(env.client, runId, () => undefined);
@@ -94,7 +90,7 @@ describe('two workers, and the one holding the workspace is killed', () => {
     const now = record.finalText.split('Now: ')[1];
     expect(now).toContain('second');
     expect(now).not.toContain('first');
-    expect(readFileSync(fileIn(join(dir, 'b'), 'cmdlog.txt'), 'utf8')).toBe('second\n');
+    expect(await homeFileOfWorkspaces(join(dir, 'b'), 'cmdlog.txt', { startIdle: true })).toBe('second\n');
     // Where each workspace call was sent: A's host queue until it was lost, then B's.
     const hostQueue = (name: string) => `${taskQueue}@${readFileSync(join(dir, name, 'host-id'), 'utf8').trim()}`;
     expect(record.workspaceHost).toBe(hostQueue('b'));

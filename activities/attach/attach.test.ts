@@ -1,31 +1,32 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startLocalSlack, type LocalSlack } from '../../infra/local-slack';
 import { type LocalGitHub } from '../../infra/local-github';
 import { createGitHubActivities } from '../github';
 import { localGitHubWithIdentities } from '../github/test-support';
 import { createSlackWebClient } from '../slack/slack-client';
-import { workspaceLayout } from '../sandbox/workspace-layout';
+import { requireBubblewrap, sandboxFixture } from '../sandbox/test-support';
 import { attachBlockId } from './slack-upload';
 import { commentBody, createAttachActivities, GITHUB_COMMENT_CONTENT_LIMIT } from '.';
 
 const TOKEN = 'xoxb-attach';
 
 describe('attach_file', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'attach-'));
-  const workspace = { key: 'thread:test:attach', network: false };
-  const work = workspaceLayout(dir, workspace).work;
+  let fixture: Awaited<ReturnType<typeof sandboxFixture>>;
+  let workspace: ReturnType<typeof fixture.workspace>;
   let slack: LocalSlack;
   let github: LocalGitHub;
   let attach: ReturnType<typeof createAttachActivities>;
   let repo: string;
 
   beforeAll(async () => {
-    mkdirSync(join(work, 'out'), { recursive: true });
-    writeFileSync(join(work, 'out', 'report.md'), '# Report\n\nAll green.\n');
-    writeFileSync(join(dir, 'secret'), 'worker secret');
-    symlinkSync(join(dir, 'secret'), join(work, 'out', 'leak.txt'));
+    await requireBubblewrap();
+    fixture = await sandboxFixture();
+    workspace = fixture.workspace();
+    // The run's own commands write the report, and a link out of the workspace.
+    const made = await fixture.activities.bash({
+      workspace,
+      command: "mkdir -p out && printf '# Report\\n\\nAll green.\\n' > out/report.md && ln -s /etc/passwd out/leak.txt",
+    });
+    expect(made.exitCode).toBe(0);
     slack = await startLocalSlack({ botToken: TOKEN });
     const started = await localGitHubWithIdentities();
     github = started.github;
@@ -38,7 +39,7 @@ describe('attach_file', () => {
       body: 'x',
     });
     attach = createAttachActivities({
-      dataDir: dir,
+      sandboxHost: fixture.host,
       slack: () => createSlackWebClient({ token: TOKEN, apiUrl: slack.apiUrl }),
       github: started.identities,
     });
@@ -46,7 +47,7 @@ describe('attach_file', () => {
   afterAll(async () => {
     await slack.close();
     await github.close();
-    rmSync(dir, { recursive: true, force: true });
+    await fixture?.cleanup();
   });
 
   const slackTarget = () => {

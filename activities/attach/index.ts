@@ -2,15 +2,15 @@ import { basename, extname } from 'node:path';
 import { createConversationWrites } from '../github/conversation-writes';
 import { type GitHubIdentities } from '../github/identity';
 import { type SlackWebClient } from '../slack/slack-client';
+import { type SandboxHost } from '../sandbox/sandbox-host';
 import { type WorkspaceRef } from '../sandbox/types';
-import { workspaceLayout } from '../sandbox/workspace-layout';
-import { locate, openForRead } from '../sandbox/workspace-paths';
+import { SandboxUnavailable, workspaceFilesFor } from '../sandbox';
 import type { ReplyTarget } from '../../workflows/contracts';
 import { uploadToSlackThread } from './slack-upload';
 
 export interface AttachDeps {
-  /** The workspaces' data folder (the sandbox's `dataDir`). */
-  dataDir: string;
+  /** The workspaces' sandbox host: files are read inside the workspace's sandbox. */
+  sandboxHost: SandboxHost;
   /** Slack's Web API client, when Slack is configured. */
   slack?: () => SlackWebClient;
   github: GitHubIdentities;
@@ -53,7 +53,7 @@ export function createAttachActivities(deps: AttachDeps) {
   const comments = createConversationWrites(deps.github);
   return {
     async attachFile(input: AttachInput): Promise<AttachResult> {
-      const file = await readWorkspaceBytes(deps.dataDir, input.workspace, input.path, deps.maxBytes ?? DEFAULT_ATTACH_MAX_BYTES);
+      const file = await readWorkspaceBytes(deps.sandboxHost, input.workspace, input.path, deps.maxBytes ?? DEFAULT_ATTACH_MAX_BYTES);
       if ('error' in file) return { status: 'refused', reason: file.error };
       const title = input.title?.trim() || basename(input.path);
       const target = input.replyTarget;
@@ -118,29 +118,17 @@ export function commentBody(path: string, title: string, comment: string | undef
   };
 }
 
-/** A workspace file's bytes, only through a path whose real location stays inside the workspace. */
+/** A workspace file's bytes, read inside its sandbox through a path that stays inside the workspace. */
 async function readWorkspaceBytes(
-  dataDir: string,
+  host: SandboxHost,
   workspace: WorkspaceRef,
   path: string,
   maxBytes: number,
 ): Promise<{ bytes: Buffer } | { error: string }> {
-  const layout = workspaceLayout(dataDir, workspace);
-  const located = locate(layout, path);
-  if ('ok' in located) return { error: located.error };
-  try {
-    const handle = await openForRead(located.root, located.target, path);
-    if ('ok' in handle) return { error: handle.error };
-    try {
-      const stat = await handle.stat();
-      if (!stat.isFile()) return { error: `${path} is not a file` };
-      if (stat.size > maxBytes) return { error: `${path} is ${stat.size} bytes, over the ${maxBytes}-byte attachment limit` };
-      if (stat.size === 0) return { error: `${path} is empty` };
-      return { bytes: await handle.readFile() };
-    } finally {
-      await handle.close();
-    }
-  } catch (error) {
-    return { error: `${path} could not be read: ${(error as Error).message}` };
-  }
+  const files = await workspaceFilesFor(host, workspace);
+  if (files instanceof SandboxUnavailable) return { error: files.message };
+  const read = await files.readBytes(path, maxBytes);
+  if (!read.ok) return { error: read.code === 'too_large' ? `${path} is over the ${maxBytes}-byte attachment limit` : read.error };
+  if (read.bytes.length === 0) return { error: `${path} is empty` };
+  return { bytes: read.bytes };
 }

@@ -5,9 +5,12 @@ import { createPullRequestWrites } from './pull-request-writes';
 import { createPushBranch } from './push-branch';
 import { createGitHubReadActivities } from './reads';
 import { createRepositoryVetting } from './vetting';
+import { type WorkspaceGit } from '../sandbox/workspace-git';
 
 export interface GitHubActivityDeps {
   identities: GitHubIdentities;
+  /** Git on workspaces, inside their sandboxes (pushes); absent where this process holds none. */
+  workspaceGit?: () => WorkspaceGit | undefined;
 }
 
 /**
@@ -18,7 +21,7 @@ export function createGitHubActivities(deps: GitHubActivityDeps) {
   return {
     ...createGitHubReadActivities(deps.identities),
     ...createRepositoryVetting(deps.identities),
-    ...createPushBranch(deps.identities),
+    ...createPushBranch(deps.identities, deps.workspaceGit ?? (() => undefined)),
     ...createPullRequestWrites(deps.identities),
     ...createConversationWrites(deps.identities),
     ...createIssueWrites(deps.identities),
@@ -29,7 +32,6 @@ export type GitHubActivities = ReturnType<typeof createGitHubActivities>;
 
 export { createGitHubIdentities, githubIdentitiesFromEnvironment, createOctokit, APP_PERMISSIONS } from './identity';
 export type { GitHubIdentities, GitHubIdentityOptions, IdentityScope, GitHubAppCredential } from './identity';
-export { gitCredentialArgs, GIT_TOKEN_VARIABLE } from './git-credentials';
 export { unitBranchName } from './push-branch';
 export { effectMarker } from './effects';
 export type * from './types';

@@ -1,54 +1,54 @@
 import { failure } from '../../workflows/contracts';
+import { parseFields, type WorkspaceGit } from '../sandbox/workspace-git';
+import { PUSH_SCRIPT, REMOTE_SHA_SCRIPT } from '../units/git-scripts';
 import { type GitHubIdentities } from './identity';
-import { runGit } from './git-credentials';
 import { type EffectResult, type PushBranchInput } from './types';
 
 export { unitBranchName } from '../../workflows/unit/branch';
 
-/** Pushing a branch with `--force-with-lease` (repeatable), or only asking whether a push would be accepted. */
-export function createPushBranch(identities: GitHubIdentities) {
+/**
+ * Pushing a branch with `--force-with-lease` (repeatable), or only asking whether a push would
+ * be accepted. Git runs in the workspace's sandbox, where the checkout is; the identity's token
+ * is added by the workspace's door, which lets a write identity push to `input.repo` only.
+ */
+export function createPushBranch(identities: GitHubIdentities, workspaceGit: () => WorkspaceGit | undefined) {
   return {
     async pushBranch(input: PushBranchInput): Promise<EffectResult> {
       const identity = input.identity ?? 'write';
       const key = input.effectKey;
-      const token = await identities.tokenFor(identity);
-      if (!token)
+      const git = workspaceGit();
+      const name = git?.nameOf(
+        input.workspaceKey ? { workspaceKey: input.workspaceKey } : { workingDirectory: input.workingDirectory ?? '' },
+      );
+      if (!git || !name) throw failure('invalid_push', 'nothing to push: the push names no workspace of this worker');
+      if (!(await identities.tokenFor(identity)))
         return { status: 'refused', effectKey: key, code: 'forbidden', reason: `no GitHub credential for the '${identity}' identity` };
       const remote = identities.gitRemote(input.repo);
       const ref = `refs/heads/${input.branch}`;
-      const cwd = input.workingDirectory;
-      const local = await runGit(['rev-parse', '--verify', `${input.sourceRef ?? 'HEAD'}^{commit}`], { cwd });
-      if (local.code !== 0) {
-        throw failure('invalid_push', `nothing to push: ${input.sourceRef ?? 'HEAD'} is not a commit in ${cwd}`);
-      }
-      const sha = local.stdout.trim();
-      const remoteSha = async () => {
-        const listed = await runGit(['ls-remote', remote, ref], { cwd, token });
-        if (listed.code !== 0) return { failed: listed.stderr };
-        return { sha: listed.stdout.split(/\s+/)[0] || '' };
-      };
-      let expected = input.expectedRemoteSha;
-      if (expected === undefined) {
-        const current = await remoteSha();
-        if ('failed' in current) return gitFailure(key, identity, current.failed ?? '');
-        expected = current.sha;
-      }
-      const dryRun = input.dryRun ? ['--dry-run'] : [];
-      const pushed = await runGit(['push', '--porcelain', ...dryRun, `--force-with-lease=${ref}:${expected}`, remote, `${sha}:${ref}`], {
-        cwd,
-        token,
-      });
-      if (pushed.code === 0) return { status: 'confirmed', effectKey: key, sha };
-      const output = `${pushed.stdout}\n${pushed.stderr}`;
+      const grant = { identity, repo: input.repo };
+      const ran = await git.script(
+        name,
+        PUSH_SCRIPT,
+        [remote, ref, input.sourceRef ?? 'HEAD', input.expectedRemoteSha ?? '-', input.dryRun ? '1' : '0'],
+        grant,
+      );
+      if (ran.code === 3) throw failure('invalid_push', `nothing to push: ${input.sourceRef ?? 'HEAD'} is not a commit in the workspace`);
+      if (ran.code === 4) return gitFailure(key, identity, ran.stderr);
+      if (ran.code === 5) return { status: 'refused', effectKey: key, code: 'not_found', reason: lastLine(ran.stderr) };
+      if (ran.code !== 0) throw failure('git_push_failed', `git push did not complete: ${lastLine(ran.stderr)}`, { retryable: true });
+      const fields = parseFields(ran.stdout);
+      const sha = fields.sha ?? '';
+      if (fields.pushed === '1') return { status: 'confirmed', effectKey: key, sha };
+      const output = `${ran.stdout}\n${ran.stderr}`;
       if (/stale info|\[rejected\]|failed to push/i.test(output) && !/returned error: 40[13]/.test(output)) {
         // A retry of a push that already landed sees its own commit there: that is success.
-        const now = await remoteSha();
-        if ('sha' in now && now.sha === sha) return { status: 'confirmed', effectKey: key, sha };
+        const now = await git.script(name, REMOTE_SHA_SCRIPT, [remote, ref], grant);
+        if (now.code === 0 && parseFields(now.stdout).remote === sha) return { status: 'confirmed', effectKey: key, sha };
         return {
           status: 'refused',
           effectKey: key,
           code: 'stale_lease',
-          reason: `${input.branch} is not where this push expected it (${expected || 'absent'}); someone else pushed`,
+          reason: `${input.branch} is not where this push expected it (${fields.expected || 'absent'}); someone else pushed`,
           sha,
         };
       }
@@ -58,7 +58,11 @@ export function createPushBranch(identities: GitHubIdentities) {
 }
 
 function gitFailure(effectKey: string, identity: string, output: string): EffectResult {
-  if (/returned error: 40[13]|Authentication failed|Permission .* denied|not allowed/i.test(output)) {
+  if (
+    /returned error: 40[13]|Authentication failed|Permission .* denied|not allowed|refused this request|may not push|never push/i.test(
+      output,
+    )
+  ) {
     return {
       status: 'refused',
       effectKey,

@@ -1,8 +1,4 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startLocalGitHub, type LocalGitHub, type LocalGitHubOptions } from '../../infra/local-github';
-import { runGit } from './git-credentials';
 import { createGitHubIdentities, type GitHubIdentities } from './identity';
 
 export const READ_TOKEN = 'ghp_read_token_for_tests';
@@ -20,14 +16,4 @@ export async function localGitHubWithIdentities(
     requestTimeoutMs: 5_000,
   });
   return { github, identities };
-}
-
-/** Clones a repository of the local GitHub through real git and smart HTTP. */
-export async function cloneLocal(identities: GitHubIdentities, repo: string): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'switchboard-clone-'));
-  const cloned = await runGit(['clone', '--quiet', identities.gitRemote(repo), dir], { cwd: tmpdir(), token: READ_TOKEN });
-  if (cloned.code !== 0) throw new Error(`clone failed: ${cloned.stderr}`);
-  await runGit(['config', 'user.email', 'coder@example.invalid'], { cwd: dir });
-  await runGit(['config', 'user.name', 'Coder'], { cwd: dir });
-  return dir;
 }

@@ -169,8 +169,10 @@ export interface EffectResult {
 }
 
 export interface PushBranchInput extends Effect {
-  /** The local git checkout whose HEAD (or `sourceRef`) is pushed. */
-  workingDirectory: string;
+  /** The workspace (its key) whose checkout's HEAD (or `sourceRef`) is pushed; git runs inside its sandbox. */
+  workspaceKey?: string;
+  /** Inputs recorded before the workspace key: the checkout's host path, `<dataDir>/workspaces/<name>/work`. */
+  workingDirectory?: string;
   branch: string;
   sourceRef?: string;
   /** The SHA the remote branch is expected to be at (omit for "whatever we last fetched"). */

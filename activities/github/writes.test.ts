@@ -1,10 +1,7 @@
-import { rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { type LocalGitHub } from '../../infra/local-github';
-import { runGit } from './git-credentials';
 import { type GitHubIdentities } from './identity';
 import { createGitHubActivities } from './index';
-import { cloneLocal, localGitHubWithIdentities } from './test-support';
+import { localGitHubWithIdentities } from './test-support';
 
 let github: LocalGitHub;
 let identities: GitHubIdentities;
@@ -177,34 +174,6 @@ describe('repeatable writes', () => {
     expect(comments).toHaveLength(1);
     expect(comments[0].body).toContain('Step 2');
   });
-
-  test('pushing a branch goes through git, and a repeated push confirms without a second write', async () => {
-    github.createRepo('acme', 'push-me', { 'README.md': 'x\n' });
-    const dir = await cloneLocal(identities, 'acme/push-me');
-    try {
-      writeFileSync(join(dir, 'new.txt'), 'new\n');
-      await runGit(['add', '-A'], { cwd: dir });
-      await runGit(['commit', '-q', '-m', 'new'], { cwd: dir });
-      const input = {
-        repo: 'acme/push-me',
-        workingDirectory: dir,
-        branch: 'switchboard/push-me',
-        effectKey: 'unit:acme/push-me:s/push/1',
-        expectedRemoteSha: '',
-      };
-      const first = await activities.pushBranch(input);
-      expect(first.status).toBe('confirmed');
-      const again = await activities.pushBranch(input);
-      expect(again).toMatchObject({ status: 'confirmed', sha: first.sha });
-      expect(github.state.countWrites('push', 'acme/push-me')).toBe(1);
-      // Someone else moves the branch: the lease protects their commit.
-      github.commit('acme/push-me', 'switchboard/push-me', { 'theirs.txt': 'theirs\n' });
-      const stale = await activities.pushBranch({ ...input, expectedRemoteSha: first.sha });
-      expect(stale).toMatchObject({ status: 'refused', code: 'stale_lease' });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
 });
 
 describe('refusals', () => {
@@ -229,30 +198,6 @@ describe('refusals', () => {
     expect(result).toMatchObject({ status: 'refused', code: 'forbidden' });
     expect(result.reason).toMatch(/'read' identity.*403/);
     expect(github.state.countWrites('comment.create', repo)).toBe(0);
-  });
-
-  test('a read-scoped identity cannot push through smart HTTP', async () => {
-    github.createRepo('acme', 'no-push', { 'README.md': 'x\n' });
-    const dir = await cloneLocal(identities, 'acme/no-push');
-    try {
-      await runGit(['commit', '-q', '--allow-empty', '-m', 'e'], { cwd: dir });
-      const result = await activities.pushBranch({
-        repo: 'acme/no-push',
-        identity: 'read',
-        workingDirectory: dir,
-        branch: 'x',
-        effectKey: 'k/push/1',
-      });
-      expect(result).toMatchObject({ status: 'refused', code: 'forbidden' });
-      expect(result.reason).toMatch(/'read' identity/);
-      // The dry run asks the same question and writes nothing either way.
-      const probe = { repo: 'acme/no-push', workingDirectory: dir, branch: 'x', effectKey: 'k/push-check/1', dryRun: true };
-      expect(await activities.pushBranch({ ...probe, identity: 'read' })).toMatchObject({ status: 'refused', code: 'forbidden' });
-      expect(await activities.pushBranch({ ...probe, identity: 'write' })).toMatchObject({ status: 'confirmed' });
-      expect(github.state.countWrites('push', 'acme/no-push')).toBe(0);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
   });
 
   test('a rate-limited write is refused with the wait, nothing written', async () => {

@@ -1,15 +1,18 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sandboxFixture } from './test-support';
-import { workspaceLayout } from './workspace-layout';
+import { requireBubblewrap, sandboxFixture } from './test-support';
 
-describe('sandbox files', () => {
+// The file tools run inside the workspace's sandbox when isolated, on the host when unisolated:
+// both must confine paths alike, and never block on what a command left there.
+describe.each(['bwrap', 'unisolated-unsafe'] as const)('sandbox files (isolation: %s)', (isolation) => {
   let fixture: Awaited<ReturnType<typeof sandboxFixture>>;
   let outsideDir: string;
+  const isolated = isolation === 'bwrap';
   beforeAll(async () => {
-    fixture = await sandboxFixture({ isolation: 'unisolated-unsafe', fileLimits: { maxReadBytes: 4_096, maxWriteBytes: 2_048 } });
+    if (isolated) await requireBubblewrap();
+    fixture = await sandboxFixture({ isolation, fileLimits: { maxReadBytes: 4_096, maxWriteBytes: 2_048, timeoutMs: 10_000 } });
     outsideDir = await mkdtemp(join(tmpdir(), 'switchboard-outside-'));
     await writeFile(join(outsideDir, 'secret.txt'), 'do not read');
   });
@@ -18,6 +21,12 @@ describe('sandbox files', () => {
     await rm(outsideDir, { recursive: true, force: true });
   });
 
+  const sh = async (workspace: ReturnType<typeof fixture.workspace>, command: string) => {
+    const result = await fixture.activities.bash({ workspace, command });
+    expect(result).toMatchObject({ exitCode: 0 });
+    return result.output;
+  };
+
   test('writes a file (parents created) and reads it back by lines', async () => {
     const workspace = fixture.workspace();
     expect(await fixture.activities.writeFile({ workspace, path: 'src/deep/a.txt', content: 'one\ntwo\nthree\nfour' })).toEqual({
@@ -25,6 +34,7 @@ describe('sandbox files', () => {
       path: 'src/deep/a.txt',
       bytes: 18,
     });
+    expect(await sh(workspace, 'cat src/deep/a.txt')).toBe('one\ntwo\nthree\nfour');
     expect(await fixture.activities.readFile({ workspace, path: 'src/deep/a.txt' })).toMatchObject({
       ok: true,
       content: 'one\ntwo\nthree\nfour',
@@ -36,20 +46,15 @@ describe('sandbox files', () => {
       content: 'two\nthree',
       truncated: true,
     });
-    expect(await fixture.activities.readFile({ workspace, path: 'src/missing.txt' })).toMatchObject({
-      ok: false,
-      code: expect.stringMatching(/^(not_found|path_outside_workspace)$/),
-    });
+    expect(await fixture.activities.readFile({ workspace, path: 'src/missing.txt' })).toMatchObject({ ok: false, code: 'not_found' });
   });
 
   test("/tmp paths are the workspace's private tmp, where detached jobs log", async () => {
     const workspace = fixture.workspace();
-    await fixture.activities.prepareWorkspace({ workspace });
-    const layout = workspaceLayout(fixture.dataDir, workspace);
-    await writeFile(join(layout.tmp, 'job.log'), 'line 1\nline 2\n');
+    await sh(workspace, 'printf "line 1\\nline 2\\n" > "$TMPDIR/job.log"');
     expect(await fixture.activities.readFile({ workspace, path: '/tmp/job.log' })).toMatchObject({ ok: true, content: 'line 1\nline 2\n' });
     expect(await fixture.activities.writeFile({ workspace, path: '/tmp/note.txt', content: 'x' })).toMatchObject({ ok: true });
-    expect(existsSync(join(layout.tmp, 'note.txt'))).toBe(true);
+    expect(await sh(workspace, 'cat "$TMPDIR/note.txt"')).toBe('x');
   });
 
   test.each([
@@ -68,35 +73,60 @@ describe('sandbox files', () => {
 
   test('refuses symlinks that lead outside, and follows ones that stay inside', async () => {
     const workspace = fixture.workspace();
-    await fixture.activities.prepareWorkspace({ workspace });
-    const { work } = workspaceLayout(fixture.dataDir, workspace);
-    await symlink(join(outsideDir, 'secret.txt'), join(work, 'leak.txt'));
-    await symlink(outsideDir, join(work, 'escape'));
-    await symlink('/etc/passwd', join(work, 'passwd'));
-    expect(await fixture.activities.readFile({ workspace, path: 'leak.txt' })).toMatchObject({ ok: false, code: 'path_outside_workspace' });
+    // Isolated, the worker's folders are not even in the sandbox: a link to them dangles, and a
+    // link to a system file of the sandbox's view is still outside the workspace.
+    await sh(workspace, `ln -s ${outsideDir}/secret.txt leak.txt; ln -s ${outsideDir} escape; ln -s /etc/passwd passwd; ln -s /etc etc`);
+    const outsideCodes = /^(path_outside_workspace|not_found)$/;
+    expect(await fixture.activities.readFile({ workspace, path: 'leak.txt' })).toMatchObject({
+      ok: false,
+      code: expect.stringMatching(outsideCodes),
+    });
     expect(await fixture.activities.readFile({ workspace, path: 'passwd' })).toMatchObject({ ok: false, code: 'path_outside_workspace' });
+    expect(await fixture.activities.readFile({ workspace, path: 'etc/hostname' })).toMatchObject({
+      ok: false,
+      code: 'path_outside_workspace',
+    });
     expect(await fixture.activities.readFile({ workspace, path: 'escape/secret.txt' })).toMatchObject({
       ok: false,
-      code: 'path_outside_workspace',
+      code: expect.stringMatching(outsideCodes),
     });
+    // Isolated, that link names /tmp/…, which in the sandbox is the workspace's own tmp (where it dangles).
     expect(await fixture.activities.writeFile({ workspace, path: 'escape/pwned.txt', content: 'x' })).toMatchObject({
       ok: false,
-      code: 'path_outside_workspace',
+      code: expect.stringMatching(outsideCodes),
     });
-    expect(await fixture.activities.writeFile({ workspace, path: 'leak.txt', content: 'x' })).toMatchObject({
+    expect(await fixture.activities.writeFile({ workspace, path: 'etc/pwned', content: 'x' })).toMatchObject({
       ok: false,
       code: 'path_outside_workspace',
     });
+    expect(await fixture.activities.writeFile({ workspace, path: 'leak.txt', content: 'x' })).toMatchObject({ ok: false });
     expect(existsSync(join(outsideDir, 'pwned.txt'))).toBe(false);
-    // The machine's /tmp is never reachable: a /tmp/… path always names the private tmp.
     expect(await fixture.activities.readFile({ workspace, path: join(outsideDir, 'secret.txt') })).toMatchObject({
       ok: false,
-      code: expect.stringMatching(/^(not_found|path_outside_workspace)$/),
+      code: expect.stringMatching(outsideCodes),
     });
 
     await fixture.activities.writeFile({ workspace, path: 'real/file.txt', content: 'inside' });
-    await symlink(join(work, 'real'), join(work, 'alias'));
+    await sh(workspace, 'ln -s real alias');
     expect(await fixture.activities.readFile({ workspace, path: 'alias/file.txt' })).toMatchObject({ ok: true, content: 'inside' });
+  });
+
+  test('a FIFO, a socket or a device is refused at once, never waited on', async () => {
+    const workspace = fixture.workspace();
+    await sh(workspace, 'mkfifo pipe; mkfifo "$TMPDIR/job.exit"; ln -s /dev/zero zero');
+    const started = Date.now();
+    const reads = await Promise.all([
+      fixture.activities.readFile({ workspace, path: 'pipe' }),
+      fixture.activities.writeFile({ workspace, path: 'pipe', content: 'x' }),
+      fixture.activities.jobStatus({ workspace, exitFile: '/tmp/job.exit' }),
+      fixture.activities.readFile({ workspace, path: 'zero' }),
+    ]);
+    expect(reads[0]).toMatchObject({ ok: false, code: 'io_error', error: expect.stringMatching(/not a regular file/) });
+    expect(reads[1]).toMatchObject({ ok: false });
+    expect(reads[2]).toMatchObject({ done: false, error: expect.stringMatching(/not a regular file/) });
+    expect(reads[3]).toMatchObject({ ok: false, code: 'path_outside_workspace' });
+    // Well inside the file operations' own 10 s bound: nothing waited for a writer.
+    expect(Date.now() - started).toBeLessThan(9_000);
   });
 
   test('size limits, binary files and directories answer as data', async () => {
@@ -105,10 +135,8 @@ describe('sandbox files', () => {
       ok: false,
       code: 'too_large',
     });
-    const { work } = workspaceLayout(fixture.dataDir, workspace);
-    await writeFile(join(work, 'huge.txt'), 'y'.repeat(5_000));
+    await sh(workspace, 'head -c 5000 /dev/zero | tr "\\0" y > huge.txt; printf "\\001\\000\\002" > blob.bin');
     expect(await fixture.activities.readFile({ workspace, path: 'huge.txt' })).toMatchObject({ ok: false, code: 'too_large' });
-    await writeFile(join(work, 'blob.bin'), Buffer.from([1, 0, 2, 3]));
     expect(await fixture.activities.readFile({ workspace, path: 'blob.bin' })).toMatchObject({
       ok: false,
       code: 'io_error',

@@ -1,4 +1,5 @@
 import { BASH_TIMEOUT_MAX_MS } from '../../tools/bash';
+import { type SandboxLimits } from './limits';
 
 /**
  * How to run a job longer than one call: detached into its own session so the call's
@@ -27,4 +28,31 @@ export function clampedTimeoutNote(requested: number, used: number): string {
 /** Said on results of unisolated commands, so nobody mistakes them for sandboxed ones. */
 export function unisolatedNote(reason: string): string {
   return `This command ran without bubblewrap isolation (${reason}); /tmp is the machine's, so keep job files in $TMPDIR as the detach recipe does.`;
+}
+
+/** What a command ran into, when it went past one of the workspace's bounds. */
+export interface BoundsSeen {
+  forkRefused: boolean;
+  oomKilled: boolean;
+  exitCode: number;
+  output: string;
+}
+
+/**
+ * Says which bound a failed command hit, so the model (and the person reading the card) learns
+ * why, not just that it failed. The bounds themselves are enforced by the kernel.
+ */
+export function boundsHint(seen: BoundsSeen, limits: SandboxLimits): string | undefined {
+  const notes: string[] = [];
+  if (seen.forkRefused)
+    notes.push(`The workspace reached its bound of ${limits.processes} processes and threads: new ones were refused (fork failed).`);
+  if (seen.oomKilled)
+    notes.push(`A process was killed for memory: the workspace may use ${limits.memoryMiB} MiB, /tmp and /dev/shm included.`);
+  if (seen.exitCode === 152) notes.push(`A process used up its ${limits.cpuSeconds} s of CPU time and was stopped (SIGXCPU).`);
+  if (seen.exitCode === 153) notes.push(`A file grew past the ${limits.fileMiB} MiB a process may write (SIGXFSZ).`);
+  if (/No space left on device/i.test(seen.output))
+    notes.push(
+      `A disk is full: the workspace's files have ${limits.diskMiB > 0 ? `${limits.diskMiB} MiB` : 'the host disk'}, /tmp ${limits.tmpMiB} MiB and /dev/shm ${limits.shmMiB} MiB; delete what is not needed.`,
+    );
+  return notes.length > 0 ? notes.join('\n') : undefined;
 }

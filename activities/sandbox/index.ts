@@ -1,14 +1,18 @@
-import { saveLongOutput } from './saved-output';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { failure } from '../../workflows/contracts';
 import { BASH_TIMEOUT_DEFAULT_MS, BASH_TIMEOUT_MAX_MS } from '../../tools/bash';
+import { currentActivityContext } from './activity-context';
 import { commandEnvironment } from './command-environment';
-import { DEFAULT_FILE_LIMITS, readJobStatus, readWorkspaceFile, writeWorkspaceFile, type FileLimits } from './files';
-import { clampedTimeoutNote, timeoutHint, unisolatedNote } from './hints';
+import { DEFAULT_FILE_LIMITS, WorkspaceFiles, type FileLimits } from './files';
+import { boundsHint, clampedTimeoutNote, timeoutHint, unisolatedNote } from './hints';
 import { type IsolationCheck, type IsolationSetting } from './isolation';
+import { type SandboxLimits } from './limits';
 import { DEFAULT_EGRESS, egressAllowFor, type EgressSettings, type Resolver } from './network/door-grant';
 import { runCommand } from './run-command';
+import { saveLongOutput } from './saved-output';
 import { SandboxHost, SandboxUnavailable, type PreparedWorkspace, type SandboxLogger } from './sandbox-host';
+import { type UidRange } from './sandbox-uids';
 import { workspaceLayout } from './workspace-layout';
 import {
   type BashInput,
@@ -28,6 +32,9 @@ export { DETACH_RECIPE } from './hints';
 export { type SandboxLogger } from './sandbox-host';
 export { detectIsolation, ISOLATION_FIX, readinessOf, type IsolationSetting, type SandboxReadiness } from './isolation';
 export { DEFAULT_EGRESS, type EgressSettings } from './network/door-grant';
+export { DEFAULT_LIMITS, type SandboxLimits } from './limits';
+export { WorkspaceFiles } from './files';
+export { SandboxUnavailable } from './sandbox-host';
 
 /** What the sandbox activities need; everything else is derived. */
 export interface SandboxDeps {
@@ -44,6 +51,10 @@ export interface SandboxDeps {
   isolation?: IsolationSetting;
   /** Where network-enabled workspaces may connect (default: any public internet host). */
   egress?: EgressSettings;
+  /** What one workspace may use of the host (processes, memory, /tmp, /dev/shm, disk, CPU time). */
+  limits?: Partial<SandboxLimits>;
+  /** The host uids workspaces run as (default 1 500 000 000 …, 100 000 of them). */
+  uids?: UidRange;
   /** Characters of command output kept (head and tail); default 30 000. */
   outputLimit?: number;
   fileLimits?: Partial<FileLimits>;
@@ -76,10 +87,34 @@ export function createSandboxHost(deps: SandboxDeps): SandboxHost {
     ...(deps.identityToken ? { identityToken: deps.identityToken } : {}),
     ...(deps.probe ? { probe: deps.probe } : {}),
     ...(deps.resolver ? { resolver: deps.resolver } : {}),
+    ...(deps.limits ? { limits: deps.limits } : {}),
+    ...(deps.uids ? { uids: deps.uids } : {}),
   });
   // Decided (and logged, loudly when isolation is off or missing) at start, not at the first command.
   void host.isolationCheck();
   return host;
+}
+
+/** The workflow an activity works for: the janitor's evidence that a sandbox is still in use. */
+function callingWorkflow(): string | undefined {
+  return currentActivityContext()?.info.workflowExecution?.workflowId;
+}
+
+/**
+ * A workspace's files for another activity (attach, skills): reached inside its sandbox, or a
+ * refusal when this worker cannot isolate it.
+ */
+export async function workspaceFilesFor(
+  host: SandboxHost,
+  workspace: WorkspaceRef,
+  limits: Partial<FileLimits> = {},
+): Promise<WorkspaceFiles | SandboxUnavailable> {
+  try {
+    return new WorkspaceFiles(host, await host.prepare(workspace, callingWorkflow()), { ...DEFAULT_FILE_LIMITS, ...limits });
+  } catch (error) {
+    if (error instanceof SandboxUnavailable) return error;
+    throw error;
+  }
 }
 
 /**
@@ -88,7 +123,6 @@ export function createSandboxHost(deps: SandboxDeps): SandboxHost {
  * door, and detached-job status for wait_for_job.
  */
 export function createSandboxActivities(deps: SandboxDeps, host: SandboxHost = createSandboxHost(deps)) {
-  const dataDir = resolve(deps.dataDir);
   const fileLimits = { ...DEFAULT_FILE_LIMITS, ...deps.fileLimits };
   const gitBaseUrl = deps.gitBaseUrl ?? 'https://github.com';
   const egress = deps.egress ?? DEFAULT_EGRESS;
@@ -96,11 +130,22 @@ export function createSandboxActivities(deps: SandboxDeps, host: SandboxHost = c
   /** The workspace, or the refusal to say when commands may not run on this worker. */
   async function prepareOrRefuse(workspace: WorkspaceRef): Promise<PreparedWorkspace | SandboxUnavailable> {
     try {
-      return await host.prepare(workspace);
+      return await host.prepare(workspace, callingWorkflow());
     } catch (error) {
       if (error instanceof SandboxUnavailable) return error;
       throw error;
     }
+  }
+
+  /** A file operation inside the workspace's sandbox, or the refusal when it has none here. */
+  async function withFiles<T>(
+    workspace: WorkspaceRef,
+    refused: (message: string) => T,
+    work: (files: WorkspaceFiles) => Promise<T>,
+  ): Promise<T> {
+    const prepared = await prepareOrRefuse(workspace);
+    if (prepared instanceof SandboxUnavailable) return refused(prepared.message);
+    return work(new WorkspaceFiles(host, prepared, fileLimits));
   }
 
   return {
@@ -135,19 +180,31 @@ export function createSandboxActivities(deps: SandboxDeps, host: SandboxHost = c
         identity: input.identity ?? 'none',
         ...(input.repo ? { repo: input.repo } : {}),
       };
+      const before = await prepared.cgroup?.events();
       const outcome = await runCommand({
-        argv: host.argv(prepared, input.command),
+        argv: host.commandArgv(prepared, input.command),
         env: commandEnvironment(prepared.layout, mode, { port: prepared.door.port, gitBaseUrl }),
-        cwd: prepared.layout.work,
+        cwd: '/',
         timeoutMs,
         outputLimit: deps.outputLimit ?? 30_000,
         heartbeatMs: deps.heartbeatMs,
       });
+      const after = await prepared.cgroup?.events();
+      const bounds = boundsHint(
+        {
+          forkRefused: (after?.forkRefusals ?? 0) > (before?.forkRefusals ?? 0),
+          oomKilled: (after?.oomKills ?? 0) > (before?.oomKills ?? 0),
+          exitCode: outcome.exitCode,
+          output: outcome.output,
+        },
+        host.limits,
+      );
+      if (bounds) notes.unshift(bounds);
       if (outcome.timedOut) {
         notes.unshift(timeoutHint(timeoutMs));
         outcome.output += `\n[stopped after ${Math.round(timeoutMs / 1000)} s: exit 124]`;
       }
-      const savedOutput = await saveLongOutput(prepared.layout, mode, outcome.output);
+      const savedOutput = await saveLongOutput(new WorkspaceFiles(host, prepared, fileLimits), prepared, outcome.output);
       return {
         ...outcome,
         ...(notes.length > 0 ? { hint: notes.join('\n') } : {}),
@@ -158,24 +215,33 @@ export function createSandboxActivities(deps: SandboxDeps, host: SandboxHost = c
 
     async readFile(input: ReadFileInput): Promise<FileResult> {
       checkWorkspace(input?.workspace);
-      const prepared = await prepareOrRefuse(input.workspace);
-      if (prepared instanceof SandboxUnavailable)
-        return { ok: false, path: input.path, code: 'sandbox_unavailable', error: prepared.message };
-      return readWorkspaceFile(prepared.layout, input.path, fileLimits, input.offset, input.limit);
+      return withFiles(
+        input.workspace,
+        (error): FileResult => ({ ok: false, path: input.path, code: 'sandbox_unavailable', error }),
+        (files) => files.read(input.path, input.offset, input.limit),
+      );
     },
 
     async writeFile(input: WriteFileInput): Promise<FileResult> {
       checkWorkspace(input?.workspace);
-      const prepared = await prepareOrRefuse(input.workspace);
-      if (prepared instanceof SandboxUnavailable)
-        return { ok: false, path: input.path, code: 'sandbox_unavailable', error: prepared.message };
-      return writeWorkspaceFile(prepared.layout, input.path, input.content, fileLimits);
+      return withFiles(
+        input.workspace,
+        (error): FileResult => ({ ok: false, path: input.path, code: 'sandbox_unavailable', error }),
+        (files) => files.write(input.path, input.content),
+      );
     },
 
     /** For wait_for_job: has the detached job written its exit file yet, and what did it log. */
     async jobStatus(input: JobStatusInput): Promise<JobStatus> {
       checkWorkspace(input?.workspace);
-      return readJobStatus(workspaceLayout(dataDir, input.workspace), input.exitFile, input.logFile);
+      // A poll never brings a released workspace back.
+      if (!existsSync(workspaceLayout(host.dataDir, input.workspace).state))
+        return { done: false, error: 'the workspace does not exist (never prepared, or released)' };
+      return withFiles(
+        input.workspace,
+        (error): JobStatus => ({ done: false, error }),
+        (files) => files.jobStatus(input.exitFile, input.logFile),
+      );
     },
 
     /** Creates the workspace and starts its sandbox; repeating it is harmless. */

@@ -1,11 +1,12 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { projectRoot } from '../../infra/paths';
 import { commandEnvironment } from './command-environment';
 import { createSandboxActivities } from './index';
 import { SandboxHost } from './sandbox-host';
+import { processesOf } from './sandbox-uids';
 import { markedPids, requireBubblewrap, sandboxFixture, waitUntil } from './test-support';
 import { workspaceLayout } from './workspace-layout';
 
@@ -18,7 +19,9 @@ describe('sandbox isolation (bwrap)', () => {
     await requireBubblewrap();
     // Under a system folder the sandbox sees, so only hiddenPaths keeps it out.
     secretDir = await mkdtemp('/usr/local/share/switchboard-secrets-');
-    await mkdir(join(secretDir, 'private'));
+    // Readable by anyone, as a secret left under a system folder often is: only hiddenPaths keeps it out.
+    await chmod(secretDir, 0o755);
+    await mkdir(join(secretDir, 'private'), { mode: 0o755 });
     await writeFile(join(secretDir, 'private', 'secret.txt'), WORKER_SECRET);
     await writeFile(join(secretDir, 'file-secret.txt'), WORKER_SECRET);
     await writeFile(join(secretDir, 'visible.txt'), 'visible');
@@ -113,7 +116,6 @@ describe('sandbox isolation (bwrap)', () => {
     await waitUntil(() => sleeping().length === 2);
     expect(await fixture.activities.closeWorkspace({ workspace })).toMatchObject({ holderStopped: true });
     await waitUntil(() => sleeping().length === 0);
-    expect(readFileSync(join(workspaceLayout(fixture.dataDir, workspace).work, 'kept.txt'), 'utf8')).toBe('kept\n');
     // The next call starts a fresh sandbox on the same files.
     expect(await fixture.activities.bash({ workspace, command: 'cat kept.txt' })).toMatchObject({ exitCode: 0, output: 'kept\n' });
   });
@@ -155,8 +157,8 @@ describe('sandbox isolation (bwrap)', () => {
     expect(results.map((result) => result.output)).toEqual(['call-1\n', 'call-2\n', 'call-3\n']);
     const { holderPid } = await fixture.activities.prepareWorkspace({ workspace });
     expect(holderPid).toEqual(expect.any(Number));
-    const { work } = workspaceLayout(fixture.dataDir, workspace);
-    const holders = readdirSync('/proc').filter((pid) => /^\d+$/.test(pid) && cmdline(pid).includes(work));
+    const uid = Number(readFileSync(join(workspaceLayout(fixture.dataDir, workspace).state, 'uid'), 'utf8'));
+    const holders = processesOf(uid).filter((pid) => cmdline(String(pid)).startsWith('bwrap'));
     // The outer bwrap and its pid 1 in the namespace: one sandbox.
     expect(holders).toHaveLength(2);
     process.kill(Number(holderPid), 'SIGKILL');
@@ -202,7 +204,7 @@ describe.each(['bwrap', 'unisolated-unsafe'] as const)("a call's command and the
       const host = new SandboxHost({ dataDir: fixture.dataDir, isolation, gitBaseUrl: 'https://github.com' });
       const prepared = await host.prepare(workspace);
       // A stand-in worker: a shell that starts the call's argv and is then killed outright.
-      const worker = spawn('sh', ['-c', '"$@" & wait', 'sh', ...host.argv(prepared, 'sleep 60')], {
+      const worker = spawn('sh', ['-c', '"$@" & wait', 'sh', ...host.commandArgv(prepared, 'sleep 60')], {
         env: commandEnvironment(prepared.layout, prepared.isolation.mode),
         stdio: 'ignore',
       });

@@ -1,20 +1,37 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { readdir, rename, rm } from 'node:fs/promises';
+import { readdirSync, readFileSync } from 'node:fs';
+import { readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { liveHolder, processStartTime, startHolder, stopHolder, type HolderRecord } from './holder';
+import { WorkspaceCgroup, joinCgroupsArgv } from './cgroups';
+import { HELPER_PROGRAM, SANDBOX_PYTHON } from './helper/program';
+import { addOwner, liveHolder, processStartTime, startHolder, stopHolder, type HolderRecord } from './holder';
 import {
   detectIsolationOnce,
+  holderArguments,
   installed,
   readinessOf,
+  SANDBOX_GROUP,
+  SANDBOX_PASSWD,
   type IsolationCheck,
   type IsolationSetting,
   type SandboxReadiness,
 } from './isolation';
+import { DEFAULT_LIMITS, rlimits, type SandboxLimits } from './limits';
 import { Door, type DoorLogger } from './network/door';
 import { type Resolver } from './network/door-grant';
 import { DOOR_PORT, listenInNamespace, listenOnHost } from './network/open-door';
-import { SANDBOX_VIEW, ensureWorkspaceFolders, workspaceLayout, type WorkspaceLayout } from './workspace-layout';
+import { DEFAULT_UID_RANGE, processesOf, SANDBOX_INSIDE_UID, SandboxUids, type UidRange } from './sandbox-uids';
+import { sandboxBounds } from './bounds';
+import { seccompFilter } from './seccomp';
+import { sweepMounts, WorkspaceDisk } from './workspace-disk';
+import {
+  SANDBOX_VIEW,
+  ensureStateFolders,
+  ensureUnisolatedFolders,
+  layoutByName,
+  workspaceLayout,
+  type WorkspaceLayout,
+} from './workspace-layout';
 import { type WorkspaceRef } from './types';
 
 /** What the sandbox logs through; the project's pino logger fits. */
@@ -22,10 +39,20 @@ export interface SandboxLogger extends DoorLogger {
   error(details: object, message: string): void;
 }
 
-export interface PreparedWorkspace {
+/** What it takes to run a program in a workspace's sandbox (no door: a program that needs none). */
+export interface SandboxTarget {
   layout: WorkspaceLayout;
   isolation: IsolationCheck;
   holder?: HolderRecord;
+  /** Isolated: the workspace's own host uid, and its cgroups when the host has the controllers. */
+  uid?: number;
+  cgroup?: WorkspaceCgroup;
+  /** The folders the file tools may reach, as the helper (inside the sandbox, or on the host unisolated) names them. */
+  roots: { work: string; tmp: string };
+}
+
+/** A workspace ready for a call: its sandbox running and its network door open. */
+export interface PreparedWorkspace extends SandboxTarget {
   door: Door;
 }
 
@@ -39,6 +66,8 @@ export interface SandboxHostOptions {
   /** How the machine is probed; the real probe unless a test or the doctor says otherwise. */
   probe?: () => Promise<IsolationCheck>;
   resolver?: Resolver;
+  limits?: Partial<SandboxLimits>;
+  uids?: UidRange;
 }
 
 /** Thrown by prepare when commands may not run here; the activities turn it into a refusal. */
@@ -59,16 +88,28 @@ const shell = (command: string, dir: string) => ['/bin/sh', '-c', 'cd "$2" && ex
 const dieWithParent = ['setpriv', '--pdeathsig', 'KILL', '--'];
 
 /**
- * The workspaces of one worker: decides the isolation once, starts each workspace's holder
- * and opens its network door (one at a time per workspace, so two concurrent calls never
- * start two), and builds the argv that runs a command inside it.
+ * The workspaces of one worker: decides the isolation once, gives each workspace its uid,
+ * cgroups, disk and holder, opens its network door (one at a time per workspace, so two
+ * concurrent calls never start two), and builds the argv that runs a program inside it.
  */
 export class SandboxHost {
   private isolation?: Promise<IsolationCheck>;
   private readonly queues = new Map<string, Promise<unknown>>();
   private readonly doors = new Map<string, Door>();
+  readonly limits: SandboxLimits;
+  private readonly uids: SandboxUids;
+  private readonly uidRange: UidRange;
+  private filterHex?: string;
 
-  constructor(private readonly options: SandboxHostOptions) {}
+  constructor(private readonly options: SandboxHostOptions) {
+    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.uidRange = options.uids ?? DEFAULT_UID_RANGE;
+    this.uids = new SandboxUids(join(options.dataDir, 'sandbox-uids'), this.uidRange);
+  }
+
+  get dataDir(): string {
+    return this.options.dataDir;
+  }
 
   isolationCheck(): Promise<IsolationCheck> {
     this.isolation ??= this.decide();
@@ -76,7 +117,9 @@ export class SandboxHost {
   }
 
   async readiness(): Promise<SandboxReadiness> {
-    return readinessOf(this.options.isolation, await this.isolationCheck());
+    const check = await this.isolationCheck();
+    const readiness = readinessOf(this.options.isolation, check);
+    return readiness.mode === 'bwrap' ? { ...readiness, bounds: sandboxBounds(check, this.limits, this.uidRange) } : readiness;
   }
 
   private async decide(): Promise<IsolationCheck> {
@@ -89,8 +132,13 @@ export class SandboxHost {
       return { mode: 'none', setpriv: await installed('setpriv'), reason: 'isolation is off in the configuration (unisolated-unsafe)' };
     }
     const check = await (this.options.probe ?? detectIsolationOnce)();
-    if (check.mode === 'bwrap') logger?.info({ component: 'sandbox' }, 'sandbox commands are isolated with bubblewrap');
-    else
+    if (check.mode === 'bwrap') {
+      logger?.info(
+        { component: 'sandbox', cgroups: check.cgroups?.version, diskImages: check.diskImages, seccomp: check.seccomp },
+        'sandbox commands are isolated with bubblewrap, each workspace as an unprivileged uid of its own',
+      );
+      await sweepMounts().catch(() => undefined);
+    } else
       logger?.error(
         { component: 'sandbox', reason: check.reason },
         `bubblewrap is unavailable, so shell agents are refused until it is fixed: ${readinessOf('bwrap', check).fix}`,
@@ -107,15 +155,31 @@ export class SandboxHost {
     return next;
   }
 
-  async prepare(workspace: WorkspaceRef): Promise<PreparedWorkspace> {
+  /**
+   * The workspace ready for a call: its holder running (started when needed) and its door
+   * open. `owner` is the workflow the call works for, which the janitor checks before it ends
+   * an abandoned sandbox.
+   */
+  async prepare(workspace: WorkspaceRef, owner?: string): Promise<PreparedWorkspace> {
+    return this.prepareByName(workspaceLayout(this.options.dataDir, workspace).name, owner);
+  }
+
+  async prepareByName(name: string, owner?: string): Promise<PreparedWorkspace> {
     const isolation = await this.isolationCheck();
     if (this.options.isolation === 'bwrap' && isolation.mode !== 'bwrap') throw new SandboxUnavailable(readinessOf('bwrap', isolation));
-    const layout = workspaceLayout(this.options.dataDir, workspace);
+    const layout = layoutByName(this.options.dataDir, name);
     return this.serial(layout.name, async () => {
-      await ensureWorkspaceFolders(layout);
       this.sweepDoors();
-      if (isolation.mode !== 'bwrap') return { layout, isolation, door: await this.doorFor(layout, undefined) };
-      let holder = (await liveHolder(layout)) ?? (await this.startHolder(layout));
+      if (isolation.mode !== 'bwrap') {
+        await ensureUnisolatedFolders(layout);
+        return { layout, isolation, door: await this.doorFor(layout, undefined), roots: { work: layout.work, tmp: layout.tmp } };
+      }
+      await ensureStateFolders(layout);
+      const uid = await this.uids.claim(layout.root, layout.state);
+      const cgroup = isolation.cgroups ? new WorkspaceCgroup(isolation.cgroups, `ws-${uid}`) : undefined;
+      let holder = await liveHolder(layout, uid);
+      if (!holder) holder = await this.startHolder(layout, isolation, uid, cgroup, owner);
+      else holder = await addOwner(layout, holder, owner);
       let door: Door;
       try {
         door = await this.doorFor(layout, holder);
@@ -126,16 +190,54 @@ export class SandboxHost {
           { component: 'sandbox', workspace: layout.name },
           'the door port was taken inside the sandbox; restarting it',
         );
-        await stopHolder(layout);
-        holder = await this.startHolder(layout);
+        await this.endProcesses(layout, uid, cgroup);
+        holder = await this.startHolder(layout, isolation, uid, cgroup, owner);
         door = await this.doorFor(layout, holder);
       }
-      return { layout, isolation, holder, door };
+      return {
+        layout,
+        isolation,
+        holder,
+        door,
+        uid,
+        ...(cgroup ? { cgroup } : {}),
+        roots: { work: SANDBOX_VIEW.work, tmp: SANDBOX_VIEW.tmp },
+      };
     });
   }
 
-  private startHolder(layout: WorkspaceLayout): Promise<HolderRecord> {
-    return startHolder(layout, this.options.dataDir, this.options.hiddenPaths ?? []);
+  private async startHolder(
+    layout: WorkspaceLayout,
+    isolation: IsolationCheck,
+    uid: number,
+    cgroup: WorkspaceCgroup | undefined,
+    owner: string | undefined,
+  ): Promise<HolderRecord> {
+    // A holder of the earlier design (root) or processes left by a dead one: none may share the new sandbox.
+    await this.endProcesses(layout, uid, cgroup);
+    await cgroup?.create(this.limits);
+    const disk = new WorkspaceDisk({ diskMiB: this.limits.diskMiB, images: isolation.diskImages === true });
+    await disk.ensure(layout, uid);
+    const mounted = await disk.mountForHolder(layout);
+    try {
+      const files = {
+        seccomp: join(layout.state, 'seccomp.bpf'),
+        passwd: join(layout.state, 'passwd'),
+        group: join(layout.state, 'group'),
+      };
+      await writeFile(files.seccomp, seccompFilter(isolation.seccomp), { mode: 0o600 });
+      await writeFile(files.passwd, SANDBOX_PASSWD, { mode: 0o600 });
+      await writeFile(files.group, SANDBOX_GROUP, { mode: 0o600 });
+      return await startHolder(layout, {
+        cgroupPrefix: joinCgroupsArgv(cgroup?.procsFiles() ?? []),
+        uid,
+        args: holderArguments(mounted, this.limits, { dataDir: this.options.dataDir, hiddenPaths: this.options.hiddenPaths ?? [] }),
+        ...files,
+        ...(owner ? { owner } : {}),
+      });
+    } finally {
+      await mounted.detach();
+    }
   }
 
   /** The workspace's door, opened in the holder's network namespace (or on the host when unisolated). */
@@ -166,15 +268,34 @@ export class SandboxHost {
     }
   }
 
-  /** The argv of one command: entered into the holder's namespaces with every capability dropped. */
-  argv(prepared: PreparedWorkspace, command: string): string[] {
-    if (!prepared.holder) return [...(prepared.isolation.setpriv ? dieWithParent : []), ...shell(command, prepared.layout.work)];
-    // --root (no value) takes the holder's root: joining a mount namespace alone would leave us
-    // at the namespace's base mount, not bwrap's new root. The working directory is set inside
-    // the shell, because nsenter would resolve --wd=<dir> on the host. Every call joins the
-    // holder's network namespace: its loopback and the door are all there is.
+  /**
+   * The argv that runs `program` (an argv inside the sandbox) for this workspace. Isolated: the
+   * chain joins the workspace's cgroups, enters the holder's namespaces and becomes the sandbox
+   * user (the workspace's host uid) before anything of the sandbox runs; then the helper sets the
+   * rlimits, `no_new_privs` and the seccomp filter, and executes the program or does one file
+   * operation. No process of this chain that is still host root executes a byte the sandbox wrote.
+   */
+  argv(prepared: SandboxTarget, helperArgs: string[]): string[] {
+    const isolated = prepared.holder !== undefined;
+    const helper = [
+      SANDBOX_PYTHON,
+      '-I',
+      '-S',
+      '-c',
+      HELPER_PROGRAM,
+      isolated ? this.filter(prepared.isolation) : '',
+      JSON.stringify(rlimits(this.limits, isolated)),
+      JSON.stringify([prepared.roots.work, prepared.roots.tmp]),
+      ...helperArgs,
+    ];
+    if (!prepared.holder) return [...(prepared.isolation.setpriv ? dieWithParent : []), ...helper];
     return [
+      ...joinCgroupsArgv(prepared.cgroup?.procsFiles() ?? []),
       ...dieWithParent,
+      // --root (no value) takes the holder's root: joining a mount namespace alone would leave us
+      // at the namespace's base mount, not bwrap's new root. The user namespace is joined by a
+      // second nsenter in the forked child: joining it changes credentials, which clears the
+      // parent-death signal, and this first link must keep it to die with the worker.
       'nsenter',
       '--target',
       String(prepared.holder.pid),
@@ -185,17 +306,52 @@ export class SandboxHost {
       '--net',
       '--root',
       '--',
-      // Root inside, but with no capabilities and no way to regain them: cannot remount the
-      // read-only system, change the namespace's network or leave the namespaces.
+      // Now inside the holder's pid namespace, where its init is pid 1. -S/-G make the process the
+      // sandbox user of the holder's user namespace, which is the workspace's own host uid, before
+      // it runs anything: every capability goes with the change of uid.
+      'nsenter',
+      '--target',
+      '1',
+      '--user',
+      '-S',
+      String(SANDBOX_INSIDE_UID),
+      '-G',
+      String(SANDBOX_INSIDE_UID),
+      '--',
+      // The change of uid cleared the parent-death signal: set it again, and no way back to privileges.
       'setpriv',
       '--pdeathsig',
       'KILL',
       '--no-new-privs',
       '--inh-caps=-all',
-      '--bounding-set=-all',
       '--',
-      ...shell(command, SANDBOX_VIEW.work),
+      ...helper,
     ];
+  }
+
+  /** The argv of one shell command in the workspace. */
+  commandArgv(prepared: PreparedWorkspace, command: string): string[] {
+    return this.argv(prepared, ['exec', ...shell(command, prepared.roots.work)]);
+  }
+
+  /**
+   * A workspace whose sandbox is running already, to run a program in without preparing it or
+   * opening a door (an operator's or a test's look at a worker's workspace); undefined when none runs.
+   */
+  async attach(name: string): Promise<SandboxTarget | undefined> {
+    const isolation = await this.isolationCheck();
+    if (isolation.mode !== 'bwrap') return undefined;
+    const layout = layoutByName(this.options.dataDir, name);
+    const uid = await this.recordedUid(layout);
+    const holder = uid === undefined ? undefined : await liveHolder(layout, uid);
+    if (!holder || uid === undefined) return undefined;
+    const cgroup = isolation.cgroups ? new WorkspaceCgroup(isolation.cgroups, `ws-${uid}`) : undefined;
+    return { layout, isolation, holder, uid, ...(cgroup ? { cgroup } : {}), roots: { work: SANDBOX_VIEW.work, tmp: SANDBOX_VIEW.tmp } };
+  }
+
+  private filter(isolation: IsolationCheck): string {
+    this.filterHex ??= seccompFilter(isolation.seccomp).toString('hex');
+    return this.filterHex;
   }
 
   /**
@@ -204,16 +360,60 @@ export class SandboxHost {
    * namespace, however it detached. Unisolated, marked leftovers are killed (best effort).
    */
   async close(workspace: WorkspaceRef): Promise<{ holderStopped: boolean; leftoversKilled: number }> {
-    const layout = workspaceLayout(this.options.dataDir, workspace);
+    return this.closeByName(workspaceLayout(this.options.dataDir, workspace).name);
+  }
+
+  async closeByName(name: string): Promise<{ holderStopped: boolean; leftoversKilled: number }> {
+    const layout = layoutByName(this.options.dataDir, name);
     return this.serial(layout.name, () => this.closeNow(layout));
   }
 
   private async closeNow(layout: WorkspaceLayout): Promise<{ holderStopped: boolean; leftoversKilled: number }> {
     this.doors.get(layout.name)?.close();
     this.doors.delete(layout.name);
+    const uid = await this.recordedUid(layout);
+    const isolation = await this.isolationCheck();
+    const cgroup = uid !== undefined && isolation.cgroups ? new WorkspaceCgroup(isolation.cgroups, `ws-${uid}`) : undefined;
     const holderStopped = await stopHolder(layout);
-    const leftoversKilled = killMarkedProcesses(layout.name);
+    const leftoversKilled = uid !== undefined ? await this.endProcesses(layout, uid, cgroup) : killMarkedProcesses(layout.name);
     return { holderStopped, leftoversKilled };
+  }
+
+  /** Kills every process of the workspace's uid (the pid namespace took them with the holder; this is the proof) and removes its cgroups. */
+  private async endProcesses(layout: WorkspaceLayout, uid: number, cgroup: WorkspaceCgroup | undefined): Promise<number> {
+    await stopHolder(layout);
+    let killed = 0;
+    for (let round = 0; round < 50; round += 1) {
+      const left = processesOf(uid);
+      if (left.length === 0) break;
+      for (const pid of left) {
+        try {
+          process.kill(pid, 'SIGKILL');
+          killed += round === 0 ? 1 : 0;
+        } catch {
+          // Gone meanwhile.
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await cgroup
+      ?.remove()
+      .catch((error: Error) =>
+        this.options.logger?.warn(
+          { component: 'sandbox', workspace: layout.name, error: error.message },
+          'a workspace cgroup could not be removed',
+        ),
+      );
+    return killed;
+  }
+
+  private async recordedUid(layout: WorkspaceLayout): Promise<number | undefined> {
+    try {
+      const uid = Number(readFileSync(join(layout.state, 'uid'), 'utf8'));
+      return Number.isInteger(uid) && uid > 0 ? uid : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /** Closes the workspace and removes its folder. */
@@ -221,6 +421,10 @@ export class SandboxHost {
     const layout = workspaceLayout(this.options.dataDir, workspace);
     return this.serial(layout.name, async () => {
       const closed = await this.closeNow(layout);
+      const uid = await this.recordedUid(layout);
+      // The files the sandbox wrote go with its own rights (a folder disk), or as one image file.
+      await new WorkspaceDisk({ diskMiB: this.limits.diskMiB, images: true }).remove(layout, uid).catch(() => undefined);
+      await this.uids.release(layout.root, layout.state);
       // Renamed aside first, so a kill mid-removal never leaves a half-deleted workspace
       // under the key; the retry (or any later release) removes what is left aside.
       const parent = dirname(layout.root);
@@ -233,6 +437,22 @@ export class SandboxHost {
       }
       return closed;
     });
+  }
+
+  /** Whether the workspace's sandbox is running now (unisolated: never). */
+  async hasLiveHolder(name: string): Promise<boolean> {
+    return (await liveHolder(layoutByName(this.options.dataDir, name))) !== undefined;
+  }
+
+  /** The workspaces of this data dir that have a live holder, with the workflows that used them (the janitor's list). */
+  async liveHolders(): Promise<Array<{ name: string; holder: HolderRecord }>> {
+    const found: Array<{ name: string; holder: HolderRecord }> = [];
+    for (const name of await readdir(join(this.options.dataDir, 'workspaces')).catch(() => [] as string[])) {
+      if (name.startsWith(RELEASED)) continue;
+      const holder = await liveHolder(layoutByName(this.options.dataDir, name));
+      if (holder) found.push({ name, holder });
+    }
+    return found;
   }
 
   /** Shuts every door this worker holds (worker shutdown); holders and jobs stay for the next worker. */

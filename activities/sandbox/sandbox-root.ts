@@ -26,9 +26,9 @@ function worldReadable(stat: Stats): boolean {
 }
 
 /**
- * Everything under `/etc` an ordinary user could not read. Commands run as uid 0 (without
- * capabilities), which still owns root's files, so the system's own "only root may read
- * this" must be enforced by leaving those files out.
+ * Everything under `/etc` an ordinary user could not read. Commands run as an unprivileged uid
+ * of their own, so the system's permissions already keep them out; these are covered as well,
+ * so a file a group or a later change opens up stays out of the sandbox.
  */
 export function privateEtcEntries(root = '/etc'): string[] {
   const found: string[] = [];
@@ -53,8 +53,25 @@ export function privateEtcEntries(root = '/etc'): string[] {
 
 const under = (path: string, folder: string) => path === folder || path.startsWith(folder + sep);
 
-/** Covers a folder with an empty read-only tmpfs, or a file with /dev/null; nothing for what is absent. */
+/**
+ * Whether a process with no rights of its own (the workspace's uid, an "other" to every file
+ * on the host) can look the path up: every folder above it must be searchable by others.
+ */
+export function reachableByOthers(path: string): boolean {
+  for (let folder = dirname(path); ; folder = dirname(folder)) {
+    const stat = statSync(folder, { throwIfNoEntry: false });
+    if (!stat || (stat.mode & 0o001) === 0) return false;
+    if (folder === '/') return true;
+  }
+}
+
+/**
+ * Covers a folder with an empty read-only tmpfs, or a file with /dev/null; nothing for what is
+ * absent, or out of reach already (bubblewrap, running as the workspace's uid, could not even
+ * look it up to cover it, and neither can the commands).
+ */
 function hide(path: string): string[] {
+  if (!reachableByOthers(path)) return [];
   const stat = statSync(path, { throwIfNoEntry: false });
   if (stat?.isDirectory()) return ['--perms', '0555', '--tmpfs', path];
   if (stat) return ['--ro-bind', '/dev/null', path];

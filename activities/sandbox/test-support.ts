@@ -1,10 +1,12 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createSandboxActivities, createSandboxHost, type SandboxDeps, type WorkspaceRef } from './index';
 import { detectIsolation, ISOLATION_FIX } from './isolation';
+import { WorkspaceFiles } from './files';
+import { SandboxHost } from './sandbox-host';
 import { workspaceName } from './workspace-layout';
 
 /** Helpers shared by the sandbox tests: a throwaway data dir and process inspection. */
@@ -61,4 +63,44 @@ export async function waitUntil(condition: () => boolean | Promise<boolean>, tim
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await delay(50);
   }
+}
+
+/**
+ * A file in the home folder (`/home/sandbox`, on the workspace's disk) of a workspace under
+ * `dataDir` that a worker process, not this test, made: read inside its running sandbox, or
+ * (`startIdle`, after the runs are over) in one started for the look and ended after. Commands of tests log there,
+ * outside the checkout a unit commits and beyond the run's /tmp. Undefined while no workspace has it.
+ */
+export async function homeFileOfWorkspaces(
+  dataDir: string,
+  name: string,
+  options: { startIdle?: boolean } = {},
+): Promise<string | undefined> {
+  const host = new SandboxHost({ dataDir, isolation: 'bwrap', gitBaseUrl: 'http://127.0.0.1:9' });
+  const names = (await readdir(join(dataDir, 'workspaces')).catch(() => [] as string[])).filter((entry) => !entry.startsWith('.'));
+  for (const workspace of names) {
+    let target = await host.attach(workspace);
+    const started = !target;
+    // Only once no run can be starting it: two sandboxes of one workspace never run at once.
+    if (!target && options.startIdle) target = await host.prepareByName(workspace).catch(() => undefined);
+    if (!target) continue;
+    try {
+      const read = await new WorkspaceFiles(host, { ...target, roots: { work: '/home/sandbox', tmp: '/tmp' } }).readBytes(name);
+      if (read.ok) return read.bytes.toString('utf8');
+    } finally {
+      if (started) await host.closeByName(workspace);
+      host.shutDoors();
+    }
+  }
+  return undefined;
+}
+
+/** Writes a file into the running sandbox of the (only) live workspace under `dataDir`: a detached job's exit file. */
+export async function writeInLiveWorkspace(dataDir: string, path: string, content: string): Promise<boolean> {
+  const host = new SandboxHost({ dataDir, isolation: 'bwrap', gitBaseUrl: 'http://127.0.0.1:9' });
+  for (const { name } of await host.liveHolders()) {
+    const target = await host.attach(name);
+    if (target) return (await new WorkspaceFiles(host, target).write(path, content)).ok;
+  }
+  return false;
 }

@@ -13,18 +13,28 @@ export const SANDBOX_VIEW = {
   home: '/home/sandbox',
 } as const;
 
-/** The folders of one workspace on the worker's disk. */
+/**
+ * The folders of one workspace on the worker's disk. Isolated, the worker's side holds only
+ * its own notes and the workspace's disk (an image, or a folder owned by the workspace's uid
+ * that the worker never opens); the files are reached from inside the sandbox. Unisolated,
+ * `work`, `tmp` and `home` are plain folders the commands use directly.
+ */
 export interface WorkspaceLayout {
   /** The safe folder name derived from the key. */
   name: string;
+  /** `<dataDir>/workspaces/<name>`: root's only (0700). */
   root: string;
-  /** The checkout and the command's working directory (`/workspace` inside the sandbox). */
+  /** The checkout: `/workspace` inside the sandbox. */
   work: string;
-  /** The private `/tmp`, kept across calls so detached jobs' logs and exit files stay visible. */
+  /** The private `/tmp` when unisolated (isolated, `/tmp` is a sized tmpfs of the sandbox). */
   tmp: string;
   /** `$HOME` of the command: git config, caches. */
   home: string;
-  /** The worker's own notes (the holder's pid); never mounted into the sandbox. */
+  /** Isolated without a disk image: the folder holding `work` and `home`, owned by the workspace's uid. */
+  data: string;
+  /** The workspace's disk image (isolated, when loop devices are available). */
+  image: string;
+  /** The worker's own notes (the holder's pid, the uid, the lease); never mounted into the sandbox. */
   state: string;
 }
 
@@ -44,24 +54,36 @@ export function workspaceName(key: string): string {
 }
 
 export function workspaceLayout(dataDir: string, workspace: WorkspaceRef): WorkspaceLayout {
-  const name = workspaceName(workspace.key);
+  return layoutByName(dataDir, workspaceName(workspace.key));
+}
+
+export function layoutByName(dataDir: string, name: string): WorkspaceLayout {
   const root = join(dataDir, 'workspaces', name);
+  const data = join(root, 'data');
   return {
     name,
     root,
-    work: join(root, 'work'),
-    tmp: join(root, 'tmp'),
-    home: join(root, 'home'),
+    work: join(data, 'work'),
+    tmp: join(data, 'tmp'),
+    home: join(data, 'home'),
+    data,
+    image: join(root, 'disk.img'),
     state: join(root, 'state'),
   };
 }
 
-/** Creates the workspace's folders if they are missing; cheap when they exist. */
-export async function ensureWorkspaceFolders(layout: WorkspaceLayout): Promise<void> {
+/** The worker's folders of a workspace: its root and notes, root's only. */
+export async function ensureStateFolders(layout: WorkspaceLayout): Promise<void> {
+  await mkdir(layout.state, { recursive: true, mode: 0o700 });
+  await chmod(layout.root, 0o700);
+}
+
+/** Unisolated: the plain folders commands use (nothing here is a boundary). */
+export async function ensureUnisolatedFolders(layout: WorkspaceLayout): Promise<void> {
+  await ensureStateFolders(layout);
   await mkdir(layout.work, { recursive: true });
   // The private /tmp is world-writable with the sticky bit, like any /tmp.
   await mkdir(layout.tmp, { recursive: true });
   await chmod(layout.tmp, 0o1777);
   await mkdir(layout.home, { recursive: true });
-  await mkdir(layout.state, { recursive: true, mode: 0o700 });
 }

@@ -1,15 +1,14 @@
-import { existsSync } from 'node:fs';
 import { readFile, realpath } from 'node:fs/promises';
-import { join, relative } from 'node:path';
-import { DEFAULT_FILE_LIMITS, writeWorkspaceFile } from '../sandbox/files';
+import { join } from 'node:path';
+import { SandboxUnavailable, workspaceFilesFor, type WorkspaceFiles } from '../sandbox';
+import { type SandboxHost } from '../sandbox/sandbox-host';
 import { type WorkspaceRef } from '../sandbox/types';
-import { ensureWorkspaceFolders, SANDBOX_VIEW, workspaceLayout } from '../sandbox/workspace-layout';
-import { openForRead } from '../sandbox/workspace-paths';
+import { SANDBOX_VIEW } from '../sandbox/workspace-layout';
 import { MAX_SKILL_BYTES, parseSkillFile, SKILL_FILE, skillFiles, subfolders, type SkillFolder, type SkillProblem } from './skill-files';
 
 export interface SkillDeps {
-  /** The workspaces' data folder (the sandbox's `dataDir`). */
-  dataDir: string;
+  /** The workspaces' sandbox host: a checkout's skills are read inside its sandbox. */
+  sandboxHost: SandboxHost;
   /** Configured skill folders (absolute): each holds one folder per skill. */
   dirs: readonly string[];
 }
@@ -61,14 +60,19 @@ function capped(text: string): string {
  * own file tools without exposing the worker's folders to the sandbox.
  */
 export function createSkillActivities(deps: SkillDeps) {
-  async function discover(
-    workspace?: WorkspaceRef,
-  ): Promise<{ skills: SkillFolder[]; problems: SkillProblem[]; bodies: Map<string, string> }> {
+  async function discover(workspace?: WorkspaceRef): Promise<{
+    skills: SkillFolder[];
+    problems: SkillProblem[];
+    bodies: Map<string, string>;
+    /** A repository skill's files, as listed inside the sandbox. */
+    listed: Map<string, string[]>;
+    files?: WorkspaceFiles;
+  }> {
     const skills: SkillFolder[] = [];
     const problems: SkillProblem[] = [];
     const bodies = new Map<string, string>();
-    const consider = async (dir: string, source: SkillFolder['source'], read: (file: string) => Promise<string | undefined>) => {
-      const text = await read(join(dir, SKILL_FILE));
+    const listed = new Map<string, string[]>();
+    const consider = (dir: string, source: SkillFolder['source'], text: string | undefined) => {
       if (text === undefined) return;
       const parsed = parseSkillFile(text);
       if (!parsed.ok) return void problems.push({ path: dir, problem: parsed.problem });
@@ -81,20 +85,18 @@ export function createSkillActivities(deps: SkillDeps) {
     for (const root of deps.dirs) {
       const realRoot = await realpath(root).catch(() => undefined);
       if (!realRoot) continue;
-      for (const dir of await subfolders(realRoot, realRoot)) await consider(dir, 'config', readTrusted);
+      for (const dir of await subfolders(realRoot, realRoot)) consider(dir, 'config', await readTrusted(join(dir, SKILL_FILE)));
     }
-    const work = workspace ? workspaceLayout(deps.dataDir, workspace).work : undefined;
-    const realWork = work && existsSync(work) ? await realpath(work) : undefined;
-    if (realWork) {
-      const read = (file: string) => readInside(realWork, file);
-      const roots = [realWork, ...(await subfolders(realWork, realWork))];
-      for (const base of roots) {
-        const skillsDir = join(base, '.switchboard', 'skills');
-        if (!existsSync(skillsDir)) continue;
-        for (const dir of await subfolders(skillsDir, realWork)) await consider(dir, 'repository', read);
+    const files = workspace ? await workspaceFilesFor(deps.sandboxHost, workspace) : undefined;
+    if (files && !(files instanceof SandboxUnavailable)) {
+      // The checkout is the sandbox's: its skill folders are found and read in there.
+      for (const found of await files.repositorySkills(MAX_SKILL_BYTES, 200)) {
+        consider(found.dir, 'repository', found.text);
+        listed.set(found.dir, found.files);
       }
+      return { skills, problems, bodies, listed, files };
     }
-    return { skills, problems, bodies };
+    return { skills, problems, bodies, listed };
   }
 
   return {
@@ -106,12 +108,12 @@ export function createSkillActivities(deps: SkillDeps) {
     },
 
     async useSkill(input: { workspace?: WorkspaceRef; name: string }): Promise<UseSkillResult> {
-      const { skills, bodies } = await discover(input.workspace);
+      const { skills, bodies, listed, files: workspaceFiles } = await discover(input.workspace);
       const skill = skills.find((candidate) => candidate.name === input.name);
       if (!skill) {
         return { ok: false, code: 'skill_unknown', error: `no skill is called "${input.name}"`, available: skills.map((s) => s.name) };
       }
-      const files = await skillFiles(skill.dir);
+      const files = skill.source === 'repository' ? (listed.get(skill.dir) ?? []) : await skillFiles(skill.dir);
       const base = {
         ok: true as const,
         name: skill.name,
@@ -120,12 +122,9 @@ export function createSkillActivities(deps: SkillDeps) {
         instructions: capped(bodies.get(skill.name) ?? ''),
         files,
       };
-      if (input.workspace && skill.source === 'repository') {
-        const work = await realpath(workspaceLayout(deps.dataDir, input.workspace).work);
-        return { ...base, location: `${SANDBOX_VIEW.work}/${relative(work, skill.dir)}` };
-      }
-      if (input.workspace) {
-        const copied = await copyIntoWorkspace(deps.dataDir, input.workspace, skill, files);
+      if (skill.source === 'repository') return { ...base, location: skill.dir };
+      if (workspaceFiles) {
+        const copied = await copyIntoWorkspace(workspaceFiles, skill, files);
         if (typeof copied !== 'string') return { ok: false, code: 'skill_unreadable', error: copied.error, available: [] };
         return { ...base, location: copied };
       }
@@ -145,36 +144,13 @@ async function readTrusted(file: string): Promise<string | undefined> {
   }
 }
 
-/** Reads a repository file only when its real path stays inside the workspace (no link out). */
-async function readInside(realWork: string, file: string): Promise<string | undefined> {
-  try {
-    const handle = await openForRead(realWork, file, relative(realWork, file));
-    if ('ok' in handle) return undefined;
-    try {
-      const { size } = await handle.stat();
-      return size > MAX_SKILL_BYTES ? undefined : (await handle.readFile()).toString('utf8');
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    return undefined;
-  }
-}
-
 /** Copies a configured skill's text files to /tmp/skills/<name>/ of the workspace, through the guarded writer. */
-async function copyIntoWorkspace(
-  dataDir: string,
-  workspace: WorkspaceRef,
-  skill: SkillFolder,
-  files: string[],
-): Promise<string | { error: string }> {
-  const layout = workspaceLayout(dataDir, workspace);
-  await ensureWorkspaceFolders(layout);
+async function copyIntoWorkspace(workspaceFiles: WorkspaceFiles, skill: SkillFolder, files: string[]): Promise<string | { error: string }> {
   const target = `${SANDBOX_VIEW.tmp}/skills/${skill.name}`;
   for (const file of [SKILL_FILE, ...files]) {
     const content = await readTrusted(join(skill.dir, file));
     if (content === undefined || content.includes('\0')) continue;
-    const written = await writeWorkspaceFile(layout, `${target}/${file}`, content, DEFAULT_FILE_LIMITS);
+    const written = await workspaceFiles.write(`${target}/${file}`, content);
     if (!written.ok) return { error: `could not copy ${file} into the workspace: ${written.error}` };
   }
   return target;

@@ -1,7 +1,7 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { workspaceLayout } from '../sandbox/workspace-layout';
+import { requireBubblewrap, sandboxFixture } from '../sandbox/test-support';
 import { createSkillActivities } from '.';
 import { parseSkillFile } from './skill-files';
 
@@ -14,29 +14,40 @@ const skill = (name: string, description: string, body: string) => `---\nname: $
 
 describe('skills', () => {
   const root = mkdtempSync(join(tmpdir(), 'skills-'));
-  const dataDir = join(root, 'data');
   const configured = join(root, 'configured');
   const secret = join(root, 'secret.txt');
-  const workspace = { key: 'thread:test:skills', network: false };
-  const work = workspaceLayout(dataDir, workspace).work;
-  const skills = createSkillActivities({ dataDir, dirs: [configured, join(root, 'missing')] });
+  let fixture: Awaited<ReturnType<typeof sandboxFixture>>;
+  let workspace: ReturnType<typeof fixture.workspace>;
+  let skills: ReturnType<typeof createSkillActivities>;
 
-  beforeAll(() => {
+  beforeAll(async () => {
+    await requireBubblewrap();
+    fixture = await sandboxFixture();
+    workspace = fixture.workspace();
+    skills = createSkillActivities({ sandboxHost: fixture.host, dirs: [configured, join(root, 'missing')] });
     writeFileSync(secret, 'worker secret');
     put(join(configured, 'deploy', 'SKILL.md'), skill('deploy', 'Ship a release to staging.', '1. Run scripts/deploy.sh'));
     put(join(configured, 'deploy', 'scripts', 'deploy.sh'), 'echo deploying\n');
     put(join(configured, 'broken', 'SKILL.md'), 'no front matter here');
-    put(
-      join(work, 'app', '.switchboard', 'skills', 'lint', 'SKILL.md'),
-      skill('lint', 'Lint this repository the house way.', 'Run npm run lint.'),
-    );
-    put(join(work, 'app', '.switchboard', 'skills', 'deploy', 'SKILL.md'), skill('deploy', 'A repository skill shadowed by config.', 'x'));
-    // A repository skill that links out of the workspace must never be read.
-    mkdirSync(join(work, 'app', '.switchboard', 'skills', 'escape'), { recursive: true });
-    symlinkSync(secret, join(work, 'app', '.switchboard', 'skills', 'escape', 'SKILL.md'));
-    symlinkSync(configured, join(work, 'app', '.switchboard', 'skills', 'outside'));
+    // The checkout's skills are written by the run's own commands, in its sandbox.
+    const inside = (name: string, description: string, body: string) =>
+      `mkdir -p app/.switchboard/skills/${name} && printf '%s' '${skill(name, description, body)}' > app/.switchboard/skills/${name}/SKILL.md`;
+    const made = await fixture.activities.bash({
+      workspace,
+      command: [
+        inside('lint', 'Lint this repository the house way.', 'Run npm run lint.'),
+        inside('deploy', 'A repository skill shadowed by config.', 'x'),
+        // A repository skill that links out of the workspace must never be read.
+        'mkdir -p app/.switchboard/skills/escape && ln -s /etc/passwd app/.switchboard/skills/escape/SKILL.md',
+        `ln -s /etc app/.switchboard/skills/outside`,
+      ].join(' && '),
+    });
+    expect(made.exitCode).toBe(0);
   });
-  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  afterAll(async () => {
+    await fixture?.cleanup();
+    rmSync(root, { recursive: true, force: true });
+  });
 
   it('lists configured and repository skills; configured wins a clash; links out are skipped', async () => {
     const listed = await skills.listSkills({ workspace });
@@ -49,6 +60,7 @@ describe('skills', () => {
       'the name deploy is taken by an earlier skill',
     ]);
     expect(JSON.stringify(listed)).not.toContain('worker secret');
+    expect(JSON.stringify(listed)).not.toContain('root:x:0');
     expect((await skills.listSkills({ workspace, query: 'LINT' })).skills.map((s) => s.name)).toEqual(['lint']);
     expect((await skills.listSkills({})).skills.map((s) => s.name)).toEqual(['deploy']);
   });
@@ -66,8 +78,8 @@ describe('skills', () => {
   it("copies a configured skill into the run's /tmp so its files are reachable with the run's tools", async () => {
     const used = await skills.useSkill({ workspace, name: 'deploy' });
     expect(used).toMatchObject({ ok: true, source: 'config', location: '/tmp/skills/deploy', files: ['scripts/deploy.sh'] });
-    const tmp = workspaceLayout(dataDir, workspace).tmp;
-    expect(readFileSync(join(tmp, 'skills', 'deploy', 'scripts', 'deploy.sh'), 'utf8')).toBe('echo deploying\n');
+    const copied = await fixture.activities.bash({ workspace, command: 'cat /tmp/skills/deploy/scripts/deploy.sh' });
+    expect(copied.output).toBe('echo deploying\n');
   });
 
   it('gives a run without a workspace the files inline, and names unknown skills', async () => {

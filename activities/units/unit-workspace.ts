@@ -1,12 +1,10 @@
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { failure } from '../../workflows/contracts';
-import { runGit } from '../github/git-credentials';
 import { currentCallContext, withHeartbeat } from '../models/activity-context';
 import { type GitHubIdentities } from '../github/identity';
 import { ACTIVITY_HEARTBEAT_MS } from '../heartbeating';
-import { workspaceLayout } from '../sandbox/workspace-layout';
-import { ceiling, ensureCheckout, removeStaleLocks, type GitRunner } from './git-repair';
+import { parseFields, type WorkspaceGit } from '../sandbox/workspace-git';
+import { workspaceName } from '../sandbox/workspace-layout';
+import { CHECKOUT_SCRIPT, COMMIT_SCRIPT } from './git-scripts';
 
 export interface PrepareUnitWorkspaceInput {
   /** The sandbox workspace key the unit's runs use. */
@@ -21,7 +19,7 @@ export interface PrepareUnitWorkspaceInput {
 }
 
 export interface UnitWorkspace {
-  /** The checkout on the worker's disk (git operations and pushes run here). */
+  /** The checkout as the unit's runs see it (`/workspace`); its git work runs inside the workspace's sandbox. */
   path: string;
   headSha: string;
   /** The branch new commits are compared against. */
@@ -45,18 +43,17 @@ export interface CommitResult {
   changed: boolean;
 }
 
-const GIT_AUTHOR = ['-c', 'user.name=Switchboard', '-c', 'user.email=switchboard@users.noreply.github.com'];
-
 /**
- * The unit's checkout inside the sandbox workspace of its runs: cloned once with the run's
- * scoped token (through a credential helper, never in a URL), then fetched and switched for
- * each round. Repeatable whatever a killed attempt left: `ensureCheckout` verifies and repairs
- * the git directory and remote, stale lock files are removed, and the switch is a hard reset.
- * Every call heartbeats while git runs, so an attempt lost with its worker is retried within
- * seconds.
+ * The unit's checkout inside the sandbox workspace of its runs, made and committed by git
+ * running in that sandbox as its user (never by the worker on the tree the sandbox wrote):
+ * cloned once through the workspace's door (which adds the identity's token on the worker's
+ * side), then fetched and switched for each round. Repeatable whatever a killed attempt left:
+ * the checkout script verifies and repairs the git directory and remote, removes stale lock
+ * files, and the switch is a hard reset. Every call heartbeats while git runs, so an attempt
+ * lost with its worker is retried within seconds.
  */
 export function createUnitWorkspaceActivities(deps: {
-  dataDir: string;
+  git: WorkspaceGit;
   identities: Pick<GitHubIdentities, 'tokenFor' | 'gitRemote'>;
   /** This host's own task queue (infra/host-queue.ts), returned with the checkout. */
   hostTaskQueue?: string;
@@ -66,32 +63,24 @@ export function createUnitWorkspaceActivities(deps: {
   return {
     async prepareUnitWorkspace(input: PrepareUnitWorkspaceInput): Promise<UnitWorkspace> {
       return withHeartbeat(call(), ACTIVITY_HEARTBEAT_MS, async () => {
-        const layout = workspaceLayout(deps.dataDir, { key: input.workspaceKey, network: true });
-        const token = await deps.identities.tokenFor(input.identity);
-        if (!token) throw failure('github_no_credential', `no GitHub credential for the '${input.identity}' identity`);
-        const remote = deps.identities.gitRemote(input.repo);
-        const git = gitIn(layout.work);
-        await mkdir(layout.work, { recursive: true });
-        await ensureCheckout(layout.work, remote, git);
-        await git(['fetch', '-q', '--prune', 'origin', '+refs/heads/*:refs/remotes/origin/*'], layout.work, token);
-        const base = input.base ?? (await defaultBranch(layout.work, token));
-        const remoteBranch = await runGit(['rev-parse', '--verify', '-q', `refs/remotes/origin/${input.branch}`], {
-          cwd: layout.work,
-          env: ceiling(layout.work),
-        });
-        const start = input.checkoutSha ?? (remoteBranch.code === 0 ? `origin/${input.branch}` : `origin/${base}`);
-        await git(['checkout', '-q', '-f', '-B', input.branch, start], layout.work);
-        await git(['reset', '-q', '--hard', start], layout.work);
-        await git(['clean', '-qfdx'], layout.work);
-        const baseSha = await runGit(['rev-parse', '--verify', '-q', `refs/remotes/origin/${base}`], {
-          cwd: layout.work,
-          env: ceiling(layout.work),
-        });
+        if (!(await deps.identities.tokenFor(input.identity)))
+          throw failure('github_no_credential', `no GitHub credential for the '${input.identity}' identity`);
+        const name = workspaceName(input.workspaceKey);
+        const ran = await deps.git.script(
+          name,
+          CHECKOUT_SCRIPT,
+          [deps.identities.gitRemote(input.repo), input.branch, input.base ?? '', input.checkoutSha ?? ''],
+          { identity: input.identity, repo: input.repo },
+        );
+        if (ran.code !== 0) throw gitFailed('checkout', ran);
+        const fields = parseFields(ran.stdout);
+        if (!/^[0-9a-f]{40}$/.test(fields.head ?? ''))
+          throw gitFailed('checkout', { code: 0, stderr: `no commit checked out (${ran.stdout.trim().slice(-200)})` });
         return {
-          path: layout.work,
-          headSha: await git(['rev-parse', 'HEAD'], layout.work),
-          base,
-          ...(baseSha.code === 0 && baseSha.stdout.trim() ? { baseSha: baseSha.stdout.trim() } : {}),
+          path: fields.work || '/workspace',
+          headSha: fields.head,
+          base: fields.base || input.base || 'main',
+          ...(/^[0-9a-f]{40}$/.test(fields.baseSha ?? '') ? { baseSha: fields.baseSha } : {}),
           ...(deps.hostTaskQueue ? { hostTaskQueue: deps.hostTaskQueue } : {}),
         };
       });
@@ -99,31 +88,22 @@ export function createUnitWorkspaceActivities(deps: {
 
     async commitWorkspace(input: CommitWorkspaceInput): Promise<CommitResult> {
       return withHeartbeat(call(), ACTIVITY_HEARTBEAT_MS, async () => {
-        const layout = workspaceLayout(deps.dataDir, { key: input.workspaceKey, network: true });
-        const git = gitIn(layout.work);
-        // A commit killed midway leaves index.lock or a ref lock; the commit itself is all or nothing.
-        await removeStaleLocks(join(layout.work, '.git'));
-        await git(['add', '-A'], layout.work);
-        const staged = await runGit(['diff', '--cached', '--quiet'], { cwd: layout.work, env: ceiling(layout.work) });
-        if (staged.code !== 0) await git([...GIT_AUTHOR, 'commit', '--no-verify', '-q', '-m', input.message], layout.work);
-        const headSha = await git(['rev-parse', 'HEAD'], layout.work);
+        // A commit needs no remote: the door stays shut to git for it (read grant, nothing fetched).
+        const ran = await deps.git.script(workspaceName(input.workspaceKey), COMMIT_SCRIPT, [input.message], {
+          identity: 'read',
+          repo: '',
+        });
+        if (ran.code !== 0) throw gitFailed('commit', ran);
+        const headSha = parseFields(ran.stdout).head ?? '';
+        if (!/^[0-9a-f]{40}$/.test(headSha))
+          throw gitFailed('commit', { code: 0, stderr: `no commit to report (${ran.stdout.trim().slice(-200)})` });
         return { headSha, changed: headSha !== input.since };
       });
     },
   };
+}
 
-  function gitIn(work: string): GitRunner {
-    return async (args, cwd, token) => {
-      const outcome = await runGit(args, { cwd, token, timeoutMs: 300_000, env: ceiling(work) });
-      if (outcome.code !== 0)
-        throw failure('git_failed', `git ${args[0]} failed: ${outcome.stderr.trim().slice(-500)}`, { retryable: true });
-      return outcome.stdout.trim();
-    };
-  }
-
-  async function defaultBranch(cwd: string, token: string): Promise<string> {
-    const head = await runGit(['ls-remote', '--symref', 'origin', 'HEAD'], { cwd, token, env: ceiling(cwd) });
-    const match = /ref: refs\/heads\/(\S+)\s+HEAD/.exec(head.stdout);
-    return match?.[1] ?? 'main';
-  }
+function gitFailed(step: string, ran: { code: number; stderr: string; timedOut?: boolean }) {
+  const why = ran.timedOut ? 'it did not finish in time' : ran.stderr.trim().slice(-500) || `exit ${ran.code}, no output`;
+  return failure('git_failed', `git ${step} failed: ${why}`, { retryable: true });
 }

@@ -30,6 +30,19 @@ describe('classifyAddress', () => {
     ['[::ffff:10.0.0.1]', 'private'],
     ['64:ff9b::10.0.0.1', 'private'],
     ['2002:c0a8:0101::1', 'private'],
+    ['2002:7f00:1::1', 'loopback'],
+    // IPv4-translated (SIIT) forms are refused whatever they embed.
+    ['::ffff:0:127.0.0.1', 'reserved'],
+    ['::ffff:0:7f00:1', 'reserved'],
+    ['::ffff:0:8.8.8.8', 'reserved'],
+    ['64:ff9b::127.0.0.1', 'loopback'],
+    ['64:ff9b::7f00:1', 'loopback'],
+    ['64:ff9b:1::8.8.8.8', 'reserved'],
+    ['::127.0.0.1', 'reserved'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'reserved'],
+    // ISATAP interface ids carry an IPv4 address under any prefix.
+    ['2606:4700::5efe:127.0.0.1', 'loopback'],
+    ['2606:4700::200:5efe:10.1.2.3', 'private'],
     ['fe80::1%eth0', 'link-local'],
     ['not-an-ip', 'reserved'],
   ])('%s is %s', (address, kind) => {

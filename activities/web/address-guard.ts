@@ -63,16 +63,27 @@ export function classifyAddress(address: string): AddressClass {
   const bytes = parseIPv6(bare);
   if (!bytes) return 'reserved';
   // An IPv4 address in IPv6 clothing is judged as the IPv4 address it reaches:
-  // mapped (::ffff:a.b.c.d), NAT64 (64:ff9b::a.b.c.d) and 6to4 (2002:AABB:CCDD::).
+  // mapped (::ffff:a.b.c.d), NAT64 (64:ff9b::a.b.c.d), 6to4 (2002:AABB:CCDD::) and an ISATAP
+  // interface id (…:0:5efe:a.b.c.d, …:200:5efe:a.b.c.d) under any prefix.
   if (startsWith(bytes, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff])) return classifyV4(bytes.slice(12));
+  // The IPv4-translated form (::ffff:0:a.b.c.d) belongs inside a stateless translator, never on
+  // a host's connect: refused whatever it embeds, like the IPv4-compatible ::a.b.c.d below.
+  if (startsWith(bytes, [0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0])) return 'reserved';
   if (startsWith(bytes, [0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0])) return classifyV4(bytes.slice(12));
-  if (startsWith(bytes, [0x20, 0x02])) return classifyV4(bytes.slice(2, 6));
+  if (startsWith(bytes, [0x20, 0x02])) return worstOf(classifyV4(bytes.slice(2, 6)), match(bytes, V6_RANGES));
+  const isatap = (bytes[8] === 0 || bytes[8] === 0x02) && bytes[9] === 0 && bytes[10] === 0x5e && bytes[11] === 0xfe;
+  if (isatap) return worstOf(classifyV4(bytes.slice(12)), match(bytes, V6_RANGES));
   return match(bytes, V6_RANGES);
 }
 
 /** True when `web_fetch` may connect to this address without an allowlist entry. */
 export function isPublicAddress(address: string): boolean {
   return classifyAddress(address) === 'public';
+}
+
+/** The refused class of two, when either is refused: an address is public only when every reading of it is. */
+function worstOf(first: AddressClass, second: AddressClass): AddressClass {
+  return first !== 'public' ? first : second;
 }
 
 function classifyV4(bytes: number[]): AddressClass {

@@ -35,6 +35,21 @@ describe('switchboard doctor', () => {
       "info  tools: web_fetch on (allowlist: none); web_search off (no search provider is configured (web.search.provider)); skills: 0 configured folders beside each checkout's .switchboard/skills/",
     );
     expect(output).toMatch(/ok {4}sandbox: bubblewrap isolates commands .*network door: nsenter/);
+    // The uid mapping, the seccomp filter and every bound in force, one line each.
+    expect(output).toMatch(/ {6}user: each workspace runs as a host uid of its own \(1500000000…1500099999\), mapped to uid 1000/);
+    expect(output).toMatch(/ {6}seccomp: x64 filter: \d+ syscalls refused/);
+    expect(output).toMatch(/ {6}cgroups: cgroup v1: pids, memory, cpu per workspace/);
+    for (const bound of [
+      'processes: 1024',
+      'memory: 4096 MiB',
+      'tmp: 1024 MiB',
+      'shm: 256 MiB',
+      'disk: 10240 MiB ext4 image',
+      'cpu: 3600 s',
+      'fileSize: 4096 MiB',
+      'openFiles: 4096',
+    ])
+      expect(output).toContain(`      ${bound}`);
     expect(code).toBe(0);
   });
 
@@ -107,7 +122,7 @@ describe('switchboard doctor', () => {
     );
     expect(missing.code).toBe(1);
     expect(missing.output).toMatch(/FAIL {2}sandbox: bwrap is not installed; shell agents are refused/);
-    expect(missing.output).toMatch(/1 problem:\n {2}- install bubblewrap and util-linux .*apt-get install -y bubblewrap util-linux/);
+    expect(missing.output).toMatch(/1 problem:\n {2}- install bubblewrap, util-linux and python3 .*apt-get install -y bubblewrap util-linux python3/);
 
     const unisolated = await doctor({ ...base, TEMPORAL_ADDRESS: address, SWITCHBOARD_SANDBOX_ISOLATION: 'unisolated-unsafe' });
     expect(unisolated.output).toMatch(/WARN {2}sandbox: UNISOLATED by configuration/);

@@ -12,6 +12,8 @@ import { SEARCH_ATTRIBUTE_KEYS } from '../../workflows/search-attributes';
 import { canonicalModel } from '../../agents/model-choice';
 import { githubIdentity, modelKeyFix } from '../../infra/preflight';
 import { detectIsolation, readinessOf, type IsolationCheck } from '../../activities/sandbox/isolation';
+import { sandboxBounds } from '../../activities/sandbox/bounds';
+import { DEFAULT_LIMITS } from '../../activities/sandbox/limits';
 import { payloadsDir, payloadStoreFromConfig, S3Store } from '../../infra/payloads';
 
 export interface DoctorOptions {
@@ -203,9 +205,18 @@ async function checkSandbox(
   probe: () => Promise<IsolationCheck>,
 ): Promise<string | undefined> {
   const setting = loaded.config.sandbox.isolation;
-  const readiness = readinessOf(setting, setting === 'bwrap' ? await probe() : { mode: 'none', setpriv: false });
+  const check = setting === 'bwrap' ? await probe() : ({ mode: 'none', setpriv: false } as IsolationCheck);
+  const readiness = readinessOf(setting, check);
   if (readiness.mode === 'bwrap') {
-    write('ok    sandbox: bubblewrap isolates commands (own mount, pid and network namespaces); network door: nsenter (util-linux)');
+    write(
+      'ok    sandbox: bubblewrap isolates commands (own user, mount, pid, network, IPC and UTS namespaces); network door: nsenter (util-linux)',
+    );
+    const { limits, uids } = loaded.config.sandbox;
+    const bounds = sandboxBounds(check, { ...DEFAULT_LIMITS, ...limits }, uids);
+    write(`      user: ${bounds.user}`);
+    write(`      seccomp: ${bounds.seccomp}`);
+    write(`      cgroups: ${bounds.cgroups}`);
+    for (const [name, line] of Object.entries(bounds.limits)) write(`      ${name}: ${line}`);
     return undefined;
   }
   if (readiness.mode === 'unisolated') {

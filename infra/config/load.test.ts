@@ -30,7 +30,13 @@ describe('loadConfig', () => {
     expect(config.http.port).toBe(3000);
     expect(config.dataDir).toBe(join(cwd, '.data'));
     // Fail closed unless someone explicitly chose otherwise; any public host by default.
-    expect(config.sandbox).toEqual({ isolation: 'bwrap', egress: { allow: ['*'], machines: {}, agents: {} }, hiddenPaths: [] });
+    expect(config.sandbox).toEqual({
+      isolation: 'bwrap',
+      egress: { allow: ['*'], machines: {}, agents: {} },
+      hiddenPaths: [],
+      limits: { processes: 1024, memoryMiB: 4096, tmpMiB: 1024, shmMiB: 256, diskMiB: 10240, cpuSeconds: 3600, fileMiB: 4096, openFiles: 4096 },
+      uids: { first: 1_500_000_000, count: 100_000 },
+    });
   });
 
   it('reads switchboard.yaml by default and lets environment variables win', () => {

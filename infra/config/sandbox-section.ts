@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { DEFAULT_LIMITS } from '../../activities/sandbox/limits';
 import { HOST_PATTERN } from '../../activities/sandbox/network/egress-policy';
+import { DEFAULT_UID_RANGE } from '../../activities/sandbox/sandbox-uids';
 
 const Destinations = z
   .array(z.string().regex(HOST_PATTERN, 'a host pattern: *, example.com, *.example.com or an IPv4 address'))
@@ -27,6 +29,29 @@ export const SandboxConfigSchema = z
       .prefault({}),
     /** Host paths under the system folders the sandbox sees (/usr, /etc …) that it must not: files with secrets. */
     hiddenPaths: z.array(z.string().startsWith('/', 'an absolute path')).default([]),
+    /** What one workspace may use of the host (docs/security.md lists each bound and how it is enforced). */
+    limits: z
+      .object({
+        processes: z.number().int().min(16).max(1_000_000).default(DEFAULT_LIMITS.processes),
+        memoryMiB: z.number().int().min(64).default(DEFAULT_LIMITS.memoryMiB),
+        tmpMiB: z.number().int().min(1).default(DEFAULT_LIMITS.tmpMiB),
+        shmMiB: z.number().int().min(1).default(DEFAULT_LIMITS.shmMiB),
+        /** 0: the workspace's files live in a plain folder with no total bound. */
+        diskMiB: z.number().int().min(0).default(DEFAULT_LIMITS.diskMiB),
+        cpuSeconds: z.number().int().min(1).default(DEFAULT_LIMITS.cpuSeconds),
+        fileMiB: z.number().int().min(1).default(DEFAULT_LIMITS.fileMiB),
+        openFiles: z.number().int().min(64).default(DEFAULT_LIMITS.openFiles),
+      })
+      .strict()
+      .prefault({}),
+    /** Host uids workspaces run as, one each: a range no account or subordinate-id range on the host uses. */
+    uids: z
+      .object({
+        first: z.number().int().min(65_536).max(4_000_000_000).default(DEFAULT_UID_RANGE.first),
+        count: z.number().int().min(16).max(10_000_000).default(DEFAULT_UID_RANGE.count),
+      })
+      .strict()
+      .prefault({}),
   })
   .strict();
 

@@ -12,6 +12,7 @@ import { createGitHubIdentities, type GitHubIdentities } from '../../activities/
 import { defaultAgentsConfig, type AgentsConfigInput } from '../../agents/config';
 import { sendMessage, followRun, type AskOptions } from '../../cli/commands/ask';
 import { type IsolationCheck } from '../../activities/sandbox/isolation';
+import { createSandboxHost, type SandboxHost } from '../../activities/sandbox';
 import { hostTaskQueue } from '../../infra/host-queue';
 import { createLogger } from '../../infra/logger';
 import { createSwitchboardWorker } from '../../infra/worker';
@@ -26,6 +27,8 @@ export interface RunKit {
   taskQueue: string;
   dir: string;
   dataDir: string;
+  /** The worker's sandbox host (its holders, doors and readiness). */
+  sandboxHost: SandboxHost;
   /** Writes a scripted model file into the kit's scripted directory (`kit`) and returns its model id, `scripted:kit/<name>.yaml`. */
   script(name: string, turns: unknown[]): string;
   /** Sends a message to a thread (new unless `thread` is given) and returns the run id it started. */
@@ -94,6 +97,14 @@ export async function startRunKit(label: string, options: RunKitOptions = {}): P
   mkdirSync(scripts);
   const logger = createLogger({ level: 'silent' });
   const identities = options.github ?? createGitHubIdentities({ apiUrl: 'http://127.0.0.1:9/api/v3', gitUrl: 'http://127.0.0.1:9' });
+  const sandbox = {
+    dataDir,
+    identityToken: (scope: 'read' | 'write') => identities.tokenFor(scope),
+    gitBaseUrl: identities.gitUrl,
+    ...(hostQueue ? { hostTaskQueue: hostQueue } : {}),
+    ...(options.sandboxProbe ? { probe: options.sandboxProbe } : {}),
+  };
+  const sandboxHost = createSandboxHost(sandbox);
   const activities = createActivities({
     logger,
     models: {
@@ -110,13 +121,8 @@ export async function startRunKit(label: string, options: RunKitOptions = {}): P
       ...(options.customAgentsDir ? { customAgentsDir: options.customAgentsDir } : {}),
     },
     github: { identities },
-    sandbox: {
-      dataDir,
-      identityToken: (scope) => identities.tokenFor(scope),
-      gitBaseUrl: identities.gitUrl,
-      ...(hostQueue ? { hostTaskQueue: hostQueue } : {}),
-      ...(options.sandboxProbe ? { probe: options.sandboxProbe } : {}),
-    },
+    sandbox,
+    sandboxHost,
     units: { client, taskQueue },
     ...(options.web ? { web: options.web } : {}),
     ...(options.skillDirs ? { skillDirs: options.skillDirs } : {}),
@@ -151,6 +157,7 @@ export async function startRunKit(label: string, options: RunKitOptions = {}): P
     taskQueue,
     dir,
     dataDir,
+    sandboxHost,
     script(name, turns) {
       writeFileSync(join(scripts, `${name}.yaml`), stringify({ turns }));
       return `scripted:${KIT_SCRIPTS}/${name}.yaml`;
@@ -167,6 +174,7 @@ export async function startRunKit(label: string, options: RunKitOptions = {}): P
       await stopShared();
       hostWorker?.shutdown();
       await hostRunning;
+      sandboxHost.shutDoors();
       if (!env) await environment.teardown();
       // Deleting the workspaces ends their sandbox holders (and any detached jobs).
       rmSync(dir, { recursive: true, force: true });

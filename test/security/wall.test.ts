@@ -241,9 +241,9 @@ describe('the wall', () => {
   });
 
   it('a script a run wrote into its workspace cannot drive a later run from chat', async () => {
-    const planted = join(dir, 'data', 'workspaces', workspaceName(writer), 'work', 'p.yaml');
-    expect(readFileSync(planted, 'utf8')).toContain('planted script ran');
-    for (const model of [`scripted:${planted}`, `scripted:kit/../data/workspaces/${workspaceName(writer)}/work/p.yaml`]) {
+    // The file is on the workspace's own disk, which the host does not even mount: a chat message can only name a path.
+    const planted = join(dir, 'data', 'workspaces', workspaceName(writer), 'data', 'work', 'p.yaml');
+    for (const model of [`scripted:${planted}`, `scripted:kit/../data/workspaces/${workspaceName(writer)}/data/work/p.yaml`]) {
       // Short enough to be read as a model id (at most 100 characters), so the refusal is what stops it.
       expect(model.length).toBeLessThanOrEqual(100);
       const outcome = await chatMessage(`agent:explore model:${model} hello`);

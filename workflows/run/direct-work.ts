@@ -203,7 +203,7 @@ export class DirectWork {
         const push = await activities.github.pushBranch({
           repo: d.repo,
           identity: 'write',
-          workingDirectory: d.path,
+          workspaceKey,
           branch: d.branch,
           effectKey: `${runId}/push/${commit.headSha}`,
           // Never over someone else's commits: the branch must still be where this run left it.

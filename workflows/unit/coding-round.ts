@@ -50,7 +50,7 @@ export class CodingRound {
       const probe = await (host ? activities.onHost!(host).github : activities.github).pushBranch({
         repo,
         identity: 'write',
-        workingDirectory: ws.path,
+        workspaceKey: unitId,
         branch: c.branch,
         effectKey: `${unitId}/push-check/${c.round + 1}`,
         expectedRemoteSha: ws.headSha,
@@ -105,7 +105,7 @@ export class CodingRound {
         push = await (onHost?.github ?? activities.github).pushBranch({
           repo,
           identity: 'write',
-          workingDirectory: ws.path,
+          workspaceKey: unitId,
           branch: c.branch,
           effectKey: `${unitId}/push/${c.round}`,
           // On a person's PR: only on top of the head this round started from, never over their newer commits.

@@ -1,0 +1,228 @@
+/**
+ * The program every sandboxed process starts from, run by the system's Python inside the
+ * sandbox as its unprivileged user (`python3 -I -S -c PROGRAM …`). It is ours, passed on the
+ * command line (never a file the sandbox could change), and does two things:
+ *
+ * 1. confines itself: resource limits (rlimits), `no_new_privs`, and the seccomp filter built by
+ *    seccomp.ts (a filter is inherited only by children, so every command entered into the
+ *    holder needs its own);
+ * 2. then either executes the command (`exec`) or does one file operation for the worker's file
+ *    tools inside the sandbox (`read`, `tail`, `write`, `list`, `skills`). The worker never opens
+ *    a workspace file itself: a FIFO, a device or a link swapped mid-call can only stall or
+ *    mislead this process, which the worker bounds with a timeout and reads as hostile data.
+ *
+ * Arguments: FILTER_HEX LIMITS_JSON ROOTS_JSON OP ARGS…
+ * File operations print one JSON line (`{"ok":…}`), followed by the raw bytes for `read`/`tail`.
+ */
+export const HELPER_PROGRAM = String.raw`
+import ctypes, json, os, stat, sys, resource
+
+def fail(message):
+    sys.stderr.write('switchboard sandbox helper: ' + message + '\n')
+    sys.exit(125)
+
+def confine(filter_hex, limits):
+    for name, value in limits.items():
+        resource.setrlimit(getattr(resource, 'RLIMIT_' + name), (value, value))
+    if not filter_hex:
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+    if libc.prctl(38, 1, 0, 0, 0) != 0:
+        fail('no_new_privs refused: ' + os.strerror(ctypes.get_errno()))
+    program = bytes.fromhex(filter_hex)
+    buffer = ctypes.create_string_buffer(program, len(program))
+    class Fprog(ctypes.Structure):
+        _fields_ = [('len', ctypes.c_ushort), ('filter', ctypes.c_void_p)]
+    fprog = Fprog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
+    if libc.prctl(22, 2, ctypes.addressof(fprog), 0, 0) != 0:
+        fail('seccomp refused: ' + os.strerror(ctypes.get_errno()))
+
+class Refused(Exception):
+    def __init__(self, code, error):
+        self.code, self.error = code, error
+
+def within(roots, path):
+    return any(path == root or path.startswith(root.rstrip('/') + '/') for root in roots)
+
+def outside(path):
+    return Refused('path_outside_workspace', path + ' is outside the workspace; use a path inside it (relative, /workspace/… or /tmp/…)')
+
+def open_regular(roots, path, flags):
+    """Opens a regular file whose real path is inside a root, never blocking on what it is."""
+    real = os.path.realpath(path)
+    if not within(roots, real):
+        raise outside(path)
+    try:
+        fd = os.open(real, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644)
+    except FileNotFoundError:
+        raise Refused('not_found', path + ' does not exist')
+    except OSError as error:
+        raise Refused('io_error', path + ': ' + (error.strerror or str(error)))
+    try:
+        # A link swapped in between the check and the open is caught by what was opened.
+        if not within(roots, os.readlink('/proc/self/fd/%d' % fd)):
+            raise outside(path)
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise Refused('io_error', path + ' is a directory; list it with bash (ls)')
+        if not stat.S_ISREG(info.st_mode):
+            raise Refused('io_error', path + ' is not a regular file (a FIFO, socket or device); the file tools read and write regular files only')
+        return fd, info
+    except BaseException:
+        os.close(fd)
+        raise
+
+def read_all(fd, limit):
+    chunks, size = [], 0
+    while size < limit:
+        chunk = os.read(fd, min(1 << 20, limit - size))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b''.join(chunks)
+
+def answer(header, data=b''):
+    out = sys.stdout.buffer
+    out.write(json.dumps(header).encode() + b'\n')
+    out.write(data)
+    out.flush()
+
+def op_read(roots, path, max_bytes):
+    fd, info = open_regular(roots, path, os.O_RDONLY)
+    try:
+        if info.st_size > max_bytes:
+            raise Refused('too_large', '%s is %d bytes, over the %d-byte read limit; use head/tail/grep in bash' % (path, info.st_size, max_bytes))
+        data = read_all(fd, max_bytes + 1)
+        if len(data) > max_bytes:
+            raise Refused('too_large', '%s grew past the %d-byte read limit while it was read' % (path, max_bytes))
+        answer({'ok': True, 'bytes': len(data)}, data)
+    finally:
+        os.close(fd)
+
+def op_tail(roots, path, max_bytes):
+    fd, info = open_regular(roots, path, os.O_RDONLY)
+    try:
+        start = max(0, info.st_size - max_bytes)
+        os.lseek(fd, start, os.SEEK_SET)
+        data = read_all(fd, max_bytes)
+        answer({'ok': True, 'bytes': len(data), 'size': info.st_size}, data)
+    finally:
+        os.close(fd)
+
+def make_parents(roots, path):
+    parent = os.path.dirname(path)
+    missing = []
+    while parent and not os.path.lexists(parent):
+        missing.append(parent)
+        parent = os.path.dirname(parent)
+    if not within(roots, os.path.realpath(parent or '/')):
+        raise outside(path)
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder, 0o755)
+        except FileExistsError:
+            pass
+        if not within(roots, os.path.realpath(folder)):
+            raise outside(path)
+
+def op_write(roots, path, max_bytes):
+    data = read_all(sys.stdin.buffer.fileno(), max_bytes + 1)
+    if len(data) > max_bytes:
+        raise Refused('too_large', 'the content is over the %d-byte write limit' % max_bytes)
+    make_parents(roots, path)
+    fd, _ = open_regular(roots, path, os.O_WRONLY | os.O_CREAT)
+    try:
+        os.ftruncate(fd, 0)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        answer({'ok': True, 'bytes': len(data)})
+    finally:
+        os.close(fd)
+
+def entries(folder, depth, limit, found, base):
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return
+    for name in names:
+        if len(found) >= limit:
+            return
+        path = os.path.join(folder, name)
+        info = os.lstat(path)
+        kind = 'dir' if stat.S_ISDIR(info.st_mode) else 'file' if stat.S_ISREG(info.st_mode) else 'link' if stat.S_ISLNK(info.st_mode) else 'other'
+        found.append({'path': os.path.relpath(path, base), 'kind': kind, 'size': info.st_size})
+        if kind == 'dir' and depth > 1:
+            entries(path, depth - 1, limit, found, base)
+
+def op_list(roots, folder, depth, limit):
+    real = os.path.realpath(folder)
+    if not within(roots, real):
+        raise outside(folder)
+    if not os.path.isdir(real):
+        raise Refused('not_found', folder + ' is not a folder')
+    found = []
+    entries(real, depth, limit, found, real)
+    answer({'ok': True, 'entries': found})
+
+def op_skills(roots, max_bytes, max_files):
+    """Skill folders of the checkout: .switchboard/skills/<name>/SKILL.md at the root or one folder down."""
+    root = roots[0]
+    bases = [root]
+    try:
+        bases += [os.path.join(root, name) for name in sorted(os.listdir(root)) if os.path.isdir(os.path.join(root, name)) and not os.path.islink(os.path.join(root, name))]
+    except OSError:
+        pass
+    skills = []
+    for base in bases:
+        folder = os.path.join(base, '.switchboard', 'skills')
+        if os.path.islink(folder) or not os.path.isdir(folder):
+            continue
+        for name in sorted(os.listdir(folder)):
+            skill = os.path.join(folder, name)
+            if os.path.islink(skill) or not os.path.isdir(skill):
+                continue
+            try:
+                fd, info = open_regular(roots, os.path.join(skill, 'SKILL.md'), os.O_RDONLY)
+            except Refused:
+                continue
+            try:
+                text = read_all(fd, max_bytes + 1) if info.st_size <= max_bytes else None
+            finally:
+                os.close(fd)
+            if text is None or len(text) > max_bytes:
+                continue
+            found = []
+            entries(skill, 8, max_files + 1, found, skill)
+            files = [entry['path'] for entry in found if entry['kind'] == 'file' and entry['path'] != 'SKILL.md'][:max_files]
+            skills.append({'dir': skill, 'text': text.decode('utf-8', 'replace'), 'files': files})
+    answer({'ok': True, 'skills': skills})
+
+def main(argv):
+    confine(argv[0], json.loads(argv[1]))
+    roots, op, rest = json.loads(argv[2]), argv[3], argv[4:]
+    if op == 'exec':
+        os.execv(rest[0], rest)
+    try:
+        if op == 'read':
+            op_read(roots, rest[0], int(rest[1]))
+        elif op == 'tail':
+            op_tail(roots, rest[0], int(rest[1]))
+        elif op == 'write':
+            op_write(roots, rest[0], int(rest[1]))
+        elif op == 'list':
+            op_list(roots, rest[0], int(rest[1]), int(rest[2]))
+        elif op == 'skills':
+            op_skills(roots, int(rest[0]), int(rest[1]))
+        else:
+            fail('unknown operation ' + op)
+    except Refused as refusal:
+        answer({'ok': False, 'code': refusal.code, 'error': refusal.error})
+
+main(sys.argv[1:])
+`;
+
+/** Where the sandbox finds the system's Python (the worker's own may live outside the folders it sees). */
+export const SANDBOX_PYTHON = '/usr/bin/python3';
