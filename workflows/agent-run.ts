@@ -58,6 +58,7 @@ import { StatusCard } from './run/status-card';
 import { TaskChildren } from './run/task-children';
 import { executeToolCalls } from './run/tool-dispatch';
 import { HOST_QUEUES_PATCH, WorkspaceHost } from './run/workspace-host';
+import { InputGuard } from './input-guard';
 import { Agent, Outcome, Phase, Repo, Requester, SwitchboardKind, Thread } from './search-attributes';
 
 /**
@@ -78,6 +79,8 @@ async function agentRun(input: RunInput, onCancel: OnCancel): Promise<RunRecord>
   const control = new RunControl(state, clock.now);
   let inFlight: CancellationScope | undefined;
   let inFlightAfterDeadline = false;
+  // Every steer and stop is checked whole first (contracts/inputs.ts); a malformed signal is dropped and counted.
+  const guard = new InputGuard('agentRunWorkflow', () => setCurrentDetails(runDetails(state, guard.note())));
   const card = new StatusCard({
     runId,
     replyTarget: input.replyTarget,
@@ -85,7 +88,7 @@ async function agentRun(input: RunInput, onCancel: OnCancel): Promise<RunRecord>
     status,
     clock,
     nonCancellable: (work) => CancellationScope.nonCancellable(work),
-    onChange: () => setCurrentDetails(runDetails(state)),
+    onChange: () => setCurrentDetails(runDetails(state, guard.note())),
   });
 
   setHandler(runStatusQuery, () => state.status(runId, Date.now()));
@@ -93,18 +96,18 @@ async function agentRun(input: RunInput, onCancel: OnCancel): Promise<RunRecord>
     state.pendingSteers.push({ text: steer.text.trim(), ...(steer.by ? { by: steer.by } : {}) });
     card.touch();
   };
-  setHandler(steerSignal, (steer) => {
-    if (!state.finished && typeof steer?.text === 'string' && steer.text.trim()) acceptSteer(steer);
+  guard.signal(steerSignal, (steer) => {
+    if (!state.finished) acceptSteer(steer);
   });
-  setHandler(
+  guard.update(
     steerUpdate,
     (steer) => {
       acceptSteer(steer);
-      return { accepted: true, pending: state.pendingSteers.length };
+      return { accepted: true as const, pending: state.pendingSteers.length };
     },
     {
-      validator: (steer) => {
-        if (typeof steer?.text !== 'string' || !steer.text.trim()) throw failure('steer_rejected', 'steer needs non-empty text');
+      code: 'steer_rejected',
+      also: () => {
         if (state.finished) throw failure('steer_rejected', `the run has finished (${state.outcome})`);
       },
     },
@@ -114,7 +117,7 @@ async function agentRun(input: RunInput, onCancel: OnCancel): Promise<RunRecord>
     control.stopRequest = stop ?? {};
     inFlight?.cancel();
   };
-  setHandler(stopSignal, stopRun);
+  guard.signal(stopSignal, stopRun);
   onCancel(() => stopRun(CANCEL_STOP));
 
   upsertSearchAttributes([

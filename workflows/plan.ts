@@ -20,6 +20,7 @@ import { isBlocked, mayStart, planProblems, topologicalOrder } from './plan/plan
 import { CANCEL_STOP, cancelAsStop, type OnCancel } from './cancel-as-stop';
 import { setup, status as statusActivities, units as unitActivities } from './activity-proxies';
 import { Outcome, Phase, Repo, Requester, SwitchboardKind } from './search-attributes';
+import { InputGuard } from './input-guard';
 
 /** A unit that enters one of these phases after it was ready is working again (not mergeable). */
 const REWORK_PHASES: ReadonlySet<PlanUnitUpdate['status']> = new Set(['coding', 'review', 'findings', 'checks']);
@@ -60,9 +61,15 @@ async function plan(input: PlanInput, onCancel: OnCancel): Promise<PlanRecord> {
 
   const state = (): PlanState => ({ planId: input.planId, mergeAuthority, units, merged, done: units.every(settled) });
   setHandler(planStateQuery, state);
-  setHandler(unitUpdateSignal, (update) => {
-    const unit = units.find((candidate) => candidate.key === update?.key);
-    if (!unit) return;
+  // Every message is checked whole first (contracts/inputs.ts); a malformed signal is dropped and counted.
+  const guard = new InputGuard('planWorkflow', () => showDetails());
+  const showDetails = () => setCurrentDetails(planDetails(state(), stopped ? 'stopping' : 'running', guard.note()));
+  guard.signal(unitUpdateSignal, (update) => {
+    const unit = units.find((candidate) => candidate.key === update.key);
+    if (!unit)
+      return guard.drop(unitUpdateSignal.name, `\`key\` ${update.key} is not a unit of this plan (${units.map((u) => u.key).join(', ')})`);
+    if (update.unitId !== unit.unitId)
+      return guard.drop(unitUpdateSignal.name, `\`unitId\` ${update.unitId} is not the unit ${update.key} of this plan (${unit.unitId})`);
     if (update.pullRequest) unit.pullRequest = update.pullRequest;
     if (update.status === 'ready' && unit.status === 'running') unit.status = 'ready';
     else if (update.status === 'merge_refused' && unit.status === 'merging') unit.status = 'ready';
@@ -83,7 +90,7 @@ async function plan(input: PlanInput, onCancel: OnCancel): Promise<PlanRecord> {
     }
     changed = true;
   };
-  setHandler(stopSignal, stopPlan);
+  guard.signal(stopSignal, stopPlan);
   onCancel(() => stopPlan(CANCEL_STOP));
   upsertSearchAttributes([
     { key: SwitchboardKind, value: 'plan' },
@@ -93,7 +100,7 @@ async function plan(input: PlanInput, onCancel: OnCancel): Promise<PlanRecord> {
   ]);
 
   while (!units.every(settled)) {
-    setCurrentDetails(planDetails(state(), stopped ? 'stopping' : 'running'));
+    showDetails();
     await condition(() => changed);
     changed = false;
     if (stopped) {

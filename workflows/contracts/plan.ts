@@ -5,7 +5,8 @@
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { ReplyTarget, Requester } from './common';
-import type { UnitOutcome, UnitPhase } from './unit';
+import { integer, nonBlank, optional, text, variants, type Fields, type Shape } from './shape';
+import { UNIT_OUTCOMES, UNIT_PHASES, type UnitOutcome, type UnitPhase } from './unit';
 import { workflowType } from './workflow-type';
 
 export interface PlanUnitSpec {
@@ -57,6 +58,16 @@ export type PlanUnitUpdate = PlanUnitUpdateBase & PlanUnitProgress;
 
 export type PlanUnitProgress =
   { status: UnitPhase } | { status: 'ready' } | { status: 'merge_refused'; reason: string } | { status: 'settled'; outcome: UnitOutcome };
+
+const UPDATE_BASE: Fields = { key: nonBlank(), unitId: nonBlank(), pullRequest: optional(integer(1)), headSha: optional(text()) };
+
+/** The shape the plan checks a `unitUpdate` against: the fields its `status` needs. */
+export const PLAN_UNIT_UPDATE_SHAPE: Shape = variants('status', {
+  ...Object.fromEntries(UNIT_PHASES.map((phase) => [phase, UPDATE_BASE])),
+  ready: UPDATE_BASE,
+  merge_refused: { ...UPDATE_BASE, reason: text() },
+  settled: { ...UPDATE_BASE, outcome: { kind: 'literal', values: UNIT_OUTCOMES } },
+});
 
 export interface PlanState {
   planId: string;

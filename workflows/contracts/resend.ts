@@ -9,6 +9,7 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { OpenPullRequestInput, PostCommentInput, PostReviewInput } from '../../activities/github/types';
 import type { ReplyInput } from '../../activities/status/types';
+import { nonBlank, object, optional, text, type Shape } from './shape';
 import { workflowType } from './workflow-type';
 
 /** The write as it was called, so a resend repeats exactly it (with a new effect key). */
@@ -55,6 +56,9 @@ export interface ResendInput {
   by: string;
   reason?: string;
 }
+
+/** The shape a `resend` update is checked against before the write is looked up. */
+export const RESEND_INPUT_SHAPE: Shape = object({ effectKey: nonBlank(), by: nonBlank(), reason: optional(text()) });
 
 /** `resendWorkflow`'s input: the closed workflow that lists the write, and the resend request. */
 export interface ResendWorkflowInput extends ResendInput {

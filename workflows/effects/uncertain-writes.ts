@@ -3,6 +3,8 @@ import type { EffectResult as DeliveryResult } from '../../activities/status/typ
 import type { GitHubWriteActivities, StatusActivities } from '../activity-proxies';
 import {
   failure,
+  problemWith,
+  RESEND_INPUT_SHAPE,
   type ReplyTarget,
   type ResendDecision,
   type ResendInput,
@@ -66,9 +68,8 @@ export class UncertainWrites {
   /** Refuses a resend that is not of a listed, not yet resent write; answers the write otherwise. */
   validate(input: ResendInput): UncertainWrite {
     const { workflowId } = this.ports;
-    if (typeof input?.effectKey !== 'string' || !input.effectKey) throw failure('resend_refused', 'a resend needs `effectKey`');
-    if (typeof input.by !== 'string' || !input.by.trim())
-      throw failure('resend_refused', 'a resend needs `by`: who decided to send it again');
+    const problem = problemWith(RESEND_INPUT_SHAPE, input);
+    if (problem) throw failure('resend_refused', `resend: ${problem} (\`by\` says who decided to send it again)`);
     const write = this.list.find((w) => w.effectKey === input.effectKey);
     if (!write) {
       const listed = this.list.filter((w) => !w.resent).map((w) => w.effectKey);
