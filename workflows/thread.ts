@@ -1,6 +1,7 @@
 import {
   allHandlersFinished,
   CancellationScope,
+  ChildWorkflowFailure,
   condition,
   continueAsNew,
   getExternalWorkflowHandle,
@@ -10,6 +11,7 @@ import {
   setHandler,
   sleep,
   startChild,
+  TerminatedFailure,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -270,8 +272,15 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
         : record?.finalText ||
           (record
             ? `The run ended ${record.outcome}${record.endedBy ? ` (${record.endedBy})` : ''}.`
-            : 'The run failed before it produced an answer.');
-      saved.push({ request: decision.request, answer, agent: decision.agent, outcome: record?.outcome ?? 'failed' });
+            : ended.terminated
+              ? `The run was terminated (from Temporal, by an operator) before it produced an answer.`
+              : 'The run failed before it produced an answer.');
+      saved.push({
+        request: decision.request,
+        answer,
+        agent: decision.agent,
+        outcome: record?.outcome ?? (ended.terminated ? 'stopped' : 'failed'),
+      });
       saved.splice(0, Math.max(0, saved.length - SAVED_EXCHANGES));
       await statusActivities.deliverReply({ effectKey: `${runId}/answer`, replyTarget, text: answer });
     }
@@ -312,10 +321,11 @@ async function awaitRun(
   runId: string,
   result: Promise<RunRecord>,
   timing: ThreadInput['runWatch'],
-): Promise<{ record?: RunRecord; stuck?: StuckRun }> {
+): Promise<{ record?: RunRecord; stuck?: StuckRun; terminated?: boolean }> {
   const finished = result.then(
     (record) => ({ record }),
-    () => ({}),
+    // Terminated by an operator (`temporal workflow terminate`, the Web UI) is said as such, not as a failure.
+    (error: unknown) => (error instanceof ChildWorkflowFailure && error.cause instanceof TerminatedFailure ? { terminated: true } : {}),
   );
   if (!patched(PATCH_WATCH_RUN)) return finished;
   const watch = new CancellationScope();

@@ -3,6 +3,7 @@ import { visibilityQuery } from '../../infra/visibility';
 import { Outcome, Phase, PullRequest, Repo } from '../../workflows/search-attributes';
 import { failure, shipUnitWorkflowType, steerSignal, unitStateQuery, type ShipUnitInput, type UnitState } from '../../workflows/contracts';
 import { staticDetails } from '../../workflows/details';
+import { unitSummary } from '../../workflows/unit/unit-id';
 
 export interface UnitClientDeps {
   client: Client;
@@ -80,7 +81,7 @@ export function createUnitClientActivities(deps: UnitClientDeps) {
           taskQueue: deps.taskQueue,
           args: [input],
           ...(effectKey ? { memo: { effectKey } } : {}),
-          staticSummary: `ship ${input.repo}${input.pullRequest ? `#${input.pullRequest}` : ''}: ${(input.request ?? '').slice(0, 100)}`,
+          staticSummary: unitSummary(input),
           staticDetails: unitDetails(input, deps),
         });
         return { unitId: input.unitId, status: 'started' };
