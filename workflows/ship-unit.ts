@@ -55,6 +55,9 @@ import { InputGuard } from './input-guard';
 /** The `patched()` id of saying "could not confirm delivery of …" in the unit's conversation (docs/versioning.md). */
 export const UNCERTAIN_WRITE_NOTICE = 'uncertain-write-notice';
 
+/** The `patched()` id of a unit that holds PR events until it has (re)opened its PR (docs/versioning.md). */
+export const UNIT_HOLDS_PR_EVENTS = 'unit-holds-pr-events-until-its-pr';
+
 /** Continue-as-new at a round boundary once history passes this many events (or Temporal suggests it). */
 export const UNIT_HISTORY_LIMIT = 2_000;
 
@@ -216,7 +219,9 @@ async function shipUnit(input: ShipUnitInput, onCancel: OnCancel): Promise<UnitR
         unit.outcome = settled;
         break;
       }
-      const people = inbox.apply(c, (phase) => unit.enter(phase));
+      // A unit without its PR yet holds PR events (a reset unit gets its own earlier ones first); older histories did not.
+      const hold = !c.pullRequest && inbox.hasPullRequestEvents() && patched(UNIT_HOLDS_PR_EVENTS);
+      const people = inbox.apply(c, (phase) => unit.enter(phase), { hold });
       if (people.length > 0 && c.pullRequest) await new PeoplesReviews(unit).take(people);
       let next: UnitOutcome | undefined;
       if (c.phase === 'coding' || c.phase === 'findings') {

@@ -34,6 +34,16 @@ export interface UnitSummary {
   outcome?: string;
 }
 
+/** The effect key the unit's latest execution was started under (its memo), if it exists. */
+async function startedBy(client: Client, workflowId: string): Promise<unknown> {
+  try {
+    return (await client.workflow.getHandle(workflowId).describe()).memo?.effectKey;
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return undefined;
+    throw error;
+  }
+}
+
 async function isRunning(client: Client, workflowId: string): Promise<boolean> {
   try {
     return (await client.workflow.getHandle(workflowId).describe()).status.name === 'RUNNING';
@@ -75,6 +85,9 @@ export function createUnitClientActivities(deps: UnitClientDeps) {
       if (missing.length > 0 && !(await isRunning(deps.client, input.unitId))) {
         return { unitId: input.unitId, status: 'refused', reason: `Not started: a ship unit needs ${missing.join('; and ')}.` };
       }
+      // This very effect started the unit before (an earlier attempt, or the run of a workflow since reset),
+      // whether the unit still runs or has settled: nothing is started or steered twice.
+      if (effectKey && (await startedBy(deps.client, input.unitId)) === effectKey) return { unitId: input.unitId, status: 'started' };
       try {
         await deps.client.workflow.start(shipUnitWorkflowType, {
           workflowId: input.unitId,
