@@ -66,9 +66,19 @@ describe('shutdown', () => {
       ].join('\n'),
     );
 
-  /** Sends the signal(s) and waits for the exit code (the bound is the process's own: it must exit by itself). */
+  /**
+   * Sends the signals, each after the process said it is shutting down (signals sent at once
+   * would be one), and waits for the exit code: the bound is the process's own.
+   */
   const signalAndWait = async (app: SwitchboardProcess, signals: NodeJS.Signals[]) => {
-    for (const signal of signals) process.kill(app.pid, signal);
+    for (const [index, signal] of signals.entries()) {
+      if (index > 0)
+        await waitUntil(
+          async () => logMessages(app.output()),
+          (messages) => messages.includes('shutting down'),
+        );
+      process.kill(app.pid, signal);
+    }
     return app.exited;
   };
 
