@@ -166,6 +166,7 @@ describe('malformed operator input', () => {
       planWorkflow: {
         unitUpdate: { key: 'first', unitId, status: 'settled', outcome: 'merged', pullRequest: 4, headSha: 'abc' },
         stop: { reason: 'enough', by: 'op' },
+        resend: { effectKey: 'k', by: 'op' },
       },
     };
     const targets = [

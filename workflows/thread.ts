@@ -267,6 +267,8 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
       currentRunId = undefined;
       pendingStop = undefined;
       if (record?.workspaceHost) workspaceHost = record.workspaceHost;
+      // The run's own unconfirmed writes (its tools', its card's) are listed here, where `resend` repairs them.
+      uncertain.adopt(record?.unconfirmed);
       const answer = ended.stuck
         ? stuckRunNotice(ended.stuck)
         : record?.finalText ||

@@ -42,6 +42,6 @@ export const MESSAGE_INPUTS: Record<string, MessageInput[]> = {
     { name: mergeSignal.name, kind: 'signal', shape: UNIT_MERGE_SHAPE, absentOk: true },
     resend,
   ],
-  planWorkflow: [{ name: unitUpdateSignal.name, kind: 'signal', shape: PLAN_UNIT_UPDATE_SHAPE }, stop],
+  planWorkflow: [{ name: unitUpdateSignal.name, kind: 'signal', shape: PLAN_UNIT_UPDATE_SHAPE }, stop, resend],
   resendWorkflow: [],
 };

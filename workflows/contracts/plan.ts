@@ -5,6 +5,7 @@
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { ReplyTarget, Requester } from './common';
+import type { UncertainWrite } from './resend';
 import { integer, nonBlank, optional, text, variants, type Fields, type Shape } from './shape';
 import { UNIT_OUTCOMES, UNIT_PHASES, type UnitOutcome, type UnitPhase } from './unit';
 import { workflowType } from './workflow-type';
@@ -84,6 +85,8 @@ export interface PlanRecord extends PlanState {
   /** Why a failed plan ended. */
   endedBy?: string;
   report: string;
+  /** Replies whose delivery could not be confirmed, with any operator's resend (absent: none). */
+  unconfirmed?: UncertainWrite[];
 }
 
 /** From each unit of the plan: its progress, so the plan starts dependants and merges in order. */

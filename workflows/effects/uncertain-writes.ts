@@ -22,8 +22,8 @@ const CONFIRMED_KEPT = 100;
 
 /** The at-most-once writes a workflow makes that can end `unconfirmed`. */
 export interface UncertainActivities {
-  githubWrites: Pick<GitHubWriteActivities, 'postComment' | 'postReview' | 'openOrUpdatePullRequest'>;
-  status: Pick<StatusActivities, 'deliverReply'>;
+  githubWrites: Pick<GitHubWriteActivities, 'postComment' | 'postReview' | 'openOrUpdatePullRequest' | 'createIssue'>;
+  status: Pick<StatusActivities, 'deliverReply' | 'statusCard'>;
 }
 
 export interface UncertainPorts {
@@ -58,11 +58,24 @@ export class UncertainWrites {
         postReview: async (input) => this.seen({ activity: 'postReview', input }, await githubWrites.postReview(input)),
         openOrUpdatePullRequest: async (input) =>
           this.seen({ activity: 'openOrUpdatePullRequest', input }, await githubWrites.openOrUpdatePullRequest(input)),
+        createIssue: async (input) => this.seen({ activity: 'createIssue', input }, await githubWrites.createIssue(input)),
       },
       status: {
         deliverReply: async (input) => this.seen({ activity: 'deliverReply', input }, await status.deliverReply(input)),
+        statusCard: async (input) => this.seen({ activity: 'statusCard', input }, await status.statusCard(input)),
       },
     };
+  }
+
+  /** Notes one write's outcome made elsewhere (a status card's last update): listed and announced when `unconfirmed`. */
+  async note(call: UncertainCall, result: GitHubResult | DeliveryResult): Promise<void> {
+    await this.seen(call, result);
+  }
+
+  /** Writes another workflow listed (a run's, at its end) join this list, so they are resent from here. */
+  adopt(writes: UncertainWrite[] | undefined): void {
+    for (const write of writes ?? []) if (!this.list.some((w) => w.effectKey === write.effectKey)) this.list.push(write);
+    this.trim();
   }
 
   /** Refuses a resend that is not of a listed, not yet resent write; answers the write otherwise. */
@@ -126,7 +139,13 @@ export class UncertainWrites {
       call,
     };
     this.list.push(write);
-    // The oldest decided ones go first; undecided ones are kept as long as there is room.
+    this.trim();
+    await this.ports.notify?.(write, noticeFor(write, this.ports.workflowId));
+    return result;
+  }
+
+  /** The oldest decided ones go first; undecided ones are kept as long as there is room. */
+  private trim(): void {
     while (this.list.length > UNCERTAIN_KEPT)
       this.list.splice(
         Math.max(
@@ -135,8 +154,6 @@ export class UncertainWrites {
         ),
         1,
       );
-    await this.ports.notify?.(write, noticeFor(write, this.ports.workflowId));
-    return result;
   }
 
   private async send(call: UncertainCall): Promise<GitHubResult | DeliveryResult> {
@@ -150,11 +167,22 @@ export class UncertainWrites {
         return activities.githubWrites.openOrUpdatePullRequest(call.input);
       case 'deliverReply':
         return activities.status.deliverReply(call.input);
+      case 'createIssue':
+        return activities.githubWrites.createIssue(call.input);
+      case 'statusCard':
+        return activities.status.statusCard(call.input);
     }
   }
 }
 
-const KINDS = { postComment: 'comment', postReview: 'review', openOrUpdatePullRequest: 'pull_request', deliverReply: 'reply' } as const;
+const KINDS = {
+  postComment: 'comment',
+  postReview: 'review',
+  openOrUpdatePullRequest: 'pull_request',
+  deliverReply: 'reply',
+  createIssue: 'issue',
+  statusCard: 'card',
+} as const;
 
 /** `<key>/resend-1`, and `<key>/resend-2` for a resend of that one. */
 export function resendKey(effectKey: string): string {
@@ -172,7 +200,11 @@ function clip(text: string): string {
 
 function textOf(call: UncertainCall): string {
   if (call.activity === 'deliverReply') return call.input.text;
-  if (call.activity === 'openOrUpdatePullRequest') return `${call.input.title}\n\n${call.input.body}`;
+  if (call.activity === 'openOrUpdatePullRequest' || call.activity === 'createIssue') return `${call.input.title}\n\n${call.input.body}`;
+  if (call.activity === 'statusCard') {
+    const { status, answer } = call.input;
+    return [`${status.agent} · ${status.outcome ?? status.phase}`, answer ?? status.statusText ?? ''].filter(Boolean).join('\n');
+  }
   return call.input.body;
 }
 
@@ -183,8 +215,9 @@ export function replyTargetText(target: ReplyTarget): string {
 }
 
 function targetOf(call: UncertainCall): string {
-  if (call.activity === 'deliverReply') return replyTargetText(call.input.replyTarget);
+  if (call.activity === 'deliverReply' || call.activity === 'statusCard') return replyTargetText(call.input.replyTarget);
   if (call.activity === 'openOrUpdatePullRequest') return `${call.input.repo} ${call.input.head} → ${call.input.base}`;
+  if (call.activity === 'createIssue') return call.input.repo;
   return `${call.input.repo}#${call.input.number}`;
 }
 
@@ -192,6 +225,8 @@ function targetOf(call: UncertainCall): string {
 export function describeWrite(write: Pick<UncertainWrite, 'kind' | 'target'>): string {
   if (write.kind === 'pull_request') return `the pull request ${write.target}`;
   if (write.kind === 'reply') return `the reply to ${write.target}`;
+  if (write.kind === 'issue') return `the new issue in ${write.target}`;
+  if (write.kind === 'card') return `the status card in ${write.target}`;
   return `the ${write.kind} on ${write.target}`;
 }
 

@@ -23,6 +23,7 @@ import type {
   RunStatus,
   SteerInput,
   ToolCallRecord,
+  UncertainWrite,
 } from '../contracts';
 
 /** Dollars to a millionth (sums of floats would show 0.30000000000000004). */
@@ -65,6 +66,10 @@ export class RunState {
   compactions: number;
   /** A direct review or coding run's checkout and delivery (run/direct-work.ts). */
   direct?: DirectWorkState;
+  /** This run's at-most-once writes (its tools', its card's last update) that ended `unconfirmed`. */
+  uncertain: UncertainWrite[];
+  /** The status card's key generation and the keys of earlier posts that were never confirmed (run/status-card.ts). */
+  card: { generation: number; earlier: string[] };
 
   constructor(
     readonly input: RunInput,
@@ -89,6 +94,8 @@ export class RunState {
     this.contextWindow = carry?.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
     this.compactions = carry?.compactions ?? 0;
     this.direct = carry?.direct;
+    this.uncertain = carry?.uncertain ?? [];
+    this.card = carry?.card ?? { generation: 0, earlier: [] };
   }
 
   get finished(): boolean {
@@ -224,6 +231,8 @@ export class RunState {
       contextWindow: this.contextWindow,
       compactions: this.compactions,
       ...(this.direct ? { direct: this.direct } : {}),
+      ...(this.uncertain.length ? { uncertain: this.uncertain } : {}),
+      ...(this.card.generation > 0 ? { card: this.card } : {}),
     };
   }
 
@@ -252,6 +261,7 @@ export class RunState {
       messageCount: this.messages.length,
       ...(this.compactions > 0 ? { compactions: this.compactions } : {}),
       cardFailures: this.cardFailures,
+      ...(this.uncertain.length ? { unconfirmed: this.uncertain } : {}),
     };
   }
 }
