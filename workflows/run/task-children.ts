@@ -233,7 +233,8 @@ export function toolError(call: ToolCall, content: string): ToolResult {
 
 /** A child's unconfirmed writes are listed on by its parent (and in turn by the thread or unit), so they can be resent there. */
 function adoptUncertain(state: RunState, record: RunRecord): void {
-  for (const write of record.unconfirmed ?? []) if (!state.uncertain.some((w) => w.effectKey === write.effectKey)) state.uncertain.push(write);
+  for (const write of record.unconfirmed ?? [])
+    if (!state.uncertain.some((w) => w.effectKey === write.effectKey)) state.uncertain.push(write);
 }
 
 function describeChild(name: string, record: RunRecord | undefined): string {
