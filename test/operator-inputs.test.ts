@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { CLAIM_CHECK_ENCODING } from '../infra/payloads/claim-check-codec';
 import { resolveTemporalBinary } from '../infra/temporal-binaries';
 import { sendToThread } from '../infra/thread-client';
 import {
@@ -204,6 +205,13 @@ describe('malformed operator input', () => {
             problem: 'could not be decoded',
           },
           { label: 'raw bytes', args: [], flags: ['--input', '"x"', '--input-meta', 'encoding=binary/plain'], problem: '(got bytes)' },
+          // Our claim-check encoding with no reference this codec could have written.
+          {
+            label: 'a forged claim check',
+            args: [],
+            flags: ['--input', '{"x":1}', '--input-meta', `encoding=${CLAIM_CHECK_ENCODING}`],
+            problem: 'could not be decoded',
+          },
         ];
         for (const malformed of cases) {
           const what = `${target.type} ${entry.kind} ${entry.name} with ${malformed.label}`;
