@@ -193,8 +193,8 @@ describe('workflow reset', () => {
     }
     for (const message of slack.state.messages(CHANNEL)) {
       const payload = message.metadata?.event_payload;
-      if (payload?.effect_key)
-        count(`slack ${JSON.stringify(payload.effect_key)}${payload.part ? `#${JSON.stringify(payload.part)}` : ''}`);
+      const key = payload?.effect_key;
+      if (typeof key === 'string') count(`slack ${key}${typeof payload?.part === 'number' ? `#${payload.part}` : ''}`);
     }
     return counts;
   };
