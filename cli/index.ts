@@ -3,7 +3,7 @@ import { registerAskCommand } from './commands/ask';
 import { registerAgentsCommand } from './commands/agents';
 import { registerDoctorCommand } from './commands/doctor';
 import { registerProfileCommand } from './commands/profile';
-import { registerRunsCommand, registerSteerCommand, registerStopCommand } from './commands/runs';
+import { registerRunsCommand, registerSteerCommand, registerStopCommand, registerStuckCommand } from './commands/runs';
 import { registerShipCommands } from './commands/ship';
 import { registerPlanCommands } from './commands/plan';
 import { registerUsageCommand } from './commands/usage';
@@ -29,6 +29,7 @@ export function createProgram(): Command {
   registerRunsCommand(program);
   registerSteerCommand(program);
   registerStopCommand(program);
+  registerStuckCommand(program);
   registerResendCommand(program);
   registerShipCommands(program);
   registerPlanCommands(program);

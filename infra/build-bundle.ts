@@ -9,7 +9,9 @@ import { projectRoot, workflowBundlePath } from './paths';
 export async function buildWorkflowBundle(workflowsPath: string, outFile = workflowBundlePath()): Promise<string> {
   // Loaded here, not at the top: checking whether the bundle is current must stay cheap.
   const { bundleWorkflowCode } = await import('@temporalio/worker');
-  const { code } = await bundleWorkflowCode({ workflowsPath, logger: quietLogger });
+  // The tolerant payload converter sits beside the workflows (workflows/payload-converter.ts, or its compiled .js).
+  const payloadConverterPath = join(dirname(workflowsPath), 'payload-converter');
+  const { code } = await bundleWorkflowCode({ workflowsPath, payloadConverterPath, logger: quietLogger });
   mkdirSync(dirname(outFile), { recursive: true });
   writeFileSync(outFile, code);
   return outFile;
@@ -22,7 +24,7 @@ export async function buildWorkflowBundle(workflowsPath: string, outFile = workf
  */
 export function bundleSources(root = projectRoot()): string[] {
   const seen = new Set<string>();
-  const pending = [join(root, 'workflows', 'index.ts')];
+  const pending = [join(root, 'workflows', 'index.ts'), join(root, 'workflows', 'payload-converter.ts')];
   while (pending.length > 0) {
     const file = pending.pop()!;
     if (seen.has(file) || !existsSync(file)) continue;

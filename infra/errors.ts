@@ -23,6 +23,7 @@ export const API_ERROR_STATUS = {
   unauthorized: 401,
   access_refused: 403,
   not_found: 404,
+  method_not_allowed: 405,
   job_finished: 409,
   steer_rejected: 409,
   idempotency_conflict: 409,

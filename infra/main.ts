@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { type Worker } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { activityDepsFromConfig } from './activity-deps';
@@ -44,8 +45,16 @@ export async function main(roles: Roles = ALL_IN_ONE): Promise<void> {
 
   const stops: Array<() => Promise<void>> = [];
   const shutdown = onceShutdown(logger, stops);
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  const onSignal = (signal: NodeJS.Signals) => {
+    // A second Ctrl-C (or SIGTERM) does not wait for the first one's graceful stop.
+    if (shutdown.started) {
+      logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    }
+    void shutdown(signal).then(() => exitWhenDone(logger));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
 
   try {
     const endpoint = await ensureTemporal(loaded, logger, { start: roles.embedded, registerAttributes: roles.server });
@@ -94,6 +103,9 @@ export async function main(roles: Roles = ALL_IN_ONE): Promise<void> {
       stops.unshift(async () => {
         for (const each of [running, hostWorker]) if (each.getState() === 'RUNNING') each.shutdown();
         await workerDone.catch(() => undefined);
+        // The workspaces' network doors listen in this process: shut them, or their sockets keep it alive.
+        // (Holders and detached jobs stay for the next worker on this host; the doors are opened again then.)
+        deps.sandboxHost?.shutDoors();
       });
       workerDone.then(
         // A worker-only process has nothing left to do when its worker stops.
@@ -148,20 +160,45 @@ export async function main(roles: Roles = ALL_IN_ONE): Promise<void> {
   }
 }
 
+/**
+ * How long a graceful stop may take in all: the worker's grace for running activities (10 s,
+ * infra/worker.ts) and their cancellation, the HTTP server, the embedded Temporal. Past it the
+ * process exits anyway.
+ */
+export const SHUTDOWN_BOUND_MS = 30_000;
+
 function onceShutdown(logger: Logger, stops: Array<() => Promise<void>>) {
-  let started = false;
-  return async (why: string) => {
-    if (started) return;
-    started = true;
+  const shutdown = async (why: string) => {
+    if (shutdown.started) return;
+    shutdown.started = true;
     logger.info({ why }, 'shutting down');
+    const deadline = Date.now() + SHUTDOWN_BOUND_MS;
     for (const stop of stops) {
+      const left = deadline - Date.now();
       try {
-        await stop();
+        const outcome = await Promise.race([stop().then(() => 'done' as const), delay(Math.max(0, left), 'late' as const, { ref: false })]);
+        if (outcome === 'late') {
+          logger.warn({ boundMs: SHUTDOWN_BOUND_MS }, 'shutdown took too long: skipping what is left');
+          break;
+        }
       } catch (error) {
         logger.warn({ err: error }, 'error during shutdown');
       }
     }
   };
+  shutdown.started = false;
+  return shutdown;
+}
+
+/**
+ * After a signal's graceful stop: exit with the code so far (0 unless the worker failed). What
+ * is still open is named first, so a handle that would have kept the process alive is seen.
+ */
+function exitWhenDone(logger: Logger): void {
+  const open = process.getActiveResourcesInfo().filter((kind) => kind !== 'TTYWrap' && kind !== 'Timeout' && kind !== 'Immediate');
+  if (open.length > 0) logger.info({ open }, 'stopped; exiting with these still open');
+  else logger.info('stopped');
+  process.exit(process.exitCode ?? 0);
 }
 
 if (require.main === module) void main();

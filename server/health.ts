@@ -21,7 +21,7 @@ export interface HealthReport {
   /** Slack, GitHub, model APIs: each checked at start and retried in the background until it answers. */
   services: Record<string, Omit<ServiceStatus, 'name'>>;
   /** Workflows whose workflow task keeps failing (they make no progress): `degraded` while any exist. */
-  stuck?: Array<{ workflowId: string; kind: string; attempts: number }>;
+  stuck?: Array<{ workflowId: string; kind: string; attempts: number; reason?: string }>;
   /** Why the status is not `ok`, when it is not. */
   reason?: string;
 }
@@ -38,7 +38,7 @@ export interface HealthSources {
   /** The outside services this process supervises (none when omitted). */
   services?(): ServiceStatus[];
   /** Stuck workflows (infra/stuck.ts), when this process can look. */
-  stuck?(): Promise<Array<{ workflowId: string; kind: string; attempts: number }>>;
+  stuck?(): Promise<Array<{ workflowId: string; kind: string; attempts: number; reason?: string }>>;
 }
 
 /** Builds the health report from live probes; never throws. */
@@ -72,7 +72,7 @@ export async function checkHealth(sources: HealthSources): Promise<HealthReport>
     const stuckReason = `${stuck.length} workflow(s) stuck (a workflow task keeps failing): ${stuck
       .slice(0, 3)
       .map((entry) => entry.workflowId)
-      .join(', ')}; see \`switchboard runs list --stuck\``;
+      .join(', ')}; see \`switchboard stuck\``;
     reason = reason ? `${reason}; ${stuckReason}` : stuckReason;
   }
   const status = !ok ? 'down' : notUp.length > 0 || (stuck?.length ?? 0) > 0 ? 'degraded' : 'ok';

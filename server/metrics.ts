@@ -1,9 +1,10 @@
 import { type WorkflowClientInterceptor } from '@temporalio/client';
 import { type RequestHandler } from 'express';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { STUCK_KINDS } from '../infra/stuck';
 
-/** The kinds the stuck gauge always reports (0 included, so an alert rule sees the series). */
-export const STUCK_KINDS = ['run', 'unit', 'thread', 'plan'] as const;
+/** The kinds the stuck gauge always reports (0 included, so an alert rule sees the series): the set `switchboard stuck` lists. */
+export { STUCK_KINDS };
 
 /**
  * The front ends' own series (the Temporal runtime's come from Core, see infra/metrics.ts):
@@ -36,12 +37,12 @@ export class FrontEndMetrics {
   /**
    * `switchboard_stuck_workflows{kind}`: our open workflows whose workflow task keeps failing
    * (infra/stuck.ts), read when scraped from `stuck` (which caches, since a look describes each
-   * open workflow). Alert on any value above 0; `switchboard runs list --stuck` names them.
+   * open workflow). Alert on any value above 0; `switchboard stuck` (or `runs list --stuck`) names the same set.
    */
   countStuck(stuck: () => Promise<Array<{ kind: string }>>, kinds: readonly string[] = STUCK_KINDS): void {
     new Gauge({
       name: 'switchboard_stuck_workflows',
-      help: 'Open runs, units, threads and plans whose workflow task keeps failing (see switchboard runs list --stuck)',
+      help: 'Open runs, units, threads, plans and resends whose workflow task keeps failing (see switchboard stuck)',
       labelNames: ['kind'] as const,
       registers: [this.registry],
       async collect() {

@@ -180,7 +180,7 @@ describe('HTTP API /api/v1', () => {
     );
   });
 
-  it('answers every client mistake with a problem document: 400, 401, 403, 404, 413, 415, 422, 429', async () => {
+  it('answers every client mistake with a problem document: 400, 401, 403, 404, 405, 413, 415, 422, 429', async () => {
     const unknownField = await api.call('/jobs', { as: 'alice', body: { text: 'hi', colour: 'red' } });
     expect(unknownField.status).toBe(400);
     expect(await problem(unknownField)).toMatchObject({ code: 'bad_request', errors: [{ field: 'colour', message: 'unknown field' }] });
@@ -227,6 +227,11 @@ describe('HTTP API /api/v1', () => {
     expect(await problem(notFound)).toMatchObject({ code: 'not_found' });
     expect((await api.call('/jobs/unit:acme%2Fapp%237', { as: 'alice' })).status).toBe(404);
     expect((await problem(await api.call('/nowhere', { as: 'alice' }))).code).toBe('not_found');
+    // A path the API has, with a method it does not take there: 405 and the methods it does.
+    const deleted = await api.call('/jobs', { as: 'alice', method: 'DELETE' });
+    expect(deleted.status).toBe(405);
+    expect(deleted.headers.get('allow')).toBe('POST, GET, HEAD');
+    expect(await problem(deleted)).toMatchObject({ code: 'method_not_allowed', detail: '/jobs takes POST, GET, HEAD, not DELETE.' });
 
     const big = await api.call('/jobs', { as: 'alice', body: { text: 'x'.repeat(5000) } });
     expect(big.status).toBe(413);

@@ -197,6 +197,15 @@ describe('chaos: random SIGKILLs of the worker process group while units and run
     }
     const titles = [...github.state.repo('chaos', 'runs')!.issues.values()].map((issue) => issue.title);
     for (const title of new Set(titles)) if (titles.filter((t) => t === title).length > 1) duplicates.push(`issue "${title}" twice`);
+    // Nothing lost invisibly: each run's issue is on GitHub, or the run lists it as unconfirmed with its
+    // text (and its thread lists it on, for `switchboard resend`).
+    const invisible = runRecords
+      .filter((record) => !titles.includes(`chaos ${record.runId}`))
+      .filter(
+        (record) => !(record.unconfirmed ?? []).some((write) => write.kind === 'issue' && write.text.startsWith(`chaos ${record.runId}`)),
+      )
+      .map((record) => `${record.runId}: its issue is neither on GitHub nor listed as unconfirmed`);
+    const listed = runRecords.flatMap((record) => (record.unconfirmed ?? []).filter((write) => write.kind === 'issue'));
 
     const lostMerges = unitRecords
       .filter((record) => record.outcome !== 'merged')
@@ -217,15 +226,17 @@ describe('chaos: random SIGKILLs of the worker process group while units and run
         `chaos: ${KILLS} kills over ${Math.round((lastKill - began) / 1000)} s; ${units.length} units, ${runs.length} runs`,
         `duplicates: ${duplicates.length}; unsettled: ${open.length}; lost merges: ${lostMerges.length}; runs not completed: ${unsettledRuns.length}`,
         `last kill to all settled: ${(settledMs / 1000).toFixed(1)} s`,
-        `issues filed by runs: ${titles.length}/${runs.length}`,
+        `issues filed by runs: ${titles.length}/${runs.length}; listed unconfirmed: ${listed.length}; invisible: ${invisible.length}`,
         // Rounds and reviews a unit ran again because their run lost its work (a command lost mid-kill).
         `run again after lost work: ${unitRecords.flatMap((r) => (r.rerunRounds ?? []).map((x) => `${r.unitId} ${x.review ? 'review' : 'round'} ${x.round}: ${x.reason}`)).join('; ') || 'none'}`,
         ...duplicates,
         ...lostMerges,
         ...unsettledRuns,
+        ...invisible,
       ].join('\n'),
     );
     expect(duplicates).toEqual([]);
+    expect(invisible).toEqual([]);
     expect(open).toEqual([]);
     expect(lostMerges).toEqual([]);
     expect(unsettledRuns).toEqual([]);

@@ -106,6 +106,31 @@ describe('switchboard ask, runs, steer and stop', () => {
     expect(unknown).toMatchObject({ code: 1, stderr: 'steer refused: no workflow run:thread:cli:no-such-thread:1\n' });
   });
 
+  it('refusals and usage mistakes exit non-zero in one line: a refused ask, a bad --limit, a stop of a finished run', async () => {
+    const refused = await cli('ask', '--agent', 'no-such-agent', '--model', 'scripted:examples/hello.yaml', 'hello');
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toMatch(/^thread thread:cli:\S+\n/);
+    expect(refused.stdout).not.toContain('outcome:');
+    const limit = await cli('runs', 'list', '--limit', 'abc');
+    expect(limit.code).toBe(1);
+    expect(limit.stdout).toBe('');
+    expect(limit.stderr).toContain("option '--limit <n>' argument 'abc' is invalid. expected a whole number of at least 1.");
+    expect((await cli('units', 'list', '--limit', '0')).code).toBe(1);
+    const stop = await cli('stop', helloRunId);
+    expect(stop).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `stop refused: ${helloRunId} has already finished (completed); nothing to stop\n`,
+    });
+  });
+
+  it('stuck lists every kind, and runs list --stuck the same set', async () => {
+    const stuck = await cli('stuck', '--json');
+    const listed = await cli('runs', 'list', '--stuck', '--json');
+    expect(stuck.code).toBe(0);
+    expect(JSON.parse(listed.stdout)).toEqual(JSON.parse(stuck.stdout));
+  });
+
   it('stop ends a running run as stopped', async () => {
     const model = scripts.write(
       'slow',

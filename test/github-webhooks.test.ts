@@ -109,6 +109,13 @@ test('a bad or missing signature is 401 and no workflow is started', async () =>
   expect(await exists(`thread:gh:${repo}#7`)).toBe(false);
 });
 
+test('a signed empty body is a clear 400, not a bad signature', async () => {
+  const empty = await post('', { 'x-hub-signature-256': sign('') });
+  expect(empty.status).toBe(400);
+  expect(await empty.json()).toEqual({ error: 'empty_body', reason: 'the signed body is empty' });
+  expect((await post('', { 'x-hub-signature-256': sign('', 'wrong-secret') })).status).toBe(401);
+});
+
 test('malformed JSON with a valid signature is 400; an oversized body is 413', async () => {
   const broken = '{"action": "created",';
   expect((await post(broken, { 'x-hub-signature-256': sign(broken) })).status).toBe(400);

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { findTemporalBinary } from '../infra/temporal-binaries';
 import { awaitOutcome, composeMessage, deliverToThread } from '../infra/thread-client';
-import { stopSignal, threadStateQuery, unitStateQuery, type ReplyTarget, type UnitState } from '../workflows/contracts';
+import { planWorkflowType, stopSignal, threadStateQuery, unitStateQuery, type ReplyTarget, type UnitState } from '../workflows/contracts';
 import { resend } from '../cli/commands/resend';
 import { runCli } from './helpers/cli';
 import { testTemporalAddress } from './helpers/temporal';
@@ -223,6 +223,125 @@ describe('unconfirmed writes are visible and resent only by an operator', () => 
     expect((await thread.query(threadStateQuery)).unconfirmed![0].resent).toMatchObject({ by: 'dana', status: 'confirmed' });
     const decided = await runCli(ship.kit, ['runs', 'get', runId, '--json']);
     expect(JSON.parse(decided.stdout).unconfirmed[0].resent).toMatchObject({ by: 'dana', effectKey: `${answerKey}/resend-1` });
+  });
+
+  /** A conversation on an issue of its own, so the counts of a test are its own. */
+  const conversation = async (title: string): Promise<{ number: number; target: ReplyTarget }> => {
+    const created = await fetch(`${ship.github.apiUrl}/repos/${REPO}/issues`, {
+      method: 'POST',
+      headers: { authorization: 'token write-token', 'content-type': 'application/json' },
+      body: JSON.stringify({ title }),
+    });
+    const { number } = (await created.json()) as { number: number };
+    return { number, target: { kind: 'github', repo: REPO, pullRequest: number } };
+  };
+  const commentsOn = (number: number) => ship.github.state.repo('acme', 'app')!.issues.get(number)!.comments;
+
+  it("a run's own tool write and its card post, lost: the issue is listed with its text, said in the conversation and resent through the thread; the card is posted afresh by the next update", async () => {
+    const { number, target } = await conversation('File it for me');
+    const threadId = `thread:cli:${randomUUID()}`;
+    const model = ship.kit.script('resend-tool-write', [
+      {
+        text: 'Filing.',
+        toolCalls: [{ name: 'github_issue_create', input: { repo: REPO, title: 'Lost in flight', body: 'It fails one run in ten.' } }],
+      },
+      { text: 'Filed, as far as I can tell.' },
+    ]);
+    // The issue's POST and the card's first POST are answered 502 unapplied: their retries find no marker.
+    ship.github.faults.serverErrors({ method: 'POST', path: `/repos/${REPO}/issues`, bodyIncludes: '/github_issue_create/' }, 1);
+    ship.github.faults.serverErrors({ method: 'POST', path: `/issues/${number}/comments`, bodyIncludes: '/card/0' }, 1);
+    const messageId = `cli:${randomUUID()}`;
+    await deliverToThread(ship.kit.client, ship.kit.taskQueue, {
+      threadId,
+      input: { threadId, replyTarget: target },
+      message: {
+        messageId,
+        text: composeMessage('file the flake', { agent: 'general', model }),
+        requester: { id: 'tester', surface: 'cli' },
+        replyTarget: target,
+      },
+      summary: 'resend test thread',
+    });
+    const runId = (await awaitOutcome(ship.kit.client, threadId, messageId))!.runId!;
+    const record = await ship.kit.result(runId);
+    const issueKey = `${runId}/github_issue_create/1.0`;
+    expect(record.unconfirmed).toEqual([
+      expect.objectContaining({ kind: 'issue', effectKey: issueKey, target: REPO, text: 'Lost in flight\n\nIt fails one run in ten.' }),
+    ]);
+    expect(record.toolCalls).toEqual([expect.objectContaining({ name: 'github_issue_create', ok: false })]);
+    // The thread lists it on (a run's writes are resent where its answer is), and the conversation was told.
+    const state = await waitUntil(
+      () => ship.kit.client.workflow.getHandle(threadId).query(threadStateQuery),
+      (s) => (s.unconfirmed ?? []).some((w) => w.effectKey === issueKey),
+    );
+    expect(state.unconfirmed).toHaveLength(1);
+    expect(
+      commentsOn(number).filter((c) => c.body.includes(`Could not confirm delivery of the new issue in ${REPO} (effect ${issueKey})`)),
+    ).toHaveLength(1);
+    const issuesWith = (key: string) =>
+      [...ship.github.state.repo('acme', 'app')!.issues.values()].filter((i) => i.body.includes(effectMarker(key)));
+    expect(issuesWith(issueKey)).toHaveLength(0);
+    // The card's first post was lost: the next update posted it afresh, once, and the last one is final.
+    const cards = (key: string) => commentsOn(number).filter((c) => c.body.includes(effectMarker(key)));
+    expect(cards(`${runId}/card/0`)).toHaveLength(0);
+    expect(cards(`${runId}/card/1`)).toHaveLength(1);
+    expect(cards(`${runId}/card/1`)[0].body).toContain('Completed');
+
+    const resent = await runCli(ship.kit, ['resend', runId, issueKey, '--by', 'dana']);
+    expect(resent.stderr).toBe('');
+    expect(resent.stdout).toMatch(/resent the new issue in acme\/app as .*\/resend-1: confirmed; decided by dana/);
+    expect(issuesWith(`${issueKey}/resend-1`)).toEqual([expect.objectContaining({ title: 'Lost in flight' })]);
+  });
+
+  it("a plan's lost reply: listed by the plan, said in the conversation, resent by resendWorkflow once the plan has closed", async () => {
+    const { number, target } = await conversation('Plan the notes');
+    const planId = `plan:${REPO}:resend-${randomUUID().slice(0, 6)}`;
+    const model = ship.model([
+      {
+        alternatives: [
+          {
+            when: { lastUserIncludes: 'of this unit)' },
+            text: 'Good.',
+            toolCalls: [{ name: 'submit_review', input: { verdict: 'approve', summary: 'Good.', findings: [] } }],
+          },
+          { text: 'Notes.', toolCalls: [{ name: 'bash', input: { command: 'echo "notes" > plan-notes.txt' } }] },
+        ],
+      },
+      { text: 'Done.' },
+    ]);
+    ship.github.faults.serverErrors({ method: 'POST', path: `/issues/${number}/comments`, bodyIncludes: `${planId}/progress/` }, 1);
+    const plan = await ship.kit.client.workflow.start(planWorkflowType, {
+      workflowId: planId,
+      taskQueue: ship.kit.taskQueue,
+      args: [
+        {
+          planId,
+          repo: REPO,
+          replyTarget: target,
+          requester: { id: 'tester', surface: 'cli' },
+          model,
+          mergeAuthority: true,
+          units: [{ key: 'notes', request: 'Add the plan notes' }],
+        },
+      ],
+    });
+    const record = await plan.result();
+    expect(record.outcome).toBe('completed');
+    expect(record.unconfirmed).toEqual([
+      expect.objectContaining({ kind: 'reply', effectKey: expect.stringMatching(new RegExp(`^${escape(planId)}/progress/`)) }),
+    ]);
+    const lost = record.unconfirmed![0];
+    expect(
+      commentsOn(number).filter((c) =>
+        c.body.includes(`Could not confirm delivery of the reply to acme/app#${number} (effect ${lost.effectKey})`),
+      ),
+    ).toHaveLength(1);
+    const resent = await runCli(ship.kit, ['resend', planId, lost.effectKey, '--by', 'dana']);
+    expect(resent.stderr).toBe('');
+    expect(resent.stdout).toMatch(/: confirmed; decided by dana/);
+    const copies = commentsOn(number).filter((c) => c.body.includes(effectMarker(`${lost.effectKey}/resend-1`)));
+    expect(copies).toHaveLength(1);
+    expect(copies[0].body).toContain(lost.text);
   });
 });
 

@@ -7,6 +7,7 @@ import { sharedEnvironment, uniqueTaskQueue } from './helpers/temporal';
 import { waitUntil } from './helpers/wait';
 import { brokenRunWorkflow } from './fixtures/stuck/workflows';
 import { SwitchboardKind } from '../workflows/search-attributes';
+import { threadWorkflowType } from '../workflows/contracts';
 
 jest.setTimeout(90_000);
 
@@ -57,5 +58,37 @@ describe('a workflow that cannot complete its workflow task is visible', () => {
     expect(scraped).toMatch(/^switchboard_stuck_workflows\{kind="unit"\} 0$/m);
     await handle.terminate('test over');
     expect(await findStuck(env.client, { kinds: ['run'] })).not.toContainEqual(expect.objectContaining({ workflowId }));
+  });
+
+  it('a thread stuck in its first task (no SwitchboardKind yet) is found by its type, with the reason, by every look alike', async () => {
+    const workflowId = `thread:stuck-test:${taskQueue}`;
+    const handle = await env.client.workflow.start(threadWorkflowType, {
+      taskQueue,
+      workflowId,
+      args: [{ threadId: workflowId, replyTarget: { kind: 'cli' } }],
+    });
+    const stuck = await waitUntil(
+      () => findStuck(env.client),
+      (found) => found.some((entry) => entry.workflowId === workflowId),
+    );
+    expect(stuck.find((entry) => entry.workflowId === workflowId)).toMatchObject({
+      kind: 'thread',
+      reason: "Cannot read properties of undefined (reading 'surface')",
+    });
+    const health = await checkHealth({
+      namespace: 'default',
+      taskQueue,
+      pingTemporal: async () => undefined,
+      workerState: () => 'RUNNING',
+      stuck: () => findStuck(env.client),
+    });
+    expect(health.stuck).toContainEqual(expect.objectContaining({ workflowId, kind: 'thread' }));
+    expect(health.reason).toContain('see `switchboard stuck`');
+    const metrics = new FrontEndMetrics();
+    metrics.countStuck(() => findStuck(env.client));
+    expect(
+      Number(/^switchboard_stuck_workflows\{kind="thread"\} (\d+)$/m.exec(await metrics.registry.metrics())?.[1]),
+    ).toBeGreaterThanOrEqual(1);
+    await handle.terminate('test over');
   });
 });

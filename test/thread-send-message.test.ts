@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { resolveTemporalBinary } from '../infra/temporal-binaries';
 import { awaitOutcome, sendToThread, type ThreadDelivery } from '../infra/thread-client';
-import { stopSignal, threadStateQuery, type ThreadMessage } from '../workflows/contracts';
+import { runStatusQuery, stopSignal, threadStateQuery, type ThreadMessage } from '../workflows/contracts';
 import { startRunKit, type RunKit } from './helpers/run-kit';
 import { testTemporalAddress } from './helpers/temporal';
 import { waitUntil } from './helpers/wait';
@@ -57,6 +57,35 @@ describe('sending a message by update-with-start', () => {
     expect(decided).toMatchObject({ kind: 'run', runId: `run:${threadId}:2` });
     // The update left waiting by the timed-out call finished with the decision too.
     expect(await sendToThread(kit.client, kit.taskQueue, followUp, { existing: true })).toEqual(decided);
+  });
+
+  it('a run terminated from Temporal is answered as terminated, not as failed', async () => {
+    const long = kit.script('terminated', [
+      { text: 'Waiting.', toolCalls: [{ name: 'bash', input: { command: 'sleep 300' } }] },
+      { text: 'never' },
+    ]);
+    const threadId = `thread:cli:${randomUUID()}`;
+    const first = await sendToThread(kit.client, kit.taskQueue, delivery(threadId, `agent:coding model:${long} wait`));
+    await waitUntil(
+      () => kit.client.workflow.getHandle(first!.runId!).query(runStatusQuery),
+      (status) => status.phase === 'tools',
+    );
+    await kit.client.workflow.getHandle(first!.runId!).terminate('by hand');
+    await waitUntil(
+      () => kit.client.workflow.getHandle(threadId).query(threadStateQuery),
+      (state) => state.currentRunId === undefined && state.saved === 1,
+    );
+    // The answer the thread delivered (a CLI thread's reply goes to the worker's log; its input is in the history).
+    const history = await kit.client.workflow.getHandle(threadId).fetchHistory();
+    const replies = (history.events ?? [])
+      .filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'deliverReply')
+      .map(
+        (event) =>
+          JSON.parse(Buffer.from(event.activityTaskScheduledEventAttributes!.input!.payloads![0].data!).toString()) as { text: string },
+      );
+    expect(replies.map((reply) => reply.text)).toEqual([
+      'The run was terminated (from Temporal, by an operator) before it produced an answer.',
+    ]);
   });
 
   it('works from the temporal CLI by hand, with the message as JSON', async () => {

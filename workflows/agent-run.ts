@@ -58,6 +58,9 @@ import { StatusCard } from './run/status-card';
 import { TaskChildren } from './run/task-children';
 import { executeToolCalls } from './run/tool-dispatch';
 import { HOST_QUEUES_PATCH, WorkspaceHost } from './run/workspace-host';
+import { InputGuard } from './input-guard';
+import { UncertainWrites } from './effects/uncertain-writes';
+import type { GitHubWriteActivities } from './activity-proxies';
 import { Agent, Outcome, Phase, Repo, Requester, SwitchboardKind, Thread } from './search-attributes';
 
 /**
@@ -78,14 +81,47 @@ async function agentRun(input: RunInput, onCancel: OnCancel): Promise<RunRecord>
   const control = new RunControl(state, clock.now);
   let inFlight: CancellationScope | undefined;
   let inFlightAfterDeadline = false;
+  // Every steer and stop is checked whole first (contracts/inputs.ts); a malformed signal is dropped and counted.
+  const guard = new InputGuard('agentRunWorkflow', () => setCurrentDetails(runDetails(state, guard.note())));
+  // The run's own at-most-once writes that end unconfirmed (its tools' issues, comments and reviews,
+  // its card's last update) are listed with their text, said in the conversation, and handed to
+  // the thread or unit in the record, where `switchboard resend` repairs them. Runs recorded
+  // before this listed nothing and kept one card key.
+  const listsUncertain = patched(RUN_LISTS_UNCERTAIN_WRITES);
+  const uncertain = new UncertainWrites(
+    state.uncertain,
+    { githubWrites, status },
+    {
+      now: () => Date.now(),
+      workflowId: listingWorkflow(runId, input),
+      notify: async (write, text) => {
+        await CancellationScope.nonCancellable(() =>
+          status.deliverReply({ effectKey: `${write.effectKey}/notice`, replyTarget: input.replyTarget, text }),
+        );
+      },
+    },
+  );
+  const recorded = uncertain.recording().githubWrites;
+  const runWrites: GitHubWriteActivities = listsUncertain
+    ? {
+        postComment: recorded.postComment,
+        postReview: recorded.postReview,
+        openOrUpdatePullRequest: recorded.openOrUpdatePullRequest,
+        createIssue: recorded.createIssue,
+        updateIssue: (update) => githubWrites.updateIssue(update),
+        mergePullRequest: (merge) => githubWrites.mergePullRequest(merge),
+      }
+    : githubWrites;
   const card = new StatusCard({
+    repairs: listsUncertain,
+    lost: (call, result) => uncertain.note({ activity: 'statusCard', input: call }, result),
     runId,
     replyTarget: input.replyTarget,
     state,
     status,
     clock,
     nonCancellable: (work) => CancellationScope.nonCancellable(work),
-    onChange: () => setCurrentDetails(runDetails(state)),
+    onChange: () => setCurrentDetails(runDetails(state, guard.note())),
   });
 
   setHandler(runStatusQuery, () => state.status(runId, Date.now()));
@@ -93,18 +129,18 @@ async function agentRun(input: RunInput, onCancel: OnCancel): Promise<RunRecord>
     state.pendingSteers.push({ text: steer.text.trim(), ...(steer.by ? { by: steer.by } : {}) });
     card.touch();
   };
-  setHandler(steerSignal, (steer) => {
-    if (!state.finished && typeof steer?.text === 'string' && steer.text.trim()) acceptSteer(steer);
+  guard.signal(steerSignal, (steer) => {
+    if (!state.finished) acceptSteer(steer);
   });
-  setHandler(
+  guard.update(
     steerUpdate,
     (steer) => {
       acceptSteer(steer);
-      return { accepted: true, pending: state.pendingSteers.length };
+      return { accepted: true as const, pending: state.pendingSteers.length };
     },
     {
-      validator: (steer) => {
-        if (typeof steer?.text !== 'string' || !steer.text.trim()) throw failure('steer_rejected', 'steer needs non-empty text');
+      code: 'steer_rejected',
+      also: () => {
         if (state.finished) throw failure('steer_rejected', `the run has finished (${state.outcome})`);
       },
     },
@@ -114,7 +150,7 @@ async function agentRun(input: RunInput, onCancel: OnCancel): Promise<RunRecord>
     control.stopRequest = stop ?? {};
     inFlight?.cancel();
   };
-  setHandler(stopSignal, stopRun);
+  guard.signal(stopSignal, stopRun);
   onCancel(() => stopRun(CANCEL_STOP));
 
   upsertSearchAttributes([
@@ -191,7 +227,7 @@ async function agentRun(input: RunInput, onCancel: OnCancel): Promise<RunRecord>
   const tools: ToolContext = {
     state,
     workspace,
-    activities: { ...host.activities, githubReads: githubToolReads, githubWrites, units, web },
+    activities: { ...host.activities, githubReads: githubToolReads, githubWrites: runWrites, units, web },
     workspaceLoss: () => ({ losses: host.losses, ...(host.notice ? { notice: host.notice } : {}) }),
     touchCard: () => card.touch(),
     remainingMs: () => state.remainingMs(Date.now()),
@@ -225,7 +261,7 @@ async function agentRun(input: RunInput, onCancel: OnCancel): Promise<RunRecord>
               },
               commitWorkspace: (commit) => (host.queue ? hostBound(host.queue).unitWorkspace : unitWorkspace).commitWorkspace(commit),
             },
-            githubWrites,
+            githubWrites: runWrites,
           },
         })
       : undefined;
@@ -294,6 +330,18 @@ async function agentRun(input: RunInput, onCancel: OnCancel): Promise<RunRecord>
     }
     await CancellationScope.nonCancellable(() => host.close()).catch(() => undefined);
   }
+}
+
+/** The `patched()` id of a run that lists its own unconfirmed writes and repairs an unconfirmed status card (docs/versioning.md). */
+export const RUN_LISTS_UNCERTAIN_WRITES = 'run-lists-uncertain-writes';
+
+/**
+ * Where a run's unconfirmed writes end up listed (and are resent): a unit's run in its unit, any
+ * other run in its thread (a task child's go through its parent).
+ */
+function listingWorkflow(runId: string, input: RunInput): string {
+  const unit = /^(unit:[^/]+\/[^/]+)\//.exec(runId);
+  return unit ? unit[1] : input.threadId;
 }
 
 /** The `patched()` id of a deadline that no longer cancels work meant to run past it (the closing summary). */

@@ -47,6 +47,8 @@ export interface CurrentDetailsInput {
   nextTimer?: { purpose: string; at: string };
   /** Anything else worth a line (a run's status line, a plan's progress). */
   note?: string;
+  /** Malformed signals dropped (workflows/input-guard.ts), in words. */
+  dropped?: string;
 }
 
 /** The Web UI's "Current details": what the workflow is doing now and what it waits for. */
@@ -58,6 +60,7 @@ export function currentDetails(input: CurrentDetailsInput): string {
   if (input.checks) lines.push(`- **Checks:** ${input.checks}`);
   if (input.nextTimer) lines.push(`- **Next timer:** ${input.nextTimer.purpose} at ${input.nextTimer.at}`);
   if (input.note) lines.push(`- ${oneParagraph(input.note)}`);
+  if (input.dropped) lines.push(`- **Dropped inputs:** ${oneParagraph(input.dropped)}`);
   return lines.join('\n').trim();
 }
 

@@ -1,9 +1,19 @@
-import { condition, getExternalWorkflowHandle, patched, setCurrentDetails, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  condition,
+  getExternalWorkflowHandle,
+  patched,
+  setCurrentDetails,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import {
   failure,
   mergeSignal,
   planStateQuery,
+  resendUpdate,
   stopSignal,
+  uncertainWritesQuery,
   unitUpdateSignal,
   type PlanInput,
   type PlanRecord,
@@ -11,15 +21,21 @@ import {
   type PlanUnitState,
   type PlanUnitUpdate,
   type StopInput,
+  type UncertainWrite,
 } from './contracts';
+import { UncertainWrites } from './effects/uncertain-writes';
 import type { AgentSetup } from '../activities/agents/agent-setup';
 import { failureReason } from './failure-reason';
 import { planDetails } from './plan/plan-details';
 import { PLAN_FAILURE_SETTLES, planUnitId, settleFailedPlan } from './plan/plan-failed';
 import { isBlocked, mayStart, planProblems, topologicalOrder } from './plan/plan-graph';
 import { CANCEL_STOP, cancelAsStop, type OnCancel } from './cancel-as-stop';
-import { setup, status as statusActivities, units as unitActivities } from './activity-proxies';
+import { githubWrites, setup, status as statusActivities, units as unitActivities } from './activity-proxies';
 import { Outcome, Phase, Repo, Requester, SwitchboardKind } from './search-attributes';
+import { InputGuard } from './input-guard';
+
+/** The `patched()` id of a plan that lists its unconfirmed replies for `resend` (docs/versioning.md). */
+export const PLAN_LISTS_UNCERTAIN_REPLIES = 'plan-lists-uncertain-replies';
 
 /** A unit that enters one of these phases after it was ready is working again (not mergeable). */
 const REWORK_PHASES: ReadonlySet<PlanUnitUpdate['status']> = new Set(['coding', 'review', 'findings', 'checks']);
@@ -60,9 +76,31 @@ async function plan(input: PlanInput, onCancel: OnCancel): Promise<PlanRecord> {
 
   const state = (): PlanState => ({ planId: input.planId, mergeAuthority, units, merged, done: units.every(settled) });
   setHandler(planStateQuery, state);
-  setHandler(unitUpdateSignal, (update) => {
-    const unit = units.find((candidate) => candidate.key === update?.key);
-    if (!unit) return;
+  // The plan's replies (progress, the report) that end unconfirmed are listed, said once more, and
+  // resent by `switchboard resend`; plans recorded before this listed nothing.
+  const uncertainList: UncertainWrite[] = [];
+  const uncertain = new UncertainWrites(
+    uncertainList,
+    { githubWrites, status: statusActivities },
+    {
+      now: () => Date.now(),
+      workflowId: input.planId,
+      notify: async (write, text) => {
+        await statusActivities.deliverReply({ effectKey: `${write.effectKey}/notice`, replyTarget: input.replyTarget, text });
+      },
+    },
+  );
+  const replies = patched(PLAN_LISTS_UNCERTAIN_REPLIES) ? uncertain.recording().status : statusActivities;
+  setHandler(uncertainWritesQuery, () => uncertainList);
+  // Every message is checked whole first (contracts/inputs.ts); a malformed signal is dropped and counted.
+  const guard = new InputGuard('planWorkflow', () => showDetails());
+  const showDetails = () => setCurrentDetails(planDetails(state(), stopped ? 'stopping' : 'running', guard.note()));
+  guard.signal(unitUpdateSignal, (update) => {
+    const unit = units.find((candidate) => candidate.key === update.key);
+    if (!unit)
+      return guard.drop(unitUpdateSignal.name, `\`key\` ${update.key} is not a unit of this plan (${units.map((u) => u.key).join(', ')})`);
+    if (update.unitId !== unit.unitId)
+      return guard.drop(unitUpdateSignal.name, `\`unitId\` ${update.unitId} is not the unit ${update.key} of this plan (${unit.unitId})`);
     if (update.pullRequest) unit.pullRequest = update.pullRequest;
     if (update.status === 'ready' && unit.status === 'running') unit.status = 'ready';
     else if (update.status === 'merge_refused' && unit.status === 'merging') unit.status = 'ready';
@@ -83,7 +121,11 @@ async function plan(input: PlanInput, onCancel: OnCancel): Promise<PlanRecord> {
     }
     changed = true;
   };
-  setHandler(stopSignal, stopPlan);
+  guard.signal(stopSignal, stopPlan);
+  guard.update(resendUpdate, (request) => uncertain.resend(request), {
+    code: 'resend_refused',
+    also: (request) => void uncertain.validate(request),
+  });
   onCancel(() => stopPlan(CANCEL_STOP));
   upsertSearchAttributes([
     { key: SwitchboardKind, value: 'plan' },
@@ -93,7 +135,7 @@ async function plan(input: PlanInput, onCancel: OnCancel): Promise<PlanRecord> {
   ]);
 
   while (!units.every(settled)) {
-    setCurrentDetails(planDetails(state(), stopped ? 'stopping' : 'running'));
+    showDetails();
     await condition(() => changed);
     changed = false;
     if (stopped) {
@@ -146,12 +188,14 @@ async function plan(input: PlanInput, onCancel: OnCancel): Promise<PlanRecord> {
   ]);
   const finalReport = `Plan ${input.planId} ${outcome}. Merged in order: ${merged.join(' -> ') || 'none'}.`;
   setCurrentDetails(planDetails(state(), `settled ${outcome}`));
-  await statusActivities.deliverReply({ effectKey: `${input.planId}/report`, replyTarget: input.replyTarget, text: finalReport });
-  return { ...state(), outcome, report: finalReport };
+  await replies.deliverReply({ effectKey: `${input.planId}/report`, replyTarget: input.replyTarget, text: finalReport });
+  // A resend in flight finishes (and is recorded) before the plan closes.
+  await condition(allHandlersFinished);
+  return { ...state(), outcome, report: finalReport, ...(uncertainList.length ? { unconfirmed: uncertainList } : {}) };
 
   async function report(text: string): Promise<void> {
     // Progress reports are keyed by their text, so an unchanged picture is not posted twice.
-    await statusActivities.deliverReply({ effectKey: `${input.planId}/progress/${hash(text)}`, replyTarget: input.replyTarget, text });
+    await replies.deliverReply({ effectKey: `${input.planId}/progress/${hash(text)}`, replyTarget: input.replyTarget, text });
   }
 }
 

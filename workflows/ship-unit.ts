@@ -50,9 +50,13 @@ import { Unit } from './unit/unit';
 import { loadUnitSettings } from './unit/unit-setup';
 import { unitDetails } from './unit/unit-details';
 import { UnitInbox } from './unit/unit-inbox';
+import { InputGuard } from './input-guard';
 
 /** The `patched()` id of saying "could not confirm delivery of …" in the unit's conversation (docs/versioning.md). */
 export const UNCERTAIN_WRITE_NOTICE = 'uncertain-write-notice';
+
+/** The `patched()` id of a unit that holds PR events until it has (re)opened its PR (docs/versioning.md). */
+export const UNIT_HOLDS_PR_EVENTS = 'unit-holds-pr-events-until-its-pr';
 
 /** Continue-as-new at a round boundary once history passes this many events (or Temporal suggests it). */
 export const UNIT_HISTORY_LIMIT = 2_000;
@@ -71,6 +75,8 @@ async function shipUnit(input: ShipUnitInput, onCancel: OnCancel): Promise<UnitR
   const { unitId, repo } = input;
   const c: UnitCarry = input.carry ?? initialCarry(input, Date.now());
   const inbox = new UnitInbox(c);
+  // Every message is checked whole first (contracts/inputs.ts); a malformed signal is dropped and counted.
+  const guard = new InputGuard('shipUnitWorkflow', () => showDetails());
   // A setup that fails settles the unit `failed` like any other end (unit/unit-setup.ts).
   const loaded = await loadUnitSettings(input, () => setup.loadAgentSetup());
 
@@ -147,7 +153,7 @@ async function shipUnit(input: ShipUnitInput, onCancel: OnCancel): Promise<UnitR
   );
   // The Web UI's current details (a workflow metadata query: no command, nothing to replay).
   function showDetails(): void {
-    setCurrentDetails(unitDetails(unit.state()));
+    setCurrentDetails(unitDetails(unit.state(), guard.note()));
   }
 
   setHandler(unitStateQuery, () => unit.state());
@@ -157,16 +163,16 @@ async function shipUnit(input: ShipUnitInput, onCancel: OnCancel): Promise<UnitR
         .signal(stopSignal, { reason })
         .catch(() => undefined);
   };
-  setHandler(steerSignal, (steer) => inbox.steer(steer));
-  setHandler(
+  guard.signal(steerSignal, (steer) => inbox.steer(steer));
+  guard.update(
     steerUpdate,
     (steer) => {
       inbox.steer(steer);
-      return { accepted: true };
+      return { accepted: true as const };
     },
     {
-      validator: (steer) => {
-        if (typeof steer?.text !== 'string' || !steer.text.trim()) throw failure('steer_rejected', 'steer needs non-empty text');
+      code: 'steer_rejected',
+      also: () => {
         if (unit.outcome) throw failure('steer_rejected', `the unit has settled (${unit.outcome})`);
       },
     },
@@ -175,16 +181,25 @@ async function shipUnit(input: ShipUnitInput, onCancel: OnCancel): Promise<UnitR
     inbox.stop(stop ?? {});
     stopCurrentRun(stop?.reason ?? 'the unit was stopped');
   };
-  setHandler(stopSignal, stopUnit);
+  guard.signal(stopSignal, stopUnit);
   onCancel(() => stopUnit(CANCEL_STOP));
-  setHandler(prEventSignal, (event) => {
+  guard.signal(prEventSignal, (event) => {
+    const elsewhere = otherPullRequest(event, repo, c.pullRequest);
+    if (elsewhere) return guard.drop(prEventSignal.name, elsewhere);
     inbox.prEvent(event);
     if (inbox.terminal) stopCurrentRun(`the pull request was ${inbox.terminal.outcome}`);
   });
-  setHandler(checksSignal, (event) => inbox.checks(event));
-  setHandler(mergeSignal, () => inbox.requestMerge());
+  guard.signal(checksSignal, (event) => {
+    const elsewhere = otherPullRequest(event, repo, c.pullRequest);
+    if (elsewhere) return guard.drop(checksSignal.name, elsewhere);
+    inbox.checks(event);
+  });
+  guard.signal(mergeSignal, () => inbox.requestMerge());
   setHandler(uncertainWritesQuery, () => c.uncertain ?? []);
-  setHandler(resendUpdate, (request) => uncertain.resend(request), { validator: (request) => void uncertain.validate(request) });
+  guard.update(resendUpdate, (request) => uncertain.resend(request), {
+    code: 'resend_refused',
+    also: (request) => void uncertain.validate(request),
+  });
 
   upsertSearchAttributes([
     { key: SwitchboardKind, value: 'unit' },
@@ -204,7 +219,9 @@ async function shipUnit(input: ShipUnitInput, onCancel: OnCancel): Promise<UnitR
         unit.outcome = settled;
         break;
       }
-      const people = inbox.apply(c, (phase) => unit.enter(phase));
+      // A unit without its PR yet holds PR events (a reset unit gets its own earlier ones first); older histories did not.
+      const hold = !c.pullRequest && inbox.hasPullRequestEvents() && patched(UNIT_HOLDS_PR_EVENTS);
+      const people = inbox.apply(c, (phase) => unit.enter(phase), { hold });
       if (people.length > 0 && c.pullRequest) await new PeoplesReviews(unit).take(people);
       let next: UnitOutcome | undefined;
       if (c.phase === 'coding' || c.phase === 'findings') {
@@ -238,6 +255,14 @@ async function shipUnit(input: ShipUnitInput, onCancel: OnCancel): Promise<UnitR
   // A resend in flight finishes (and is recorded) before the unit closes.
   await condition(allHandlersFinished);
   return record;
+}
+
+/** Why an event for another repository or pull request than the unit's is not its to take (undefined: it is). */
+function otherPullRequest(event: { repo: string; number: number }, repo: string, pullRequest: number | undefined): string | undefined {
+  if (event.repo.toLowerCase() !== repo.toLowerCase()) return `it is for ${event.repo}, and this unit works on ${repo}`;
+  if (pullRequest !== undefined && event.number !== pullRequest)
+    return `it is for #${event.number}, and this unit's pull request is #${pullRequest}`;
+  return undefined;
 }
 
 function initialCarry(input: ShipUnitInput, now: number): UnitCarry {

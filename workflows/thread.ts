@@ -1,14 +1,17 @@
 import {
   allHandlersFinished,
   CancellationScope,
+  ChildWorkflowFailure,
   condition,
   continueAsNew,
   getExternalWorkflowHandle,
   ParentClosePolicy,
   patched,
+  setCurrentDetails,
   setHandler,
   sleep,
   startChild,
+  TerminatedFailure,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -16,7 +19,8 @@ import type { ChatMessage } from '../activities/models/types';
 import { githubWrites, localSetup, repoVetting, runProgress, setup, spendCheck, status as rawStatus, units } from './activity-proxies';
 import { UncertainWrites } from './effects/uncertain-writes';
 import { CANCEL_STOP, cancelAsStop, type OnCancel } from './cancel-as-stop';
-import { staticDetails } from './details';
+import { currentDetails, staticDetails } from './details';
+import { InputGuard } from './input-guard';
 import { endThread } from './thread/end-thread';
 import { SwitchboardKind, Thread } from './search-attributes';
 import { decide } from './thread/decide';
@@ -34,6 +38,8 @@ import {
   steerSignal,
   stopSignal,
   threadStateQuery,
+  THREAD_MESSAGE_SHAPE,
+  problemWith,
   uncertainWritesQuery,
   type MessageOutcome,
   type ReplyTarget,
@@ -109,15 +115,33 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
     outcomes,
     ...(uncertainList.length ? { unconfirmed: uncertainList } : {}),
   }));
+  // Every message is checked whole before it touches the thread (contracts/inputs.ts): a
+  // malformed update is refused naming the field, a malformed signal dropped and counted.
+  const guard = new InputGuard('threadWorkflow', () => showDetails());
+  const showDetails = () =>
+    setCurrentDetails(
+      currentDetails({
+        phase: currentRunId ? 'running' : queue.length > 0 || deciding ? 'deciding' : 'idle',
+        note: [
+          ...(currentRunId ? [`run ${currentRunId}`] : []),
+          `${queue.length} queued`,
+          `${runCount} run${runCount === 1 ? '' : 's'}`,
+          ...(stickyAgent ? [`agent ${stickyAgent}`] : []),
+        ].join(' · '),
+        ...(guard.note() ? { dropped: guard.note() } : {}),
+      }),
+    );
   setHandler(uncertainWritesQuery, () => uncertainList);
-  setHandler(resendUpdate, (request) => uncertain.resend(request), { validator: (request) => void uncertain.validate(request) });
+  guard.update(resendUpdate, (request) => uncertain.resend(request), {
+    code: 'resend_refused',
+    also: (request) => void uncertain.validate(request),
+  });
   // Set just before the thread continues-as-new or ends: a `sendMessage` update still waiting
   // for its message's decision is answered `queued` then (the decision comes in the next run).
   let closing = false;
   const outcomeOf = (messageId: string) => outcomes.find((entry) => entry.messageId === messageId);
-  /** Takes one message (from the signal or the update); false for a repeat or a malformed one. */
+  /** Takes one well-formed message (from the signal or the update); false for a repeat. */
   const accept = (message: ThreadMessage): boolean => {
-    if (!message?.messageId || typeof message.text !== 'string') return false;
     if (seen.includes(message.messageId)) return false;
     seen.push(message.messageId);
     seen.splice(0, Math.max(0, seen.length - SEEN_MESSAGE_IDS));
@@ -132,23 +156,15 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
     queue.push(message);
     return true;
   };
-  setHandler(messageSignal, (message) => void accept(message));
-  setHandler(
-    sendMessageUpdate,
-    async (message) => {
-      const fresh = accept(message);
-      const pending = () => deciding === message.messageId || queue.some((entry) => entry.messageId === message.messageId);
-      // A repeat whose decision has been forgotten and that is not waiting either: nothing more to say.
-      if (!fresh && !outcomeOf(message.messageId) && !pending()) return { messageId: message.messageId, kind: 'duplicate' };
-      await condition(() => outcomeOf(message.messageId) !== undefined || closing);
-      return outcomeOf(message.messageId) ?? { messageId: message.messageId, kind: 'queued' };
-    },
-    {
-      validator: (message) => {
-        if (!message?.messageId || typeof message.text !== 'string') throw new Error('a message needs a messageId and a text');
-      },
-    },
-  );
+  guard.signal(messageSignal, (message) => void accept(message));
+  guard.update(sendMessageUpdate, async (message): Promise<MessageOutcome> => {
+    const fresh = accept(message);
+    const pending = () => deciding === message.messageId || queue.some((entry) => entry.messageId === message.messageId);
+    // A repeat whose decision has been forgotten and that is not waiting either: nothing more to say.
+    if (!fresh && !outcomeOf(message.messageId) && !pending()) return { messageId: message.messageId, kind: 'duplicate' };
+    await condition(() => outcomeOf(message.messageId) !== undefined || closing);
+    return outcomeOf(message.messageId) ?? { messageId: message.messageId, kind: 'queued' };
+  });
   let pendingStop: StopInput | undefined;
   // Stops the thread's running run (the Slack stop reaction and button land here).
   const stopRun = (stop: StopInput | undefined) => {
@@ -159,7 +175,7 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
       .signal(stopSignal, pendingStop)
       .catch(() => undefined);
   };
-  setHandler(stopSignal, stopRun);
+  guard.signal(stopSignal, stopRun);
   // A cancelled thread stops its run (which settles and is answered as usual), then ends.
   let cancelled = false;
   onCancel(() => {
@@ -173,10 +189,18 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
   ]);
 
   for (;;) {
+    showDetails();
     await condition(() => queue.length > 0 || cancelled);
     if (cancelled) break;
     const message = queue.shift()!;
     deciding = message.messageId;
+    // A message queued before messages were checked whole (carried, or accepted by an older
+    // worker) is answered as refused rather than failing the thread's task on every retry.
+    const malformed = problemWith(THREAD_MESSAGE_SHAPE, message);
+    if (malformed) {
+      remember({ messageId: String(message?.messageId), kind: 'refused', code: 'message_invalid', reply: `Not taken: ${malformed}.` });
+      continue;
+    }
     const replyTarget = message.replyTarget ?? input.replyTarget;
     // A local activity: decided and the run started in one workflow task, no task-queue round trip.
     const agentSetup = patched(PATCH_LOCAL_SETUP) ? await localSetup.loadAgentSetup() : await setup.loadAgentSetup();
@@ -216,6 +240,7 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
       runCount += 1;
       const runId = `run:${threadId}:${runCount}`;
       currentRunId = runId;
+      showDetails();
       const handle = await startChild(agentRunWorkflowType, {
         workflowId: runId,
         args: [
@@ -254,13 +279,22 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
       currentRunId = undefined;
       pendingStop = undefined;
       if (record?.workspaceHost) workspaceHost = record.workspaceHost;
+      // The run's own unconfirmed writes (its tools', its card's) are listed here, where `resend` repairs them.
+      uncertain.adopt(record?.unconfirmed);
       const answer = ended.stuck
         ? stuckRunNotice(ended.stuck)
         : record?.finalText ||
           (record
             ? `The run ended ${record.outcome}${record.endedBy ? ` (${record.endedBy})` : ''}.`
-            : 'The run failed before it produced an answer.');
-      saved.push({ request: decision.request, answer, agent: decision.agent, outcome: record?.outcome ?? 'failed' });
+            : ended.terminated
+              ? `The run was terminated (from Temporal, by an operator) before it produced an answer.`
+              : 'The run failed before it produced an answer.');
+      saved.push({
+        request: decision.request,
+        answer,
+        agent: decision.agent,
+        outcome: record?.outcome ?? (ended.terminated ? 'stopped' : 'failed'),
+      });
       saved.splice(0, Math.max(0, saved.length - SAVED_EXCHANGES));
       await statusActivities.deliverReply({ effectKey: `${runId}/answer`, replyTarget, text: answer });
     }
@@ -301,10 +335,11 @@ async function awaitRun(
   runId: string,
   result: Promise<RunRecord>,
   timing: ThreadInput['runWatch'],
-): Promise<{ record?: RunRecord; stuck?: StuckRun }> {
+): Promise<{ record?: RunRecord; stuck?: StuckRun; terminated?: boolean }> {
   const finished = result.then(
     (record) => ({ record }),
-    () => ({}),
+    // Terminated by an operator (`temporal workflow terminate`, the Web UI) is said as such, not as a failure.
+    (error: unknown) => (error instanceof ChildWorkflowFailure && error.cause instanceof TerminatedFailure ? { terminated: true } : {}),
   );
   if (!patched(PATCH_WATCH_RUN)) return finished;
   const watch = new CancellationScope();

@@ -52,19 +52,21 @@ export function createConversationWrites(identities: GitHubIdentities) {
       });
     },
 
-    /** Posts a comment on an issue or PR (at-most-once). */
+    /**
+     * Posts a comment on an issue or PR (at-most-once). Every attempt looks for its marker first,
+     * the first one too: a workflow reset (`temporal workflow reset`) replays the write as a first
+     * attempt under the same key, and must find the comment it posted before, not post another.
+     */
     async postComment(input: T.PostCommentInput): Promise<T.EffectResult> {
       const identity = input.identity ?? 'write';
       const where = { ...splitRepo(input.repo), issue_number: input.number };
       const gh = await identities.octokitFor(identity);
       const key = input.effectKey;
       return guarded(key, `comment on #${input.number}`, identity, async () => {
-        if (isRetry(input.attempt)) {
-          const comments = await gh.paginate(gh.rest.issues.listComments, { ...where, per_page: 100 });
-          const mine = comments.find((c) => hasMarker(c.body, key));
-          if (mine) return { status: 'confirmed', effectKey: key, id: mine.id, number: input.number, url: mine.html_url };
-          return unconfirmed(key, `comment on #${input.number}`);
-        }
+        const comments = await gh.paginate(gh.rest.issues.listComments, { ...where, per_page: 100 });
+        const mine = comments.find((c) => hasMarker(c.body, key));
+        if (mine) return { status: 'confirmed', effectKey: key, id: mine.id, number: input.number, url: mine.html_url };
+        if (isRetry(input.attempt)) return unconfirmed(key, `comment on #${input.number}`);
         const { data } = await gh.rest.issues.createComment({ ...where, body: withMarker(input.body, key) });
         return { status: 'confirmed', effectKey: key, id: data.id, number: input.number, url: data.html_url };
       });

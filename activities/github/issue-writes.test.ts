@@ -48,6 +48,14 @@ describe('createIssue (at-most-once)', () => {
     expect(github.state.countWrites('issue.create', repo)).toBe(1);
   });
 
+  test('a reset repeats the write as a first attempt: it finds the issue by its marker, exactly one exists', async () => {
+    const repo = freshRepo();
+    const input = { repo, effectKey: 'run:t:reset/github_issue_create/1.0', title: 'Once', body: 'Only once.' };
+    const first = await activities.createIssue({ ...input, attempt: 1 });
+    expect(await activities.createIssue({ ...input, attempt: 1 })).toEqual(first);
+    expect(github.state.countWrites('issue.create', repo)).toBe(1);
+  });
+
   test('a first attempt that left no trace is unconfirmed and not sent again', async () => {
     const repo = freshRepo();
     github.faults.serverErrors({ method: 'POST', path: /\/issues$/ }, 1, 502);

@@ -3,13 +3,17 @@ import { type GitHubIdentities } from './identity';
 import { splitRepo } from './repo-name';
 import type * as T from './types';
 
+/** How many pages of a repository's newest issues (100 each) a new issue's marker is looked for in. */
+export const ISSUE_PAGES_SEARCHED = 10;
+
 /** Opening an issue (at-most-once) and changing one (repeatable). */
 export function createIssueWrites(identities: GitHubIdentities) {
   return {
     /**
-     * Opens an issue whose body carries the effect key's marker. A retry looks for an issue
-     * with that marker first: found is confirmed; not found after a lost result is
-     * `unconfirmed`, and no second issue is opened.
+     * Opens an issue whose body carries the effect key's marker. Every attempt looks for an
+     * issue with that marker first (a reset workflow repeats the write as a first attempt):
+     * found is confirmed; not found after a lost result is `unconfirmed`, and no second issue
+     * is opened.
      */
     async createIssue(input: T.CreateIssueInput): Promise<T.EffectResult> {
       const identity = input.identity ?? 'write';
@@ -18,19 +22,21 @@ export function createIssueWrites(identities: GitHubIdentities) {
       const key = input.effectKey;
       const what = `open an issue in ${input.repo}`;
       return guarded(key, what, identity, async () => {
-        if (isRetry(input.attempt)) {
-          // Newest first: the lost attempt was moments ago, so it sits on the first page.
-          const issues = await gh.paginate(gh.rest.issues.listForRepo, {
-            ...where,
-            state: 'all',
-            sort: 'created',
-            direction: 'desc',
-            per_page: 100,
-          });
-          const mine = issues.find((issue) => !issue.pull_request && hasMarker(issue.body, key));
-          if (mine) return { status: 'confirmed', effectKey: key, number: mine.number, url: mine.html_url };
-          return unconfirmed(key, what);
-        }
+        // Newest first, at most ISSUE_PAGES_SEARCHED pages: a lost attempt was moments ago, and a
+        // reset workflow's issue was opened since that workflow started.
+        let pages = 0;
+        const found = await gh.paginate(
+          gh.rest.issues.listForRepo,
+          { ...where, state: 'all', sort: 'created', direction: 'desc', per_page: 100 },
+          (response, done) => {
+            const hit = response.data.filter((issue) => !issue.pull_request && hasMarker(issue.body, key));
+            if (hit.length > 0 || ++pages >= ISSUE_PAGES_SEARCHED) done();
+            return hit;
+          },
+        );
+        const [mine] = found;
+        if (mine) return { status: 'confirmed', effectKey: key, number: mine.number, url: mine.html_url };
+        if (isRetry(input.attempt)) return unconfirmed(key, what);
         const { data } = await gh.rest.issues.create({
           ...where,
           title: input.title,

@@ -38,23 +38,22 @@ export function createPullRequestWrites(identities: GitHubIdentities) {
           const { data } = await gh.rest.pulls.update({ ...where, pull_number: existing.number, title: input.title, body });
           return { status: 'confirmed', effectKey: key, number: data.number, url: data.html_url, sha: data.head.sha };
         }
-        if (isRetry(input.attempt)) {
-          const closed = await gh.paginate(gh.rest.pulls.list, {
-            ...where,
-            state: 'closed',
-            head: `${where.owner}:${input.head}`,
-            per_page: 100,
-          });
-          const ours = closed.find((pr) => hasMarker(pr.body, key));
-          if (ours)
-            return {
-              status: 'refused',
-              effectKey: key,
-              code: 'invalid',
-              reason: `pull request #${ours.number} for ${input.head} was opened and has been closed since; it is not opened again`,
-              number: ours.number,
-            };
-        }
+        // Every attempt (a reset workflow's first one too): a PR of ours for this head that a person closed stays closed.
+        const closed = await gh.paginate(gh.rest.pulls.list, {
+          ...where,
+          state: 'closed',
+          head: `${where.owner}:${input.head}`,
+          per_page: 100,
+        });
+        const ours = closed.find((pr) => hasMarker(pr.body, key));
+        if (ours)
+          return {
+            status: 'refused',
+            effectKey: key,
+            code: 'invalid',
+            reason: `pull request #${ours.number} for ${input.head} was opened and has been closed since; it is not opened again`,
+            number: ours.number,
+          };
         try {
           const { data } = await gh.rest.pulls.create({
             ...where,
@@ -93,14 +92,20 @@ export function createPullRequestWrites(identities: GitHubIdentities) {
       const gh = await identities.octokitFor(identity);
       const key = input.effectKey;
       const what = `merge pull request #${input.number}`;
-      const mergedAlready = (pr: {
+      /** The merge commit carries our marker: this effect merged it (an earlier attempt, or a reset workflow's earlier run). */
+      const mergedByUs = async (sha: string | null): Promise<boolean> => {
+        if (!sha) return false;
+        const { data } = await gh.rest.git.getCommit({ ...splitRepo(input.repo), commit_sha: sha });
+        return hasMarker(data.message, key);
+      };
+      const mergedAlready = async (pr: {
         merged: boolean;
         number: number;
         html_url: string;
         head: { sha: string };
         merge_commit_sha: string | null;
       }) => {
-        if (pr.head.sha === input.expectedHeadSha && isRetry(input.attempt)) {
+        if (pr.head.sha === input.expectedHeadSha && (isRetry(input.attempt) || (await mergedByUs(pr.merge_commit_sha)))) {
           return {
             status: 'confirmed',
             effectKey: key,

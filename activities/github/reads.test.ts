@@ -158,6 +158,23 @@ describe('GitHub App identity', () => {
       expect(await appActivities.githubRepos({})).toEqual([expect.objectContaining({ fullName: 'acme/app-repo' })]);
       await appActivities.vetRepository({ repo: 'acme/app-repo' });
       expect(app.mints).toEqual([{ scope: 'read', permissions: expect.objectContaining({ contents: 'read', pull_requests: 'read' }) }]);
+      // An issue a person opened, for the read identity to try to comment on.
+      const seeded = local.state.repo('acme', 'app-repo')!;
+      const at = new Date().toISOString();
+      seeded.issues.set(1, {
+        number: 1,
+        title: 'x',
+        body: '',
+        state: 'open',
+        labels: [],
+        user: 'ana',
+        createdAt: at,
+        updatedAt: at,
+        comments: [],
+        reviews: [],
+        reviewComments: [],
+      });
+      seeded.nextNumber = 2;
       const refused = await appActivities.postComment({
         repo: 'acme/app-repo',
         number: 1,

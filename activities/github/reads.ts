@@ -164,6 +164,7 @@ export function createGitHubReadActivities(identities: GitHubIdentities) {
             path: c.path,
             line: c.line ?? undefined,
             body: c.body,
+            ...(c.pull_request_review_id ? { reviewId: c.pull_request_review_id } : {}),
           })),
           comments: comments.map((c) => ({ id: c.id, author: c.user?.login, body: c.body ?? '' })),
         };

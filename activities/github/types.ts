@@ -125,7 +125,8 @@ export interface PullActivityInput extends OnRepo {
 }
 export interface PullActivity {
   reviews: Array<{ id: number; author?: string; state: string; body: string; commitId: string }>;
-  reviewComments: Array<{ id: number; author?: string; path: string; line?: number; body: string }>;
+  /** `reviewId`: the review a line comment belongs to (absent in results recorded before it was kept). */
+  reviewComments: Array<{ id: number; author?: string; path: string; line?: number; body: string; reviewId?: number }>;
   comments: Array<{ id: number; author?: string; body: string }>;
 }
 

@@ -154,6 +154,45 @@ describe('at-most-once writes under a dropped response', () => {
   });
 });
 
+describe('a workflow reset repeats a write as a first attempt: it finds what it wrote, never writes twice', () => {
+  test('a comment', async () => {
+    const { repo, number } = await repoWithPullRequest();
+    const input = { repo, number, effectKey: 'run:t/comment/reset', body: 'Once.' };
+    const first = await activities.postComment({ ...input, attempt: 1 });
+    expect(await activities.postComment({ ...input, attempt: 1 })).toEqual(first);
+    expect(github.state.countWrites('comment.create', repo)).toBe(1);
+  });
+
+  test('a pull request a person closed since is not opened again', async () => {
+    github.createRepo('acme', 'open-reset', { 'README.md': 'x\n' });
+    github.commit('acme/open-reset', 'topic', { 'b.txt': 'b\n' });
+    const input = {
+      repo: 'acme/open-reset',
+      effectKey: 'unit:acme/open-reset#x/open-pr/1',
+      head: 'topic',
+      base: 'main',
+      title: 'T',
+      body: 'B',
+    };
+    const opened = await activities.openOrUpdatePullRequest({ ...input, attempt: 1 });
+    github.state.repo('acme', 'open-reset')!.issues.get(opened.number!)!.state = 'closed';
+    expect(await activities.openOrUpdatePullRequest({ ...input, attempt: 1 })).toMatchObject({ status: 'refused', number: opened.number });
+    expect(github.state.countWrites('pull_request.create', 'acme/open-reset')).toBe(1);
+  });
+
+  test('a merge it made is confirmed, not refused as merged by someone else', async () => {
+    const { repo, number, head } = await repoWithPullRequest();
+    const input = { repo, number, expectedHeadSha: head, effectKey: 'unit:x/merge/reset' };
+    expect(await activities.mergePullRequest({ ...input, attempt: 1 })).toMatchObject({ status: 'confirmed' });
+    expect(await activities.mergePullRequest({ ...input, attempt: 1 })).toMatchObject({ status: 'confirmed', number });
+    expect(await activities.mergePullRequest({ ...input, effectKey: 'unit:y/merge/other', attempt: 1 })).toMatchObject({
+      status: 'refused',
+      code: 'already_merged',
+    });
+    expect(github.state.countWrites('pull_request.merge', repo)).toBe(1);
+  });
+});
+
 describe('repeatable writes', () => {
   test('setting labels twice under a dropped response leaves exactly those labels', async () => {
     const { repo, number } = await repoWithPullRequest();

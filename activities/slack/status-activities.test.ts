@@ -41,6 +41,32 @@ describe('Slack status activities against the local Slack', () => {
   });
   const ours = () => slack.state.thread('C1', threadTs).filter((message) => message.metadata);
 
+  it('a card whose first post was never confirmed: posted afresh under the next key, and the first edited once it turns up', async () => {
+    const first = { runId: 'run:t:2', effectKey: 'run:t:2/card/0', replyTarget: target(), status, final: false };
+    // Lost in flight: the post never happened, and the look afterwards finds nothing.
+    slack.faults.loseRequest('chat.postMessage');
+    await expect(activities.statusCard(first)).resolves.toMatchObject({ status: 'unconfirmed' });
+    expect(ours()).toHaveLength(0);
+    const next = { ...first, effectKey: 'run:t:2/card/1', earlierKeys: ['run:t:2/card/0'] };
+    await expect(activities.statusCard(next)).resolves.toEqual({ status: 'confirmed' });
+    expect(ours().map((message) => message.metadata?.event_payload.effect_key)).toEqual(['run:t:2/card/1']);
+    // The first post turns up after all (another worker's late request): the next update edits both, posts none.
+    slack.state.add({
+      ...ours()[0],
+      ts: undefined,
+      metadata: { event_type: 'switchboard_card', event_payload: { effect_key: 'run:t:2/card/0', run_id: 'run:t:2' } },
+    });
+    const final = {
+      ...next,
+      status: { ...status, phase: 'finished' as const, outcome: 'completed' as const },
+      final: true,
+      answer: 'done',
+    };
+    await expect(activities.statusCard(final)).resolves.toEqual({ status: 'confirmed' });
+    expect(ours()).toHaveLength(2);
+    for (const card of ours()) expect(JSON.stringify(card.blocks)).toContain('Completed');
+  });
+
   it('posts the card once and updates it afterwards, even from a fresh worker', async () => {
     const input = { runId: 'run:t:1', effectKey: 'run:t:1/card/0', replyTarget: target(), status, final: false };
     await expect(activities.statusCard(input)).resolves.toEqual({ status: 'confirmed' });

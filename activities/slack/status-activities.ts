@@ -1,7 +1,7 @@
 import { type Logger } from '../../infra/logger';
 import { type EffectResult, type ReplyInput, type StatusCardInput } from '../status/types';
 import { CARD_EVENT_TYPE, renderCard, REPLY_EVENT_TYPE } from './card-blocks';
-import { MarkedPoster } from './marked-messages';
+import { MarkedPoster, markerKey } from './marked-messages';
 import { formatForSlack, splitForSlack } from './reply-format';
 import { classifySlackError, retryLater, type SlackWebClient } from './slack-client';
 
@@ -41,6 +41,33 @@ export function createSlackStatusActivities(deps: SlackStatusDeps) {
         ...(link ? { webUiUrl: link } : {}),
       });
       const marker = { event_type: CARD_EVENT_TYPE, event_payload: { effect_key: input.effectKey, run_id: input.runId } };
+      if (input.earlierKeys?.length) {
+        // Earlier posts of this card were never confirmed: any that turned up is edited, and the
+        // card is posted afresh only when none is there.
+        const found: Array<{ key: string; ts: string }> = [];
+        for (const key of [...input.earlierKeys, input.effectKey]) {
+          const ts = await poster.find(target.channel, target.threadTs, (m) => m.event_type === CARD_EVENT_TYPE && markerKey(m) === key);
+          if (ts) found.push({ key, ts });
+        }
+        if (found.length > 0) {
+          try {
+            for (const { key, ts } of found) {
+              await client().chat.update({
+                channel: target.channel,
+                ts,
+                text: card.text,
+                blocks: card.blocks as never,
+                metadata: { ...marker, event_payload: { ...marker.event_payload, effect_key: key } },
+              });
+            }
+            return { status: 'confirmed' };
+          } catch (error) {
+            const failure = classifySlackError(error);
+            if (failure.kind !== 'refused') throw retryLater(failure, 'updating the status card');
+            return { status: 'refused', reason: failure.reason };
+          }
+        }
+      }
       const posted = await poster.post({ channel: target.channel, threadTs: target.threadTs, key: input.effectKey, marker, ...card });
       if (posted.status === 'unconfirmed' || posted.status === 'refused') {
         deps.logger.warn({ runId: input.runId, effectKey: input.effectKey, reason: posted.reason }, `status card ${posted.status}`);

@@ -75,6 +75,30 @@ describe('GitHub status delivery', () => {
     expect(comments().filter((c) => c.body.includes('card/0'))).toHaveLength(1);
   });
 
+  it('a card whose first post was never confirmed: posted afresh under the next key, and the first edited once it turns up', async () => {
+    const runId = 'run:thread:gh:acme/app#1:2';
+    const first = { runId, effectKey: `${runId}/card/0`, replyTarget: target(), status, final: false };
+    const env = new MockActivityEnvironment({ attempt: 2 });
+    expect(await env.run(() => delivery.statusCard(first))).toMatchObject({ status: 'unconfirmed' });
+    const next = { ...first, effectKey: `${runId}/card/1`, earlierKeys: [`${runId}/card/0`] };
+    expect(await delivery.statusCard(next)).toEqual({ status: 'confirmed' });
+    const cards = () => comments().filter((c) => c.body.includes(`${runId}/card/`));
+    expect(cards().map((c) => /card\/(\d)/.exec(c.body)?.[1])).toEqual(['1']);
+    // The first post turns up after all (another worker's late request): the next update edits both, posts none.
+    const writes = createGitHubActivities({
+      identities: createGitHubIdentities({
+        apiUrl: github.apiUrl,
+        gitUrl: github.gitUrl,
+        tokens: { read: READ_TOKEN, write: WRITE_TOKEN },
+      }),
+    });
+    await writes.postComment({ repo: 'acme/app', number: 1, body: 'late card', effectKey: `${runId}/card/0` });
+    const final = { ...next, final: true, status: { ...status, phase: 'finished' as const, outcome: 'completed' as const } };
+    expect(await delivery.statusCard(final)).toEqual({ status: 'confirmed' });
+    expect(cards()).toHaveLength(2);
+    for (const card of cards()) expect(card.body).toContain('Completed');
+  });
+
   it('a retry that finds no trace is unconfirmed and never posts', async () => {
     const env = new MockActivityEnvironment({ attempt: 2 });
     const reply = { effectKey: 'lost/answer', replyTarget: target(), text: 'Lost.' };

@@ -93,6 +93,20 @@ export function createGitHubStatusActivities(deps: GitHubStatusDeps) {
       if ('status' in gh) return gh;
       const key = input.effectKey;
       try {
+        if (input.earlierKeys?.length) {
+          // Earlier posts of this card were never confirmed: any that turned up is edited, and the
+          // card is posted afresh only when none is there.
+          const found: Array<{ key: string; id: number }> = [];
+          for (const each of [...input.earlierKeys, key]) {
+            const id = cards.get(each) ?? (await find(gh, target, each));
+            if (id !== undefined) found.push({ key: each, id });
+          }
+          for (const { key: each, id } of found) {
+            cards.set(each, id);
+            await gh.rest.issues.updateComment({ ...splitRepo(target.repo), comment_id: id, body: withMarker(body, each) });
+          }
+          if (found.length > 0) return { status: 'confirmed' };
+        }
         const known = cards.get(key);
         if (known === undefined) {
           const posted = await postOnce(gh, target, key, body);

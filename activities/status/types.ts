@@ -12,6 +12,11 @@ export interface StatusCardInput {
   answer?: string;
   /** Link to the run in the Temporal Web UI. */
   webUiUrl?: string;
+  /**
+   * Keys of earlier posts of this card that were never confirmed: each is looked for and, if it
+   * turned up, edited; only when none is there is the card posted under `effectKey`.
+   */
+  earlierKeys?: string[];
 }
 
 export interface ReplyInput {

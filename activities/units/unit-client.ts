@@ -3,6 +3,7 @@ import { visibilityQuery } from '../../infra/visibility';
 import { Outcome, Phase, PullRequest, Repo } from '../../workflows/search-attributes';
 import { failure, shipUnitWorkflowType, steerSignal, unitStateQuery, type ShipUnitInput, type UnitState } from '../../workflows/contracts';
 import { staticDetails } from '../../workflows/details';
+import { unitSummary } from '../../workflows/unit/unit-id';
 
 export interface UnitClientDeps {
   client: Client;
@@ -31,6 +32,16 @@ export interface UnitSummary {
   pullRequest?: number;
   phase?: string;
   outcome?: string;
+}
+
+/** The effect key the unit's latest execution was started under (its memo), if it exists. */
+async function startedBy(client: Client, workflowId: string): Promise<unknown> {
+  try {
+    return (await client.workflow.getHandle(workflowId).describe()).memo?.effectKey;
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return undefined;
+    throw error;
+  }
 }
 
 async function isRunning(client: Client, workflowId: string): Promise<boolean> {
@@ -74,13 +85,16 @@ export function createUnitClientActivities(deps: UnitClientDeps) {
       if (missing.length > 0 && !(await isRunning(deps.client, input.unitId))) {
         return { unitId: input.unitId, status: 'refused', reason: `Not started: a ship unit needs ${missing.join('; and ')}.` };
       }
+      // This very effect started the unit before (an earlier attempt, or the run of a workflow since reset),
+      // whether the unit still runs or has settled: nothing is started or steered twice.
+      if (effectKey && (await startedBy(deps.client, input.unitId)) === effectKey) return { unitId: input.unitId, status: 'started' };
       try {
         await deps.client.workflow.start(shipUnitWorkflowType, {
           workflowId: input.unitId,
           taskQueue: deps.taskQueue,
           args: [input],
           ...(effectKey ? { memo: { effectKey } } : {}),
-          staticSummary: `ship ${input.repo}${input.pullRequest ? `#${input.pullRequest}` : ''}: ${(input.request ?? '').slice(0, 100)}`,
+          staticSummary: unitSummary(input),
           staticDetails: unitDetails(input, deps),
         });
         return { unitId: input.unitId, status: 'started' };

@@ -97,8 +97,19 @@ export function registerAskCommand(program: Command): void {
     .option('--json', 'print the run record as JSON')
     .action(async (message: string, options: AskOptions) => {
       await withCliClient(async ({ client, taskQueue }) => {
-        const { record } = await ask(client, taskQueue, message, options, options.json ? () => undefined : (line) => console.log(line));
-        if (!record) return;
+        const { outcome, record } = await ask(
+          client,
+          taskQueue,
+          message,
+          options,
+          options.json ? () => undefined : (line) => console.log(line),
+        );
+        if (!record) {
+          if (options.json) console.log(JSON.stringify(outcome, null, 2));
+          // Refused (no access, an unknown agent, a model not allowed …): the message did not run.
+          if (outcome.kind === 'refused') process.exitCode = 1;
+          return;
+        }
         console.log(options.json ? JSON.stringify(record, null, 2) : formatRecord(record));
         if (record.outcome === 'failed') process.exitCode = 1;
       });

@@ -7,6 +7,7 @@ import { planStateQuery, planWorkflowType, type PlanInput, type PlanRecord, type
 import { Outcome, Phase, Repo } from '../../workflows/search-attributes';
 import { readPlanFile } from '../plan-file';
 import { withCliClient } from '../temporal-client';
+import { limitOption } from '../options';
 
 /** `switchboard plan <plan.yaml>` and `switchboard plans list|get`. */
 export function registerPlanCommands(program: Command): void {
@@ -75,9 +76,9 @@ export function registerPlanCommands(program: Command): void {
     .command('list')
     .description('plans, newest first (from Temporal visibility, which lags a moment)')
     .option('--repo <owner/name>', 'only this repository')
-    .option('--limit <n>', 'how many', '20')
+    .addOption(limitOption())
     .option('--json', 'print JSON')
-    .action(async (options: { repo?: string; limit: string; json?: boolean }) => {
+    .action(async (options: { repo?: string; limit: number; json?: boolean }) => {
       await withCliClient(async ({ client }) => {
         const rows: Array<{ planId: string; status: string; repo?: string; phase?: string; outcome?: string }> = [];
         for await (const execution of client.workflow.list({ query: visibilityQuery({ SwitchboardKind: 'plan', Repo: options.repo }) })) {
@@ -90,7 +91,7 @@ export function registerPlanCommands(program: Command): void {
             ...(phase !== undefined ? { phase } : {}),
             ...(outcome !== undefined ? { outcome } : {}),
           });
-          if (rows.length >= Number(options.limit)) break;
+          if (rows.length >= options.limit) break;
         }
         if (options.json) console.log(JSON.stringify(rows, null, 2));
         else

@@ -1,4 +1,4 @@
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { type Command } from 'commander';
 import { type agentRunWorkflowType, runStatusQuery, steerUpdate, stopSignal, type SteerAccepted } from '../../workflows/contracts';
 import { Agent, Outcome } from '../../workflows/search-attributes';
@@ -6,8 +6,9 @@ import { closedResult } from '../closed-result';
 import { withCliClient } from '../temporal-client';
 import { formatRecord, formatStatusLine } from '../../infra/run-format';
 import { visibilityQuery } from '../../infra/visibility';
-import { findStuck } from '../../infra/stuck';
+import { findStuck, formatStuck } from '../../infra/stuck';
 import { formatUncertain, uncertainOf } from './resend';
+import { limitOption } from '../options';
 
 export function registerRunsCommand(program: Command): void {
   const runs = program.command('runs').description('list and inspect runs');
@@ -15,20 +16,12 @@ export function registerRunsCommand(program: Command): void {
     .command('list')
     .description('recent runs, newest first (from Temporal visibility)')
     .option('--agent <agent>', 'only this agent')
-    .option('--limit <n>', 'how many', '20')
+    .addOption(limitOption())
     .option('--json', 'print JSON')
-    .option('--stuck', 'only open runs and units whose workflow task keeps failing (no progress)')
-    .action(async (options: { agent?: string; limit: string; json?: boolean; stuck?: boolean }) => {
+    .option('--stuck', 'instead: open workflows (threads, runs, units, plans) whose workflow task keeps failing (as `switchboard stuck`)')
+    .action(async (options: { agent?: string; limit: number; json?: boolean; stuck?: boolean }) => {
       await withCliClient(async ({ client }) => {
-        if (options.stuck) {
-          const stuck = await findStuck(client, { kinds: ['run', 'unit'] });
-          if (options.json) console.log(JSON.stringify(stuck, null, 2));
-          else if (stuck.length === 0) console.log('no stuck runs or units');
-          else
-            for (const entry of stuck)
-              console.log(`${entry.kind.padEnd(5)} ${String(entry.attempts).padStart(5)} attempts  ${entry.workflowId}`);
-          return;
-        }
+        if (options.stuck) return printStuck(client, options.json);
         const query = visibilityQuery({ SwitchboardKind: 'run', Agent: options.agent });
         const rows: Array<{ workflowId: string; status: string; agent: string; outcome: string; started: string }> = [];
         for await (const execution of client.workflow.list({ query })) {
@@ -40,7 +33,7 @@ export function registerRunsCommand(program: Command): void {
             outcome: attributes.get(Outcome) ?? '',
             started: execution.startTime.toISOString(),
           });
-          if (rows.length >= Number(options.limit)) break;
+          if (rows.length >= options.limit) break;
         }
         if (options.json) console.log(JSON.stringify(rows, null, 2));
         else
@@ -71,6 +64,27 @@ export function registerRunsCommand(program: Command): void {
         else console.log(formatRecord(record) + formatUncertain(unconfirmed, workflowId));
       });
     });
+}
+
+/**
+ * `switchboard stuck`: the open workflows whose workflow task keeps failing, of every kind, with
+ * why their last task failed; the same set `/healthz` and `switchboard_stuck_workflows` count.
+ */
+export function registerStuckCommand(program: Command): void {
+  program
+    .command('stuck')
+    .description('open threads, runs, units and plans whose workflow task keeps failing (no progress), and why')
+    .option('--json', 'print JSON')
+    .action(async (options: { json?: boolean }) => {
+      await withCliClient(async ({ client }) => printStuck(client, options.json));
+    });
+}
+
+async function printStuck(client: Client, json: boolean | undefined): Promise<void> {
+  const stuck = await findStuck(client);
+  if (json) console.log(JSON.stringify(stuck, null, 2));
+  else if (stuck.length === 0) console.log('no stuck workflows (threads, runs, units, plans)');
+  else for (const entry of stuck) console.log(formatStuck(entry));
 }
 
 export function registerSteerCommand(program: Command): void {
@@ -124,9 +138,22 @@ export function registerStopCommand(program: Command): void {
     .option('--by <who>', 'who is stopping')
     .action(async (workflowId: string, options: { reason?: string; by?: string }) => {
       await withCliClient(async ({ client }) => {
-        await client.workflow
-          .getHandle(workflowId)
-          .signal(stopSignal, { ...(options.reason ? { reason: options.reason } : {}), ...(options.by ? { by: options.by } : {}) });
+        const handle = client.workflow.getHandle(workflowId);
+        try {
+          await handle.signal(stopSignal, {
+            ...(options.reason ? { reason: options.reason } : {}),
+            ...(options.by ? { by: options.by } : {}),
+          });
+        } catch (error) {
+          // A finished (or unknown) workflow cannot take a signal: say so in one line, not the server's words.
+          if (!(error instanceof WorkflowNotFoundError)) throw error;
+          const description = await handle.describe().catch(() => undefined);
+          if (!description) throw new Error(`stop refused: no workflow ${workflowId}`);
+          const outcome = description.typedSearchAttributes.get(Outcome);
+          throw new Error(
+            `stop refused: ${workflowId} has already finished (${outcome ?? description.status.name.toLowerCase()}); nothing to stop`,
+          );
+        }
         console.log(`stop sent to ${workflowId}`);
       });
     });

@@ -1,7 +1,7 @@
 import { userInfo } from 'node:os';
 import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { type Command } from 'commander';
-import { pullRequestUnitId, taskUnitId } from '../../workflows/unit/unit-id';
+import { pullRequestUnitId, taskUnitId, unitSummary } from '../../workflows/unit/unit-id';
 import { shipUnitWorkflowType, steerSignal, unitStateQuery, type ShipUnitInput, type UnitState } from '../../workflows/contracts';
 import { isRepositoryName } from '../../tools/github-fields';
 import { closedResult } from '../closed-result';
@@ -11,6 +11,7 @@ import { missingSettings } from '../../infra/preflight';
 import { unitDetails } from '../../activities/units/unit-client';
 import { formatUncertain, uncertainOf } from './resend';
 import { Outcome, Phase, PullRequest } from '../../workflows/search-attributes';
+import { limitOption } from '../options';
 
 /** What `switchboard ship` was asked for: an exact PR, or a change in a repository. */
 export type ShipTarget = { kind: 'pull_request'; repo: string; pullRequest: number } | { kind: 'task'; repo: string; request: string };
@@ -50,7 +51,7 @@ export async function startOrSteerUnit(
       workflowId: input.unitId,
       taskQueue,
       args: [input],
-      staticSummary: `ship ${input.repo}${input.pullRequest ? `#${input.pullRequest}` : ''}: ${(input.request ?? '').slice(0, 100)}`,
+      staticSummary: unitSummary(input),
       staticDetails: unitDetails(input, where),
     });
     return 'started';
@@ -140,9 +141,9 @@ function registerUnits(program: Command): void {
     .command('list')
     .description('ship units, newest first (from Temporal visibility, which lags a moment)')
     .option('--repo <owner/name>', 'only this repository')
-    .option('--limit <n>', 'how many', '20')
+    .addOption(limitOption())
     .option('--json', 'print JSON')
-    .action(async (options: { repo?: string; limit: string; json?: boolean }) => {
+    .action(async (options: { repo?: string; limit: number; json?: boolean }) => {
       await withCliClient(async ({ client }) => {
         const query = visibilityQuery({ SwitchboardKind: 'unit', Repo: options.repo });
         const rows: Array<{ unitId: string; status: string; phase?: string; pullRequest?: number; outcome?: string }> = [];
@@ -156,7 +157,7 @@ function registerUnits(program: Command): void {
             ...(pullRequest !== undefined ? { pullRequest } : {}),
             ...(outcome !== undefined ? { outcome } : {}),
           });
-          if (rows.length >= Number(options.limit)) break;
+          if (rows.length >= options.limit) break;
         }
         if (options.json) console.log(JSON.stringify(rows, null, 2));
         else

@@ -36,6 +36,27 @@ export function repoRoutes(ctx: RestContext): Router {
     if (repo) res.json(repository(ctx.webUrl, repo));
   });
 
+  // A commit object (`git.getCommit`): its message, tree and parents, as GitHub's git database API answers.
+  router.get('/repos/:owner/:repo/git/commits/:sha', (req, res) => {
+    const repo = repoOf(ctx, req, res);
+    if (!repo) return;
+    const sha = /^[0-9a-f]{4,40}$/.test(req.params.sha)
+      ? tryGit(repo.dir, ['rev-parse', '--verify', '--quiet', `${req.params.sha}^{commit}`])?.trim()
+      : undefined;
+    if (!sha) return void res.status(404).json({ message: 'Not Found' });
+    const [tree, parents, message] = ['%T', '%P', '%B'].map((format) => tryGit(repo.dir, ['log', '-1', `--format=${format}`, sha]) ?? '');
+    res.json({
+      sha,
+      message: message.replace(/\n$/, ''),
+      tree: { sha: tree.trim() },
+      parents: parents
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean)
+        .map((parent) => ({ sha: parent })),
+    });
+  });
+
   router.get('/repos/:owner/:repo/git/trees/*tree', (req, res) => {
     const repo = repoOf(ctx, req, res);
     if (!repo) return;

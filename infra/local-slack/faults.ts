@@ -5,7 +5,9 @@ export type SlackFault =
   /** Apply the call, then destroy the socket: the caller cannot know it happened. */
   | { kind: 'drop_response' }
   /** An HTTP 5xx, nothing applied. */
-  | { kind: 'server_error'; status: number };
+  | { kind: 'server_error'; status: number }
+  /** Destroy the socket without applying the call: the caller cannot know it did not happen. */
+  | { kind: 'lose_request' };
 
 interface FaultRule {
   method: string;
@@ -23,6 +25,11 @@ export class SlackFaults {
 
   dropResponse(method: string, times = 1): void {
     this.rules.push({ method, remaining: times, fault: { kind: 'drop_response' } });
+  }
+
+  /** The connection dies before the call is applied (a request lost in flight): its result is unknown, and it did not happen. */
+  loseRequest(method: string, times = 1): void {
+    this.rules.push({ method, remaining: times, fault: { kind: 'lose_request' } });
   }
 
   serverErrors(method: string, times: number, status = 503): void {

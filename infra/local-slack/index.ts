@@ -100,6 +100,10 @@ export async function startLocalSlack(options: LocalSlackOptions): Promise<Local
       call.outcome = 'rate_limited';
       return void res.status(429).set('retry-after', String(fault.retryAfterSeconds)).json({ ok: false, error: 'ratelimited' });
     }
+    if (fault?.kind === 'lose_request') {
+      call.outcome = 'lost';
+      return void req.socket.destroy();
+    }
     if (fault?.kind === 'server_error') {
       call.outcome = 'server_error';
       return void res.status(fault.status).send('upstream trouble');

@@ -38,4 +38,9 @@ describe('ClaimCheckCodec over a directory', () => {
     rmSync(join(dir, hex.slice(0, 2)), { recursive: true });
     await expect(codec.decode([reference])).rejects.toThrow(new RegExp(`${key} is missing from the folder ${dir}`));
   });
+
+  it('leaves a payload with its encoding but no reference it could have written (sent by hand) as it is', async () => {
+    const forged = { metadata: { encoding: new TextEncoder().encode(CLAIM_CHECK_ENCODING) }, data: new TextEncoder().encode('{"x":1}') };
+    expect(await codec.decode([forged])).toEqual([forged]);
+  });
 });

@@ -9,6 +9,7 @@ const TITLES: Record<ApiErrorCode, string> = {
   unauthorized: 'A valid bearer token is required',
   access_refused: 'Access refused',
   not_found: 'Not found',
+  method_not_allowed: 'Method not allowed',
   job_finished: 'Already finished',
   steer_rejected: 'Steer refused',
   idempotency_conflict: 'Idempotency key reused',

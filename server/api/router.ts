@@ -33,6 +33,23 @@ export function createApiRouter(options: ApiRouterOptions): Router {
   router.use(authenticate(options, 'http'));
   router.use(jsonBody(options.maxBodyBytes));
   for (const route of routes) router[route.method](route.path, handler(route, options.logger));
+  // A path the API has, with a method it does not take there: 405 with the methods it takes.
+  for (const path of new Set(routes.map((route) => route.path))) {
+    const allowed = routes.filter((route) => route.path === path).map((route) => route.method.toUpperCase());
+    if (allowed.includes('GET')) allowed.push('HEAD');
+    router.all(path, (req: Request, res: Response) =>
+      sendProblem(
+        res,
+        new ApiError(
+          'method_not_allowed',
+          `${req.path} takes ${allowed.join(', ')}, not ${req.method}.`,
+          {},
+          { Allow: allowed.join(', ') },
+        ),
+        req.originalUrl,
+      ),
+    );
+  }
   router.use((req: Request, res: Response) =>
     sendProblem(res, new ApiError('not_found', `No API route ${req.method} ${req.path}.`), req.originalUrl),
   );

@@ -16,10 +16,14 @@ export interface SwitchboardProcess {
 
 /**
  * Spawns the entry point with a minimal environment (PATH, HOME, JSON logs) plus `env`; the
- * caller waits on what it needs (`/healthz`, the exit) rather than on time.
+ * caller waits on what it needs (`/healthz`, the exit) rather than on time. With `args`, the
+ * operator command instead (`bin/switchboard.js worker`, `… server`).
  */
-export function spawnSwitchboard(options: { env: Record<string, string>; cwd?: string }): SwitchboardProcess {
-  const child: ChildProcess = spawn(process.execPath, [join(projectRoot(), 'dist', 'infra', 'main.js')], {
+export function spawnSwitchboard(options: { env: Record<string, string>; cwd?: string; args?: string[] }): SwitchboardProcess {
+  const entry = options.args
+    ? [join(projectRoot(), 'bin', 'switchboard.js'), ...options.args]
+    : [join(projectRoot(), 'dist', 'infra', 'main.js')];
+  const child: ChildProcess = spawn(process.execPath, entry, {
     cwd: options.cwd ?? projectRoot(),
     env: {
       PATH: process.env.PATH ?? '/usr/bin:/bin',

@@ -4,6 +4,7 @@
  * One definition per wire name, so a client never names a message by string.
  */
 import { defineSignal, defineUpdate } from '@temporalio/workflow';
+import { boolean, integer, listOf, nonBlank, object, optional, text, variants, type Shape } from './shape';
 
 /** Where a run's card and answer go. */
 export type ReplyTarget =
@@ -20,9 +21,19 @@ export type ReplyTarget =
   | { kind: 'api' }
   | { kind: 'cli' };
 
+/** The shape of a `ReplyTarget`, checked wherever one arrives in a message. */
+export const REPLY_TARGET_SHAPE: Shape = variants('kind', {
+  slack: { team: nonBlank(), channel: nonBlank(), threadTs: nonBlank() },
+  github: { repo: nonBlank(), pullRequest: integer(1), commentId: optional(integer(1)), reviewComment: optional(boolean()) },
+  api: {},
+  cli: {},
+});
+
+export const REQUESTER_SURFACES = ['slack', 'github', 'http', 'mcp', 'cli'] as const;
+
 export interface Requester {
   id: string;
-  surface: 'slack' | 'github' | 'http' | 'mcp' | 'cli';
+  surface: (typeof REQUESTER_SURFACES)[number];
   displayName?: string;
   /** A self-serve API/MCP token: it and every child run it delegates to stay away from shells. */
   selfServe?: boolean;
@@ -30,17 +41,32 @@ export interface Requester {
   grant?: { agents: string[]; rule: string };
 }
 
+/** The shape of a `Requester`. */
+export const REQUESTER_SHAPE: Shape = object({
+  id: nonBlank(),
+  surface: { kind: 'literal', values: REQUESTER_SURFACES },
+  displayName: optional(text()),
+  selfServe: optional(boolean()),
+  grant: optional(object({ agents: listOf(text()), rule: text() })),
+});
+
 /** The `steer` signal and update: `{"text": "...", "by"?: "..."}`. */
 export interface SteerInput {
   text: string;
   by?: string;
 }
 
-/** The `stop` signal: `{"reason"?: "...", "by"?: "..."}`. */
+/** The shape every workflow checks a `steer` against (signal and update alike). */
+export const STEER_INPUT_SHAPE: Shape = object({ text: nonBlank(), by: optional(text()) });
+
+/** The `stop` signal: `{"reason"?: "...", "by"?: "..."}`, or no input at all. */
 export interface StopInput {
   reason?: string;
   by?: string;
 }
+
+/** The shape every workflow checks a `stop` against (it may also come with no input). */
+export const STOP_INPUT_SHAPE: Shape = object({ reason: optional(text()), by: optional(text()) });
 
 /** The `steer` update's answer: a run adds how many steers wait for its next turn; a unit only accepts. */
 export interface SteerAccepted {

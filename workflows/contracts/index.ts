@@ -14,3 +14,5 @@ export * from './run';
 export * from './thread';
 export * from './unit';
 export { workflowType } from './workflow-type';
+export * from './inputs';
+export { inputProblem, isOptional, problemWith, type Fields, type Optional, type Shape } from './shape';

@@ -5,7 +5,9 @@
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { ReplyTarget, Requester } from './common';
-import type { UnitOutcome, UnitPhase } from './unit';
+import type { UncertainWrite } from './resend';
+import { integer, nonBlank, optional, text, variants, type Fields, type Shape } from './shape';
+import { UNIT_OUTCOMES, UNIT_PHASES, type UnitOutcome, type UnitPhase } from './unit';
 import { workflowType } from './workflow-type';
 
 export interface PlanUnitSpec {
@@ -58,6 +60,16 @@ export type PlanUnitUpdate = PlanUnitUpdateBase & PlanUnitProgress;
 export type PlanUnitProgress =
   { status: UnitPhase } | { status: 'ready' } | { status: 'merge_refused'; reason: string } | { status: 'settled'; outcome: UnitOutcome };
 
+const UPDATE_BASE: Fields = { key: nonBlank(), unitId: nonBlank(), pullRequest: optional(integer(1)), headSha: optional(text()) };
+
+/** The shape the plan checks a `unitUpdate` against: the fields its `status` needs. */
+export const PLAN_UNIT_UPDATE_SHAPE: Shape = variants('status', {
+  ...Object.fromEntries(UNIT_PHASES.map((phase) => [phase, UPDATE_BASE])),
+  ready: UPDATE_BASE,
+  merge_refused: { ...UPDATE_BASE, reason: text() },
+  settled: { ...UPDATE_BASE, outcome: { kind: 'literal', values: UNIT_OUTCOMES } },
+});
+
 export interface PlanState {
   planId: string;
   mergeAuthority: boolean;
@@ -73,6 +85,8 @@ export interface PlanRecord extends PlanState {
   /** Why a failed plan ended. */
   endedBy?: string;
   report: string;
+  /** Replies whose delivery could not be confirmed, with any operator's resend (absent: none). */
+  unconfirmed?: UncertainWrite[];
 }
 
 /** From each unit of the plan: its progress, so the plan starts dependants and merges in order. */

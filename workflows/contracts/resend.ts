@@ -7,8 +7,9 @@
  * a new effect key and records who decided and when.
  */
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { OpenPullRequestInput, PostCommentInput, PostReviewInput } from '../../activities/github/types';
-import type { ReplyInput } from '../../activities/status/types';
+import type { CreateIssueInput, OpenPullRequestInput, PostCommentInput, PostReviewInput } from '../../activities/github/types';
+import type { ReplyInput, StatusCardInput } from '../../activities/status/types';
+import { nonBlank, object, optional, text, type Shape } from './shape';
 import { workflowType } from './workflow-type';
 
 /** The write as it was called, so a resend repeats exactly it (with a new effect key). */
@@ -16,9 +17,13 @@ export type UncertainCall =
   | { activity: 'postComment'; input: PostCommentInput }
   | { activity: 'postReview'; input: PostReviewInput }
   | { activity: 'openOrUpdatePullRequest'; input: OpenPullRequestInput }
-  | { activity: 'deliverReply'; input: ReplyInput };
+  | { activity: 'deliverReply'; input: ReplyInput }
+  /** An issue a run's model opened with its own tool. */
+  | { activity: 'createIssue'; input: CreateIssueInput }
+  /** A run's status card whose last update could not be confirmed (earlier ones are repaired by the next update). */
+  | { activity: 'statusCard'; input: StatusCardInput };
 
-export type UncertainKind = 'comment' | 'review' | 'pull_request' | 'reply';
+export type UncertainKind = 'comment' | 'review' | 'pull_request' | 'reply' | 'issue' | 'card';
 
 /** An operator's resend of an unconfirmed write. */
 export interface ResendDecision {
@@ -56,6 +61,9 @@ export interface ResendInput {
   reason?: string;
 }
 
+/** The shape a `resend` update is checked against before the write is looked up. */
+export const RESEND_INPUT_SHAPE: Shape = object({ effectKey: nonBlank(), by: nonBlank(), reason: optional(text()) });
+
 /** `resendWorkflow`'s input: the closed workflow that lists the write, and the resend request. */
 export interface ResendWorkflowInput extends ResendInput {
   workflowId: string;
@@ -68,9 +76,9 @@ export interface ResendRecord {
   decision: ResendDecision;
 }
 
-/** Resends one unconfirmed write of a running unit or thread; refused for a confirmed or unknown key (`resend_refused`). */
+/** Resends one unconfirmed write of a running unit, thread or plan; refused for a confirmed or unknown key (`resend_refused`). */
 export const resendUpdate = defineUpdate<ResendRecord, [ResendInput]>('resend');
-/** The unconfirmed writes of a running unit or thread, with any resend decisions. */
+/** The unconfirmed writes of a running unit, thread, plan or run, with any resend decisions. */
 export const uncertainWritesQuery = defineQuery<UncertainWrite[]>('uncertainWrites');
 
 export type ResendWorkflow = (input: ResendWorkflowInput) => Promise<ResendRecord>;

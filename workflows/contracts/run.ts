@@ -7,6 +7,7 @@ import { defineQuery } from '@temporalio/workflow';
 import type { ChatMessage, ToolCall, TurnPurpose } from '../../activities/models/types';
 import type { Profile } from '../../agents/profile';
 import type { ReplyTarget, Requester, SteerInput } from './common';
+import type { UncertainWrite } from './resend';
 import { workflowType } from './workflow-type';
 
 /** Tokens by kind, summed over a run's turns (cache reads and writes apart from fresh input). */
@@ -117,6 +118,10 @@ export interface RunCarry {
   workspaceHost?: string;
   /** Where the last request wrote the prompt cache (leading messages), so the next reads it exactly. */
   cacheWritten?: number;
+  /** At-most-once writes of this run that ended `unconfirmed` (absent: none). */
+  uncertain?: UncertainWrite[];
+  /** The status card's key generation past an unconfirmed post, and the keys it may still turn up under (absent: generation 0). */
+  card?: { generation: number; earlier: string[] };
 }
 
 /** What a direct review or coding run works on and what it delivered (run/direct-work.ts). */
@@ -226,6 +231,12 @@ export interface RunRecord {
   workspaceHost?: string;
   /** How often the run's workspace was lost with its host (the model was told each time). */
   workspaceLosses?: number;
+  /**
+   * Writes the run made that could not be confirmed (its tools' issues, comments and reviews, its
+   * card's last update), with the text that may be missing; the thread or unit that started it
+   * lists them on, and `switchboard resend` repairs them there. Absent: none.
+   */
+  unconfirmed?: UncertainWrite[];
 }
 
 export type { ChatMessage, ToolCall };

@@ -4,7 +4,8 @@
  * (`stop`, passed on to its running run, is in common.ts).
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { ReplyTarget, Requester } from './common';
+import { REPLY_TARGET_SHAPE, REQUESTER_SHAPE, type ReplyTarget, type Requester } from './common';
+import { boolean, nonBlank, object, optional, text, type Shape } from './shape';
 import type { UncertainWrite } from './resend';
 import type { RunOutcome } from './run';
 import { workflowType } from './workflow-type';
@@ -29,6 +30,18 @@ export interface ThreadMessage {
   /** Where this message's run reports, when it differs from the thread's. */
   replyTarget?: ReplyTarget;
 }
+
+/** The shape the thread checks a `message` signal and a `sendMessage` update against. */
+export const THREAD_MESSAGE_SHAPE: Shape = object({
+  messageId: nonBlank(),
+  text: text(),
+  requester: REQUESTER_SHAPE,
+  channelId: optional(text()),
+  addressedToRun: optional(boolean()),
+  selfServe: optional(boolean()),
+  defaultAgent: optional(text()),
+  replyTarget: optional(REPLY_TARGET_SHAPE),
+});
 
 export interface ThreadInput {
   threadId: string;
@@ -61,7 +74,8 @@ export interface MessageOutcome {
   reply?: string;
   /**
    * Why a message was refused, as a stable code: an access `RefusalCode`, `model_not_allowed`, `request_missing`,
-   * `repo_missing`, or the repository vet's `repo_not_visible` / `repo_unverified`.
+   * `repo_missing`, the repository vet's `repo_not_visible` / `repo_unverified`, or `message_invalid` (a
+   * malformed message queued before messages were checked whole).
    */
   code?: string;
 }

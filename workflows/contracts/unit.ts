@@ -6,11 +6,14 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { Finding, FindingSeverity } from '../../tools/submit-review';
 import type { ReplyTarget, Requester } from './common';
+import { integer, nonBlank, nullable, object, oneOf, optional, text, type Shape } from './shape';
 import type { UncertainWrite } from './resend';
 import { workflowType } from './workflow-type';
 
-export type UnitPhase = 'coding' | 'review' | 'findings' | 'checks' | 'continuation' | 'idle' | 'settle';
-export type UnitOutcome = 'merged' | 'closed' | 'stopped' | 'out_of_rounds' | 'budget' | 'idle_expired' | 'failed';
+export const UNIT_PHASES = ['coding', 'review', 'findings', 'checks', 'continuation', 'idle', 'settle'] as const;
+export type UnitPhase = (typeof UNIT_PHASES)[number];
+export const UNIT_OUTCOMES = ['merged', 'closed', 'stopped', 'out_of_rounds', 'budget', 'idle_expired', 'failed'] as const;
+export type UnitOutcome = (typeof UNIT_OUTCOMES)[number];
 
 export interface ShipUnitInput {
   /** `unit:<owner>/<repo>:<slug>` or `unit:<owner>/<repo>#<n>`. */
@@ -103,10 +106,25 @@ export interface UnitPullRequestEvent {
   actor?: string;
 }
 
+/** The shape the unit checks a `prEvent` against. */
+export const UNIT_PR_EVENT_SHAPE: Shape = object({
+  deliveryId: optional(text()),
+  repo: nonBlank(),
+  number: integer(1),
+  kind: oneOf(['opened', 'synchronize', 'closed', 'merged', 'review']),
+  headSha: optional(text()),
+  reviewState: optional(text()),
+  reviewId: optional(integer(1)),
+  actor: optional(text()),
+});
+
 /** The `merge` signal (from the unit's plan, when the plan holds merge authority). */
 export interface UnitMergeRequest {
   by?: string;
 }
+
+/** The shape the unit checks a `merge` against (it may also come with no input). */
+export const UNIT_MERGE_SHAPE: Shape = object({ by: optional(text()) });
 
 /** The `checks` signal (a check suite or run completed on a commit). */
 export interface UnitChecksEvent {
@@ -118,6 +136,17 @@ export interface UnitChecksEvent {
   name?: string;
   conclusion: string | null;
 }
+
+/** The shape the unit checks a `checks` signal against. */
+export const UNIT_CHECKS_EVENT_SHAPE: Shape = object({
+  deliveryId: optional(text()),
+  repo: nonBlank(),
+  number: integer(1),
+  headSha: nonBlank(),
+  source: oneOf(['check_suite', 'check_run']),
+  name: optional(text()),
+  conclusion: nullable(text()),
+});
 
 /** The `state` query's answer. */
 export interface UnitState {

@@ -77,7 +77,7 @@ describe('UncertainWrites', () => {
     await expect(writes.resend({ effectKey: 'unit:x/nothing', by: 'a' })).rejects.toThrow(
       /not an unconfirmed write of this workflow.*none/,
     );
-    await expect(writes.resend({ effectKey: 'unit:x/report', by: ' ' })).rejects.toThrow(/needs `by`/);
+    await expect(writes.resend({ effectKey: 'unit:x/report', by: ' ' })).rejects.toThrow(/`by` must not be empty/);
     expect(calls).toHaveLength(1);
   });
 

@@ -3,6 +3,8 @@ import type { EffectResult as DeliveryResult } from '../../activities/status/typ
 import type { GitHubWriteActivities, StatusActivities } from '../activity-proxies';
 import {
   failure,
+  problemWith,
+  RESEND_INPUT_SHAPE,
   type ReplyTarget,
   type ResendDecision,
   type ResendInput,
@@ -20,8 +22,8 @@ const CONFIRMED_KEPT = 100;
 
 /** The at-most-once writes a workflow makes that can end `unconfirmed`. */
 export interface UncertainActivities {
-  githubWrites: Pick<GitHubWriteActivities, 'postComment' | 'postReview' | 'openOrUpdatePullRequest'>;
-  status: Pick<StatusActivities, 'deliverReply'>;
+  githubWrites: Pick<GitHubWriteActivities, 'postComment' | 'postReview' | 'openOrUpdatePullRequest' | 'createIssue'>;
+  status: Pick<StatusActivities, 'deliverReply' | 'statusCard'>;
 }
 
 export interface UncertainPorts {
@@ -56,19 +58,31 @@ export class UncertainWrites {
         postReview: async (input) => this.seen({ activity: 'postReview', input }, await githubWrites.postReview(input)),
         openOrUpdatePullRequest: async (input) =>
           this.seen({ activity: 'openOrUpdatePullRequest', input }, await githubWrites.openOrUpdatePullRequest(input)),
+        createIssue: async (input) => this.seen({ activity: 'createIssue', input }, await githubWrites.createIssue(input)),
       },
       status: {
         deliverReply: async (input) => this.seen({ activity: 'deliverReply', input }, await status.deliverReply(input)),
+        statusCard: async (input) => this.seen({ activity: 'statusCard', input }, await status.statusCard(input)),
       },
     };
+  }
+
+  /** Notes one write's outcome made elsewhere (a status card's last update): listed and announced when `unconfirmed`. */
+  async note(call: UncertainCall, result: GitHubResult | DeliveryResult): Promise<void> {
+    await this.seen(call, result);
+  }
+
+  /** Writes another workflow listed (a run's, at its end) join this list, so they are resent from here. */
+  adopt(writes: UncertainWrite[] | undefined): void {
+    for (const write of writes ?? []) if (!this.list.some((w) => w.effectKey === write.effectKey)) this.list.push(write);
+    this.trim();
   }
 
   /** Refuses a resend that is not of a listed, not yet resent write; answers the write otherwise. */
   validate(input: ResendInput): UncertainWrite {
     const { workflowId } = this.ports;
-    if (typeof input?.effectKey !== 'string' || !input.effectKey) throw failure('resend_refused', 'a resend needs `effectKey`');
-    if (typeof input.by !== 'string' || !input.by.trim())
-      throw failure('resend_refused', 'a resend needs `by`: who decided to send it again');
+    const problem = problemWith(RESEND_INPUT_SHAPE, input);
+    if (problem) throw failure('resend_refused', `resend: ${problem} (\`by\` says who decided to send it again)`);
     const write = this.list.find((w) => w.effectKey === input.effectKey);
     if (!write) {
       const listed = this.list.filter((w) => !w.resent).map((w) => w.effectKey);
@@ -125,7 +139,13 @@ export class UncertainWrites {
       call,
     };
     this.list.push(write);
-    // The oldest decided ones go first; undecided ones are kept as long as there is room.
+    this.trim();
+    await this.ports.notify?.(write, noticeFor(write, this.ports.workflowId));
+    return result;
+  }
+
+  /** The oldest decided ones go first; undecided ones are kept as long as there is room. */
+  private trim(): void {
     while (this.list.length > UNCERTAIN_KEPT)
       this.list.splice(
         Math.max(
@@ -134,8 +154,6 @@ export class UncertainWrites {
         ),
         1,
       );
-    await this.ports.notify?.(write, noticeFor(write, this.ports.workflowId));
-    return result;
   }
 
   private async send(call: UncertainCall): Promise<GitHubResult | DeliveryResult> {
@@ -149,11 +167,22 @@ export class UncertainWrites {
         return activities.githubWrites.openOrUpdatePullRequest(call.input);
       case 'deliverReply':
         return activities.status.deliverReply(call.input);
+      case 'createIssue':
+        return activities.githubWrites.createIssue(call.input);
+      case 'statusCard':
+        return activities.status.statusCard(call.input);
     }
   }
 }
 
-const KINDS = { postComment: 'comment', postReview: 'review', openOrUpdatePullRequest: 'pull_request', deliverReply: 'reply' } as const;
+const KINDS = {
+  postComment: 'comment',
+  postReview: 'review',
+  openOrUpdatePullRequest: 'pull_request',
+  deliverReply: 'reply',
+  createIssue: 'issue',
+  statusCard: 'card',
+} as const;
 
 /** `<key>/resend-1`, and `<key>/resend-2` for a resend of that one. */
 export function resendKey(effectKey: string): string {
@@ -171,7 +200,11 @@ function clip(text: string): string {
 
 function textOf(call: UncertainCall): string {
   if (call.activity === 'deliverReply') return call.input.text;
-  if (call.activity === 'openOrUpdatePullRequest') return `${call.input.title}\n\n${call.input.body}`;
+  if (call.activity === 'openOrUpdatePullRequest' || call.activity === 'createIssue') return `${call.input.title}\n\n${call.input.body}`;
+  if (call.activity === 'statusCard') {
+    const { status, answer } = call.input;
+    return [`${status.agent} · ${status.outcome ?? status.phase}`, answer ?? status.statusText ?? ''].filter(Boolean).join('\n');
+  }
   return call.input.body;
 }
 
@@ -182,8 +215,9 @@ export function replyTargetText(target: ReplyTarget): string {
 }
 
 function targetOf(call: UncertainCall): string {
-  if (call.activity === 'deliverReply') return replyTargetText(call.input.replyTarget);
+  if (call.activity === 'deliverReply' || call.activity === 'statusCard') return replyTargetText(call.input.replyTarget);
   if (call.activity === 'openOrUpdatePullRequest') return `${call.input.repo} ${call.input.head} → ${call.input.base}`;
+  if (call.activity === 'createIssue') return call.input.repo;
   return `${call.input.repo}#${call.input.number}`;
 }
 
@@ -191,6 +225,8 @@ function targetOf(call: UncertainCall): string {
 export function describeWrite(write: Pick<UncertainWrite, 'kind' | 'target'>): string {
   if (write.kind === 'pull_request') return `the pull request ${write.target}`;
   if (write.kind === 'reply') return `the reply to ${write.target}`;
+  if (write.kind === 'issue') return `the new issue in ${write.target}`;
+  if (write.kind === 'card') return `the status card in ${write.target}`;
   return `the ${write.kind} on ${write.target}`;
 }
 

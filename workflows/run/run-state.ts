@@ -23,6 +23,7 @@ import type {
   RunStatus,
   SteerInput,
   ToolCallRecord,
+  UncertainWrite,
 } from '../contracts';
 
 /** Dollars to a millionth (sums of floats would show 0.30000000000000004). */
@@ -69,6 +70,10 @@ export class RunState {
   cacheWritten?: number;
   /** Workflow time the last model turn answered (the tool phase since then predicts the next wait). */
   lastTurnEndedAt?: number;
+  /** This run's at-most-once writes (its tools', its card's last update) that ended `unconfirmed`. */
+  uncertain: UncertainWrite[];
+  /** The status card's key generation and the keys of earlier posts that were never confirmed (run/status-card.ts). */
+  card: { generation: number; earlier: string[] };
 
   constructor(
     readonly input: RunInput,
@@ -94,6 +99,8 @@ export class RunState {
     this.compactions = carry?.compactions ?? 0;
     this.direct = carry?.direct;
     this.cacheWritten = carry?.cacheWritten;
+    this.uncertain = carry?.uncertain ?? [];
+    this.card = carry?.card ?? { generation: 0, earlier: [] };
   }
 
   get finished(): boolean {
@@ -271,6 +278,8 @@ export class RunState {
       compactions: this.compactions,
       ...(this.direct ? { direct: this.direct } : {}),
       ...(this.cacheWritten !== undefined ? { cacheWritten: this.cacheWritten } : {}),
+      ...(this.uncertain.length ? { uncertain: this.uncertain } : {}),
+      ...(this.card.generation > 0 ? { card: this.card } : {}),
     };
   }
 
@@ -301,6 +310,7 @@ export class RunState {
       cacheShare: this.cacheShare(),
       ...(this.input.spendCap ? { spendCap: this.input.spendCap } : {}),
       cardFailures: this.cardFailures,
+      ...(this.uncertain.length ? { unconfirmed: this.uncertain } : {}),
     };
   }
 }

@@ -1,4 +1,5 @@
 import { isCancellation } from '@temporalio/workflow';
+import type { EffectResult, StatusCardInput } from '../../activities/status/types';
 import type { ReplyTarget } from '../contracts';
 import type { StatusActivities } from '../activity-proxies';
 import type { WorkflowClock } from './run-control';
@@ -17,6 +18,13 @@ export interface StatusCardDeps {
   nonCancellable<T>(work: () => Promise<T>): Promise<T>;
   /** Called whenever the run's state changed (the Web UI's current details follow it). */
   onChange?(): void;
+  /**
+   * An unconfirmed post is repaired (runs recorded before this kept one key for good): the next
+   * update posts the card afresh under the next key and edits the earlier post if it turns up.
+   */
+  repairs?: boolean;
+  /** The last update could not be confirmed and no later one will repair it: list it with the run's uncertain writes. */
+  lost?(input: StatusCardInput, result: EffectResult): Promise<void>;
 }
 
 /**
@@ -64,16 +72,25 @@ export class StatusCard {
 
   private async push(final: boolean): Promise<void> {
     const { runId, replyTarget, state, status, clock } = this.deps;
+    const { card } = state;
     this.deps.onChange?.();
+    const input: StatusCardInput = {
+      runId,
+      effectKey: `${runId}/card/${card.generation}`,
+      replyTarget,
+      status: state.status(runId, clock.now()),
+      final,
+      ...(final ? { answer: state.finalText } : {}),
+      ...(card.earlier.length > 0 ? { earlierKeys: [...card.earlier] } : {}),
+    };
     try {
-      await status.statusCard({
-        runId,
-        effectKey: `${runId}/card/0`,
-        replyTarget,
-        status: state.status(runId, clock.now()),
-        final,
-        ...(final ? { answer: state.finalText } : {}),
-      });
+      const result = await status.statusCard(input);
+      if (result.status !== 'unconfirmed' || !this.deps.repairs) return;
+      // Maybe posted, maybe not: never posted again under this key. The next update looks for it
+      // (and edits it if it turned up) and otherwise posts the card afresh under the next key.
+      card.earlier.push(input.effectKey);
+      card.generation += 1;
+      if (final) await this.deps.lost?.(input, result);
     } catch (error) {
       if (isCancellation(error)) throw error;
       state.cardFailures += 1;

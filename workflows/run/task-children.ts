@@ -168,6 +168,7 @@ export class TaskChildren {
         .then(
           (result) => {
             entry.result = result;
+            adoptUncertain(state, result);
           },
           () => undefined,
         )
@@ -182,6 +183,7 @@ export class TaskChildren {
       };
     }
     const result = await child.result();
+    adoptUncertain(state, result);
     Object.assign(record, { outcome: result.outcome, endedAt: clock.now() });
     return { callId: call.id, name: call.name, content: describeChild(name, result), isError: result.outcome !== 'completed' };
   }
@@ -229,6 +231,12 @@ export class TaskChildren {
 
 export function toolError(call: ToolCall, content: string): ToolResult {
   return { callId: call.id, name: call.name, content, isError: true };
+}
+
+/** A child's unconfirmed writes are listed on by its parent (and in turn by the thread or unit), so they can be resent there. */
+function adoptUncertain(state: RunState, record: RunRecord): void {
+  for (const write of record.unconfirmed ?? [])
+    if (!state.uncertain.some((w) => w.effectKey === write.effectKey)) state.uncertain.push(write);
 }
 
 function describeChild(name: string, record: RunRecord | undefined): string {

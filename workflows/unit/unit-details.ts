@@ -5,7 +5,7 @@ import { currentDetails } from '../details';
  * A unit's "Current details" in the Web UI: its phase and round, the last review's verdict,
  * the checks, the next timer and when it fires, the PR and the run it is waiting for.
  */
-export function unitDetails(state: UnitState): string {
+export function unitDetails(state: UnitState, dropped?: string): string {
   const note = [
     state.pullRequest ? `PR #${state.pullRequest}` : 'no pull request yet',
     `branch \`${state.branch}\``,
@@ -23,5 +23,6 @@ export function unitDetails(state: UnitState): string {
       : {}),
     ...(state.nextTimer ? { nextTimer: state.nextTimer } : {}),
     note,
+    ...(dropped ? { dropped } : {}),
   });
 }

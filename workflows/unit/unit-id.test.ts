@@ -1,5 +1,5 @@
 import { unitBranchName } from './branch';
-import { pullRequestUnitId, taskUnitId } from './unit-id';
+import { pullRequestUnitId, taskUnitId, unitSummary } from './unit-id';
 
 describe('unit ids and branches', () => {
   it('names one unit per PR and per request', () => {
@@ -13,5 +13,11 @@ describe('unit ids and branches', () => {
     expect(unitBranchName('unit:acme/app#42')).toBe('switchboard/acme/app-42');
     expect(unitBranchName('unit:acme/app:fix-login')).toBe('switchboard/acme/app-fix-login');
     expect(unitBranchName('unit:../../etc')).toBe('switchboard/etc');
+  });
+
+  it('summarises a unit in one line: an exact PR with no request has no stray colon', () => {
+    expect(unitSummary({ repo: 'acme/app', pullRequest: 7 })).toBe('ship acme/app#7');
+    expect(unitSummary({ repo: 'acme/app', pullRequest: 7, request: '  ' })).toBe('ship acme/app#7');
+    expect(unitSummary({ repo: 'acme/app', request: 'Add a greeting' })).toBe('ship acme/app: Add a greeting');
   });
 });

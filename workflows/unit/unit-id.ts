@@ -17,3 +17,10 @@ export function taskUnitId(repo: string, request: string): string {
   const slug = words.join('-').replace(/-+/g, '-').slice(0, 48).replace(/-$/, '') || 'change';
   return `unit:${repo}:${slug}`;
 }
+
+/** A unit's one-line summary in the Web UI: `ship acme/app#7: <request>`, just `ship acme/app#7` for an exact PR with no request. */
+export function unitSummary(input: { repo: string; pullRequest?: number; request?: string }): string {
+  const target = `ship ${input.repo}${input.pullRequest ? `#${input.pullRequest}` : ''}`;
+  const request = (input.request ?? '').trim().slice(0, 100);
+  return request ? `${target}: ${request}` : target;
+}

@@ -30,6 +30,25 @@ describe('UnitInbox', () => {
     expect(inbox.quiet()).toBe(true);
   });
 
+  it('holds pushes and reviews while asked to (a unit without its PR yet), and applies them later', () => {
+    const state = carry({ phase: 'coding', headSha: undefined });
+    const inbox = new UnitInbox(state);
+    const phases: UnitPhase[] = [];
+    inbox.prEvent({ repo: 'a/b', number: 1, kind: 'synchronize', headSha: 'earlier' });
+    inbox.prEvent({ repo: 'a/b', number: 1, kind: 'review', reviewId: 9, reviewState: 'changes_requested', actor: 'switchboard[bot]' });
+    expect(inbox.hasPullRequestEvents()).toBe(true);
+    expect(inbox.apply(state, (phase) => phases.push(phase), { hold: true })).toEqual([]);
+    expect(phases).toEqual([]);
+    expect(state.headSha).toBeUndefined();
+    // Once the unit has its PR again (and pushed that head itself), its own push is not foreign.
+    state.headSha = 'earlier';
+    expect(inbox.apply(state, (phase) => phases.push(phase))).toEqual([
+      { reviewId: 9, actor: 'switchboard[bot]', state: 'changes_requested' },
+    ]);
+    expect(phases).toEqual([]);
+    expect(inbox.hasPullRequestEvents()).toBe(false);
+  });
+
   it('ignores its own push and sends a foreign push to review', () => {
     const state = carry();
     const inbox = new UnitInbox(state);

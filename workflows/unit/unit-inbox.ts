@@ -72,12 +72,27 @@ export class UnitInbox {
     return !this.interrupting() && !this.mergeRequested;
   }
 
-  /** Turns pending steers and foreign pushes into work and a phase; returns the people's reviews to fetch. */
-  apply(carry: UnitCarry, enter: (phase: UnitPhase) => void): Array<{ reviewId?: number; actor?: string; state?: string }> {
-    const foreign = this.foreignPushes();
-    this.pushes = [];
-    const reviews = this.pendingHumanReviews();
-    this.humanReviews = [];
+  /** Pushes or reviews of the PR are waiting (held while the unit has no PR, see `apply`). */
+  hasPullRequestEvents(): boolean {
+    return this.pushes.length > 0 || this.humanReviews.length > 0;
+  }
+
+  /**
+   * Turns pending steers and foreign pushes into work and a phase; returns the people's reviews
+   * to fetch. With `hold`, pushes and reviews stay for later: a unit that has not (re)opened its
+   * PR yet cannot tell its own from a person's (a reset unit is handed its earlier events first).
+   */
+  apply(
+    carry: UnitCarry,
+    enter: (phase: UnitPhase) => void,
+    options: { hold?: boolean } = {},
+  ): Array<{ reviewId?: number; actor?: string; state?: string }> {
+    const foreign = options.hold ? [] : this.foreignPushes();
+    const reviews = options.hold ? [] : this.pendingHumanReviews();
+    if (!options.hold) {
+      this.pushes = [];
+      this.humanReviews = [];
+    }
     const steers = this.steers.splice(0);
     for (const steer of steers) carry.work.push({ kind: 'steer', text: steer.text, ...(steer.by ? { by: steer.by } : {}) });
     if (steers.length > 0 && carry.phase !== 'coding' && carry.phase !== 'findings') enter('coding');

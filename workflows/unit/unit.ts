@@ -153,6 +153,9 @@ export class Unit {
       if (this.halted()) await child.signal(stopSignal, { reason: this.inbox.stopped?.reason ?? 'the unit is settling' });
       const record = await child.result();
       carry.runMinutes += (record.endedAt - record.startedAt) / MINUTE;
+      // The run's own unconfirmed writes are listed by the unit, where `resend` repairs them.
+      for (const write of record.unconfirmed ?? [])
+        if (!(carry.uncertain ??= []).some((w) => w.effectKey === write.effectKey)) carry.uncertain.push(write);
       return record;
     } catch {
       return undefined;

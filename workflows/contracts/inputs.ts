@@ -1,0 +1,47 @@
+/**
+ * Every signal and update each workflow type takes, with the shape its input is checked
+ * against: the one list the workflows validate by (workflows/input-guard.ts) and the fuzz test
+ * (test/operator-inputs.test.ts) drives. A new message goes here with its shape, or a test says so.
+ */
+import { STEER_INPUT_SHAPE, STOP_INPUT_SHAPE, steerSignal, steerUpdate, stopSignal } from './common';
+import { PLAN_UNIT_UPDATE_SHAPE, unitUpdateSignal } from './plan';
+import { RESEND_INPUT_SHAPE, resendUpdate } from './resend';
+import type { Shape } from './shape';
+import { messageSignal, sendMessageUpdate, THREAD_MESSAGE_SHAPE } from './thread';
+import { checksSignal, mergeSignal, prEventSignal, UNIT_CHECKS_EVENT_SHAPE, UNIT_MERGE_SHAPE, UNIT_PR_EVENT_SHAPE } from './unit';
+
+export interface MessageInput {
+  name: string;
+  kind: 'signal' | 'update';
+  shape: Shape;
+  /** The message may come with no input at all (`stop`, `merge`). */
+  absentOk?: boolean;
+}
+
+const steer: MessageInput[] = [
+  { name: steerSignal.name, kind: 'signal', shape: STEER_INPUT_SHAPE },
+  { name: steerUpdate.name, kind: 'update', shape: STEER_INPUT_SHAPE },
+];
+const stop: MessageInput = { name: stopSignal.name, kind: 'signal', shape: STOP_INPUT_SHAPE, absentOk: true };
+const resend: MessageInput = { name: resendUpdate.name, kind: 'update', shape: RESEND_INPUT_SHAPE };
+
+/** By workflow type: what each takes. (`resendWorkflow` takes no messages.) */
+export const MESSAGE_INPUTS: Record<string, MessageInput[]> = {
+  threadWorkflow: [
+    { name: messageSignal.name, kind: 'signal', shape: THREAD_MESSAGE_SHAPE },
+    { name: sendMessageUpdate.name, kind: 'update', shape: THREAD_MESSAGE_SHAPE },
+    stop,
+    resend,
+  ],
+  agentRunWorkflow: [...steer, stop],
+  shipUnitWorkflow: [
+    ...steer,
+    stop,
+    { name: prEventSignal.name, kind: 'signal', shape: UNIT_PR_EVENT_SHAPE },
+    { name: checksSignal.name, kind: 'signal', shape: UNIT_CHECKS_EVENT_SHAPE },
+    { name: mergeSignal.name, kind: 'signal', shape: UNIT_MERGE_SHAPE, absentOk: true },
+    resend,
+  ],
+  planWorkflow: [{ name: unitUpdateSignal.name, kind: 'signal', shape: PLAN_UNIT_UPDATE_SHAPE }, stop, resend],
+  resendWorkflow: [],
+};

@@ -1,0 +1,44 @@
+import { defaultPayloadConverter, type Payload, type PayloadConverter } from '@temporalio/common';
+import { decode } from '@temporalio/common/lib/encoding';
+
+/**
+ * A payload the workflow could not decode: an unknown `encoding` or bytes that are not the JSON
+ * they claim to be, as `temporal workflow signal --input-meta encoding=…` or `--input-base64`
+ * can send by mistake. Its tag keeps it from passing for a JSON object, so the input checks
+ * (contracts/shape.ts) refuse or drop it like any other malformed input.
+ */
+export class UndecodablePayload {
+  constructor(
+    readonly encoding: string,
+    readonly reason: string,
+  ) {}
+
+  get [Symbol.toStringTag](): string {
+    return 'UndecodablePayload';
+  }
+}
+
+/**
+ * The workflow bundle's payload converter (infra/build-bundle.ts): the SDK's default, except
+ * that a payload it cannot decode becomes an `UndecodablePayload` instead of an error. The SDK
+ * decodes a signal's or update's input before any handler or validator runs, and a decoding
+ * error there fails the workflow task on every retry: one bad `temporal workflow signal` by
+ * hand would wedge the workflow for good. Encoding is unchanged, so clients keep the default.
+ */
+class TolerantPayloadConverter implements PayloadConverter {
+  toPayload<T>(value: T): Payload {
+    return defaultPayloadConverter.toPayload(value);
+  }
+
+  fromPayload<T>(payload: Payload): T {
+    try {
+      return defaultPayloadConverter.fromPayload<T>(payload);
+    } catch (error) {
+      const encoding = payload.metadata?.encoding;
+      const name = encoding ? decode(encoding) : '(none)';
+      return new UndecodablePayload(name, error instanceof Error ? error.message : String(error)) as T;
+    }
+  }
+}
+
+export const payloadConverter: PayloadConverter = new TolerantPayloadConverter();
