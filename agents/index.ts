@@ -14,3 +14,6 @@ export * from './model-choice';
 export * from './prompt';
 export * from './errors';
 export { BUILTIN_AGENTS, BUILTIN_ROLES, DETACH_RECIPE } from './builtins';
+export * from './admission';
+export * from './github-roles';
+export * from './refusals';

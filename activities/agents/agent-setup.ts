@@ -3,6 +3,7 @@ import { loadCatalog } from '../../agents/custom-agents';
 import { ALL_BACKENDS, type FindingSeverity, type ToolBackends } from '../../tools';
 import { type Logger } from '../../infra/logger';
 import { type SandboxReadiness } from '../sandbox/isolation';
+import { type AdmissionConfig } from '../../infra/config/admission-section';
 
 /** The settings ship units and plans run by (from the `review`, `ship` and `plan` sections). */
 export interface ShipSettings {
@@ -26,6 +27,8 @@ export interface AgentSetup {
   allowedModels?: string[];
   /** Whether this worker can run shell commands isolated; a run that needs a shell is refused when not. */
   sandbox?: SandboxReadiness;
+  /** The `admission` section (GitHub roles, operators); absent in setups recorded before it was reported: its defaults. */
+  admission?: AdmissionConfig;
 }
 
 export const DEFAULT_SHIP_SETTINGS: ShipSettings = {
@@ -52,11 +55,14 @@ export interface AgentSetupDeps {
   logger?: Logger;
   /** The sandbox's readiness (bubblewrap here, or unisolated by configuration). */
   sandboxReadiness?: () => Promise<SandboxReadiness>;
+  /** The `admission` section (defaults when omitted). */
+  admission?: AdmissionConfig;
 }
 
 /**
  * Reads the agent catalog (built-ins plus the custom folder) and the agents config, for
- * workflow code to resolve profiles and access with the pure agents layer. A bad custom
+ * workflow code to resolve profiles and access with the pure agents layer; the same setup is
+ * what the server's doors admit requests by (agents/admission.ts `AdmissionFacts`). A bad custom
  * file is logged and skipped, never failing the request.
  */
 export function createAgentSetupActivities(deps: AgentSetupDeps) {
@@ -73,6 +79,7 @@ export function createAgentSetupActivities(deps: AgentSetupDeps) {
         backends: deps.backends ?? ALL_BACKENDS,
         ...(deps.allowedModels ? { allowedModels: deps.allowedModels } : {}),
         ...(sandbox ? { sandbox } : {}),
+        ...(deps.admission ? { admission: deps.admission } : {}),
       };
     },
   };

@@ -10,6 +10,7 @@ import { ApiConfigSchema } from './api-section';
 import { PayloadsConfigSchema } from './payloads-section';
 import { CodecConfigSchema } from './codec-section';
 import { PricesConfigSchema } from './prices-section';
+import { AdmissionConfigSchema } from './admission-section';
 
 /**
  * One schema for all of Switchboard's settings. Every field has a default, so an empty
@@ -109,6 +110,7 @@ export const ConfigSchema = z
     http: HttpConfigSchema.prefault({}),
     log: LogConfigSchema.prefault({}),
     agents: AgentsConfigSchema.prefault({}),
+    admission: AdmissionConfigSchema.prefault({}),
     models: ModelsConfigSchema.prefault({}),
     github: GitHubConfigSchema.prefault({}),
     review: ReviewConfigSchema.prefault({}),
