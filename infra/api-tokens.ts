@@ -29,8 +29,8 @@ export interface Caller {
   admin?: boolean;
 }
 
-/** An `api.tokens` entry (`admin` defaults to false). */
-type TokenEntry = Omit<ApiTokenConfig, 'admin'> & { admin?: boolean };
+/** An `api.tokens` entry. */
+type TokenEntry = ApiTokenConfig;
 
 /** The token table from config: looks a presented token up by its hash. */
 export class TokenTable {

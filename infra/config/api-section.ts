@@ -27,7 +27,7 @@ export const ApiTokenSchema = z
     requestsPerMinute: z.number().int().positive().optional().describe("This token's own rate, instead of api.rateLimit."),
     admin: z
       .boolean()
-      .default(false)
+      .optional()
       .describe("An admin token: it reads, steers and stops every person's jobs and units (an operator's), not only its own."),
   })
   .strict();
