@@ -2,6 +2,7 @@ import { type ActiveContext, type Catalog, getAgent, inactiveReason } from './ca
 import { type AgentsConfig } from './config';
 import { type AgentDefinition, type Surface } from './definition';
 import { holdsShell, toolsetTools } from '../tools/toolsets';
+import { type RefusalCode } from './refusals';
 
 /** Who is asking, and from where. */
 export interface Requester {
@@ -23,8 +24,9 @@ export interface RequestGrant {
   rule: string;
 }
 
-/** The rule that refused, as a stable code. */
-export type RefusalCode =
+/** The access rules' refusal codes (their sentences and kinds: agents/refusals.ts). */
+export type AccessRefusalCode = Extract<
+  RefusalCode,
   | 'agent_unknown'
   | 'agent_feature_off'
   | 'agent_surface_excluded'
@@ -33,11 +35,12 @@ export type RefusalCode =
   | 'person_grant'
   | 'token_grant'
   | 'self_serve_shell'
-  | 'self_serve_excluded';
+  | 'self_serve_excluded'
+>;
 
 export interface Refusal {
   ok: false;
-  code: RefusalCode;
+  code: AccessRefusalCode;
   /** The config key or rule that refused, e.g. `restrict.agents.coding`. */
   rule: string;
   /** A plain answer for the person: what refused and what they may use instead. */
@@ -72,7 +75,7 @@ export function reachesShell(agent: AgentDefinition): boolean {
   return holdsShell(toolsetTools(agent.toolset)) || agent.machine !== 'none';
 }
 
-type Failure = { code: RefusalCode; rule: string };
+type Failure = { code: AccessRefusalCode; rule: string };
 
 function firstFailure(agent: AgentDefinition, config: AgentsConfig, requester: Requester): Failure | undefined {
   const context: ActiveContext = { featureFlags: config.featureFlags, surface: requester.surface };
@@ -104,7 +107,7 @@ function firstFailure(agent: AgentDefinition, config: AgentsConfig, requester: R
 
 function refusalMessage(agentId: string, failure: Failure, alternatives: string[]): string {
   const instead = alternatives.length > 0 ? ` You may use: ${alternatives.join(', ')}.` : ' There is no agent you may use here.';
-  const reasons: Record<RefusalCode, string> = {
+  const reasons: Record<AccessRefusalCode, string> = {
     agent_unknown: `There is no agent called "${agentId}".`,
     agent_feature_off: `The ${agentId} agent is switched off here (${failure.rule}).`,
     agent_surface_excluded: `The ${agentId} agent is not available from this surface (${failure.rule}).`,

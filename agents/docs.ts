@@ -3,6 +3,8 @@ import { type AgentDefinition, turnGuardFor } from './definition';
 import { MAX_DIRECTIVE_BUDGET_MINUTES, MIN_DIRECTIVE_BUDGET_MINUTES } from './directives';
 import { TOOLS } from '../tools/registry';
 import { TOOLSET_NAMES, TOOLSET_PURPOSES, TOOLSETS } from '../tools/toolsets';
+import { DEFAULT_ADMISSION, githubRequirement } from './github-roles';
+import { REFUSAL_CODES, REFUSALS } from './refusals';
 
 /** The command that rewrites docs/agents.md from the definitions. */
 export const REGENERATE_AGENTS_DOC = 'UPDATE_DOCS=1 npx jest agents/docs.test.ts';
@@ -50,9 +52,34 @@ export function renderAgentsDoc(catalog: Catalog = builtinCatalog()): string {
     '',
     'An explicit `agent:` directive wins and sticks in its thread; a thread with a sticky agent keeps it. Otherwise a plain code-change request (an imperative change verb about code, a file, a PR, or in a named repository, and not issue work) goes to `ship`; two or more independent read-only asks (a list, or several questions) go to `conductor`; everything else to `general`. `coding` is never picked without a directive. A model classifier may later be consulted only when no rule matched; its answer must be a routable, available agent other than `coding`.',
     '',
-    '## Access',
+    '## Admission',
     '',
-    "In order: the catalog (unknown agent), the active set (`featureFlags`, the agent's surfaces), `agents.restrict.agents.<agent>` (the people who may run it), the channel's grant (`agents.channels.<id>.allowedAgents`), the person's grant (`agents.grants.people.<id>.agents`), the API token's grant (`api.tokens[].agents`), and the self-serve MCP exclusion: a self-serve caller (a token marked `selfServe`, over MCP or the HTTP API) never reaches an agent with a shell or a workspace, nor one with `selfServe: false`, and neither do the child runs it delegates to. A refusal names the rule and the agents the person may use instead.",
+    "One admission (`agents/admission.ts`) decides for every door alike: a Slack mention, DM, thread reply, stop reaction and Stop button; a GitHub PR comment, review comment, issue comment and a person's review of a unit's PR; the HTTP API and MCP (jobs, units, steer, stop, reads); the CLI (`ask`, `ship`, `steer`, `stop`, `plan`); the orchestrator's unit tools; `task` children; plans. A door verifies and normalises the request, the admission decides, and a refusal is answered in the conversation it came from with a stable code and one sentence.",
+    '',
+    '### Who may start what',
+    '',
+    "In order, the first refusal answers: the catalog (unknown agent), the active set (`featureFlags`, the agent's surfaces), `agents.restrict.agents.<agent>` (the people who may run it), the channel's grant (`agents.channels.<id>.allowedAgents`), the person's grant (`agents.grants.people.<id>.agents`), the API token's grant (`api.tokens[].agents`), the self-serve exclusion (a self-serve token never reaches an agent with a shell or a workspace, nor one with `selfServe: false`, and neither do the child runs it delegates to); then a GitHub actor's role on the repository, a chosen model (`models.allowed`), a message that asks nothing, the sandbox (an agent that reaches a shell is refused while the worker cannot isolate commands), and a pull request where the agent needs one (a review asked on a plain issue). Another rule is one more check in `START_CHECKS`. Budgets and effort are never refused: they only narrow (Profiles), for ship units and their runs too (`agent:ship budget:30` bounds the unit and each of its runs by 30 minutes). A repository run's `owner/name` is then vetted with one GitHub read.",
+    '',
+    "**GitHub actors.** A trigger from GitHub is admitted only when the actor's role on the repository, read from GitHub's collaborator permission API with the read identity (`GET /repos/{owner}/{repo}/collaborators/{username}/permission`, cached `admission.github.cacheSeconds`), is at least what the agent needs there: `admission.github.repos.<owner/name>.agents.<agent>`, else `admission.github.agents.<agent>`, else `admission.github.repos.<owner/name>.permission`, else `admission.github.permission` (default `write`). A shell agent holding the write identity is never admitted below `write`, any other never below `triage` (`read` would be everyone on a public repository). The webhook's `author_association` is never used. An actor below every agent's requirement on the repository is refused at the door with one 👎 on the comment, and no workflow hears of it; one who passes carries the role, and the thread's admission checks it against the agent the message routes to. A person's review reaches a unit only from someone admitted for `ship`.",
+    '',
+    '| agent | default GitHub role | lowest configurable |',
+    '| --- | --- | --- |',
+    ...catalog.agents.map(
+      (agent) =>
+        `| ${agent.id} | ${githubRequirement(undefined, undefined, agent).role} | ${githubRequirement({ ...DEFAULT_ADMISSION, github: { ...DEFAULT_ADMISSION.github, permission: 'triage' } }, undefined, agent).role} |`,
+    ),
+    '',
+    '### Who may steer, stop and read what',
+    '',
+    "A steer is a message to a run's (or unit's) agent: the sender must be admitted for that agent now, and be its requester, an operator, or an owner the conversation's surface names. In a Slack thread only the run's requester steers it (a reply from anyone else is answered and not sent to the run); in a GitHub PR conversation the repository's collaborators admitted for the agent own it (GitHub's own permission model); over the API and MCP a token reaches only its own person's jobs, units and threads. Stop and read: the requester, or an operator (`admission.operators`, an API token with `admin: true`, or the CLI, which holds the Temporal client). The orchestrator's unit tools work only in the person's own private Slack DM (or the CLI): `unit_start` is admitted as `ship` for that person, and `unit_steer`, `unit_stop` and a `unit_start` that would steer reach only units the person asked for or that are linked to the conversation.",
+    '',
+    '### Refusal codes',
+    '',
+    '| code | kind | means |',
+    '| --- | --- | --- |',
+    ...REFUSAL_CODES.map((code) => `| \`${code}\` | ${REFUSALS[code].kind} | ${REFUSALS[code].means} |`),
+    '',
+    "Kinds: `access` (HTTP 403 `access_refused`), `request` (422 `request_refused`), `unavailable` (503: `sandbox_unavailable`, or `github_unavailable` when GitHub did not answer). The API puts the code in the problem's `refusal` member, MCP in the tool error, a thread in its message outcome.",
     '',
     '## Toolsets',
     '',

@@ -15,3 +15,6 @@ export * from './spend-caps';
 export * from './prompt';
 export * from './errors';
 export { BUILTIN_AGENTS, BUILTIN_ROLES, DETACH_RECIPE } from './builtins';
+export * from './admission';
+export * from './github-roles';
+export * from './refusals';

@@ -62,6 +62,7 @@ export function activityDepsFromConfig(loaded: LoadedConfig, logger: Logger, cli
         planMergeAuthority: config.plan.mergeAuthority,
       },
       ...(config.models.allowed ? { allowedModels: config.models.allowed } : {}),
+      admission: config.admission,
       logger,
     },
   };

@@ -16,6 +16,9 @@ describe('API tokens', () => {
     expect(table.verify(`${token}x`, 'http')).toBeUndefined();
     expect(table.verify(hashToken(token), 'http')).toBeUndefined(); // the stored hash is not a token
     expect(table.verify(token.slice(TOKEN_PREFIX.length), 'http')).toBeUndefined();
+    const admin = newToken();
+    const admins = new TokenTable([{ id: 'ops', sha256: hashToken(admin), user: 'U2', selfServe: false, admin: true }]);
+    expect(admins.verify(admin, 'http')).toEqual({ tokenId: 'ops', userId: 'U2', surface: 'http', selfServe: false, admin: true });
   });
 
   it('read the bearer token from the Authorization header only in its standard form', () => {

@@ -25,13 +25,18 @@ export interface Caller {
   /** The token's own grant; absent: no narrowing. */
   agents?: string[];
   requestsPerMinute?: number;
+  /** An admin token: it reaches every person's jobs and units (the admission counts it as an operator). */
+  admin?: boolean;
 }
+
+/** An `api.tokens` entry. */
+type TokenEntry = ApiTokenConfig;
 
 /** The token table from config: looks a presented token up by its hash. */
 export class TokenTable {
-  private readonly byHash = new Map<string, ApiTokenConfig>();
+  private readonly byHash = new Map<string, TokenEntry>();
 
-  constructor(tokens: readonly ApiTokenConfig[]) {
+  constructor(tokens: readonly TokenEntry[]) {
     for (const token of tokens) this.byHash.set(token.sha256, token);
   }
 
@@ -51,6 +56,7 @@ export class TokenTable {
       selfServe: entry.selfServe,
       ...(entry.agents ? { agents: entry.agents } : {}),
       ...(entry.requestsPerMinute ? { requestsPerMinute: entry.requestsPerMinute } : {}),
+      ...(entry.admin ? { admin: true } : {}),
     };
   }
 }
@@ -62,12 +68,15 @@ export function bearerToken(header: string | undefined): string | undefined {
 }
 
 /** The entry an operator adds under `api.tokens`, as YAML lines. */
-export function tokenConfigLines(entry: Pick<ApiTokenConfig, 'id' | 'sha256' | 'user' | 'selfServe' | 'agents'>): string[] {
+export function tokenConfigLines(
+  entry: Pick<ApiTokenConfig, 'id' | 'sha256' | 'user' | 'selfServe' | 'agents'> & { admin?: boolean },
+): string[] {
   return [
     `    - id: ${entry.id}`,
     `      sha256: ${entry.sha256}`,
     `      user: ${JSON.stringify(entry.user)}`,
     ...(entry.selfServe ? ['      selfServe: true'] : []),
     ...(entry.agents ? [`      agents: [${entry.agents.join(', ')}]`] : []),
+    ...(entry.admin ? ['      admin: true'] : []),
   ];
 }

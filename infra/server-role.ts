@@ -17,6 +17,7 @@ import { listenError } from './startup-errors';
 import { cachedStuck } from './stuck';
 import { pingTemporal } from './temporal';
 import { type TemporalEndpoint } from './temporal-endpoint';
+import { createDoorAdmission, type DoorAdmission } from './door-admission';
 
 /** Where GitHub delivers webhooks. */
 export const GITHUB_WEBHOOK_PATH = '/webhooks/github';
@@ -46,10 +47,22 @@ export async function startServerRole(context: ServerRoleContext): Promise<void>
   // One cached look at stuck workflows, shared by /healthz and the metrics gauge.
   const stuck = cachedStuck(client);
   frontEndMetrics?.countStuck(stuck);
-  const mounts = [...frontEnds(loaded, client, logger), ...apiMountsFromConfig(loaded, client, logger, endpoint.uiUrl)];
+  // One admission for every door: the worker's own agent setup (and, when this process runs the
+  // worker, its sandbox's readiness) and the GitHub actor gate (agents/admission.ts).
+  const admission = createDoorAdmission({
+    agents: deps.agents,
+    identities: deps.github.identities,
+    cacheSeconds: config.admission.github.cacheSeconds,
+    logger,
+    ...(worker && deps.sandboxHost ? { sandbox: () => deps.sandboxHost!.readiness() } : {}),
+  });
+  const mounts = [
+    ...frontEnds(loaded, client, logger, admission),
+    ...apiMountsFromConfig(loaded, client, logger, endpoint.uiUrl, process.env, admission),
+  ];
   const codec = codecMountFromConfig(loaded, logger, endpoint.uiUrl);
   if (codec) mounts.push(codec);
-  const slack = slackFrontEndFromConfig(loaded, client, logger);
+  const slack = slackFrontEndFromConfig(loaded, client, logger, admission);
   if (slack) {
     stops.unshift(() => slack.stop());
     if (slack.router) mounts.push({ path: '/', handler: slack.router });
@@ -83,7 +96,7 @@ export async function startServerRole(context: ServerRoleContext): Promise<void>
 }
 
 /** The front ends whose secrets are configured; each is skipped (and says so) when they are not. */
-function frontEnds(loaded: LoadedConfig, client: Client, logger: Logger) {
+function frontEnds(loaded: LoadedConfig, client: Client, logger: Logger, admission: DoorAdmission) {
   const { config } = loaded;
   const mounts: Array<{ path: string; handler: RequestHandler }> = [];
   const webhookSecret = readSecret('githubWebhookSecret');
@@ -97,6 +110,7 @@ function frontEnds(loaded: LoadedConfig, client: Client, logger: Logger) {
         botLogin: config.github.botLogin,
         logger,
         maxBodyBytes: config.github.webhookMaxBodyBytes,
+        admission,
       }),
     });
   } else {

@@ -94,7 +94,10 @@ export function routeGitHubEvent(name: string, payload: Payload, options: RouteO
   if (!isRepositoryName(repo)) return undefined;
   switch (name) {
     case 'issue_comment':
-      return payload.action === 'created' ? mention(repo, payload.issue?.number, payload.comment, options, false) : undefined;
+      // GitHub marks a pull request's issue with `pull_request`; without it the conversation is a plain issue.
+      return payload.action === 'created'
+        ? mention(repo, payload.issue?.number, payload.comment, options, false, payload.issue?.pull_request === undefined)
+        : undefined;
     case 'pull_request_review_comment':
       return payload.action === 'created' ? mention(repo, payload.pull_request?.number, payload.comment, options, true) : undefined;
     case 'pull_request': {
@@ -166,6 +169,7 @@ function mention(
   comment: Payload | undefined,
   options: RouteOptions,
   reviewComment: boolean,
+  issue = false,
 ): RoutedGitHubEvent | undefined {
   const body: string = comment?.body ?? '';
   const author: string = comment?.user?.login ?? '';
@@ -175,7 +179,7 @@ function mention(
   const pattern = new RegExp(`(^|[^\\w@/])@${escape(bot)}(\\[bot\\])?(?![\\w-])`, 'i');
   if (!pattern.test(body)) return undefined;
   const threadId = `thread:gh:${repo}#${number}`;
-  const replyTarget = { kind: 'github' as const, repo, pullRequest: number };
+  const replyTarget = { kind: 'github' as const, repo, pullRequest: number, ...(issue ? { issue: true } : {}) };
   // The message's own target names the comment that asked, so the answer can react on it.
   const commentId: unknown = comment?.id;
   const message: ThreadMessage = {

@@ -4,6 +4,18 @@ import express, { type NextFunction, type Request, type Response, Router } from 
 import { type Logger } from '../infra/logger';
 import { malformedGitHubPayload, type RoutedGitHubEvent, routeGitHubEvent } from './github-event-routing';
 import { visibilityQuery } from '../infra/visibility';
+import { type ActorGate } from '../activities/github/actor-gate';
+import {
+  activeAgents,
+  getAgent,
+  githubRequirement,
+  lowestGitHubRequirement,
+  roleAtLeast,
+  type AdmissionFacts,
+  type GitHubRole,
+  type RefusalCode,
+} from '../agents';
+import type { ThreadMessage } from '../workflows/contracts';
 
 /** An event for a ship unit: signalled only to a unit that is running. */
 type UnitEvent = Extract<RoutedGitHubEvent, { startArgs?: undefined }>;
@@ -20,13 +32,23 @@ export interface GitHubWebhookOptions {
   answerWithinMs?: number;
   /** How many delivery ids to remember for dedupe in this process (default 10 000). */
   rememberDeliveries?: number;
+  /**
+   * The actor gate (agents/admission.ts, activities/github/actor-gate.ts): the admission's facts,
+   * and GitHub's answer for an actor's role on the repository. Required: no GitHub trigger reaches
+   * a workflow unasked.
+   */
+  admission: { facts(): Promise<AdmissionFacts>; gate: Pick<ActorGate, 'roleOf' | 'refuse'> };
 }
 
 /**
  * `POST /` for GitHub's webhooks: size limit (413), signature over the exact bytes (401,
  * nothing signalled), JSON (400), values that would become workflow ids (400, logged with the
- * reason, nothing signalled), then one signal (or signal-with-start) chosen by
- * `routeGitHubEvent`. A delivery id seen before is acknowledged and does nothing again;
+ * reason, nothing signalled), then the actor gate, then one signal (or signal-with-start)
+ * chosen by `routeGitHubEvent`. The gate reads the actor's role on the repository from GitHub
+ * (cached): a mention from an actor below every agent's requirement there is refused here with
+ * one 👎 on the comment and reaches no workflow; one that passes carries the role, and the thread's
+ * admission checks it against the agent it routes to. A person's review reaches a unit only from
+ * an actor admitted for `ship`. A delivery id seen before is acknowledged and does nothing again;
  * messages also carry it so the workflow can drop a repeat that reaches another process.
  */
 export function createGitHubWebhookRouter(options: GitHubWebhookOptions): Router {
@@ -64,7 +86,7 @@ export function createGitHubWebhookRouter(options: GitHubWebhookOptions): Router
       const routed = routeGitHubEvent(event, payload as Record<string, unknown>, { botLogin: options.botLogin, deliveryId });
       if (!routed) return void res.status(202).json({ ok: true, ignored: true });
       remember(seen, deliveryId, limit);
-      const signalling = signal(options, routed).catch((error: unknown) => {
+      const signalling = admitAndSignal(options, routed).catch((error: unknown) => {
         // Forget it so GitHub's redelivery can try again.
         seen.delete(deliveryId);
         options.logger.error({ err: error, deliveryId, workflowId: routed.workflowId }, 'could not signal the workflow for a GitHub event');
@@ -75,6 +97,7 @@ export function createGitHubWebhookRouter(options: GitHubWebhookOptions): Router
       const outcome = await Promise.race([signalling, delay(options.answerWithinMs ?? 900)]);
       if (outcome === 'failed') return void res.status(503).json({ error: 'signal_failed' });
       if (outcome === 'timeout') return void res.status(503).json({ error: 'signal_pending' });
+      if (typeof outcome === 'object') return void res.status(202).json({ ok: true, refused: outcome.refused });
       res.status(202).json({ ok: true, workflowId: routed.workflowId, delivered: outcome });
     },
   );
@@ -92,6 +115,56 @@ function signedBy(secret: string, body: Buffer, signature: string): boolean {
   const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(body).digest('hex')}`);
   const given = Buffer.from(signature);
   return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/**
+ * The actor gate, then the signal. A mention's actor needs at least the lowest role any agent
+ * on the repository admits (else: refused, one reaction, no workflow) and carries the role on;
+ * a person's review needs the role `ship` needs (else: dropped). Other PR and check events are
+ * GitHub's facts about the unit's PR, not a person's request, and pass.
+ */
+async function admitAndSignal(options: GitHubWebhookOptions, routed: RoutedGitHubEvent): Promise<boolean | { refused: RefusalCode }> {
+  const { gate } = options.admission;
+  const facts = () => options.admission.facts();
+  if (routed.startArgs) {
+    const [message] = routed.args;
+    const target = message.replyTarget?.kind === 'github' ? message.replyTarget : undefined;
+    const repo = target?.repo ?? '';
+    const login = message.requester.displayName ?? message.requester.id.replace(/^github:/, '');
+    const loaded = await facts();
+    const role = await gate.roleOf(repo, login);
+    const agents = activeAgents(loaded.catalog, { featureFlags: loaded.config.featureFlags, surface: 'github' });
+    const lowest = lowestGitHubRequirement(loaded.admission, repo, agents);
+    if (!role || !roleAtLeast(role, lowest.role)) {
+      const code = role ? 'actor_permission' : 'actor_unverified';
+      options.logger.info({ repo, login, role, required: lowest.role, rule: lowest.rule, code }, 'GitHub trigger refused at the door');
+      if (target?.commentId)
+        await gate.refuse({ repo, commentId: target.commentId, ...(target.reviewComment ? { reviewComment: true } : {}) });
+      return { refused: code };
+    }
+    const admitted: ThreadMessage = { ...message, requester: { ...message.requester, githubRole: role } };
+    return signal(options, { ...routed, args: [admitted] });
+  }
+  const [event] = routed.args;
+  if ('kind' in event && event.kind === 'review' && event.actor && !isBot(event.actor, options.botLogin)) {
+    const loaded = await facts();
+    const ship = getAgent(loaded.catalog, 'ship');
+    const role: GitHubRole | undefined = await gate.roleOf(event.repo, event.actor);
+    const required = ship ? githubRequirement(loaded.admission, event.repo, ship).role : 'write';
+    if (!role || !roleAtLeast(role, required)) {
+      options.logger.info(
+        { repo: event.repo, actor: event.actor, role, required },
+        "a review by someone not admitted for ship is not the unit's work",
+      );
+      return { refused: role ? 'actor_permission' : 'actor_unverified' };
+    }
+  }
+  return signal(options, routed);
+}
+
+function isBot(login: string, botLogin: string): boolean {
+  const bare = (name: string) => name.replace(/\[bot\]$/, '').toLowerCase();
+  return bare(login) === bare(botLogin);
 }
 
 /** Signals the routed workflow; unit events for a PR with no running unit are dropped (false). */

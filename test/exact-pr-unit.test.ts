@@ -7,6 +7,7 @@ import { branchHeads } from '../infra/local-github/git-store';
 import { createGitHubWebhookRouter } from '../server/github-webhooks';
 import { prEventSignal, steerSignal, stopSignal, unitStateQuery } from '../workflows/contracts';
 import { freePort } from './helpers/ports';
+import { githubDoorAdmission } from './helpers/github-admission';
 import { startShipKit, type ShipKit } from './helpers/ship-kit';
 import { waitUntil } from './helpers/wait';
 
@@ -41,6 +42,7 @@ describe('an exact-PR unit', () => {
         secret: SECRET,
         botLogin: 'switchboard',
         logger: createLogger({ level: 'silent' }),
+        admission: githubDoorAdmission(ship.github, { read: 'read-token', write: 'write-token' }),
       }),
     );
     http = app.listen(port, '127.0.0.1');

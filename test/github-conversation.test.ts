@@ -9,6 +9,7 @@ import { createGitHubActivities, createGitHubIdentities } from '../activities/gi
 import { createLogger } from '../infra/logger';
 import { startLocalGitHub, type LocalGitHub } from '../infra/local-github';
 import { createGitHubWebhookRouter } from '../server/github-webhooks';
+import { githubDoorAdmission } from './helpers/github-admission';
 import { freePort } from './helpers/ports';
 import { testScripts, type TestScripts } from './helpers/scripts';
 import { sharedEnvironment, uniqueTaskQueue } from './helpers/temporal';
@@ -53,6 +54,7 @@ describe('a PR mention answered in the PR', () => {
         secret: SECRET,
         botLogin: 'switchboard',
         logger: createLogger({ level: 'silent' }),
+        admission: githubDoorAdmission(github, { read: READER, write: BOT }),
       }),
     );
     http = app.listen(port, '127.0.0.1');
@@ -79,7 +81,8 @@ describe('a PR mention answered in the PR', () => {
     });
 
   it('posts one status comment and one answer, and reacts on the asking comment', async () => {
-    github.createRepo('acme', 'talk', { 'README.md': '# talk\n' });
+    // Alice may ask: the actor gate reads her role from GitHub (write by default for every agent).
+    github.createRepo('acme', 'talk', { 'README.md': '# talk\n' }, { collaborators: { alice: 'write' } });
     github.commit('acme/talk', 'feature', { 'a.txt': 'a\n' });
     const alice = createGitHubActivities({
       identities: createGitHubIdentities({ apiUrl: github.apiUrl, gitUrl: github.gitUrl, tokens: { write: ALICE } }),
@@ -134,7 +137,7 @@ describe('a PR mention answered in the PR', () => {
   });
 
   it('refuses a ship unit the worker could not run with the missing setting, and reacts 👎', async () => {
-    github.createRepo('acme', 'refuse', { 'README.md': '# refuse\n' });
+    github.createRepo('acme', 'refuse', { 'README.md': '# refuse\n' }, { collaborators: { alice: 'write' } });
     github.commit('acme/refuse', 'feature', { 'b.txt': 'b\n' });
     const alice = createGitHubActivities({
       identities: createGitHubIdentities({ apiUrl: github.apiUrl, gitUrl: github.gitUrl, tokens: { write: ALICE } }),

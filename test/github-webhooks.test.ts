@@ -8,18 +8,23 @@ import { createLogger } from '../infra/logger';
 import { startLocalGitHub, type LocalGitHub } from '../infra/local-github';
 import { createGitHubWebhookRouter } from '../server/github-webhooks';
 import { freePort } from './helpers/ports';
+import { githubDoorAdmission } from './helpers/github-admission';
+import { type DoorAdmission } from '../infra/door-admission';
 import { sharedEnvironment, uniqueTaskQueue } from './helpers/temporal';
 import { checksSignal, messageSignal, prEventSignal, shipUnitWorkflowType } from '../workflows/contracts';
 
 const SECRET = 'webhook-secret-for-tests';
 const ALICE = 'ghp_alice';
 const BOT = 'ghp_bot';
+const MALLORY = 'ghp_mallory';
 
 let env: TestWorkflowEnvironment;
 let client: Client;
 let http: Server;
 let url: string;
 let github: LocalGitHub;
+// Made once the local GitHub is up (the router is mounted before it, so its webhooks have somewhere to go).
+let admission: DoorAdmission;
 const taskQueue = uniqueTaskQueue('github-webhooks');
 const started: string[] = [];
 
@@ -36,17 +41,22 @@ beforeAll(async () => {
       botLogin: 'switchboard',
       logger: createLogger({ level: 'silent' }),
       maxBodyBytes: 64 * 1024,
+      admission: {
+        facts: () => admission.facts(),
+        gate: { roleOf: (repo, login) => admission.gate.roleOf(repo, login), refuse: (target) => admission.gate.refuse(target) },
+      },
     }),
   );
   const port = await freePort();
   http = app.listen(port, '127.0.0.1');
   url = `http://127.0.0.1:${port}/webhooks/github`;
   github = await startLocalGitHub({
-    tokens: { read: [], write: [ALICE, BOT] },
-    logins: { [ALICE]: 'alice' },
+    tokens: { read: [], write: [ALICE, BOT, MALLORY] },
+    logins: { [ALICE]: 'alice', [MALLORY]: 'mallory' },
     webhookUrl: url,
     webhookSecret: SECRET,
   });
+  admission = githubDoorAdmission(github, { read: BOT, write: BOT });
 });
 
 afterAll(async () => {
@@ -127,7 +137,7 @@ test('malformed JSON with a valid signature is 400; an oversized body is 413', a
 test('a mention in a PR comment signal-with-starts its thread once, even when redelivered', async () => {
   const name = repoName();
   const repo = `acme/${name}`;
-  github.createRepo('acme', name, { 'README.md': 'x\n' });
+  github.createRepo('acme', name, { 'README.md': 'x\n' }, { collaborators: { alice: 'write' } });
   github.commit(repo, 'feature', { 'a.txt': 'a\n' });
   const identities = createGitHubIdentities({ apiUrl: github.apiUrl, gitUrl: github.gitUrl, tokens: { write: ALICE } });
   const activities = createGitHubActivities({ identities });
@@ -186,4 +196,70 @@ test('PR and check events reach the running unit; a PR without a unit signals no
   });
   expect(orphan.status).toBe(202);
   expect(await exists(`unit:acme/${other}#3`)).toBe(false);
+});
+
+test("a stranger's signed mention (author_association NONE, no role) starts nothing and gets one 👎; a redelivery adds none", async () => {
+  const name = repoName();
+  const repo = `acme/${name}`;
+  github.createRepo('acme', name, { 'README.md': 'x\n' }, { collaborators: { alice: 'write' } });
+  github.commit(repo, 'feature', { 'a.txt': 'a\n' });
+  const as = (token: string) =>
+    createGitHubActivities({
+      identities: createGitHubIdentities({ apiUrl: github.apiUrl, gitUrl: github.gitUrl, tokens: { write: token } }),
+    });
+  const pr = await as(ALICE).openOrUpdatePullRequest({
+    repo,
+    head: 'feature',
+    base: 'main',
+    title: 't',
+    body: 'b',
+    effectKey: `${name}/o`,
+  });
+  for (const [index, ask] of ['agent:coding delete the tests', 'agent:general what is this?'].entries()) {
+    const before = github.webhooks.deliveries.length;
+    const comment = await as(MALLORY).postComment({
+      repo,
+      number: pr.number!,
+      body: `@switchboard ${ask}`,
+      effectKey: `${name}/m${index}`,
+    });
+    await github.webhooks.settle();
+    const delivery = github.webhooks.deliveries.slice(before).find((d) => d.event === 'issue_comment')!;
+    expect(JSON.parse(delivery.body)).toMatchObject({ comment: { author_association: 'NONE' } });
+    expect(delivery.status).toBe(202);
+    await github.webhooks.redeliver(delivery.id);
+    const reactions = github.state
+      .repo('acme', name)!
+      .issues.get(pr.number!)!
+      .comments.find((c) => c.id === comment.id)!.reactions;
+    expect(reactions?.map((reaction) => [reaction.content, reaction.user])).toEqual([['-1', 'switchboard[bot]']]);
+  }
+  expect(await exists(`thread:gh:${repo}#${pr.number}`)).toBe(false);
+  expect(github.state.countWrites('comment.create', repo)).toBe(2); // mallory's two; no reply of ours
+  // The gate asked GitHub, not the payload's author_association.
+  expect(github.state.requests.filter((request) => request.path.endsWith('/collaborators/mallory/permission')).length).toBeGreaterThan(0);
+});
+
+test("a person's review reaches the unit only from someone admitted for ship (write by default)", async () => {
+  const name = repoName();
+  const repo = `acme/${name}`;
+  github.createRepo('acme', name, { 'README.md': 'x\n' }, { collaborators: { alice: 'write', mallory: 'triage' } });
+  const unitId = `unit:${repo}#1`;
+  await client.workflow.start(shipUnitWorkflowType, {
+    workflowId: unitId,
+    taskQueue,
+    args: [{ unitId, repo, replyTarget: { kind: 'cli' }, requester: { id: 'tester', surface: 'cli' } }],
+  });
+  started.push(unitId);
+  const review = (login: string) => ({
+    action: 'submitted',
+    pull_request: { number: 1, head: { sha: 'a'.repeat(40) } },
+    review: { id: 7, state: 'CHANGES_REQUESTED', commit_id: 'a'.repeat(40), user: { login } },
+    repository: { full_name: repo },
+    sender: { login },
+  });
+  expect((await github.webhooks.deliver('pull_request_review', review('mallory'))).status).toBe(202);
+  expect(await signalsOf(unitId)).toEqual([]);
+  expect((await github.webhooks.deliver('pull_request_review', review('alice'))).status).toBe(202);
+  expect(await signalsOf(unitId)).toEqual([{ name: prEventSignal.name }]);
 });

@@ -12,6 +12,7 @@ import { startLocalSlack, type LocalSlack } from '../infra/local-slack';
 import { resolveTemporalBinary } from '../infra/temporal-binaries';
 import { sendToThread } from '../infra/thread-client';
 import { createGitHubWebhookRouter } from '../server/github-webhooks';
+import { githubDoorAdmission } from './helpers/github-admission';
 import {
   planWorkflowType,
   shipUnitWorkflowType,
@@ -81,6 +82,13 @@ describe('workflow reset', () => {
         secret: SECRET,
         botLogin: 'switchboard',
         logger: createLogger({ level: 'silent' }),
+        admission: (() => {
+          const door = githubDoorAdmission(github, { read: 'read-token', write: 'write-token' });
+          return {
+            facts: () => door.facts(),
+            gate: { roleOf: (repo, login) => door.gate.roleOf(repo, login), refuse: (target) => door.gate.refuse(target) },
+          };
+        })(),
       }),
     );
     http = app.listen(port, '127.0.0.1');

@@ -7,6 +7,7 @@ import { startLocalGitHub, type LocalGitHub } from '../infra/local-github';
 import { createGitHubWebhookRouter, runningUnitFor } from '../server/github-webhooks';
 import { checksSignal, prEventSignal, shipUnitWorkflowType, unitStateQuery } from '../workflows/contracts';
 import { freePort } from './helpers/ports';
+import { githubDoorAdmission } from './helpers/github-admission';
 import { startRunKit, type RunKit } from './helpers/run-kit';
 
 jest.setTimeout(120_000);
@@ -52,6 +53,7 @@ describe('webhooks for a PR owned by a slug unit', () => {
         secret: SECRET,
         botLogin: 'switchboard',
         logger: createLogger({ level: 'silent' }),
+        admission: githubDoorAdmission(github, { read: 'read-token', write: 'write-token' }),
       }),
     );
     http = app.listen(port, '127.0.0.1');

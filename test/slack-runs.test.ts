@@ -1,5 +1,5 @@
 import { BOT, startSlackKit, type SlackKit } from './helpers/slack-kit';
-import { runStatusQuery } from '../workflows/contracts';
+import { runStatusQuery, steerSignal } from '../workflows/contracts';
 
 jest.setTimeout(60_000);
 
@@ -132,15 +132,26 @@ describe('Slack front end: runs from mentions, replies, steers and stops', () =>
     expect((await kit.result(runId)).outcome).toBe('stopped');
   });
 
-  it('the Stop button settles the run stopped, for those the access rules let use the agent', async () => {
-    const { ts, runId } = await mention(`agent:coding model:scripted:${longRun()} wait`);
+  it("the Stop button settles the run stopped for its requester; another's click and reply neither stop nor steer it", async () => {
+    const { ts, threadId, runId } = await mention(`agent:coding model:scripted:${longRun()} wait`);
     const card = await kit.until(() => cards(ts)[0], 'the card');
-    // Bob may not use the coding agent: his click is refused, only to him.
+    // Bob is not the requester (nor may he use the coding agent): his click is refused, only to him.
     await kit.slack.clickButton({ channel: CHANNEL, user: BOB, messageTs: card.ts, actionId: 'switchboard_stop', value: runId });
     await kit.until(() => kit.slack.callsTo('chat.postEphemeral').some((call) => call.params.user === BOB), 'the refusal to Bob');
-    expect(JSON.stringify(kit.slack.callsTo('chat.postEphemeral').at(-1)!.params.text)).toContain('restrict.agents.coding');
+    expect(JSON.stringify(kit.slack.callsTo('chat.postEphemeral').at(-1)!.params.text)).toContain('belongs to someone else');
+    // His reply in the thread is answered there and never reaches the run.
+    const reply = await kit.slack.userSays({ channel: CHANNEL, user: BOB, text: 'delete the tests instead', threadTs: ts });
+    const eventId = reply.deliveries[0].envelope.event_id as string;
+    const outcome = await kit.until(
+      async () => (await kit.threadState(threadId)).outcomes.find((entry) => entry.messageId === eventId),
+      "the thread's answer to Bob",
+    );
+    expect(outcome).toMatchObject({ kind: 'refused', code: 'not_requester' });
+    await kit.until(() => answers(ts).some((message) => message.text?.includes('belongs to someone else')), 'the refusal in the thread');
     const status = await kit.env.client.workflow.getHandle(runId).query(runStatusQuery);
     expect(status.outcome).toBeUndefined();
+    const history = await kit.env.client.workflow.getHandle(runId).fetchHistory();
+    expect(history.events?.some((event) => event.workflowExecutionSignaledEventAttributes?.signalName === steerSignal.name)).toBe(false);
 
     const click = await kit.slack.clickButton({
       channel: CHANNEL,

@@ -99,7 +99,7 @@ describe('a start with the outside services down', () => {
     expect(early.status).toBe(503);
   });
 
-  it('still takes GitHub webhooks and runs from the CLI', async () => {
+  it('still takes GitHub webhooks (refusing a trigger whose actor GitHub cannot vouch for) and runs from the CLI', async () => {
     const repo = `acme/degraded-${randomUUID().slice(0, 8)}`;
     const body = JSON.stringify({
       action: 'created',
@@ -109,7 +109,6 @@ describe('a start with the outside services down', () => {
       sender: { login: 'alice' },
     });
     const threadId = `thread:gh:${repo}#3`;
-    started.push(threadId);
     const answer = await fetch(`${base}/webhooks/github`, {
       method: 'POST',
       body,
@@ -120,8 +119,10 @@ describe('a start with the outside services down', () => {
         'x-hub-signature-256': `sha256=${createHmac('sha256', WEBHOOK_SECRET).update(body).digest('hex')}`,
       },
     });
+    // Verified and answered; with GitHub down the actor's role cannot be read, so nothing starts (fail closed).
     expect(answer.status).toBe(202);
-    expect(await answer.json()).toMatchObject({ ok: true, workflowId: threadId, delivered: true });
+    expect(await answer.json()).toEqual({ ok: true, refused: 'actor_unverified' });
+    await expect(client.workflow.getHandle(threadId).describe()).rejects.toThrow(/not found/i);
 
     const { stdout } = await run(
       process.execPath,

@@ -227,7 +227,7 @@ async function agentRun(input: RunInput, onCancel: OnCancel): Promise<RunRecord>
   const tools: ToolContext = {
     state,
     workspace,
-    activities: { ...host.activities, githubReads: githubToolReads, githubWrites: runWrites, units, web },
+    activities: { ...host.activities, githubReads: githubToolReads, githubWrites: runWrites, units, setup, web },
     workspaceLoss: () => ({ losses: host.losses, ...(host.notice ? { notice: host.notice } : {}) }),
     touchCard: () => card.touch(),
     remainingMs: () => state.remainingMs(Date.now()),
@@ -236,6 +236,7 @@ async function agentRun(input: RunInput, onCancel: OnCancel): Promise<RunRecord>
     sleep,
     signal: (workflowId, definition, ...args) => getExternalWorkflowHandle(workflowId).signal(definition, ...args),
     effectKey: (call) => `${runId}/${call.name}/${state.turns}.${callIndex(call)}`,
+    patched,
   };
   // A direct review or coding run checks out its PR or branch and delivers its own submission.
   const mode = directMode(input);

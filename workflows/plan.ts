@@ -25,6 +25,7 @@ import {
 } from './contracts';
 import { UncertainWrites } from './effects/uncertain-writes';
 import type { AgentSetup } from '../activities/agents/agent-setup';
+import { admitStart } from '../agents';
 import { failureReason } from './failure-reason';
 import { planDetails } from './plan/plan-details';
 import { PLAN_FAILURE_SETTLES, planUnitId, settleFailedPlan } from './plan/plan-failed';
@@ -36,6 +37,23 @@ import { InputGuard } from './input-guard';
 
 /** The `patched()` id of a plan that lists its unconfirmed replies for `resend` (docs/versioning.md). */
 export const PLAN_LISTS_UNCERTAIN_REPLIES = 'plan-lists-uncertain-replies';
+
+/** The `patched()` id of a plan admitted for its requester before it starts a unit. Plans recorded before it started them unasked. */
+export const PLAN_ADMITTED = 'plan-admitted';
+
+/** Why the plan's requester may not have its units started (agents/admission.ts), or undefined. */
+function planRefusal(loaded: AgentSetup, input: PlanInput) {
+  const { id, surface, selfServe, grant, githubRole } = input.requester;
+  const person = {
+    surface,
+    userId: id,
+    ...(selfServe ? { selfServe } : {}),
+    ...(grant ? { grant } : {}),
+    ...(githubRole ? { githubRole } : {}),
+  };
+  const allowed = admitStart(loaded, { person, agent: 'ship', repo: input.repo, ...(input.model ? { model: input.model } : {}) });
+  return allowed.ok ? undefined : allowed;
+}
 
 /** A unit that enters one of these phases after it was ready is working again (not mergeable). */
 const REWORK_PHASES: ReadonlySet<PlanUnitUpdate['status']> = new Set(['coding', 'review', 'findings', 'checks']);
@@ -55,13 +73,17 @@ async function plan(input: PlanInput, onCancel: OnCancel): Promise<PlanRecord> {
     if (!patched(PLAN_FAILURE_SETTLES)) throw invalid;
     return settleFailedPlan(input, invalid.message, statusActivities);
   }
-  let ship: AgentSetup['ship'];
+  let loaded: AgentSetup;
   try {
-    ({ ship } = await setup.loadAgentSetup());
+    loaded = await setup.loadAgentSetup();
   } catch (error) {
     if (!patched(PLAN_FAILURE_SETTLES)) throw error;
     return settleFailedPlan(input, failureReason(error), statusActivities);
   }
+  const { ship } = loaded;
+  // A plan starts ship units for its requester: they must be admitted for `ship` (access, model, sandbox) before any starts.
+  const refused = planRefusal(loaded, input);
+  if (refused && patched(PLAN_ADMITTED)) return settleFailedPlan(input, `${refused.message} (${refused.code})`, statusActivities);
   const mergeAuthority = input.mergeAuthority ?? ship.planMergeAuthority;
   const units: PlanUnitState[] = input.units.map((unit) => ({
     key: unit.key,

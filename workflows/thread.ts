@@ -23,13 +23,14 @@ import { currentDetails, staticDetails } from './details';
 import { InputGuard } from './input-guard';
 import { endThread } from './thread/end-thread';
 import { SwitchboardKind, Thread } from './search-attributes';
-import { decide } from './thread/decide';
+import { decide, personOf } from './thread/decide';
+import { shipStart, SHIP_STEER_ADMITTED } from './thread/ship-start';
 import { stuckRunNotice, watchForStuck, type StuckRun } from './thread/run-watch';
 import { needsVetting, VET_REPOSITORY_PATCH, vetInput, vetRefusal } from './thread/vet';
 import { admitSpend, SPEND_CAPS_PATCH, spendRefusal, spendScope } from './thread/spend';
 import type { SpendCap } from './contracts';
-import { pullRequestUnitId, taskUnitId } from './unit/unit-id';
-import type { Profile } from '../agents';
+import type { AgentSetup } from '../activities/agents/agent-setup';
+import { admitControl, type AdmissionRefusal, type Person } from '../agents';
 import {
   agentRunWorkflowType,
   messageSignal,
@@ -42,10 +43,10 @@ import {
   problemWith,
   uncertainWritesQuery,
   type MessageOutcome,
-  type ReplyTarget,
   type RunRecord,
   type SavedExchange,
   type StopInput,
+  type ShipUnitInput,
   type ThreadInput,
   type ThreadMessage,
 } from './contracts';
@@ -81,6 +82,12 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
   // The host queue of the thread's workspace: the next run goes on where the files are (or is told they were lost).
   let workspaceHost = carry?.workspaceHost;
   let currentRunId: string | undefined;
+  // Who asked for the current run and what it runs: a reply that steers it is admitted against them.
+  let currentRun: { requester: string; agent: string; repo?: string } | undefined;
+  // The agent setup the thread decided its last message with: the admission's facts for a steer.
+  let facts: AgentSetup | undefined;
+  // Refusals answered from the message handlers (a steer that was not admitted), awaited before the thread closes.
+  const handlerReplies: Array<Promise<unknown>> = [];
   const uncertainList = carry?.uncertain ?? [];
   const uncertain = new UncertainWrites(
     uncertainList,
@@ -140,6 +147,13 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
   // for its message's decision is answered `queued` then (the decision comes in the next run).
   let closing = false;
   const outcomeOf = (messageId: string) => outcomes.find((entry) => entry.messageId === messageId);
+  /** Why this reply may not steer the current run (agents/admission.ts `admitControl`), or undefined. */
+  const steerRefusal = (message: ThreadMessage, runId: string): AdmissionRefusal | undefined => {
+    if (!facts || !currentRun) return undefined;
+    const subject = { kind: 'run' as const, id: runId, ...currentRun };
+    const allowed = admitControl(facts, personOf(message), subject, 'steer');
+    return allowed.ok ? undefined : allowed;
+  };
   /** Takes one well-formed message (from the signal or the update); false for a repeat. */
   const accept = (message: ThreadMessage): boolean => {
     if (seen.includes(message.messageId)) return false;
@@ -147,6 +161,21 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
     seen.splice(0, Math.max(0, seen.length - SEEN_MESSAGE_IDS));
     const runId = currentRunId;
     if (runId && message.addressedToRun) {
+      const refused = steerRefusal(message, runId);
+      // Threads recorded before steers were admitted sent every reply to the run (docs/versioning.md).
+      if (refused && patched(STEER_ADMITTED)) {
+        remember({ messageId: message.messageId, kind: 'refused', reply: refused.message, code: refused.code });
+        handlerReplies.push(
+          statusActivities
+            .deliverReply({
+              effectKey: `${threadId}/reply/${message.messageId}`,
+              replyTarget: message.replyTarget ?? input.replyTarget,
+              text: refused.message,
+            })
+            .catch(() => undefined),
+        );
+        return true;
+      }
       remember({ messageId: message.messageId, kind: 'steered', runId });
       getExternalWorkflowHandle(runId)
         .signal(steerSignal, { text: message.text, by: message.requester.id })
@@ -204,7 +233,10 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
     const replyTarget = message.replyTarget ?? input.replyTarget;
     // A local activity: decided and the run started in one workflow task, no task-queue round trip.
     const agentSetup = patched(PATCH_LOCAL_SETUP) ? await localSetup.loadAgentSetup() : await setup.loadAgentSetup();
-    let decision = decide(agentSetup, message, stickyAgent, replyTarget);
+    facts = agentSetup;
+    // A GitHub actor's role is checked per agent; threads recorded before that decided without it (docs/versioning.md).
+    const skip = message.requester.surface === 'github' && !patched(GITHUB_ACTOR_ADMITTED) ? (['github_actor'] as const) : [];
+    let decision = decide(agentSetup, message, stickyAgent, replyTarget, skip);
     // A repository run's owner/name is vetted (one GET, the run's own identity) before any workspace exists.
     if (decision.kind === 'run' && needsVetting(decision.profile) && patched(VET_REPOSITORY_PATCH)) {
       decision = vetRefusal(decision, await repoVetting.vetRepository(vetInput(decision.profile))) ?? decision;
@@ -228,7 +260,11 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
         acknowledge: 'refused',
       });
     } else if (decision.kind === 'ship') {
-      const outcome = await startShipUnit(decision.request, decision.profile.repo?.value, decision.profile.model, message, replyTarget);
+      const outcome = await startShipUnit(
+        shipStart(decision.request, decision.profile, message, replyTarget, threadId),
+        message,
+        agentSetup,
+      );
       remember({ messageId: message.messageId, agent: 'ship', ...outcome });
       await statusActivities.deliverReply({
         effectKey: `${threadId}/reply/${message.messageId}`,
@@ -240,6 +276,15 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
       runCount += 1;
       const runId = `run:${threadId}:${runCount}`;
       currentRunId = runId;
+      currentRun = {
+        requester: message.requester.id,
+        agent: decision.agent,
+        ...(decision.profile.repo
+          ? { repo: decision.profile.repo.value }
+          : replyTarget.kind === 'github'
+            ? { repo: replyTarget.repo }
+            : {}),
+      };
       showDetails();
       const handle = await startChild(agentRunWorkflowType, {
         workflowId: runId,
@@ -277,6 +322,7 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
       const ended = await awaitRun(runId, handle.result(), input.runWatch);
       const record = ended.record;
       currentRunId = undefined;
+      currentRun = undefined;
       pendingStop = undefined;
       if (record?.workspaceHost) workspaceHost = record.workspaceHost;
       // The run's own unconfirmed writes (its tools', its card's) are listed here, where `resend` repairs them.
@@ -302,6 +348,7 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
     if (!cancelled && (info.continueAsNewSuggested || info.historyLength > THREAD_HISTORY_LIMIT)) {
       closing = true;
       await condition(allHandlersFinished);
+      await Promise.all(handlerReplies);
       await continueAsNew<typeof threadWorkflow>({
         ...input,
         carry: {
@@ -318,9 +365,14 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
     }
   }
   closing = true;
+  await Promise.all(handlerReplies);
   await endThread({ threadId, replyTarget: input.replyTarget, unanswered: queue.length, ...(workspaceHost ? { workspaceHost } : {}) });
 }
 
+/** Marks histories whose threads admit a reply before it steers the current run (agents/admission.ts `admitControl`). */
+export const STEER_ADMITTED = 'thread-steer-admitted';
+/** Marks histories whose threads check a GitHub actor's role on the repository per agent (`githubActorCheck`). */
+export const GITHUB_ACTOR_ADMITTED = 'thread-github-actor-admitted';
 /** Marks histories whose threads load the agent setup as a local activity (before: an activity). */
 export const PATCH_LOCAL_SETUP = 'thread-local-agent-setup';
 /** Marks histories whose threads watch their current run and let a stuck one go (run-watch.ts). */
@@ -358,38 +410,23 @@ async function awaitRun(
 }
 
 /**
- * A code-change request becomes a ship unit on its own id (never a child of the thread): the
- * exact PR when the thread is a PR's, else a task unit named from the request.
+ * A code-change request becomes a ship unit on its own id (never a child of the thread), as
+ * `shipStart` names it. A unit that is already running gets the request as a steer, once the
+ * admission says this person may steer it (their own, or theirs by the conversation's surface).
  */
 async function startShipUnit(
-  request: string,
-  repo: string | undefined,
-  model: Profile['model'],
+  start: ReturnType<typeof shipStart>,
   message: ThreadMessage,
-  replyTarget: ReplyTarget,
+  setup: AgentSetup,
 ): Promise<{ kind: 'unit' | 'refused'; unitId?: string; reply: string; code?: string }> {
-  const onPullRequest = replyTarget.kind === 'github' ? replyTarget : undefined;
-  const target = repo ?? onPullRequest?.repo;
-  if (!target) {
-    return {
-      kind: 'refused',
-      code: 'repo_missing',
-      reply: 'That is a code change for a ship unit, but no repository is named. Say it as `in owner/name: <the change>`.',
-    };
+  if ('refused' in start) return { kind: 'refused', ...start.refused };
+  const { input } = start;
+  const { unitId } = input;
+  if (patched(SHIP_STEER_ADMITTED)) {
+    const refused = await existingUnitRefusal(input, personOf(message), setup);
+    if (refused) return { kind: 'refused', code: refused.code, reply: refused.message };
   }
-  const unitId =
-    onPullRequest && onPullRequest.repo === target ? pullRequestUnitId(target, onPullRequest.pullRequest) : taskUnitId(target, request);
-  const started = await units.startUnit({
-    unitId,
-    repo: target,
-    request,
-    replyTarget,
-    requester: message.requester,
-    threadId: workflowInfo().workflowId,
-    effectKey: `${workflowInfo().workflowId}/unit/${message.messageId}`,
-    ...(onPullRequest && onPullRequest.repo === target ? { pullRequest: onPullRequest.pullRequest } : {}),
-    ...(model.chosenBy === 'directive' ? { model: model.value } : {}),
-  });
+  const started = await units.startUnit({ ...input, effectKey: `${workflowInfo().workflowId}/unit/${message.messageId}` });
   if (started.status === 'refused') return { kind: 'refused', code: 'settings_missing', reply: started.reason ?? 'Not started.' };
   return {
     kind: 'unit',
@@ -399,6 +436,15 @@ async function startShipUnit(
         ? `Started ship unit ${unitId}: coding, review and checks until the pull request is ready.`
         : `Ship unit ${unitId} already exists; your message was sent to it as a steer.`,
   };
+}
+
+/** Why this person may not steer the running unit the request names, or undefined (no such unit, or theirs to steer). */
+async function existingUnitRefusal(input: ShipUnitInput, person: Person, setup: AgentSetup): Promise<AdmissionRefusal | undefined> {
+  const existing = await units.inspectUnit({ unitId: input.unitId }).catch(() => undefined);
+  if (!existing || existing.outcome) return undefined;
+  const subject = { kind: 'unit' as const, id: input.unitId, requester: existing.requester, agent: 'ship', repo: input.repo };
+  const allowed = admitControl(setup, person, subject, 'steer');
+  return allowed.ok ? undefined : allowed;
 }
 
 function savedContext(saved: SavedExchange[]): ChatMessage[] {

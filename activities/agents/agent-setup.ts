@@ -4,6 +4,7 @@ import { ALL_BACKENDS, type FindingSeverity, type ToolBackends } from '../../too
 import { type Logger } from '../../infra/logger';
 import { type SandboxReadiness } from '../sandbox/isolation';
 import type { SpendConfig } from '../../infra/config/spend-section';
+import { type AdmissionConfig } from '../../infra/config/admission-section';
 
 /** The settings ship units and plans run by (from the `review`, `ship` and `plan` sections). */
 export interface ShipSettings {
@@ -29,6 +30,8 @@ export interface AgentSetup {
   sandbox?: SandboxReadiness;
   /** The spend caps (the `spend` section), when any are configured: the thread checks a start against them. */
   spend?: SpendConfig;
+  /** The `admission` section (GitHub roles, operators); absent in setups recorded before it was reported: its defaults. */
+  admission?: AdmissionConfig;
 }
 
 export const DEFAULT_SHIP_SETTINGS: ShipSettings = {
@@ -57,11 +60,14 @@ export interface AgentSetupDeps {
   sandboxReadiness?: () => Promise<SandboxReadiness>;
   /** The `spend` section (spend caps). */
   spend?: SpendConfig;
+  /** The `admission` section (defaults when omitted). */
+  admission?: AdmissionConfig;
 }
 
 /**
  * Reads the agent catalog (built-ins plus the custom folder) and the agents config, for
- * workflow code to resolve profiles and access with the pure agents layer. A bad custom
+ * workflow code to resolve profiles and access with the pure agents layer; the same setup is
+ * what the server's doors admit requests by (agents/admission.ts `AdmissionFacts`). A bad custom
  * file is logged and skipped, never failing the request.
  */
 export function createAgentSetupActivities(deps: AgentSetupDeps) {
@@ -79,6 +85,7 @@ export function createAgentSetupActivities(deps: AgentSetupDeps) {
         ...(deps.allowedModels ? { allowedModels: deps.allowedModels } : {}),
         ...(sandbox ? { sandbox } : {}),
         ...(deps.spend && hasCaps(deps.spend) ? { spend: deps.spend } : {}),
+        ...(deps.admission ? { admission: deps.admission } : {}),
       };
     },
   };

@@ -9,6 +9,22 @@ import { visibilityQuery } from '../../infra/visibility';
 import { findStuck, formatStuck } from '../../infra/stuck';
 import { formatUncertain, uncertainOf } from './resend';
 import { limitOption } from '../options';
+import { userInfo } from 'node:os';
+import { type ControlAction } from '../../agents';
+import { doorAdmissionFromConfig } from '../../infra/door-admission';
+import { createControlAdmission } from '../../server/control-admission';
+import { type CliClient } from '../temporal-client';
+
+/**
+ * The CLI asks the same admission as every door before it steers or stops: an operator at the
+ * command line (who holds the Temporal client) is admitted for any workflow that exists.
+ */
+async function assertCliMay(cli: CliClient, workflowId: string, action: ControlAction, by?: string): Promise<void> {
+  const control = createControlAdmission({ client: cli.client, facts: () => doorAdmissionFromConfig(cli.loaded).facts() });
+  const decision = await control.decide({ surface: 'cli', userId: by ?? userInfo().username }, workflowId, action);
+  // A workflow that does not exist is the command's own answer (`no workflow …`).
+  if (!decision.ok && decision.code !== 'not_found') throw new Error(`${action} refused (${decision.code}): ${decision.message}`);
+}
 
 export function registerRunsCommand(program: Command): void {
   const runs = program.command('runs').description('list and inspect runs');
@@ -95,7 +111,9 @@ export function registerSteerCommand(program: Command): void {
     .argument('<text>', 'the instruction')
     .option('--by <who>', 'who is steering')
     .action(async (workflowId: string, text: string, options: { by?: string }) => {
-      await withCliClient(async ({ client }) => {
+      await withCliClient(async (cli) => {
+        const { client } = cli;
+        await assertCliMay(cli, workflowId, 'steer', options.by);
         const handle = client.workflow.getHandle(workflowId);
         // A run answers with how many steers wait for its next turn; a unit only accepts.
         let result: SteerAccepted;
@@ -137,8 +155,9 @@ export function registerStopCommand(program: Command): void {
     .option('--reason <reason>', 'why')
     .option('--by <who>', 'who is stopping')
     .action(async (workflowId: string, options: { reason?: string; by?: string }) => {
-      await withCliClient(async ({ client }) => {
-        const handle = client.workflow.getHandle(workflowId);
+      await withCliClient(async (cli) => {
+        await assertCliMay(cli, workflowId, 'stop', options.by);
+        const handle = cli.client.workflow.getHandle(workflowId);
         try {
           await handle.signal(stopSignal, {
             ...(options.reason ? { reason: options.reason } : {}),

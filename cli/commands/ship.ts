@@ -12,6 +12,8 @@ import { unitDetails } from '../../activities/units/unit-client';
 import { formatUncertain, uncertainOf } from './resend';
 import { Outcome, Phase, PullRequest } from '../../workflows/search-attributes';
 import { limitOption } from '../options';
+import { admitStart } from '../../agents';
+import { doorAdmissionFromConfig } from '../../infra/door-admission';
 
 /** What `switchboard ship` was asked for: an exact PR, or a change in a repository. */
 export type ShipTarget = { kind: 'pull_request'; repo: string; pullRequest: number } | { kind: 'task'; repo: string; request: string };
@@ -79,51 +81,81 @@ function registerShip(program: Command): void {
     .argument('[instruction]', 'for a PR: what to do beyond review (sent as a steer when the unit exists)')
     .option('--repo <owner/name>', 'the repository of a requested change')
     .option('--model <model>', "the model the unit's runs use")
+    .option('--budget <minutes>', "narrow the unit's budget and its runs' to this many minutes (never widens them)")
     .option('--json', 'print JSON')
-    .action(async (target: string, instruction: string | undefined, options: { repo?: string; model?: string; json?: boolean }) => {
-      let parsed: ShipTarget;
-      try {
-        parsed = parseShipTarget(target, options.repo);
-      } catch (error) {
-        console.error((error as Error).message);
-        process.exitCode = 1;
-        return;
-      }
-      await withCliClient(async ({ client, taskQueue, loaded }) => {
-        const request = parsed.kind === 'task' ? parsed.request : instruction?.trim() || undefined;
-        const unitId =
-          parsed.kind === 'task' ? taskUnitId(parsed.repo, parsed.request) : pullRequestUnitId(parsed.repo, parsed.pullRequest);
-        // A new unit reads and writes GitHub and calls its model: what is missing is refused
-        // here, before anything starts (a running unit being steered already has them).
-        const missing = (await isRunning(client, unitId))
-          ? []
-          : missingSettings(loaded, { github: ['read', 'write'], ...(options.model ? { model: options.model } : {}) });
-        if (missing.length > 0) {
-          console.error(`Not started: a ship unit needs ${missing.join('; and ')}.`);
+    .action(
+      async (
+        target: string,
+        instruction: string | undefined,
+        options: { repo?: string; model?: string; budget?: string; json?: boolean },
+      ) => {
+        let parsed: ShipTarget;
+        try {
+          parsed = parseShipTarget(target, options.repo);
+        } catch (error) {
+          console.error((error as Error).message);
           process.exitCode = 1;
           return;
         }
-        const input: ShipUnitInput = {
-          unitId,
-          repo: parsed.repo,
-          replyTarget: { kind: 'cli' },
-          requester: { id: userInfo().username, surface: 'cli' },
-          ...(request ? { request } : {}),
-          ...(parsed.kind === 'pull_request' ? { pullRequest: parsed.pullRequest } : {}),
-          ...(options.model ? { model: options.model } : {}),
-        };
-        const status = await startOrSteerUnit(client, taskQueue, input, {
-          namespace: loaded.config.temporal.namespace,
-          githubWebUrl: loaded.config.github.gitUrl,
+        const budgetMinutes = options.budget === undefined ? undefined : Number(options.budget);
+        if (budgetMinutes !== undefined && (!Number.isSafeInteger(budgetMinutes) || budgetMinutes < 1)) {
+          console.error(`--budget: expected a whole number of minutes, got '${options.budget}'`);
+          process.exitCode = 1;
+          return;
+        }
+        await withCliClient(async ({ client, taskQueue, loaded }) => {
+          const requester = userInfo().username;
+          // The CLI asks the same admission as every door: `ship` for this operator (access and the
+          // model; the sandbox is the worker's, so a unit on a worker that cannot isolate refuses itself).
+          const facts = await doorAdmissionFromConfig(loaded).facts();
+          const person = { surface: 'cli' as const, userId: requester };
+          const admitted = admitStart(facts, {
+            person,
+            agent: 'ship',
+            repo: parsed.repo,
+            ...(options.model ? { model: options.model } : {}),
+          });
+          if (!admitted.ok) {
+            console.error(`Not started (${admitted.code}): ${admitted.message}`);
+            process.exitCode = 1;
+            return;
+          }
+          const request = parsed.kind === 'task' ? parsed.request : instruction?.trim() || undefined;
+          const unitId =
+            parsed.kind === 'task' ? taskUnitId(parsed.repo, parsed.request) : pullRequestUnitId(parsed.repo, parsed.pullRequest);
+          // A new unit reads and writes GitHub and calls its model: what is missing is refused
+          // here, before anything starts (a running unit being steered already has them).
+          const missing = (await isRunning(client, unitId))
+            ? []
+            : missingSettings(loaded, { github: ['read', 'write'], ...(options.model ? { model: options.model } : {}) });
+          if (missing.length > 0) {
+            console.error(`Not started: a ship unit needs ${missing.join('; and ')}.`);
+            process.exitCode = 1;
+            return;
+          }
+          const input: ShipUnitInput = {
+            unitId,
+            repo: parsed.repo,
+            replyTarget: { kind: 'cli' },
+            requester: { id: requester, surface: 'cli' },
+            ...(request ? { request } : {}),
+            ...(parsed.kind === 'pull_request' ? { pullRequest: parsed.pullRequest } : {}),
+            ...(options.model ? { model: options.model } : {}),
+            ...(budgetMinutes !== undefined ? { budgetMinutes } : {}),
+          };
+          const status = await startOrSteerUnit(client, taskQueue, input, {
+            namespace: loaded.config.temporal.namespace,
+            githubWebUrl: loaded.config.github.gitUrl,
+          });
+          const words = {
+            started: `Started ship unit ${unitId}.`,
+            steered: `Ship unit ${unitId} already exists; your request was sent to it as a steer.`,
+            running: `Ship unit ${unitId} is already running (one unit per PR).`,
+          };
+          console.log(options.json ? JSON.stringify({ unitId, status }) : words[status]);
         });
-        const words = {
-          started: `Started ship unit ${unitId}.`,
-          steered: `Ship unit ${unitId} already exists; your request was sent to it as a steer.`,
-          running: `Ship unit ${unitId} is already running (one unit per PR).`,
-        };
-        console.log(options.json ? JSON.stringify({ unitId, status }) : words[status]);
-      });
-    });
+      },
+    );
 }
 
 async function isRunning(client: Client, workflowId: string): Promise<boolean> {

@@ -8,6 +8,7 @@ export interface TokenCreateOptions {
   id?: string;
   agents?: string;
   selfServe?: boolean;
+  admin?: boolean;
 }
 
 /**
@@ -20,6 +21,7 @@ export function createTokenText(options: TokenCreateOptions, token = newToken())
     sha256: hashToken(token),
     user: options.user,
     ...(options.selfServe ? { selfServe: true } : {}),
+    ...(options.admin ? { admin: true } : {}),
     ...(options.agents
       ? {
           agents: options.agents
@@ -35,6 +37,7 @@ export function createTokenText(options: TokenCreateOptions, token = newToken())
     user: entry.user,
     ...(entry.selfServe ? { selfServe: true } : {}),
     ...(entry.agents ? { agents: entry.agents } : {}),
+    ...(entry.admin ? { admin: true } : {}),
   });
   const text = [
     `token: ${token}`,
@@ -61,6 +64,7 @@ export function registerTokensCommand(program: Command): void {
     .option('--id <name>', 'a name for the token in config and logs')
     .option('--agents <list>', 'comma-separated: the only agents this token may reach')
     .option('--self-serve', 'a self-serve token: never reaches an agent that holds a shell')
+    .option('--admin', "an admin token: reads, steers and stops every person's jobs and units")
     .action((options: TokenCreateOptions) => {
       try {
         console.log(createTokenText(options).text);

@@ -25,6 +25,10 @@ export const ApiTokenSchema = z
       .default(false)
       .describe('A self-serve token: it never reaches an agent that holds a shell, nor its runs through delegation.'),
     requestsPerMinute: z.number().int().positive().optional().describe("This token's own rate, instead of api.rateLimit."),
+    admin: z
+      .boolean()
+      .optional()
+      .describe("An admin token: it reads, steers and stops every person's jobs and units (an operator's), not only its own."),
   })
   .strict();
 

@@ -11,6 +11,7 @@ import { PayloadsConfigSchema } from './payloads-section';
 import { CodecConfigSchema } from './codec-section';
 import { PricesConfigSchema } from './prices-section';
 import { SpendConfigSchema } from './spend-section';
+import { AdmissionConfigSchema } from './admission-section';
 
 /**
  * One schema for all of Switchboard's settings. Every field has a default, so an empty
@@ -110,6 +111,7 @@ export const ConfigSchema = z
     http: HttpConfigSchema.prefault({}),
     log: LogConfigSchema.prefault({}),
     agents: AgentsConfigSchema.prefault({}),
+    admission: AdmissionConfigSchema.prefault({}),
     models: ModelsConfigSchema.prefault({}),
     github: GitHubConfigSchema.prefault({}),
     review: ReviewConfigSchema.prefault({}),

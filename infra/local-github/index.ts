@@ -12,7 +12,7 @@ import { issueRoutes } from './rest-issues';
 import { pullRoutes } from './rest-pulls';
 import { repoRoutes } from './rest-repos';
 import { basicPassword, parseGitPath, serveGit } from './smart-http';
-import { LocalGitHubState, type CheckRunState, type RepoState, type Scope, type StatusState } from './state';
+import { LocalGitHubState, type CheckRunState, type CollaboratorRole, type RepoState, type Scope, type StatusState } from './state';
 import { WebhookSender } from './webhook-sender';
 import { appRoutes, type LocalGitHubApp } from './app-tokens';
 
@@ -41,8 +41,10 @@ export interface LocalGitHub {
     owner: string,
     name: string,
     files: Record<string, string>,
-    options?: { defaultBranch?: string; private?: boolean; hiddenFrom?: Scope[] },
+    options?: { defaultBranch?: string; private?: boolean; hiddenFrom?: Scope[]; collaborators?: Record<string, CollaboratorRole> },
   ): RepoState;
+  /** Gives a person a role on a repository (undefined: takes it away), as its Settings → Collaborators page does. */
+  setCollaborator(repo: string, login: string, role: CollaboratorRole | undefined): void;
   /** Commits files on a branch as someone else's push would (no webhook). Returns the commit. */
   commit(repo: string, branch: string, files: Record<string, string>, message?: string): string;
   /** Sets (or updates, by name) a check run on a commit and emits `check_run` (`completed` once it is). */
@@ -174,6 +176,7 @@ export async function startLocalGitHub(options: LocalGitHubOptions): Promise<Loc
         defaultBranch,
         private: repoOptions.private ?? true,
         ...(repoOptions.hiddenFrom ? { hiddenFrom: repoOptions.hiddenFrom } : {}),
+        collaborators: new Map(Object.entries(repoOptions.collaborators ?? {}).map(([login, role]) => [login.toLowerCase(), role])),
         issues: new Map(),
         nextNumber: 1,
         checkRuns: new Map(),
@@ -181,6 +184,11 @@ export async function startLocalGitHub(options: LocalGitHubOptions): Promise<Loc
       };
       state.repos.set(`${owner}/${name}`.toLowerCase(), repo);
       return repo;
+    },
+    setCollaborator(fullName, login, role) {
+      const repo = repoNamed(fullName);
+      if (role) repo.collaborators.set(login.toLowerCase(), role);
+      else repo.collaborators.delete(login.toLowerCase());
     },
     commit(fullName, branch, files, message = `Change ${randomUUID().slice(0, 8)}`) {
       const repo = repoNamed(fullName);
@@ -223,6 +231,7 @@ export async function startLocalGitHub(options: LocalGitHubOptions): Promise<Loc
 }
 
 export { LocalGitHubState } from './state';
-export type { WriteRecord, Scope } from './state';
+export type { WriteRecord, Scope, CollaboratorRole } from './state';
+export { COLLABORATOR_ROLES } from './state';
 export type { FaultMatch, Faults } from './faults';
 export type { Delivery, WebhookSender } from './webhook-sender';

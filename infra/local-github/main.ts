@@ -1,14 +1,16 @@
 import { resolve } from 'node:path';
 import { startLocalGitHub } from '.';
 import { startLocalCi } from './ci';
-import { filesFromFolder } from './seed';
+import { filesFromFolder, parseCollaborators } from './seed';
 
 /**
  * The local GitHub on its own: `node dist/infra/local-github/main.js`. It accepts the same
  * GITHUB_READ_TOKEN and GITHUB_WRITE_TOKEN as Switchboard, signs webhooks with
  * GITHUB_WEBHOOK_SECRET and delivers them to LOCAL_GITHUB_WEBHOOK_URL (default
  * http://127.0.0.1:3000/webhooks/github). LOCAL_GITHUB_REPOS seeds repositories from folders
- * (`owner/name=folder,…`; default `acme/invoices=examples/demo/repo`), and LOCAL_GITHUB_CI is
+ * (`owner/name=folder,…`; default `acme/invoices=examples/demo/repo`), LOCAL_GITHUB_COLLABORATORS
+ * gives people roles on them (`owner/name:login=role,…`: who may trigger Switchboard from a
+ * comment, since its actor gate reads the role; default none), and LOCAL_GITHUB_CI is
  * the command its CI runs on each pull request head (default `npm test`; empty for no CI).
  */
 async function main(): Promise<void> {
@@ -37,6 +39,17 @@ async function main(): Promise<void> {
     }
     github.createRepo(owner, name, filesFromFolder(resolve(folder)));
     console.log(`Repository ${fullName} from ${folder}: clone ${github.gitUrl}/${fullName}.git`);
+  }
+  try {
+    for (const { repo, login, role } of parseCollaborators(process.env.LOCAL_GITHUB_COLLABORATORS ?? '')) {
+      github.setCollaborator(repo, login, role);
+      console.log(`${login} has the ${role} role on ${repo}`);
+    }
+  } catch (error) {
+    console.error(`LOCAL_GITHUB_COLLABORATORS: ${(error as Error).message}`);
+    process.exitCode = 1;
+    await github.close();
+    return;
   }
   const command = process.env.LOCAL_GITHUB_CI ?? 'npm test';
   const ci = command ? startLocalCi(github, { command }) : undefined;

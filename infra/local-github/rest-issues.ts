@@ -61,7 +61,7 @@ export function issueRoutes(ctx: RestContext): Router {
     ctx.webhooks.emit('issue_comment', {
       action: 'created',
       issue: issueJson(ctx.webUrl, repo, item),
-      comment: commentJson(repoPath, item.number, comment),
+      comment: { ...commentJson(repoPath, item.number, comment), author_association: ctx.state.authorAssociation(repo, comment.user) },
       repository: repository(ctx.webUrl, repo),
       sender: user(comment.user),
     });

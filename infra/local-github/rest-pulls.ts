@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { changedFiles, git, revParse } from './git-store';
 import { headSha, pull as pullJson, repository, user } from './payloads';
 import { login, now, page, record, repoOf, type RestContext } from './rest-context';
-import { type IssueState, type RepoState, type Review } from './state';
+import { type IssueState, type RepoState, type Review, type ReviewComment } from './state';
 
 /** Pull requests, their files, reviews, review comments, and merging. */
 export function pullRoutes(ctx: RestContext): Router {
@@ -134,8 +134,9 @@ export function pullRoutes(ctx: RestContext): Router {
       submittedAt: now(),
     };
     item.reviews.push(review);
+    const added: ReviewComment[] = [];
     for (const c of Array.isArray(req.body?.comments) ? req.body.comments : []) {
-      item.reviewComments.push({
+      const comment = {
         id: ctx.state.id(),
         body: String(c.body),
         path: String(c.path),
@@ -143,9 +144,29 @@ export function pullRoutes(ctx: RestContext): Router {
         user: review.user,
         commitId,
         reviewId: review.id,
-      });
+      };
+      item.reviewComments.push(comment);
+      added.push(comment);
     }
     record(ctx, res, { kind: 'review.create', repo: `${repo.owner}/${repo.name}`, number: item.number, id: review.id });
+    // As GitHub does: each comment of the review is a `pull_request_review_comment` event of its own.
+    for (const comment of added)
+      ctx.webhooks.emit('pull_request_review_comment', {
+        action: 'created',
+        comment: {
+          id: comment.id,
+          body: comment.body,
+          path: comment.path,
+          line: comment.line,
+          commit_id: comment.commitId,
+          pull_request_review_id: comment.reviewId,
+          user: user(comment.user),
+          author_association: ctx.state.authorAssociation(repo, comment.user),
+        },
+        pull_request: pullJson(ctx.webUrl, repo, item),
+        repository: repository(ctx.webUrl, repo),
+        sender: user(comment.user),
+      });
     ctx.webhooks.emit('pull_request_review', {
       action: 'submitted',
       review: reviewJson(repo, item, review),

@@ -1,6 +1,6 @@
 import { type Request, type Response, Router } from 'express';
 import { listTree, readBlob, revParse, tryGit } from './git-store';
-import { repository } from './payloads';
+import { repository, user } from './payloads';
 import { page, repoOf, type RestContext } from './rest-context';
 import { type Scope } from './state';
 
@@ -55,6 +55,17 @@ export function repoRoutes(ctx: RestContext): Router {
         .filter(Boolean)
         .map((parent) => ({ sha: parent })),
     });
+  });
+
+  // GitHub's answer for a person's role: `permission` is the legacy base (maintain reads as write,
+  // triage as read), `role_name` the role itself; a person with no role on a private repository is `none`.
+  router.get('/repos/:owner/:repo/collaborators/:username/permission', (req, res) => {
+    const repo = repoOf(ctx, req, res);
+    if (!repo) return;
+    const login = String(req.params.username);
+    const role = ctx.state.roleOf(repo, login);
+    const legacy = { admin: 'admin', maintain: 'write', write: 'write', triage: 'read', read: 'read', none: 'none' }[role];
+    res.json({ permission: legacy, role_name: role, user: role === 'none' ? null : { ...user(login), role_name: role } });
   });
 
   router.get('/repos/:owner/:repo/git/trees/*tree', (req, res) => {

@@ -2,6 +2,10 @@
 
 export type Scope = 'read' | 'write';
 
+/** A collaborator's role on a repository, as GitHub names the built-in ones, lowest first. */
+export const COLLABORATOR_ROLES = ['read', 'triage', 'write', 'maintain', 'admin'] as const;
+export type CollaboratorRole = (typeof COLLABORATOR_ROLES)[number];
+
 export interface Comment {
   id: number;
   body: string;
@@ -80,6 +84,8 @@ export interface RepoState {
   private: boolean;
   /** Token scopes that cannot see it (GitHub answers them 404, as for a repository that does not exist). */
   hiddenFrom?: Scope[];
+  /** People with a role on it, by lower-case login (the owner, when a user, is admin without being listed). */
+  collaborators: Map<string, CollaboratorRole>;
   issues: Map<number, IssueState>;
   nextNumber: number;
   checkRuns: Map<string, CheckRunState[]>;
@@ -127,6 +133,21 @@ export class LocalGitHubState {
   /** How many writes of a kind were applied (optionally on one repo). */
   countWrites(kind: WriteRecord['kind'], repo?: string): number {
     return this.writes.filter((w) => w.kind === kind && (!repo || w.repo === repo)).length;
+  }
+
+  /**
+   * A person's role on a repository as GitHub computes it: the owning user is admin, a
+   * collaborator has their role, anyone else reads a public repository and has no role on a private one.
+   */
+  roleOf(repo: RepoState, login: string): CollaboratorRole | 'none' {
+    if (login.toLowerCase() === repo.owner.toLowerCase()) return 'admin';
+    return repo.collaborators.get(login.toLowerCase()) ?? (repo.private ? 'none' : 'read');
+  }
+
+  /** What a webhook says of a comment's author (`author_association`): a hint only, never a permission. */
+  authorAssociation(repo: RepoState, login: string): 'OWNER' | 'COLLABORATOR' | 'NONE' {
+    if (login.toLowerCase() === repo.owner.toLowerCase()) return 'OWNER';
+    return repo.collaborators.has(login.toLowerCase()) ? 'COLLABORATOR' : 'NONE';
   }
 
   findComment(repo: RepoState, id: number): { issue: IssueState; comment: Comment } | undefined {

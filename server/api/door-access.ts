@@ -1,33 +1,29 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { type Client, isGrpcServiceError, WorkflowNotFoundError, type WorkflowExecutionDescription } from '@temporalio/client';
-import { authorize, type AgentsConfig, type Catalog, type Requester as AccessRequester } from '../../agents';
-import { loadCatalog } from '../../agents/custom-agents';
+import {
+  admitStart,
+  refusalKind,
+  usableAgents,
+  type AdmissionFacts,
+  type AdmissionRefusal,
+  type ControlAction,
+  type Person,
+  type StartRequest,
+} from '../../agents';
 import { type Caller } from '../../infra/api-tokens';
 import { ApiError } from '../../infra/errors';
 import type { Requester as RunRequester } from '../../workflows/contracts';
-import { Agent, Requester } from '../../workflows/search-attributes';
+import { Requester } from '../../workflows/search-attributes';
+import { createControlAdmission } from '../control-admission';
 
-/** Access refusal codes (`agents/access.ts`) that answer 403; any other refusal is the request's (422). */
-export const ACCESS_REFUSALS = new Set([
-  'agent_feature_off',
-  'agent_surface_excluded',
-  'agent_restricted',
-  'channel_grant',
-  'person_grant',
-  'token_grant',
-  'self_serve_shell',
-  'self_serve_excluded',
-  // models.allowed / models.scriptedDirs: a model a message may not choose.
-  'model_not_allowed',
-]);
-
-/** The caller as the access rules see it: its surface, its user id, its token's grant and self-serve flag. */
-export function accessRequester(caller: Caller): AccessRequester {
+/** The caller as the admission sees it: its surface, its user id, its token's grant, self-serve flag and admin grant. */
+export function accessRequester(caller: Caller): Person {
   return {
     surface: caller.surface,
     userId: caller.userId,
     ...(caller.selfServe ? { selfServe: true } : {}),
     ...(caller.agents ? { grant: { agents: caller.agents, rule: `api.tokens.${caller.tokenId}.agents` } } : {}),
+    ...(caller.admin ? { operator: true } : {}),
   };
 }
 
@@ -38,49 +34,58 @@ export function runRequester(caller: Caller): RunRequester {
 }
 
 export interface AccessOptions {
-  agents: AgentsConfig;
-  customAgentsDir?: string;
-}
-
-export function catalogOf(options: AccessOptions): Catalog {
-  return loadCatalog(options.customAgentsDir).catalog;
-}
-
-/** Refuses with 403 and the rule unless the caller may use `agentId` from this door. */
-export function assertMayUse(options: AccessOptions, caller: Caller, agentId: string): void {
-  const allowed = authorize(catalogOf(options), options.agents, accessRequester(caller), agentId);
-  if (!allowed.ok)
-    throw new ApiError('access_refused', allowed.message, {
-      refusal: allowed.code,
-      rule: allowed.rule,
-      alternatives: allowed.alternatives,
-    });
+  client: Client;
+  /** The admission's facts (infra/door-admission.ts): the same agent setup the workflows decide by. */
+  facts(): Promise<AdmissionFacts>;
 }
 
 /**
- * Who may read, steer or stop a job or unit: the person who asked for it, or (as for Slack's
- * stop control) anyone the access rules let use its agent. A self-serve token reaches its own only.
+ * A refusal as the API answers it: an `access` refusal is 403 `access_refused`, the sandbox's
+ * 503 `sandbox_unavailable`, GitHub's silence 503 `github_unavailable`, any other 422
+ * `request_refused`; the admission's code is the `refusal` member, its sentence the detail.
  */
-export function assertMayTouch(options: AccessOptions, caller: Caller, description: WorkflowExecutionDescription, what: string): void {
-  const requester = description.typedSearchAttributes.get(Requester);
-  if (requester === caller.userId) return;
-  const agent = description.typedSearchAttributes.get(Agent) ?? (what === 'unit' ? 'ship' : undefined);
-  if (caller.selfServe || !agent) {
-    throw new ApiError(
-      'access_refused',
-      `This ${what} was started by someone else; a ${caller.selfServe ? 'self-serve token' : 'token'} reaches only its own.`,
-      {
-        refusal: 'not_requester',
-      },
-    );
-  }
-  const allowed = authorize(catalogOf(options), options.agents, accessRequester(caller), agent);
-  if (!allowed.ok) {
-    throw new ApiError('access_refused', `You may not reach this ${agent} ${what}: ${allowed.message}`, {
-      refusal: allowed.code,
-      rule: allowed.rule,
-    });
-  }
+export function refusalError(code: string, message: string, extensions: Record<string, unknown> = {}): ApiError {
+  const members = { refusal: code, ...extensions };
+  const kind = refusalKind(code);
+  if (kind === 'access') return new ApiError('access_refused', message, members);
+  if (code === 'sandbox_unavailable') return new ApiError('sandbox_unavailable', message, members);
+  if (kind === 'unavailable') return new ApiError('github_unavailable', message, members);
+  return new ApiError('request_refused', message, members);
+}
+
+function refusal(refused: AdmissionRefusal): ApiError {
+  return refusalError(refused.code, refused.message, {
+    rule: refused.rule,
+    ...(refused.alternatives ? { alternatives: refused.alternatives } : {}),
+  });
+}
+
+/** Refuses (403, 422 or 503, with the admission's code and sentence) unless the caller may start this from this door. */
+export async function assertAdmitted(options: AccessOptions, caller: Caller, request: Omit<StartRequest, 'person'>): Promise<void> {
+  const allowed = admitStart(await options.facts(), { person: accessRequester(caller), ...request });
+  if (!allowed.ok) throw refusal(allowed);
+}
+
+/** The agents the caller may use from this door. */
+export async function agentsFor(options: AccessOptions, caller: Caller) {
+  const facts = await options.facts();
+  return { catalog: facts.catalog, ids: usableAgents(facts.catalog, facts.config, accessRequester(caller)) };
+}
+
+/**
+ * Who may read, steer or stop a job or unit (agents/admission.ts `admitControl`): the person
+ * who asked for it, or an admin token; a steer also needs the caller admitted for its agent.
+ * Alice's token reaches Alice's work only.
+ */
+export async function assertMayTouch(
+  options: AccessOptions,
+  caller: Caller,
+  workflowId: string,
+  description: WorkflowExecutionDescription,
+  action: ControlAction,
+): Promise<void> {
+  const decision = await createControlAdmission(options).decideFor(accessRequester(caller), workflowId, description, action);
+  if (!decision.ok) throw refusal(decision);
 }
 
 /**

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import { type Client, WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { type Client, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { type ControlAction } from '../../agents';
 import { createUnitClientActivities } from '../../activities/units/unit-client';
 import { type Caller } from '../../infra/api-tokens';
 import { ApiError } from '../../infra/errors';
 import { steerUpdate, stopSignal, unitStateQuery, type ShipUnitInput, type UnitRecord } from '../../workflows/contracts';
 import { pullRequestUnitId, taskUnitId } from '../../workflows/unit/unit-id';
-import { assertMayTouch, assertMayUse, describeSettled, runRequester, temporalError, type AccessOptions } from './door-access';
+import { assertAdmitted, assertMayTouch, describeSettled, runRequester, temporalError, type AccessOptions } from './door-access';
 import type { Links, UnitRequest } from './schemas';
 
 export interface UnitDoorOptions extends AccessOptions {
@@ -20,8 +21,9 @@ export interface UnitDoorOptions extends AccessOptions {
 
 /**
  * Ship units from the API: start one for an exact PR or a requested change (one unit per PR
- * or slug: a second request steers the one there), list the caller's, read, steer and stop.
- * Starting one needs access to the `ship` agent, like asking for one in Slack.
+ * or slug: a second request steers the one there, when the caller may steer it), list the
+ * caller's, read, steer and stop. Starting one is admitted as `ship` (access, model, sandbox),
+ * like asking for one in Slack; reading, steering and stopping one as its requester's.
  */
 export function createUnitDoor(options: UnitDoorOptions) {
   const { client } = options;
@@ -36,23 +38,38 @@ export function createUnitDoor(options: UnitDoorOptions) {
     return { self: `${options.apiBase}/units/${encodeURIComponent(unitId)}`, ...(link ? { webUi: link } : {}) };
   };
 
-  async function describeUnit(caller: Caller, unitId: string) {
+  /** The unit's description once the admission says the caller may `action` it (its requester, or an admin token). */
+  async function describeUnit(caller: Caller, unitId: string, action: ControlAction) {
     if (!unitId.startsWith('unit:')) throw new ApiError('not_found', `There is no unit ${unitId}.`);
     const handle = client.workflow.getHandle(unitId);
     const description = await describeSettled(client, unitId, 5_000).catch((error: unknown) => temporalError(error, `unit ${unitId}`));
-    assertMayTouch(options, caller, description, 'unit');
+    await assertMayTouch(options, caller, unitId, description, action);
     return { handle, description };
+  }
+
+  /** A unit already running under this id takes a second request as a steer: only when this caller may steer it. */
+  async function assertMaySteerExisting(caller: Caller, unitId: string): Promise<void> {
+    const description = await client.workflow
+      .getHandle(unitId)
+      .describe()
+      .catch((error: unknown) => {
+        if (error instanceof WorkflowNotFoundError) return undefined;
+        throw error;
+      });
+    if (description?.status.name === 'RUNNING') await assertMayTouch(options, caller, unitId, description, 'steer');
   }
 
   return {
     async startUnit(caller: Caller, body: UnitRequest, idempotencyKey?: string) {
-      assertMayUse(options, caller, 'ship');
+      // Asking for a unit is asking for `ship`, admitted like a job: access, the model, the sandbox.
+      await assertAdmitted(options, caller, { agent: 'ship', repo: body.repo, ...(body.model ? { model: body.model } : {}) });
       const unitId = body.pullRequest !== undefined ? pullRequestUnitId(body.repo, body.pullRequest) : taskUnitId(body.repo, body.request!);
       // The same key (per token) is the same start: the unit's memo remembers it, so a retry steers nothing.
       const effectKey = idempotencyKey
         ? `api:${createHash('sha256').update(`${caller.tokenId}\n${idempotencyKey}`).digest('hex').slice(0, 32)}`
         : undefined;
       try {
+        if (body.request) await assertMaySteerExisting(caller, unitId);
         const started = await starter.startUnit({
           unitId,
           repo: body.repo,
@@ -61,6 +78,7 @@ export function createUnitDoor(options: UnitDoorOptions) {
           ...(body.request ? { request: body.request } : {}),
           ...(body.pullRequest !== undefined ? { pullRequest: body.pullRequest } : {}),
           ...(body.model ? { model: body.model } : {}),
+          ...(body.budgetMinutes !== undefined ? { budgetMinutes: body.budgetMinutes } : {}),
           ...(effectKey ? { effectKey } : {}),
         });
         if (started.status === 'refused')
@@ -74,7 +92,8 @@ export function createUnitDoor(options: UnitDoorOptions) {
 
     async listUnits(caller: Caller, filter: { repo?: string; limit?: number }) {
       try {
-        const units = await starter.listUnits({ requester: caller.userId, ...filter });
+        // An admin token sees every person's units; any other its own.
+        const units = await starter.listUnits({ ...(caller.admin ? {} : { requester: caller.userId }), ...filter });
         return { units };
       } catch (error) {
         return temporalError(error, 'unit list');
@@ -82,7 +101,7 @@ export function createUnitDoor(options: UnitDoorOptions) {
     },
 
     async getUnit(caller: Caller, unitId: string) {
-      const { handle, description } = await describeUnit(caller, unitId);
+      const { handle, description } = await describeUnit(caller, unitId, 'read');
       const state = description.status.name.toLowerCase();
       try {
         if (state === 'running') return { unitId, state, unit: await handle.query(unitStateQuery), links: links(unitId) };
@@ -95,7 +114,7 @@ export function createUnitDoor(options: UnitDoorOptions) {
     },
 
     async steerUnit(caller: Caller, unitId: string, text: string): Promise<{ accepted: true }> {
-      const { handle, description } = await describeUnit(caller, unitId);
+      const { handle, description } = await describeUnit(caller, unitId, 'steer');
       if (description.status.name !== 'RUNNING')
         throw new ApiError('steer_rejected', `The unit has settled (${description.status.name.toLowerCase()}).`);
       try {
@@ -107,7 +126,7 @@ export function createUnitDoor(options: UnitDoorOptions) {
     },
 
     async stopUnit(caller: Caller, unitId: string, reason?: string): Promise<{ stopping: true; id: string }> {
-      const { handle, description } = await describeUnit(caller, unitId);
+      const { handle, description } = await describeUnit(caller, unitId, 'stop');
       if (description.status.name !== 'RUNNING')
         throw new ApiError('job_finished', `The unit has already settled (${description.status.name.toLowerCase()}).`);
       await handle

@@ -1,7 +1,8 @@
 import type { ShipUnitInput } from '../../workflows/contracts';
 import { createHash, randomUUID } from 'node:crypto';
 import { type Client, WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { usableAgents, reachesShell } from '../../agents';
+import { type ControlAction } from '../../agents';
+import { reachesShell } from '../../agents';
 import { type Caller } from '../../infra/api-tokens';
 import { ApiError } from '../../infra/errors';
 import { formatRecord } from '../../infra/run-format';
@@ -18,16 +19,7 @@ import {
   type ThreadMessage,
 } from '../../workflows/contracts';
 import { Agent, Outcome, Thread } from '../../workflows/search-attributes';
-import {
-  ACCESS_REFUSALS,
-  accessRequester,
-  assertMayTouch,
-  catalogOf,
-  describeSettled,
-  runRequester,
-  temporalError,
-  type AccessOptions,
-} from './door-access';
+import { agentsFor, assertMayTouch, describeSettled, refusalError, runRequester, temporalError, type AccessOptions } from './door-access';
 import { createUnitDoor } from './door-units';
 import type { Job, JobAccepted, JobRequest, Links, MessageRequest } from './schemas';
 
@@ -56,8 +48,9 @@ export interface PostOptions {
 /**
  * What the HTTP API and the MCP tools do, for a verified caller: start a job (a message on
  * an API thread, signal-with-start), read it, follow it, steer and stop it, follow-ups,
- * the agents it may use, and ship units. Thin like every front end: the thread decides the
- * agent and access; this reads its decision and answers. Failures are `ApiError`s.
+ * the agents it may use, and ship units. Thin like every front end: the thread's admission
+ * decides a message's agent and access; this door asks the same admission (agents/admission.ts)
+ * before it reads, steers or stops a job, and before it starts a unit. Failures are `ApiError`s.
  */
 export function createDoor(options: DoorOptions) {
   const { client } = options;
@@ -109,10 +102,11 @@ export function createDoor(options: DoorOptions) {
     }
   }
 
-  async function assertThreadOwner(caller: Caller, threadId: string): Promise<void> {
+  /** A thread is its owner's; an admin token may read anyone's (`reading`), never write into it. */
+  async function assertThreadOwner(caller: Caller, threadId: string, reading = false): Promise<void> {
     const description = await client.workflow.getHandle(threadId).describe();
     if (description.status.name !== 'RUNNING') throw new ApiError('not_found', `Thread ${threadId} has ended.`);
-    if (description.memo?.owner !== caller.userId) {
+    if (description.memo?.owner !== caller.userId && !(reading && caller.admin)) {
       throw new ApiError('access_refused', 'This thread belongs to someone else; start your own.', { refusal: 'not_requester' });
     }
   }
@@ -131,14 +125,8 @@ export function createDoor(options: DoorOptions) {
   async function accepted(threadId: string, messageId: string, outcome: MessageOutcome | undefined): Promise<JobAccepted> {
     const thread = { thread: `${api}/threads/${encodeURIComponent(threadId)}` };
     if (!outcome) return { kind: 'queued', threadId, messageId, links: thread };
-    if (outcome.kind === 'refused') {
-      const code = outcome.code ?? 'refused';
-      const extensions = { refusal: code, threadId, messageId };
-      if (ACCESS_REFUSALS.has(code)) throw new ApiError('access_refused', outcome.reply ?? 'Refused.', extensions);
-      if (code === 'sandbox_unavailable') throw new ApiError('sandbox_unavailable', outcome.reply ?? 'Refused.', extensions);
-      if (code === 'repo_unverified') throw new ApiError('github_unavailable', outcome.reply ?? 'Refused.', extensions);
-      throw new ApiError('request_refused', outcome.reply ?? 'Refused.', extensions);
-    }
+    // The thread's admission refused: the same code and sentence, as the API's status (door-access.ts `refusalError`).
+    if (outcome.kind === 'refused') throw refusalError(outcome.code ?? 'refused', outcome.reply ?? 'Refused.', { threadId, messageId });
     if (outcome.kind === 'unit' && outcome.unitId) {
       return {
         kind: 'unit',
@@ -166,11 +154,12 @@ export function createDoor(options: DoorOptions) {
     await describeSettled(client, runId, Math.max(options.decisionWaitMs, 1_000), true).catch(() => undefined);
   }
 
-  async function describeJob(caller: Caller, jobId: string) {
+  /** The job's description once the admission says the caller may `action` it (its requester, or an admin token). */
+  async function describeJob(caller: Caller, jobId: string, action: ControlAction) {
     if (!jobId.startsWith('run:thread:api:')) throw new ApiError('not_found', `There is no job ${jobId}.`);
     const handle = client.workflow.getHandle(jobId);
     const description = await describeSettled(client, jobId, 2_000).catch((error: unknown) => temporalError(error, `job ${jobId}`));
-    assertMayTouch(options, caller, description, 'job');
+    await assertMayTouch(options, caller, jobId, description, action);
     return { handle, description };
   }
 
@@ -202,7 +191,7 @@ export function createDoor(options: DoorOptions) {
     },
 
     async getJob(caller: Caller, jobId: string): Promise<Job> {
-      const { description } = await describeJob(caller, jobId);
+      const { description } = await describeJob(caller, jobId, 'read');
       return jobDocument(jobId, description).catch((error: unknown) => temporalError(error, `job ${jobId}`));
     },
 
@@ -212,7 +201,7 @@ export function createDoor(options: DoorOptions) {
       jobId: string,
       watch: { onStatus(status: RunStatus): void; signal: AbortSignal; seen?: RunStatus },
     ): Promise<Job | undefined> {
-      await describeJob(caller, jobId);
+      await describeJob(caller, jobId, 'read');
       let last = watch.seen ? JSON.stringify({ ...watch.seen, elapsedMs: 0 }) : '';
       try {
         await watchRun(client, jobId, {
@@ -235,7 +224,8 @@ export function createDoor(options: DoorOptions) {
       const jobs: Array<{ jobId: string; state: string; agent?: string; outcome?: string; startedAt: string }> = [];
       try {
         for await (const execution of client.workflow.list({
-          query: visibilityQuery({ SwitchboardKind: 'run', Requester: caller.userId }),
+          // An admin token sees every person's jobs; any other its own.
+          query: visibilityQuery({ SwitchboardKind: 'run', ...(caller.admin ? {} : { Requester: caller.userId }) }),
         })) {
           if (!execution.workflowId.startsWith('run:thread:api:')) continue;
           const [agent, outcome] = [execution.typedSearchAttributes.get(Agent), execution.typedSearchAttributes.get(Outcome)];
@@ -255,7 +245,7 @@ export function createDoor(options: DoorOptions) {
     },
 
     async steerJob(caller: Caller, jobId: string, text: string): Promise<{ accepted: true; pending?: number }> {
-      const { handle, description } = await describeJob(caller, jobId);
+      const { handle, description } = await describeJob(caller, jobId, 'steer');
       if (description.status.name !== 'RUNNING') {
         const outcome = description.typedSearchAttributes.get(Outcome);
         throw new ApiError('steer_rejected', `The run has finished (${outcome ?? workflowState(description.status.name)}).`);
@@ -269,7 +259,7 @@ export function createDoor(options: DoorOptions) {
     },
 
     async stopJob(caller: Caller, jobId: string, reason?: string): Promise<{ stopping: true; id: string }> {
-      const { handle, description } = await describeJob(caller, jobId);
+      const { handle, description } = await describeJob(caller, jobId, 'stop');
       if (description.status.name !== 'RUNNING')
         throw new ApiError('job_finished', `The run has already finished (${workflowState(description.status.name)}).`);
       await handle
@@ -280,7 +270,7 @@ export function createDoor(options: DoorOptions) {
 
     async getThread(caller: Caller, threadId: string) {
       try {
-        await assertThreadOwner(caller, threadId);
+        await assertThreadOwner(caller, threadId, true);
         const state = await client.workflow.getHandle(threadId).query(threadStateQuery);
         const { saved: _saved, ...rest } = state;
         return { ...rest, links: { self: `${api}/threads/${encodeURIComponent(threadId)}` } };
@@ -289,9 +279,8 @@ export function createDoor(options: DoorOptions) {
       }
     },
 
-    listAgents(caller: Caller) {
-      const catalog = catalogOf(options);
-      const ids = usableAgents(catalog, options.agents, accessRequester(caller));
+    async listAgents(caller: Caller) {
+      const { catalog, ids } = await agentsFor(options, caller);
       const agents = catalog.agents
         .filter((agent) => ids.includes(agent.id))
         .map((agent) => ({

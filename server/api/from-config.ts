@@ -1,23 +1,29 @@
 import { type Client } from '@temporalio/client';
 import { type RequestHandler } from 'express';
 import { TokenTable } from '../../infra/api-tokens';
-import { resolveConfigPath, type LoadedConfig } from '../../infra/config';
+import { type LoadedConfig } from '../../infra/config';
 import { type Logger } from '../../infra/logger';
 import { missingSettings } from '../../infra/preflight';
+import { doorAdmissionFromConfig, type DoorAdmission } from '../../infra/door-admission';
 import { createMcpRouter } from '../mcp/http';
 import { createDoor, type Door } from './door';
 import { RateLimiter } from './rate-limit';
 import { API_BASE, createApiRouter } from './router';
 
 /** The door (what the API and MCP do) for the loaded config and a Temporal client. */
-export function doorFromConfig(loaded: LoadedConfig, client: Client, webUiBaseUrl?: string, env: NodeJS.ProcessEnv = process.env): Door {
+export function doorFromConfig(
+  loaded: LoadedConfig,
+  client: Client,
+  webUiBaseUrl?: string,
+  env: NodeJS.ProcessEnv = process.env,
+  admission: Pick<DoorAdmission, 'facts'> = doorAdmissionFromConfig(loaded),
+): Door {
   const { config } = loaded;
   return createDoor({
     client,
     taskQueue: config.temporal.taskQueue,
     namespace: config.temporal.namespace,
-    agents: config.agents,
-    ...(config.agents.customAgentsDir ? { customAgentsDir: resolveConfigPath(loaded, config.agents.customAgentsDir) } : {}),
+    facts: admission.facts,
     decisionWaitMs: config.api.decisionWaitMs,
     ...(webUiBaseUrl ? { webUiBaseUrl } : {}),
     apiBase: API_BASE,
@@ -36,12 +42,14 @@ export function apiMountsFromConfig(
   webUiBaseUrl?: string,
   /** Where the unit preflight reads secrets (the worker is assumed to share this environment). */
   env: NodeJS.ProcessEnv = process.env,
+  /** The doors' admission (infra/door-admission.ts); from the config alone when omitted (no sandbox readiness). */
+  admission?: Pick<DoorAdmission, 'facts'>,
 ): Array<{ path: string; handler: RequestHandler }> {
   const { api } = loaded.config;
   const tokens = new TokenTable(api.tokens);
   if (tokens.size === 0) logger.info('The HTTP API and MCP have no tokens: add one with `switchboard tokens create --user <id>`');
   const shared = {
-    door: doorFromConfig(loaded, client, webUiBaseUrl, env),
+    door: doorFromConfig(loaded, client, webUiBaseUrl, env, admission),
     tokens,
     limiter: new RateLimiter(api.rateLimit),
     maxBodyBytes: api.maxBodyBytes,

@@ -73,6 +73,7 @@ export const UnitRequestFields = z.strictObject({
     .optional()
     .describe('The change asked for (or, with pullRequest, what to do beyond review).'),
   model: modelField.optional(),
+  budgetMinutes: budgetField.optional().describe("Narrow the unit's budget and its runs' to this many minutes (never widens them)."),
 });
 
 export const UnitRequestSchema = UnitRequestFields.refine((body) => body.pullRequest !== undefined || body.request !== undefined, {

@@ -138,7 +138,7 @@ export function createMcpServer(door: Door, caller: Caller, options: McpServerOp
     },
     () =>
       answer(async () => {
-        const listed = door.listAgents(caller);
+        const listed = await door.listAgents(caller);
         return done(
           listed.agents.map((agent) => `${agent.id}: ${agent.description}`).join('\n') || 'No agent is open to this token.',
           listed,

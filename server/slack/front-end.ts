@@ -2,7 +2,9 @@ import { App, ExpressReceiver, type Logger as BoltLogger } from '@slack/bolt';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { Router } from 'express';
 import { CARD_EVENT_TYPE, STOP_ACTION_ID, createSlackWebClient, type SlackWebClient } from '../../activities/slack';
-import { type AgentsConfig } from '../../agents';
+import { type AdmissionFacts, type AgentsConfig } from '../../agents';
+import { createAgentSetupActivities } from '../../activities/agents/agent-setup';
+import { createControlAdmission } from '../control-admission';
 import { type SlackConfig } from '../../infra/config/slack-section';
 import { readSecret } from '../../infra/config/secrets';
 import { SwitchboardError } from '../../infra/errors';
@@ -23,6 +25,8 @@ export interface SlackFrontEndOptions {
   secrets?: { botToken?: string; signingSecret?: string; appToken?: string };
   /** Event ids remembered for dedupe in this process (default 10 000). */
   rememberEvents?: number;
+  /** The admission's facts (infra/door-admission.ts); built from `config.agents` when omitted. */
+  facts?: () => Promise<AdmissionFacts>;
 }
 
 export interface SlackFrontEnd {
@@ -39,8 +43,9 @@ export interface SlackFrontEnd {
 /**
  * The Slack front end: each request is verified (a timestamp within five minutes either
  * way, then Bolt's signature check; else 401), acknowledged at once, and the handlers then signal Temporal: a
- * mention or DM signal-with-starts its thread, a thread reply continues it, the stop
- * reaction and the Stop button stop the run after an access check. Retries and duplicate
+ * mention or DM signal-with-starts its thread (whose admission decides what runs), a thread
+ * reply continues it (the thread admits a steer of its run), the stop reaction and the Stop
+ * button stop the run once the admission says this person may (its requester, or an operator). Retries and duplicate
  * event ids are dropped here, and the thread drops repeats of a message id as well.
  */
 export function createSlackFrontEnd(options: SlackFrontEndOptions): SlackFrontEnd {
@@ -101,11 +106,12 @@ function untilStarted(router: Router, eventsPath: string, started: () => boolean
 function registerHandlers(app: App, options: SlackFrontEndOptions, reader: SlackWebClient, logger: BoltLogger): void {
   const seen = new Set<string>();
   const limit = options.rememberEvents ?? 10_000;
-  const access: StopAccessOptions = {
-    client: options.client,
-    agents: options.config.agents,
+  const fromConfig = createAgentSetupActivities({
+    config: options.config.agents,
     ...(options.config.customAgentsDir ? { customAgentsDir: options.config.customAgentsDir } : {}),
-  };
+  });
+  const facts = options.facts ?? (() => fromConfig.loadAgentSetup());
+  const access: StopAccessOptions = { client: options.client, control: createControlAdmission({ client: options.client, facts }) };
   const log = options.logger.child({ component: 'slack' });
 
   // Events are acknowledged by Bolt before this runs; a redelivery (X-Slack-Retry-Num) or a

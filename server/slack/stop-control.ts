@@ -1,37 +1,26 @@
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
-import { authorize, type AgentsConfig } from '../../agents';
-import { loadCatalog } from '../../agents/custom-agents';
-import { Agent, Requester } from '../../workflows/search-attributes';
 import { threadStateQuery } from '../../workflows/contracts';
+import { type ControlAdmissionDoor } from '../control-admission';
 
 export interface StopAccessOptions {
   client: Client;
-  agents: AgentsConfig;
-  customAgentsDir?: string;
+  /** The one admission's steer/stop decision (server/control-admission.ts). */
+  control: ControlAdmissionDoor;
 }
 
-export type StopDecision = { ok: true; agent?: string } | { ok: false; message: string };
+export type StopDecision = { ok: true; agent?: string } | { ok: false; message: string; code?: string };
 
 /**
- * Who may stop a run from Slack: the person who asked for it, or anyone the agents'
- * access rules let use that agent in this channel.
+ * Who may stop a run from Slack (the stop reaction, the Stop button): its requester, or an
+ * operator (`admission.operators`), as everywhere (agents/admission.ts `admitControl`).
  */
 export async function mayStopRun(options: StopAccessOptions, runId: string, userId: string, channelId?: string): Promise<StopDecision> {
-  let description;
-  try {
-    description = await options.client.workflow.getHandle(runId).describe();
-  } catch (error) {
-    if (error instanceof WorkflowNotFoundError) return { ok: false, message: `There is no run ${runId}.` };
-    throw error;
-  }
-  if (description.status.name !== 'RUNNING') return { ok: false, message: 'That run has already finished.' };
-  const requester = description.typedSearchAttributes.get(Requester);
-  const agent = description.typedSearchAttributes.get(Agent);
-  if (requester === userId) return { ok: true, ...(agent ? { agent } : {}) };
-  if (!agent) return { ok: false, message: 'Only the person who started this run may stop it.' };
-  const { catalog } = loadCatalog(options.customAgentsDir);
-  const allowed = authorize(catalog, options.agents, { surface: 'slack', userId, ...(channelId ? { channelId } : {}) }, agent);
-  return allowed.ok ? { ok: true, agent } : { ok: false, message: `You may not stop this ${agent} run: ${allowed.message}` };
+  const decision = await options.control.decide({ surface: 'slack', userId, ...(channelId ? { channelId } : {}) }, runId, 'stop');
+  if (!decision.ok && decision.code === 'not_found') return { ok: false, message: `There is no run ${runId}.` };
+  if ('description' in decision && decision.description.status.name !== 'RUNNING')
+    return { ok: false, message: 'That run has already finished.' };
+  if (!decision.ok) return { ok: false, message: decision.message, code: decision.code };
+  return { ok: true, ...(decision.subject.agent ? { agent: decision.subject.agent } : {}) };
 }
 
 /** The run a thread is running now, if the thread exists and has one. */

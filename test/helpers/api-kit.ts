@@ -54,6 +54,8 @@ export async function startApiKit(
     api?: Record<string, unknown>;
     github?: GitHubIdentities;
     sandboxProbe?: RunKitOptions['sandboxProbe'];
+    /** The `admission` section (operators, GitHub roles). */
+    admission?: Record<string, unknown>;
   },
 ): Promise<ApiKit> {
   // Over HTTP and MCP a message may choose only an allowed model: here, the kit's scripts.
@@ -69,7 +71,16 @@ export async function startApiKit(
     tokens[name] = newToken();
     return { id: name, sha256: hashToken(tokens[name]), ...token };
   });
-  writeFileSync(join(kit.dir, 'switchboard.yaml'), stringify({ agents: options.agents ?? {}, api: { ...options.api, tokens: entries } }));
+  // The server's doors admit by this config as the worker does: the same agents and allowed models.
+  writeFileSync(
+    join(kit.dir, 'switchboard.yaml'),
+    stringify({
+      agents: options.agents ?? {},
+      models: { allowed: [`scripted:${KIT_SCRIPTS}/*`] },
+      api: { ...options.api, tokens: entries },
+      ...(options.admission ? { admission: options.admission } : {}),
+    }),
+  );
   const loaded = loadConfig({ env: { SWITCHBOARD_TASK_QUEUE: kit.taskQueue }, cwd: kit.dir });
   // The door's unit preflight reads the secrets the worker would have: the kit's GitHub identities, when it has them.
   const secrets: NodeJS.ProcessEnv = options.github ? { GITHUB_READ_TOKEN: 'kit', GITHUB_WRITE_TOKEN: 'kit' } : {};

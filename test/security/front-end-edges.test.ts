@@ -6,6 +6,7 @@ import { createLogger } from '../../infra/logger';
 import { startLocalGitHub, type LocalGitHub } from '../../infra/local-github';
 import { createServerApp } from '../../server/app';
 import { createGitHubWebhookRouter } from '../../server/github-webhooks';
+import { githubDoorAdmission } from '../helpers/github-admission';
 import { freePort } from '../helpers/ports';
 import { BOT, startSlackKit, type SlackKit } from '../helpers/slack-kit';
 import { sharedEnvironment, uniqueTaskQueue } from '../helpers/temporal';
@@ -103,7 +104,7 @@ describe('GitHub webhook values that would become workflow ids', () => {
     client = (await sharedEnvironment()).client;
     const port = await freePort();
     github = await startLocalGitHub({
-      tokens: { read: [], write: [] },
+      tokens: { read: ['edges-read'], write: [] },
       webhookUrl: `http://127.0.0.1:${port}/webhooks/github`,
       webhookSecret: SECRET,
     });
@@ -114,7 +115,8 @@ describe('GitHub webhook values that would become workflow ids', () => {
       },
     });
     const logger = createLogger({ level: 'info', format: 'json', destination: sink });
-    const router = createGitHubWebhookRouter({ client, taskQueue, secret: SECRET, botLogin: 'switchboard', logger });
+    const admission = githubDoorAdmission(github, { read: 'edges-read' });
+    const router = createGitHubWebhookRouter({ client, taskQueue, secret: SECRET, botLogin: 'switchboard', logger, admission });
     // The server app as the product mounts it; no worker is needed to see what is started.
     const app = createServerApp({
       client,
@@ -174,6 +176,7 @@ describe('GitHub webhook values that would become workflow ids', () => {
 
   it('none of them started or signalled a workflow; a valid mention on the same server does', async () => {
     const repo = `acme/edges-${randomUUID().slice(0, 8)}`;
+    github.createRepo('acme', repo.split('/')[1], { 'README.md': 'x\n' }, { collaborators: { alice: 'write' } });
     const delivery = await github.webhooks.deliver('issue_comment', mention(repo, 7));
     expect(delivery.status).toBe(202);
     started.push(`thread:gh:${repo}#7`);

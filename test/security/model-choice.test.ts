@@ -10,6 +10,7 @@ import { createLogger } from '../../infra/logger';
 import { startLocalGitHub, type LocalGitHub } from '../../infra/local-github';
 import { createServerApp } from '../../server/app';
 import { createGitHubWebhookRouter } from '../../server/github-webhooks';
+import { githubDoorAdmission } from '../helpers/github-admission';
 import { threadStateQuery, type MessageOutcome } from '../../workflows/contracts';
 import { freePort } from '../helpers/ports';
 import { startRunKit, type RunKit } from '../helpers/run-kit';
@@ -129,7 +130,8 @@ describe('a model: directive in a GitHub comment', () => {
       webhookSecret: SECRET,
     });
     const [owner, name] = repo.split('/');
-    github.createRepo(owner, name, { 'README.md': '# app\n' });
+    // Alice may ask here (the actor gate reads her role from GitHub).
+    github.createRepo(owner, name, { 'README.md': '# app\n' }, { collaborators: { alice: 'write' } });
     github.commit(repo, 'feature', { 'a.txt': 'a\n' });
     const identities = createGitHubIdentities({
       apiUrl: github.apiUrl,
@@ -144,6 +146,7 @@ describe('a model: directive in a GitHub comment', () => {
       secret: SECRET,
       botLogin: 'switchboard',
       logger,
+      admission: githubDoorAdmission(github, { read: 'read-token', write: 'write-token' }),
     });
     const app = createServerApp({
       client: kit.env.client,

@@ -17,6 +17,8 @@ export type ReplyTarget =
       /** The comment that asked, for the accepted/refused reaction; `reviewComment` for a PR review comment. */
       commentId?: number;
       reviewComment?: boolean;
+      /** A plain issue, not a pull request: a change asked here gets a new PR that fixes it (absent: a PR, or not known). */
+      issue?: boolean;
     }
   | { kind: 'api' }
   | { kind: 'cli' };
@@ -39,6 +41,11 @@ export interface Requester {
   selfServe?: boolean;
   /** The agents the caller's API token allows (its `agents`), with the config key; absent: no narrowing. */
   grant?: { agents: string[]; rule: string };
+  /**
+   * A GitHub actor's role on the repository, as the GitHub door read it from GitHub's collaborator
+   * permission API (never from `author_association`); the admission checks it per agent.
+   */
+  githubRole?: 'none' | 'read' | 'triage' | 'write' | 'maintain' | 'admin';
 }
 
 /** The shape of a `Requester`. */

@@ -73,9 +73,10 @@ export interface MessageOutcome {
   /** The plain answer given instead of a run. */
   reply?: string;
   /**
-   * Why a message was refused, as a stable code: an access `RefusalCode`, `model_not_allowed`, `request_missing`,
-   * `repo_missing`, the repository vet's `repo_not_visible` / `repo_unverified`, or `message_invalid` (a
-   * malformed message queued before messages were checked whole).
+   * Why a message was refused (or its steer was not sent), as a stable code from the admission's one list
+   * (agents/refusals.ts): an access code, `model_not_allowed`, `actor_permission`, `not_requester`, `request_missing`,
+   * `repo_missing`, `needs_pull_request`, `sandbox_unavailable`, the repository vet's `repo_not_visible` /
+   * `repo_unverified`, a spend cap's code, or `message_invalid` (a malformed message queued before messages were checked whole).
    */
   code?: string;
 }

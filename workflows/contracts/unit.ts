@@ -29,6 +29,14 @@ export interface ShipUnitInput {
   requester: Requester;
   /** The model the unit's runs use, when the request chose one. */
   model?: string;
+  /** A budget the request asked for (`budget:<n>`): it narrows the unit's and its runs' budgets, never widens them. */
+  budgetMinutes?: number;
+  /** An effort the request chose for the unit's runs. */
+  effort?: 'low' | 'medium' | 'high';
+  /** The Slack channel that asked, for its bounds (budget, model, effort) on the unit's runs. */
+  channelId?: string;
+  /** The plain issue the change is for: the pull request's body says `Fixes #<issue>`. */
+  issue?: number;
   /** Set for a unit of a plan: the plan is told of its progress and holds its merge. */
   plan?: { workflowId: string; key: string; mergeAuthority: boolean };
   carry?: UnitCarry;
@@ -154,6 +162,8 @@ export interface UnitState {
   repo: string;
   /** Who asked for the unit: the person whose linked unit it is. */
   requester: string;
+  /** The conversation the unit is linked to (absent: none). */
+  threadId?: string;
   phase: UnitPhase;
   round: number;
   maxRounds: number;

@@ -5,7 +5,7 @@ import type { ToolInput } from '../../tools';
 import type { GitHubWriteActivities, SetupActivities, UnitWorkspaceActivities } from '../activity-proxies';
 import type { DirectWorkState, RunInput } from '../contracts';
 import { applyGate, renderReview, validateSubmission } from '../unit/review-gate';
-import { reviewRequest } from '../unit/unit-prompts';
+import { fixesIssue, reviewRequest } from '../unit/unit-prompts';
 import { failureMessage, fail, ok } from './executors/context';
 import type { RunState } from './run-state';
 
@@ -68,7 +68,8 @@ export class DirectWork {
     const repo = input.profile.repo?.value ?? onPullRequest?.repo;
     const agent = input.profile.agent;
     if (!repo) return `a direct ${agent} run needs a repository: say it as \`in owner/name: …\``;
-    const askedFrom = onPullRequest?.repo === repo ? onPullRequest.pullRequest : undefined;
+    // A plain issue is no pull request: a review names its PR in the request, a change gets a new branch and PR.
+    const askedFrom = onPullRequest?.repo === repo && !onPullRequest.issue ? onPullRequest.pullRequest : undefined;
     try {
       const { ship } = await activities.setup.loadAgentSetup();
       if (mode === 'review') {
@@ -224,9 +225,12 @@ export class DirectWork {
         };
         return ok(call, `${deliveryLine(d)}.`);
       }
-      const body = input.testing?.length
+      const checked = input.testing?.length
         ? `${input.body}\n\n**Checks run**\n${input.testing.map((line) => `- ${line}`).join('\n')}`
         : input.body;
+      // Asked on a plain issue of the same repository: the PR fixes it.
+      const target = state.input.replyTarget;
+      const body = fixesIssue(checked, target.kind === 'github' && target.issue && target.repo === d.repo ? target.pullRequest : undefined);
       const pr = await activities.githubWrites.openOrUpdatePullRequest({
         repo: d.repo,
         identity: 'write',

@@ -1,16 +1,13 @@
 import type { ToolCall, ToolResult } from '../../activities/models/types';
-import type { AgentSetup } from '../../activities/agents/agent-setup';
 import type { VetRepositoryInput, VetRepositoryResult } from '../../activities/github/types';
 import {
-  allowedModels,
-  authorize,
+  admitStart,
   buildSystemPrompt,
-  checkModelChoice,
-  reachesShell,
+  modelCheck,
   resolveAgentChildProfile,
   resolveRoleProfile,
   resolveTaskTarget,
-  type AgentDefinition,
+  type Person,
   type Profile,
 } from '../../agents';
 import type { ToolInput } from '../../tools';
@@ -25,6 +22,26 @@ import { needsVetting, vetInput, vetRefusalText } from '../thread/vet';
  * identity and tools, vetted first). Runs recorded before it gave an agent child the parent's.
  */
 export const AGENT_CHILD_OWN_SESSION = 'agent-child-own-session';
+
+/**
+ * The `patched()` id of an agent child of a GitHub-started run admitted with the actor's role on
+ * the repository, like any GitHub request. Runs recorded before it started such children without.
+ */
+export const CHILD_GITHUB_ACTOR = 'task-child-github-actor';
+
+/** The person a run works for, as the admission sees them (a child run is admitted as them). */
+export function personOfRun(input: RunInput): Person {
+  const { surface, id, selfServe, grant, githubRole } = input.requester;
+  const channel = input.replyTarget.kind === 'slack' ? input.replyTarget.channel : undefined;
+  return {
+    surface,
+    userId: id,
+    ...(channel ? { channelId: channel } : {}),
+    ...(selfServe ? { selfServe } : {}),
+    ...(grant ? { grant } : {}),
+    ...(githubRole ? { githubRole } : {}),
+  };
+}
 
 /** A run may delegate this many levels deep (a child of a child is the limit). */
 export const MAX_TASK_DEPTH = 2;
@@ -93,20 +110,26 @@ export class TaskChildren {
     const depth = (input.parent?.depth ?? 0) + 1;
     if (depth > MAX_TASK_DEPTH) return toolError(call, `Delegation is limited to ${MAX_TASK_DEPTH} levels; do this part yourself.`);
     const setup = await this.deps.setup.loadAgentSetup();
-    const { catalog, config, allowedModels: configured } = setup;
+    const { catalog } = setup;
     const target = resolveTaskTarget(catalog, args.agent_type, profile);
     if (!target.ok) return toolError(call, target.message);
+    // A child is admitted like any request, as the person the run is for: the chosen model (the
+    // model writes what chat asked for), and for an agent child the access rules, a GitHub
+    // actor's role and the sandbox (agents/admission.ts). The caller's self-serve flag and token
+    // grant follow it into the runs it delegates to.
+    const person = personOfRun(input);
     if (typeof args.model === 'string') {
-      // The model writes what chat asked for, so its choice passes the same allowlist as a directive.
-      const allowed = allowedModels(catalog, config, configured);
-      const choice = checkModelChoice({ model: args.model, surface: input.requester.surface, allowed });
-      if (!choice.ok) return toolError(call, choice.message);
+      const refused = modelCheck(setup, { person, agent: target.definition.id, model: args.model }, target.definition);
+      if (refused) return toolError(call, refused.message);
     }
     if (target.kind === 'agent') {
-      const { surface, id, selfServe, grant } = input.requester;
-      // The caller's self-serve flag and token grant follow it into the runs it delegates to.
-      const who = { surface, userId: id, ...(selfServe ? { selfServe } : {}), ...(grant ? { grant } : {}) };
-      const allowed = authorize(catalog, config, who, target.definition.id);
+      const skip = person.surface === 'github' && !this.deps.patched(CHILD_GITHUB_ACTOR) ? (['github_actor'] as const) : [];
+      const allowed = admitStart(setup, {
+        person,
+        agent: target.definition.id,
+        ...(profile.repo ? { repo: profile.repo.value } : {}),
+        skip,
+      });
       if (!allowed.ok) return toolError(call, allowed.message);
     }
     const ownSession = target.kind === 'agent' && this.deps.patched(AGENT_CHILD_OWN_SESSION);
@@ -123,7 +146,7 @@ export class TaskChildren {
         })
       : resolveRoleProfile({ role: target.definition, ...bounds });
     if (ownSession) {
-      const refused = await this.admit(target.definition, childProfile, setup);
+      const refused = await this.admit(childProfile);
       if (refused) return toolError(call, refused);
     }
     const { name } = args;
@@ -189,17 +212,14 @@ export class TaskChildren {
   }
 
   /**
-   * Why an agent child may not start in a session of its own, or undefined: a shell this worker
-   * cannot isolate is never started (fail closed, as the thread does for a run), and a repository
-   * its parent's thread never vetted is vetted first, with the child's own identity.
+   * Why an agent child may not start in a session of its own, or undefined: a repository its
+   * parent's thread never vetted is vetted first, with the child's own identity (the admission
+   * has already refused a shell this worker cannot isolate).
    */
-  private async admit(agent: AgentDefinition, child: Profile, setup: AgentSetup): Promise<string | undefined> {
-    if (setup.sandbox && !setup.sandbox.ready && reachesShell(agent)) {
-      return `${agent.displayName} needs a sandboxed shell, and this Switchboard cannot isolate shell commands right now (${setup.sandbox.reason}); do this part without it.`;
-    }
+  private async admit(child: Profile): Promise<string | undefined> {
     if (!needsVetting(child)) return undefined;
     const vet = await this.deps.vet(vetInput(child));
-    return vet.ok ? undefined : vetRefusalText(agent.id, child, vet);
+    return vet.ok ? undefined : vetRefusalText(child.agent, child, vet);
   }
 
   /** `wait_for_job` with a job id: waits for that background child, or until the run is ending. */

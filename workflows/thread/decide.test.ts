@@ -95,7 +95,7 @@ describe('what a thread does with a message', () => {
         for (const surface of ['slack', 'github', 'cli'] as const) {
           const decision = decide(
             setup({}, ['scripted:*']),
-            message(`model:${model} hi`, { requester: { id: 'ada', surface } }),
+            message(`model:${model} hi`, { requester: { id: 'ada', surface, ...(surface === 'github' ? { githubRole: 'admin' } : {}) } }),
             undefined,
           );
           expect(decision.kind === 'refused' && decision.reply).toMatch(/I did not use the model .*(absolute path|climbs out)/);
@@ -151,5 +151,33 @@ describe('tools the deployment cannot run', () => {
   it('filters nothing for a setup recorded before backends were reported', () => {
     const decision = decide(setup(), message('agent:coding add a test'), undefined, { kind: 'cli' });
     expect(decision.kind === 'run' && decision.profile.tools).toContain('attach_file');
+  });
+});
+
+describe('a GitHub conversation', () => {
+  const onPr = { kind: 'github' as const, repo: 'acme/app', pullRequest: 7 };
+  const github = (text: string, githubRole?: 'read' | 'triage' | 'write') =>
+    message(text, { requester: { id: 'github:ana', surface: 'github', ...(githubRole ? { githubRole } : {}) } });
+
+  it("admits by the actor's role on the repository the door read from GitHub, and by nothing when it read none", () => {
+    expect(decide(setup(), github('agent:general what is this?', 'write'), undefined, onPr)).toMatchObject({ kind: 'run' });
+    expect(decide(setup(), github('agent:general what is this?', 'triage'), undefined, onPr)).toMatchObject({
+      kind: 'refused',
+      code: 'actor_permission',
+    });
+    expect(decide(setup(), github('agent:general what is this?'), undefined, onPr)).toMatchObject({ code: 'actor_unverified' });
+    // A history decided before the rule replays as it was.
+    expect(decide(setup(), github('agent:general what is this?'), undefined, onPr, ['github_actor'])).toMatchObject({ kind: 'run' });
+  });
+
+  it('answers a review asked on a plain issue with what it needs, and sends a change there to a ship unit', () => {
+    const onIssue = { ...onPr, issue: true };
+    expect(decide(setup(), github('agent:review look', 'write'), undefined, onIssue)).toMatchObject({
+      kind: 'refused',
+      code: 'needs_pull_request',
+      reply: expect.stringContaining('works on a pull request, and this is an issue'),
+    });
+    expect(decide(setup(), github('agent:review look', 'write'), undefined, onPr)).toMatchObject({ kind: 'run', agent: 'review' });
+    expect(decide(setup(), github('fix the login redirect bug', 'write'), undefined, onIssue)).toMatchObject({ kind: 'ship' });
   });
 });

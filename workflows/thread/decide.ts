@@ -1,15 +1,15 @@
 import type { AgentSetup } from '../../activities/agents/agent-setup';
 import {
-  allowedModels,
-  authorize,
+  admitStart,
   buildSystemPrompt,
-  checkModelChoice,
   parseDirectives,
-  reachesShell,
   resolveProfile,
   route,
   usableAgents,
+  type Conversation,
+  type Person,
   type Profile,
+  type StartRequest,
 } from '../../agents';
 import type { ReplyTarget, ThreadMessage } from '../contracts';
 
@@ -18,58 +18,66 @@ export type Decision =
   | { kind: 'ship'; profile: Profile; request: string; stickyAgent?: string }
   | { kind: 'refused'; reply: string; code: string; stickyAgent?: string };
 
+/** The person a thread message speaks for, as the admission sees them. */
+export function personOf(message: ThreadMessage): Person {
+  const { requester } = message;
+  return {
+    surface: requester.surface,
+    userId: requester.id,
+    ...(message.channelId ? { channelId: message.channelId } : {}),
+    ...(message.selfServe || requester.selfServe ? { selfServe: true } : {}),
+    ...(requester.grant ? { grant: requester.grant } : {}),
+    ...(requester.githubRole ? { githubRole: requester.githubRole } : {}),
+  };
+}
+
+/** Where a message came from, as the admission sees it: a GitHub PR or plain issue, Slack, the API or the CLI. */
+export function conversationOf(target: ReplyTarget): Conversation {
+  // Slack's one-to-one DM channels are the ones whose id starts with D (the Slack door starts a DM thread only from `im`).
+  if (target.kind === 'slack') return { kind: 'slack', ...(/^D[A-Z0-9]+$/.test(target.channel) ? { privateDm: true } : {}) };
+  if (target.kind !== 'github') return { kind: target.kind };
+  return { kind: 'github', repo: target.repo, ...(target.issue ? { issue: true } : {}) };
+}
+
 /**
- * What a message asks for, decided with the pure agents layer: directives, routing (with
- * the thread's sticky agent), access, and the resolved profile and prompt. A refusal is a
- * plain answer that names the rule and what the person may use instead. Tools whose backend
- * the deployment lacks (or that cannot reach `replyTarget`) are left out of the profile.
+ * What a message asks for, decided with the pure agents layer: directives, routing (with the
+ * thread's sticky agent), the one admission (agents/admission.ts: access, a GitHub actor's
+ * role, the model, the request, the sandbox, a pull request where one is needed), and the
+ * resolved profile and prompt. A refusal is a plain answer that names the rule, with its
+ * stable code. Tools whose backend the deployment lacks (or that cannot reach `replyTarget`)
+ * are left out of the profile. `skip` names rules a replayed history was decided without.
  */
-export function decide(setup: AgentSetup, message: ThreadMessage, stickyAgent: string | undefined, replyTarget?: ReplyTarget): Decision {
+export function decide(
+  setup: AgentSetup,
+  message: ThreadMessage,
+  stickyAgent: string | undefined,
+  replyTarget?: ReplyTarget,
+  skip: StartRequest['skip'] = [],
+): Decision {
   const { catalog, config } = setup;
   const parsed = parseDirectives(message.text);
-  const requester = {
-    surface: message.requester.surface,
-    userId: message.requester.id,
-    ...(message.channelId ? { channelId: message.channelId } : {}),
-    ...(message.selfServe || message.requester.selfServe ? { selfServe: true } : {}),
-    ...(message.requester.grant ? { grant: message.requester.grant } : {}),
-  };
-  const available = usableAgents(catalog, config, requester);
+  const person = personOf(message);
+  const available = usableAgents(catalog, config, person);
   const implied = stickyAgent ?? (message.defaultAgent && available.includes(message.defaultAgent) ? message.defaultAgent : undefined);
   const routed = route({ directives: parsed.directives, text: parsed.text, ...(implied ? { stickyAgent: implied } : {}), available });
-  const allowed = authorize(catalog, config, requester, routed.agent);
-  if (!allowed.ok) {
-    // A refused explicit choice does not stick; the thread keeps what it had.
-    return { kind: 'refused', reply: allowed.message, code: allowed.code, ...(stickyAgent ? { stickyAgent } : {}) };
-  }
-  if (parsed.directives.model !== undefined) {
-    const allowedList = allowedModels(catalog, config, setup.allowedModels);
-    const choice = checkModelChoice({ model: parsed.directives.model, surface: requester.surface, allowed: allowedList });
-    // Like a refused agent, a refused model changes nothing in the thread.
-    if (!choice.ok) return { kind: 'refused', reply: choice.message, code: 'model_not_allowed', ...(stickyAgent ? { stickyAgent } : {}) };
-  }
-  if (!parsed.text) {
-    const sticky = routed.stickyAgent ?? stickyAgent;
-    return {
-      kind: 'refused',
-      reply: `Noted: this thread now uses ${allowed.agent.displayName}. What should it do?`,
-      code: 'request_missing',
-      ...(sticky ? { stickyAgent: sticky } : {}),
-    };
-  }
-  if (setup.sandbox && !setup.sandbox.ready && reachesShell(allowed.agent)) {
-    // Fail closed: a shell this worker cannot isolate is never started, and the person is told why.
-    return {
-      kind: 'refused',
-      reply:
-        `${allowed.agent.displayName} needs a sandboxed shell, and this Switchboard cannot isolate shell commands right now ` +
-        `(${setup.sandbox.reason}), so nothing was run. An operator can fix it: ${setup.sandbox.fix}.`,
-      code: 'sandbox_unavailable',
-      ...(stickyAgent ? { stickyAgent } : {}),
-    };
+  const target = replyTarget ?? message.replyTarget;
+  const repo = parsed.directives.repo ?? (message.channelId ? config.channels[message.channelId]?.defaultRepo : undefined);
+  const admitted = admitStart(setup, {
+    person,
+    agent: routed.agent,
+    text: parsed.text,
+    ...(parsed.directives.model !== undefined ? { model: parsed.directives.model } : {}),
+    ...(repo ? { repo } : {}),
+    ...(target ? { conversation: conversationOf(target) } : {}),
+    skip,
+  });
+  if (!admitted.ok) {
+    // A message that only names an agent keeps it (and asks what to do); any other refusal changes nothing in the thread.
+    const sticky = admitted.code === 'request_missing' ? (routed.stickyAgent ?? stickyAgent) : stickyAgent;
+    return { kind: 'refused', reply: admitted.message, code: admitted.code, ...(sticky ? { stickyAgent: sticky } : {}) };
   }
   const profile = resolveProfile({
-    agent: allowed.agent,
+    agent: admitted.agent,
     config,
     directives: parsed.directives,
     ignoredDirectives: parsed.ignored,
@@ -84,9 +92,9 @@ export function decide(setup: AgentSetup, message: ThreadMessage, stickyAgent: s
   if (profile.pipeline === 'ship') return { kind: 'ship', profile, request: parsed.text, ...sticky };
   return {
     kind: 'run',
-    agent: allowed.agent.id,
+    agent: admitted.agent.id,
     profile,
-    system: buildSystemPrompt(allowed.agent, profile),
+    system: buildSystemPrompt(admitted.agent, profile),
     request: parsed.text,
     ...sticky,
   };

@@ -1,5 +1,5 @@
 import type { UnitOutcome } from '../contracts';
-import { codingRequest } from './unit-prompts';
+import { codingRequest, fixesIssue } from './unit-prompts';
 import type { Unit } from './unit';
 import { lostRoundOr, lostWork, rerunRound, roundsUsed } from './lost-work';
 import { hostGone, loseRound, rememberHost } from './unit-hosts';
@@ -135,7 +135,7 @@ export class CodingRound {
         base: c.base,
         effectKey: `${unitId}/pr/${c.pullRequest ? c.round : 'open'}`,
         title: description?.title ?? firstLine(input.request ?? `Switchboard change ${unitId}`),
-        body: description?.body ?? `${input.request ?? ''}\n\nOpened by Switchboard unit ${unitId}.`,
+        body: fixesIssue(description?.body ?? `${input.request ?? ''}\n\nOpened by Switchboard unit ${unitId}.`, input.issue),
       });
       if (pr.status !== 'confirmed') return unit.failWith(`opening the pull request was ${pr.status}${pr.reason ? `: ${pr.reason}` : ''}`);
       if (!c.pullRequest && pr.number) {

@@ -70,3 +70,9 @@ export function unitReport(record: Omit<UnitRecord, 'report'>, lastReview?: stri
     ...unconfirmed.filter((w) => !w.resent).map((w) => `Could not confirm delivery of ${describeWrite(w)} (effect ${w.effectKey}).`),
   ].join('\n');
 }
+
+/** A unit asked for on a plain issue links its PR to it, so merging the PR closes the issue (`Fixes #<n>`). */
+export function fixesIssue(body: string, issue: number | undefined): string {
+  if (issue === undefined || new RegExp(`\\b(fix(es|ed)?|close[sd]?|resolve[sd]?) #${issue}\\b`, 'i').test(body)) return body;
+  return `${body}\n\nFixes #${issue}`;
+}

@@ -171,6 +171,7 @@ export class Unit {
       unitId: this.unitId,
       repo: this.repo,
       requester: this.input.requester.id,
+      ...(this.input.threadId ? { threadId: this.input.threadId } : {}),
       phase: carry.phase,
       round: carry.round,
       // A unit whose setup failed runs no round.

@@ -5,6 +5,7 @@ import type {
   AttachActivities,
   GitHubWriteActivities,
   SandboxActivities,
+  SetupActivities,
   SkillActivities,
   UnitClientActivities,
   WebActivities,
@@ -20,6 +21,8 @@ export interface ExecutorActivities {
   githubReads: GitHubActivities;
   githubWrites: GitHubWriteActivities;
   units: UnitClientActivities;
+  /** The agent setup the admission decides by (a unit tool admits as the person; absent in tests that need none). */
+  setup?: SetupActivities;
   web: WebActivities;
   skills: SkillActivities;
   attach: AttachActivities;
@@ -55,6 +58,8 @@ export interface ToolContext {
   workspaceLoss?(): { losses: number; notice?: string };
   /** The effect key of a publishing call: `<runId>/<tool>/<turn>.<index>`, stable across retries and replays. */
   effectKey(call: ToolCall): string;
+  /** `patched()` in the workflow (absent in tests: every patch applies). */
+  patched?(id: string): boolean;
 }
 
 /** Runs one validated call of tool `Name`. Failures come back as data for the model, never thrown. */

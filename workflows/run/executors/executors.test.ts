@@ -2,7 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ToolCall } from '../../../activities/models/types';
 import { builtinCatalog, getAgent, resolveProfile } from '../../../agents';
-import { defaultAgentsConfig } from '../../../agents/config';
+import { defaultAgentsConfig, type AgentsConfigInput } from '../../../agents/config';
+import { DEFAULT_SHIP_SETTINGS } from '../../../activities/agents/agent-setup';
 import { TOOL_NAMES } from '../../../tools';
 import { steerSignal, type RunInput, type UnitState } from '../../contracts';
 import { CallLog, FakeClock } from '../../test-support';
@@ -18,6 +19,15 @@ function context(
     jobDoneAfter?: number;
     webFails?: boolean;
     attach?: 'confirmed' | 'unconfirmed';
+    /** Where the run answers (default the CLI) and who asked (default ada on the CLI). */
+    replyTarget?: RunInput['replyTarget'];
+    requester?: RunInput['requester'];
+    /** The agents config the unit tools' admission reads. */
+    agents?: AgentsConfigInput;
+    /** A unit already running under the id unit_start names (absent: none). */
+    existingUnit?: Partial<UnitState>;
+    /** The unit's conversation (`UnitState.threadId`). */
+    unitThread?: string;
   } = {},
 ) {
   const clock = new FakeClock();
@@ -32,9 +42,9 @@ function context(
     profile,
     system: 's',
     request: 'r',
-    requester: { id: 'ada', surface: 'cli' },
+    requester: options.requester ?? { id: 'ada', surface: 'cli' },
     context: [],
-    replyTarget: { kind: 'cli' },
+    replyTarget: options.replyTarget ?? { kind: 'cli' },
   };
   const state = new RunState(input, clock.now());
   let polls = 0;
@@ -85,10 +95,25 @@ function context(
       attachFile: log.fn('attachFile', () => ({ status: options.attach ?? 'confirmed', reason: 'the upload answer was lost' })),
     },
     units: {
-      inspectUnit: log.fn(
-        'inspectUnit',
-        ({ unitId }: { unitId: string }) => ({ unitId, requester: options.unitRequester ?? 'ada' }) as UnitState,
-      ),
+      inspectUnit: log.fn('inspectUnit', ({ unitId }: { unitId: string }) => {
+        if (unitId.endsWith(':new-unit')) {
+          if (!options.existingUnit) throw new Error(`unit ${unitId} cannot be inspected: not found`);
+          return { unitId, requester: 'mallory', ...options.existingUnit } as UnitState;
+        }
+        return {
+          unitId,
+          requester: options.unitRequester ?? 'ada',
+          ...(options.unitThread ? { threadId: options.unitThread } : {}),
+        } as UnitState;
+      }),
+      startUnit: log.fn('startUnit', ({ unitId }: { unitId: string }) => ({ unitId, status: 'started' })),
+    },
+    setup: {
+      loadAgentSetup: log.fn('loadAgentSetup', () => ({
+        catalog: builtinCatalog(),
+        config: defaultAgentsConfig({ featureFlags: { orchestrator: true }, ...options.agents }),
+        ship: DEFAULT_SHIP_SETTINGS,
+      })),
     },
   } as unknown as ExecutorActivities;
   const signals: Array<{ workflowId: string; name: string; args: unknown[] }> = [];
@@ -162,6 +187,58 @@ describe('executeToolCalls', () => {
     const refused = await executeToolCalls(other.ctx, [call('1', 'unit_stop', { unitId: 'unit:acme/app#4', reason: 'mine now' })]);
     expect(refused[0]).toMatchObject({ isError: true, content: expect.stringContaining('is not one of your linked units') });
     expect(other.signals).toEqual([]);
+  });
+
+  it("refuses every unit tool outside the person's own DM (a channel thread, the API), and runs them in a DM", async () => {
+    const channel = { kind: 'slack' as const, team: 'T1', channel: 'C1', threadTs: '1.0' };
+    const dm = { kind: 'slack' as const, team: 'T1', channel: 'D1', threadTs: '1.0' };
+    const slackAda = { id: 'U0ADA', surface: 'slack' as const };
+    for (const [replyTarget, requester] of [
+      [channel, slackAda],
+      [{ kind: 'api' as const }, { id: 'ada', surface: 'http' as const }],
+    ] as const) {
+      const { ctx, log, signals } = context('orchestrator', { replyTarget, requester, unitRequester: requester.id });
+      const results = await executeToolCalls(ctx, [
+        call('1', 'unit_start', { repo: 'acme/app', request: 'Add a greeting', slug: 'new-unit' }),
+        call('2', 'unit_inspect', { unitId: 'unit:acme/app#4' }),
+        call('3', 'unit_steer', { unitId: 'unit:acme/app#4', text: 'also French' }),
+        call('4', 'unit_stop', { unitId: 'unit:acme/app#4', reason: 'done' }),
+      ]);
+      for (const result of results) expect(result).toMatchObject({ isError: true, content: expect.stringContaining('private DM') });
+      expect(log.names()).toEqual([]);
+      expect(signals).toEqual([]);
+    }
+    const inDm = context('orchestrator', { replyTarget: dm, requester: slackAda, unitRequester: 'U0ADA' });
+    const [started, steered] = await executeToolCalls(inDm.ctx, [
+      call('1', 'unit_start', { repo: 'acme/app', request: 'Add a greeting', slug: 'new-unit' }),
+      call('2', 'unit_steer', { unitId: 'unit:acme/app#4', text: 'also French' }),
+    ]);
+    expect(started.content).toBe('Started unit:acme/app:new-unit.');
+    expect(steered.content).toBe("Sent to unit:acme/app#4; it joins the unit's next coding round.");
+  });
+
+  it('admits unit_start as ship for the person, and never steers a running unit that is neither theirs nor linked here', async () => {
+    const start = call('1', 'unit_start', { repo: 'acme/app', request: 'Add a greeting', slug: 'new-unit' });
+    const restricted = context('orchestrator', { agents: { restrict: { agents: { ship: ['bob'] } } } });
+    const [refused] = await executeToolCalls(restricted.ctx, [start]);
+    expect(refused).toMatchObject({ isError: true, content: expect.stringContaining('(agent_restricted)') });
+    expect(restricted.log.names()).toEqual(['loadAgentSetup']);
+
+    const taken = context('orchestrator', { existingUnit: { requester: 'mallory' } });
+    const [steal] = await executeToolCalls(taken.ctx, [start]);
+    expect(steal).toMatchObject({ isError: true, content: expect.stringContaining('is not one of your linked units') });
+    expect(taken.log.names()).not.toContain('startUnit');
+
+    // A unit started from this very conversation is linked here, whoever asked for it.
+    const linked = context('orchestrator', { unitRequester: 'mallory', unitThread: 't' });
+    const [steered] = await executeToolCalls(linked.ctx, [call('2', 'unit_steer', { unitId: 'unit:acme/app#4', text: 'go on' })]);
+    expect(steered.content).toBe("Sent to unit:acme/app#4; it joins the unit's next coding round.");
+
+    // Steering is a message to ship: a person no longer admitted for it is refused.
+    const revoked = context('orchestrator', { agents: { grants: { people: { ada: { agents: ['orchestrator'] } } } } });
+    const [steer] = await executeToolCalls(revoked.ctx, [call('3', 'unit_steer', { unitId: 'unit:acme/app#4', text: 'go on' })]);
+    expect(steer).toMatchObject({ isError: true, content: expect.stringContaining('(person_grant)') });
+    expect(revoked.signals).toEqual([]);
   });
 
   it('polls a detached job on workflow timers until it writes its exit file', async () => {

@@ -1,0 +1,61 @@
+/**
+ * Every refusal the admission answers with, in one place: a stable code, what kind of refusal it
+ * is (which decides an HTTP status), and one line saying what it means (docs/agents.md lists
+ * them). Each door answers a refusal in the conversation it came from, with the admission's
+ * own sentence; logs, the API's `refusal` member, MCP tool errors and thread outcomes carry
+ * the code. Add a code here first.
+ *
+ * Kinds: `access` — the person may not do this (403); `request` — the request cannot be done as
+ * asked (422); `unavailable` — the deployment or GitHub cannot say yes right now (503).
+ */
+export const REFUSALS = {
+  agent_unknown: { kind: 'request', means: 'No agent has that name.' },
+  agent_feature_off: { kind: 'access', means: "The agent's feature flag is off." },
+  agent_surface_excluded: { kind: 'access', means: 'The agent is not offered on this surface (Slack, GitHub, HTTP, MCP, CLI).' },
+  agent_restricted: { kind: 'access', means: 'The agent is limited to the people restrict.agents names, and this person is not one.' },
+  channel_grant: { kind: 'access', means: "The channel's allowedAgents leaves the agent out." },
+  person_grant: { kind: 'access', means: "The person's grant (grants.people.<id>.agents) leaves the agent out." },
+  token_grant: { kind: 'access', means: "The API token's agents leave the agent out." },
+  self_serve_shell: { kind: 'access', means: 'A self-serve token never reaches an agent that holds a shell.' },
+  self_serve_excluded: { kind: 'access', means: 'The agent is not open to self-serve tokens.' },
+  model_not_allowed: {
+    kind: 'access',
+    means: 'The chosen model is not in models.allowed (or is a scripted path outside the scripted directories).',
+  },
+  actor_permission: {
+    kind: 'access',
+    means: "The GitHub actor's role on the repository is below what admission.github requires for the agent.",
+  },
+  actor_unverified: { kind: 'unavailable', means: "GitHub did not answer what the actor's role on the repository is (fail closed)." },
+  not_requester: {
+    kind: 'access',
+    means:
+      'The run, unit, plan or thread belongs to someone else: only its requester (or an owner the surface names) steers it, only its requester or an operator stops or reads it.',
+  },
+  unit_tools_private: { kind: 'access', means: "The orchestrator's unit tools work only in the person's own private DM (or the CLI)." },
+  request_missing: { kind: 'request', means: 'The message named an agent but asked nothing.' },
+  repo_missing: { kind: 'request', means: 'A code change needs a repository and none was named.' },
+  needs_pull_request: { kind: 'request', means: 'The agent works on a pull request, and the conversation is a plain issue.' },
+  repo_not_visible: {
+    kind: 'request',
+    means: "The repository is not visible to the GitHub identity the run would use (the vet's 404/403).",
+  },
+  repo_unverified: { kind: 'unavailable', means: 'GitHub did not confirm the repository (an error, a timeout, no credential).' },
+  sandbox_unavailable: { kind: 'unavailable', means: 'The agent needs a sandboxed shell and this deployment cannot isolate commands.' },
+  settings_missing: { kind: 'request', means: 'A ship unit needs settings this deployment lacks (GitHub identities, a model key).' },
+} as const satisfies Record<string, { kind: 'access' | 'request' | 'unavailable'; means: string }>;
+
+export type RefusalCode = keyof typeof REFUSALS;
+export type RefusalKind = (typeof REFUSALS)[RefusalCode]['kind'];
+
+export const REFUSAL_CODES = Object.keys(REFUSALS) as RefusalCode[];
+
+/** Whether `code` is one of the admission's refusal codes. */
+export function isRefusalCode(code: unknown): code is RefusalCode {
+  return typeof code === 'string' && Object.prototype.hasOwnProperty.call(REFUSALS, code);
+}
+
+/** What kind of refusal a code is; an unknown code counts as the request's. */
+export function refusalKind(code: string): RefusalKind {
+  return isRefusalCode(code) ? REFUSALS[code].kind : 'request';
+}
