@@ -10,6 +10,7 @@ import { ApiConfigSchema } from './api-section';
 import { PayloadsConfigSchema } from './payloads-section';
 import { CodecConfigSchema } from './codec-section';
 import { PricesConfigSchema } from './prices-section';
+import { SessionsConfigSchema } from './sessions-section';
 
 /**
  * One schema for all of Switchboard's settings. Every field has a default, so an empty
@@ -124,6 +125,7 @@ export const ConfigSchema = z
     payloads: PayloadsConfigSchema.prefault({}),
     codec: CodecConfigSchema.prefault({}),
     prices: PricesConfigSchema.prefault({}),
+    sessions: SessionsConfigSchema.prefault({}),
   })
   .strict()
   .superRefine((config, context) => {
