@@ -4,10 +4,11 @@ import { type Worker } from '@temporalio/worker';
 import { type RequestHandler } from 'express';
 import { type ActivityDeps } from '../activities';
 import { createServerApp } from '../server/app';
-import { apiMountsFromConfig } from '../server/api/from-config';
+import { apiMountsFromConfig, doorFromConfig } from '../server/api/from-config';
 import { codecMountFromConfig } from '../server/codec/from-config';
 import { createGitHubWebhookRouter } from '../server/github-webhooks';
 import { type FrontEndMetrics } from '../server/metrics';
+import { sessionMountFromConfig } from '../server/session/from-config';
 import { slackFrontEndFromConfig } from '../server/slack';
 import { readSecret, type LoadedConfig } from './config';
 import { externalServiceChecks } from './external-checks';
@@ -46,7 +47,14 @@ export async function startServerRole(context: ServerRoleContext): Promise<void>
   // One cached look at stuck workflows, shared by /healthz and the metrics gauge.
   const stuck = cachedStuck(client);
   frontEndMetrics?.countStuck(stuck);
-  const mounts = [...frontEnds(loaded, client, logger), ...apiMountsFromConfig(loaded, client, logger, endpoint.uiUrl)];
+  // One door for the API, MCP and the session pages' steer and stop.
+  const door = doorFromConfig(loaded, client, endpoint.uiUrl);
+  const mounts = [...frontEnds(loaded, client, logger), ...apiMountsFromConfig(loaded, client, logger, endpoint.uiUrl, process.env, door)];
+  const session = sessionMountFromConfig(loaded, client, door, logger, endpoint.uiUrl);
+  if (session) {
+    mounts.push(session.mount);
+    stops.unshift(async () => session.hub.close());
+  }
   const codec = codecMountFromConfig(loaded, logger, endpoint.uiUrl);
   if (codec) mounts.push(codec);
   const slack = slackFrontEndFromConfig(loaded, client, logger);

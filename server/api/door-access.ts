@@ -57,28 +57,46 @@ export function assertMayUse(options: AccessOptions, caller: Caller, agentId: st
     });
 }
 
+/** The access rules' answer for one caller on one workflow: yes, or the refusal's code and words. */
+export type TouchDecision = { ok: true } | { ok: false; refusal: string; message: string; rule?: string };
+
 /**
  * Who may read, steer or stop a job or unit: the person who asked for it, or (as for Slack's
  * stop control) anyone the access rules let use its agent. A self-serve token reaches its own only.
  */
-export function assertMayTouch(options: AccessOptions, caller: Caller, description: WorkflowExecutionDescription, what: string): void {
-  const requester = description.typedSearchAttributes.get(Requester);
-  if (requester === caller.userId) return;
-  const agent = description.typedSearchAttributes.get(Agent) ?? (what === 'unit' ? 'ship' : undefined);
+export function mayTouch(
+  options: AccessOptions,
+  caller: Caller,
+  workflow: { requester?: string; agent?: string },
+  what: string,
+): TouchDecision {
+  if (workflow.requester === caller.userId) return { ok: true };
+  const agent = workflow.agent ?? (what === 'unit' ? 'ship' : undefined);
   if (caller.selfServe || !agent) {
-    throw new ApiError(
-      'access_refused',
-      `This ${what} was started by someone else; a ${caller.selfServe ? 'self-serve token' : 'token'} reaches only its own.`,
-      {
-        refusal: 'not_requester',
-      },
-    );
+    return {
+      ok: false,
+      refusal: 'not_requester',
+      message: `This ${what} was started by someone else; a ${caller.selfServe ? 'self-serve token' : 'token'} reaches only its own.`,
+    };
   }
   const allowed = authorize(catalogOf(options), options.agents, accessRequester(caller), agent);
-  if (!allowed.ok) {
-    throw new ApiError('access_refused', `You may not reach this ${agent} ${what}: ${allowed.message}`, {
-      refusal: allowed.code,
-      rule: allowed.rule,
+  if (!allowed.ok)
+    return { ok: false, refusal: allowed.code, rule: allowed.rule, message: `You may not reach this ${agent} ${what}: ${allowed.message}` };
+  return { ok: true };
+}
+
+/** `mayTouch` for a described workflow, refusing with 403 and the rule. */
+export function assertMayTouch(options: AccessOptions, caller: Caller, description: WorkflowExecutionDescription, what: string): void {
+  const decision = mayTouch(
+    options,
+    caller,
+    { requester: description.typedSearchAttributes.get(Requester), agent: description.typedSearchAttributes.get(Agent) },
+    what,
+  );
+  if (!decision.ok) {
+    throw new ApiError('access_refused', decision.message, {
+      refusal: decision.refusal,
+      ...(decision.rule ? { rule: decision.rule } : {}),
     });
   }
 }

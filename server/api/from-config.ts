@@ -4,6 +4,7 @@ import { TokenTable } from '../../infra/api-tokens';
 import { resolveConfigPath, type LoadedConfig } from '../../infra/config';
 import { type Logger } from '../../infra/logger';
 import { missingSettings } from '../../infra/preflight';
+import { sessionLinksFromConfig } from '../../infra/session-links';
 import { createMcpRouter } from '../mcp/http';
 import { createDoor, type Door } from './door';
 import { RateLimiter } from './rate-limit';
@@ -12,6 +13,7 @@ import { API_BASE, createApiRouter } from './router';
 /** The door (what the API and MCP do) for the loaded config and a Temporal client. */
 export function doorFromConfig(loaded: LoadedConfig, client: Client, webUiBaseUrl?: string, env: NodeJS.ProcessEnv = process.env): Door {
   const { config } = loaded;
+  const links = sessionLinksFromConfig(config, env);
   return createDoor({
     client,
     taskQueue: config.temporal.taskQueue,
@@ -22,6 +24,7 @@ export function doorFromConfig(loaded: LoadedConfig, client: Client, webUiBaseUr
     ...(webUiBaseUrl ? { webUiBaseUrl } : {}),
     apiBase: API_BASE,
     preflight: (unit) => missingSettings(loaded, { github: ['read', 'write'], ...(unit.model ? { model: unit.model } : {}) }, env),
+    ...(links ? { sessionLink: (workflowId: string) => links.url(workflowId) } : {}),
   });
 }
 
@@ -36,12 +39,14 @@ export function apiMountsFromConfig(
   webUiBaseUrl?: string,
   /** Where the unit preflight reads secrets (the worker is assumed to share this environment). */
   env: NodeJS.ProcessEnv = process.env,
+  /** The door, when the process shares it with another front end (the session pages). */
+  door: Door = doorFromConfig(loaded, client, webUiBaseUrl, env),
 ): Array<{ path: string; handler: RequestHandler }> {
   const { api } = loaded.config;
   const tokens = new TokenTable(api.tokens);
   if (tokens.size === 0) logger.info('The HTTP API and MCP have no tokens: add one with `switchboard tokens create --user <id>`');
   const shared = {
-    door: doorFromConfig(loaded, client, webUiBaseUrl, env),
+    door,
     tokens,
     limiter: new RateLimiter(api.rateLimit),
     maxBodyBytes: api.maxBodyBytes,
