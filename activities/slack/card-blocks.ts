@@ -34,6 +34,8 @@ export interface CardView {
   final: boolean;
   answer?: string;
   webUiUrl?: string;
+  /** The run's live session page, signed for it (server/session/); beside the Temporal link. */
+  sessionUrl?: string;
 }
 
 /** The card's Block Kit blocks and its fallback text (notifications, screen readers). */
@@ -45,6 +47,7 @@ export function renderCard(view: CardView): { text: string; blocks: unknown[] } 
     `*Turns:* ${status.turns}/${status.turnGuard}`,
     `*Elapsed:* ${formatElapsed(status.elapsedMs)}`,
     ...(formatCost(status.cost) ? [`*Cost:* ${formatCost(status.cost)}`] : []),
+    ...(view.sessionUrl ? [`<${view.sessionUrl}|Open session>`] : []),
     ...(view.webUiUrl ? [`<${view.webUiUrl}|Open in Temporal>`] : []),
   ];
   const blocks: unknown[] = [

@@ -26,13 +26,14 @@ const OUTCOME_WORDS: Record<RunOutcome, string> = {
  * The status comment's markdown: agent, model, phase (or outcome), the latest status line and
  * the facts. The answer is its own comment, so the final card only points at it.
  */
-export function renderGitHubCard(view: { status: RunStatus; final: boolean; webUiUrl?: string }): string {
+export function renderGitHubCard(view: { status: RunStatus; final: boolean; webUiUrl?: string; sessionUrl?: string }): string {
   const { status } = view;
   const state = view.final ? OUTCOME_WORDS[status.outcome ?? 'failed'] : PHASE_WORDS[status.phase];
   const facts = [
     `Budget: ${status.budget.description}`,
     `Turns: ${status.turns}/${status.turnGuard}`,
     `Elapsed: ${formatElapsed(status.elapsedMs)}`,
+    ...(view.sessionUrl ? [`[Open session](${view.sessionUrl})`] : []),
     ...(view.webUiUrl ? [`[Open in Temporal](${view.webUiUrl})`] : []),
   ];
   const lines = [`**${status.agent}** · \`${status.model}\` — ${state}`];
