@@ -65,6 +65,8 @@ export interface Demo {
   sessionUrl(workflowId: string): string;
   /** The generated read token of the local GitHub, to read the PR and clone the branch by hand. */
   readToken: string;
+  /** Ana's own token on the local GitHub (write scope, acting as `ana`): to merge the ready PR as a person would. */
+  maintainerToken: string;
   /** Resolves when the ready report is in the Slack thread; rejects if Switchboard exits or `timeoutMs` passes first. */
   ready(timeoutMs?: number): Promise<ReadyReport>;
   /** Stops the unit (so its workspaces are released), then Switchboard, the local services and Temporal; removes the temp folder. */
@@ -160,8 +162,11 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
     });
     stops.unshift(() => slack.close());
 
+    // Ana's own GitHub token (not Switchboard's): she merges the PR once it is ready.
+    const maintainerToken = secret('ghp_ana_');
     const github = await startLocalGitHub({
-      tokens: { read: [secrets.GITHUB_READ_TOKEN], write: [secrets.GITHUB_WRITE_TOKEN] },
+      tokens: { read: [secrets.GITHUB_READ_TOKEN], write: [secrets.GITHUB_WRITE_TOKEN, maintainerToken] },
+      logins: { [maintainerToken]: DEMO.person.name },
       webhookUrl: `${appUrl}/webhooks/github`,
       webhookSecret: secrets.GITHUB_WEBHOOK_SECRET,
       port: await portFor(options.ports?.github),
@@ -235,6 +240,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
       appUrl,
       sessionUrl: (workflowId) => pages.url(workflowId),
       readToken: secrets.GITHUB_READ_TOKEN,
+      maintainerToken,
       ready: (timeoutMs = 120_000) =>
         waitForReady({ slack, channel: DEMO.channel.id, threadTs: asked.ts, workflows: follower.seen, product, timeoutMs }),
       stop: stopAll,

@@ -22,6 +22,8 @@ import { buildUnitSession } from './model/unit-session';
 export const MAX_EXECUTIONS = 8;
 /** An open workflow is queried at most this often, however fast its events come. */
 export const QUERY_EVERY_MS = 1_000;
+/** After a query, history is read on for this long (what the query already saw is there by then). */
+const CATCH_UP_MS = 150;
 
 /** What changed since the last version: blocks (by id, with the section they go in) and the header. */
 export interface SessionUpdate {
@@ -137,8 +139,8 @@ export class SessionWatcher {
   }
 
   /** Reads the latest execution's next page; false once it closed (continued: the next execution is read from the start). */
-  private async nextPage(follow: boolean): Promise<boolean> {
-    const page = await this.deps.reader.page(this.facts.workflowId, this.latest.runId, this.token, follow, this.stopping.signal);
+  private async nextPage(follow: boolean, signal: AbortSignal = this.stopping.signal): Promise<boolean> {
+    const page = await this.deps.reader.page(this.facts.workflowId, this.latest.runId, this.token, follow, signal);
     this.latest.events.push(...page.events);
     this.token = page.token;
     if (page.token) return true;
@@ -194,9 +196,16 @@ export class SessionWatcher {
     return buildUnitSession(this.facts.workflowId, [...this.earlier, this.latest], this.live ? { state: this.live as UnitState } : {});
   }
 
-  /** Asks the query (open workflows), renders, and sends what changed. */
+  /**
+   * Asks the query (open workflows), reads whatever history it already reflects, renders, and
+   * sends what changed: the header (from the query) is then never ahead of the turns and rounds
+   * below it (from history).
+   */
   private async refresh(): Promise<void> {
-    if (this.facts.open) await this.query();
+    if (this.facts.open) {
+      await this.query();
+      await this.catchUp();
+    }
     const { type, workflowId } = this.facts;
     const unitId = this.unitId();
     const unit = unitId ? await this.deps.unitSession?.(unitId).catch(() => undefined) : undefined;
@@ -217,6 +226,16 @@ export class SessionWatcher {
 
   private unitId(): string | undefined {
     return this.facts.type === agentRunWorkflowType.name ? unitOfCodingRun(this.facts.workflowId) : undefined;
+  }
+
+  /** New events already in history, if any: a long poll given a moment, then left (its token stays valid). */
+  private async catchUp(): Promise<void> {
+    const moment = AbortSignal.any([this.stopping.signal, AbortSignal.timeout(CATCH_UP_MS)]);
+    try {
+      while (this.facts.open && (await this.nextPage(true, moment))) if (moment.aborted) break;
+    } catch {
+      // Nothing new within the moment (the poll was cancelled): history is caught up.
+    }
   }
 
   private async query(): Promise<void> {

@@ -123,7 +123,9 @@ function readExecution(session: RunSession, execution: Execution, first: boolean
     switch (event.kind) {
       case 'started': {
         const input = objectOf<RunInput>(event.input);
-        if (!input || !first) return;
+        if (!input) return;
+        // A continuation counts on from its carry (the run's own count, whatever this page read before).
+        if (!first) return void (session.turns = input.carry?.turns ?? session.turns);
         session.input = input;
         session.startedAt = input.carry?.startedAt ?? event.at;
         session.deadline = input.carry?.deadline ?? session.startedAt + input.profile.budget.minutes * MINUTE;
@@ -207,10 +209,10 @@ function readExecution(session: RunSession, execution: Execution, first: boolean
         return;
     }
   });
-  const timer = nextTimer(trace);
-  if (session.open && timer) {
-    session.nextTimer = { ...timer, label: timer.fireAt === session.deadline ? 'the budget ends' : 'a wait ends' };
-  } else if (!session.open) delete session.nextTimer;
+  // An execution that continued as new left its timers behind; the next one has its own.
+  const timer = events[events.length - 1]?.kind === 'closed' ? undefined : nextTimer(trace);
+  delete session.nextTimer;
+  if (session.open && timer) session.nextTimer = { ...timer, label: timer.fireAt === session.deadline ? 'the budget ends' : 'a wait ends' };
 }
 
 function applyResult(session: RunSession, turn: TurnItem, result: ModelTurnResult): void {

@@ -1,4 +1,8 @@
+import type { Activities } from '../../../activities';
 import type { ToolName } from '../../../tools';
+
+/** An activity the worker registers (a misspelt one does not compile). */
+type ActivityName = Extract<keyof Activities, string>;
 
 /**
  * Which activities each tool's executor schedules (workflows/run/executors/), so a page can put
@@ -8,7 +12,7 @@ import type { ToolName } from '../../../tools';
  * direct run's delivery). Workflow-native tools (`update_status`, `task`) make none. A tool
  * added to the registry does not compile until it has an entry here.
  */
-export const TOOL_ACTIVITIES: Record<ToolName, { types: readonly string[]; many?: boolean }> = {
+export const TOOL_ACTIVITIES: Record<ToolName, { types: readonly ActivityName[]; many?: boolean }> = {
   bash: { types: ['bash'] },
   grep: { types: ['bash'] },
   find_files: { types: ['bash'] },
@@ -44,7 +48,7 @@ export const TOOL_ACTIVITIES: Record<ToolName, { types: readonly string[]; many?
 };
 
 /** Activities that are the run's own housekeeping, never a tool's: not shown in the conversation. */
-export const HOUSEKEEPING = new Set([
+export const HOUSEKEEPING = new Set<string>([
   'statusCard',
   'prepareWorkspace',
   'closeWorkspace',
@@ -52,7 +56,7 @@ export const HOUSEKEEPING = new Set([
   'loadAgentSetup',
   'vetRepository',
   'runProgress',
-]);
+] satisfies ActivityName[]);
 
 export function activityTypesOf(tool: string): { types: readonly string[]; many?: boolean } {
   return (TOOL_ACTIVITIES as Record<string, { types: readonly string[]; many?: boolean }>)[tool] ?? { types: [] };

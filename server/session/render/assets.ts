@@ -41,7 +41,7 @@ h3{font-size:16px;margin:0 0 6px;display:flex;flex-wrap:wrap;gap:6px;align-items
 code{font:13px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:var(--code);padding:0 3px;border-radius:3px}
 pre code{background:none;padding:0}
 blockquote{margin:6px 0;padding-left:10px;border-left:3px solid var(--line);color:var(--muted)}
-.table{overflow-x:auto}table{border-collapse:collapse;font-size:14px}th,td{border:1px solid var(--line);padding:3px 6px;text-align:left;vertical-align:top}
+.table{overflow-x:auto}table{border-collapse:collapse;font-size:14px}th,td{border:1px solid var(--line);padding:3px 6px;text-align:left;vertical-align:top;overflow-wrap:normal;min-width:4.5em}
 details.call{border-top:1px solid var(--line);padding:6px 0}
 details.call>summary{cursor:pointer;list-style-position:outside;margin-left:18px;overflow-wrap:anywhere}
 .tool{font-weight:600;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:14px}

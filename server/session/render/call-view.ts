@@ -2,7 +2,7 @@ import type { BashResult, FileResult, JobStatus } from '../../../activities/sand
 import { isUnreadable } from '../model/events';
 import type { CallView } from '../model/run-session';
 import type { ActivityView, ChildView } from '../model/trace';
-import { badge, clip, duration, esc, pageLink } from './html';
+import { badge, clip, duration, esc, pageLink, timeTag } from './html';
 import { markdown } from './markdown';
 import type { RenderContext } from './parts';
 
@@ -109,13 +109,14 @@ function pre(label: string, text: string, context: RenderContext, max: number): 
 }
 
 /** A child run where it was started: its agent, how it ended, its answer, and a link to its own page. */
-export function renderChild(child: ChildView, context: RenderContext): string {
+export function renderChild(child: ChildView, context: RenderContext, label?: string): string {
   const record = child.record;
   const agent = record?.profile.agent ?? child.workflowId.split('/').pop() ?? '';
   const answer = record?.finalText?.trim();
+  const outcome = record?.outcome ?? child.state;
   return (
-    `<div class="child"><p>↳ <a href="${pageLink(child.workflowId)}">${esc(agent)} run</a> ` +
-    `<code>${esc(child.workflowId)}</code> ${badge(childWord(child), toneOf(child.state))}</p>` +
+    `<div class="child"><p>↳ <a href="${pageLink(child.workflowId)}">${esc(label ?? `${agent} run`)}</a> ${timeTag(child.at)} ` +
+    `<code>${esc(child.workflowId)}</code> ${badge(childWord(child), toneOf(outcome))}</p>` +
     (answer ? `<div class="md">${markdown(context.redact(clip(answer, 1_500).text))}</div>` : '') +
     (child.message ? `<p class="error">${esc(context.redact(child.message))}</p>` : '') +
     '</div>'

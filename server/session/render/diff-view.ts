@@ -1,5 +1,5 @@
 import type { PullDetail } from '../../../activities/github/types';
-import { clip, esc } from './html';
+import { clip, esc, plural } from './html';
 import type { Block, RenderContext } from './parts';
 
 /** A file's patch beyond this is cut on the page (the pull request has the whole). */
@@ -39,7 +39,7 @@ export function renderDiff(
   return {
     id,
     html:
-      `<div class="diffs"><p class="io">${diff.files.length} files against <code>${esc(diff.base)}</code> at ` +
+      `<div class="diffs"><p class="io">${plural(diff.files.length, 'file')} against <code>${esc(diff.base)}</code> at ` +
       `<code>${esc(diff.headSha.slice(0, 12))}</code>: <span class="add">+${added}</span> <span class="del">−${removed}</span>${where}</p>` +
       `${files.join('')}${more}</div>`,
   };

@@ -21,12 +21,12 @@ const TOKEN_SHAPES: RegExp[] = [
 
 /** `Bearer <x>`, `token=<x>`, `"password": "<x>"`, a URL's `user:password@`: the secret part only. */
 const SECRET_CONTEXTS: Array<[RegExp, string]> = [
+  [/(\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]+:)[^\s/@]+@/gi, `$1${REDACTED}@`],
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{12,}/g, `$1 ${REDACTED}`],
   [
-    /\b([A-Za-z_]*(?:secret|token|passw(?:or)?d|api[_-]?key|access[_-]?key|private[_-]?key)[A-Za-z_]*["']?\s*[:=]\s*["']?)[^\s"',;]{6,}/gi,
+    /\b([A-Za-z_-]*(?:secret|token|passw(?:or)?d|api[_-]?key|access[_-]?key|private[_-]?key)[A-Za-z_]*["']?\s*[:=]\s*["']?)(?!\[redacted\])[^\s"',;]{6,}/gi,
     `$1${REDACTED}`,
   ],
-  [/(\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]+:)[^\s/@]+@/gi, `$1${REDACTED}@`],
 ];
 
 /** Environment variable names that hold secrets (beyond the ones Switchboard reads itself). */

@@ -81,7 +81,7 @@ function header(session: RunSession, context: RenderContext): string {
         : String(session.turns),
     ],
     ['Tokens', tokensHtml(session, profile?.tokenCap)],
-    ['Cost', esc(cost ?? '$0.00')],
+    ['Cost', esc(cost ?? (session.unpriced.length ? `not priced (${session.unpriced.join(', ')})` : '$0'))],
     [
       'Next timer',
       session.open && session.nextTimer

@@ -37,12 +37,16 @@ export function renderUnit(session: UnitSession, context: RenderContext): PagePa
 
 function header(session: UnitSession, context: RenderContext): string {
   const { input, state, record } = session;
-  const phase = state?.phase ?? session.timeline[session.timeline.length - 1]?.phase;
+  // What the page shows below comes from history: the header's phase, round and run do too, so they agree.
+  const phase = session.timeline[session.timeline.length - 1]?.phase ?? state?.phase;
+  const currentRun = session.open
+    ? [...session.children].reverse().find((child) => child.state === 'running' || child.state === 'starting')
+    : undefined;
   const status = session.open
     ? badge(PHASE_WORDS[phase ?? ''] ?? phase ?? 'Starting', 'live')
     : badge(record?.outcome ?? session.closedStatus ?? 'closed', toneOf(record?.outcome ?? session.closedStatus ?? ''));
   const links = githubLinks(context, input?.repo, session.pullRequest);
-  const round = state?.round ?? session.rounds.reduce((max, r) => Math.max(max, r.round), 0);
+  const round = session.rounds.reduce((max, r) => Math.max(max, r.round), 0);
   const list: Fact[] = [
     ['Repository', input?.repo ? link(links.repoUrl, input.repo) : ''],
     ['Pull request', session.pullRequest ? link(links.pullUrl, `#${session.pullRequest}`) : 'not opened yet'],
@@ -55,11 +59,11 @@ function header(session: UnitSession, context: RenderContext): string {
     [
       'Budget',
       session.budgetMinutes
-        ? `${esc(duration(session.runMinutes * 60_000))} of runs used of ${session.budgetMinutes} min` +
+        ? `${esc(duration(session.runMinutes * 60_000))} used by runs, of ${session.budgetMinutes} min` +
           (session.open ? ` · ${esc(duration(Math.max(0, session.budgetMinutes - session.runMinutes) * 60_000))} left` : '')
         : esc(duration(session.runMinutes * 60_000)),
     ],
-    ['Current run', state?.currentRun ? `<a href="${pageLink(state.currentRun)}"><code>${esc(state.currentRun)}</code></a>` : ''],
+    ['Current run', currentRun ? `<a href="${pageLink(currentRun.workflowId)}"><code>${esc(currentRun.workflowId)}</code></a>` : ''],
     ['Last review', state?.lastReview ? badge(state.lastReview.verdict.replace('_', ' '), toneOf(state.lastReview.verdict)) : ''],
     [
       'Checks',
@@ -101,7 +105,7 @@ function renderItem(item: UnitItem, context: RenderContext): string {
   const { redact } = context;
   switch (item.kind) {
     case 'run':
-      return `<div class="unit-run"><p><strong>${item.role === 'coding' ? 'Coding run' : 'Review run'}</strong> ${timeTag(item.at)}</p>${renderChild(item.child, context)}${item.review ? findings(item.review, context) : ''}</div>`;
+      return `<div class="unit-run">${renderChild(item.child, context, `${item.role} run`)}${item.review ? findings(item.review, context) : ''}</div>`;
     case 'commit':
       return line(
         'Commit',
