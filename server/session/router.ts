@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import express, { type Request, type RequestHandler, type Response, Router } from 'express';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { type TokenTable } from '../../infra/api-tokens';
@@ -73,7 +74,9 @@ export function createSessionRouter(options: SessionRouterOptions): Router {
       const sign = signer(viewer, links);
       const here = sign(id, '');
       const notice = typeof req.query.notice === 'string' ? NOTICES[req.query.notice] : undefined;
-      res.type('html').send(
+      sendHtml(
+        req,
+        res,
         renderPage({
           parts: watcher.parts!,
           workflowId: id,
@@ -238,6 +241,13 @@ function signer(viewer: Viewer, links: SessionLinks | undefined) {
 function safeNext(value: unknown): string {
   const next = typeof value === 'string' ? value : '';
   return next.startsWith(`${SESSION_PATH}/`) && !next.startsWith('//') && !/[\r\n\\]/.test(next) ? next : `${SESSION_PATH}/`;
+}
+
+/** A page, gzipped for a client that takes it (a long run's page is mostly repeated markup). */
+function sendHtml(req: Request, res: Response, html: string): void {
+  res.type('html').vary('Accept-Encoding');
+  if (html.length < 16 * 1024 || req.acceptsEncodings('gzip') !== 'gzip') return void res.send(html);
+  res.set('Content-Encoding', 'gzip').send(gzipSync(html));
 }
 
 function withNotice(path: string, code: string): string {

@@ -107,10 +107,10 @@ export class SessionWatcher {
     this.stopping.abort();
   }
 
-  /** One activity of one execution (a call's whole output), if this watcher read it. */
-  activity(runId: string, scheduledId: number): ActivityView | undefined {
-    const execution = [...this.earlier, this.latest].find((candidate) => candidate.runId === runId);
-    return execution ? new Trace(execution.events, runId).activities.get(scheduledId) : undefined;
+  /** One activity of one execution (a call's whole output), if this watcher read it; the execution by its run id's first characters. */
+  activity(runPrefix: string, scheduledId: number): ActivityView | undefined {
+    const execution = [...this.earlier, this.latest].find((candidate) => runPrefix.length >= 8 && candidate.runId.startsWith(runPrefix));
+    return execution ? new Trace(execution.events, execution.runId).activities.get(scheduledId) : undefined;
   }
 
   private async load(): Promise<void> {

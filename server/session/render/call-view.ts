@@ -18,8 +18,9 @@ export function renderCall(call: CallView, runId: string, context: RenderContext
   const summary =
     `<span class="tool">${esc(call.name)}</span> <span class="what">${esc(redact(oneLine(describeInput(call), 140)))}</span>` +
     ` ${outcome}`;
+  // An older turn's call keeps its line and a link to its output: a long run's page stays small.
   const body = [
-    inputBlock(call, context),
+    brief ? '' : inputBlock(call, context),
     ...call.activities.map((a) => outputBlock(a, runId, context, brief)),
     call.error ? `<p class="error">${esc(redact(call.error))}</p>` : '',
     call.child ? renderChild(call.child, context) : '',
@@ -78,7 +79,7 @@ function outputBlock(activity: ActivityView, runId: string, context: RenderConte
   if (isUnreadable(activity.result)) return `<p class="error">output unreadable: ${esc(activity.result.unreadable)}</p>`;
   const text = outputText(activity);
   if (!text) return '';
-  const whole = `<a class="whole" href="${pageLink(runId, `/output/${encodeURIComponent(activity.execution)}/${activity.scheduledId}`)}">whole output</a>`;
+  const whole = `<a class="whole" href="${pageLink(runId, `/output/${encodeURIComponent(activity.execution.slice(0, 8))}/${activity.scheduledId}`)}">whole output</a>`;
   if (brief) return `<p class="io">output: ${text.split('\n').length} lines · ${whole}</p>`;
   const shown = clip(context.redact(text), OUTPUT_PREVIEW_CHARS, 0.3);
   return `<pre class="out" aria-label="output">${esc(shown.text)}</pre>${shown.cut ? `<p class="io">${whole}</p>` : ''}`;

@@ -50,9 +50,10 @@ export function clock(ms: number | undefined): string {
   return new Date(ms).toISOString().slice(11, 19);
 }
 
+/** A time of day (UTC, as the header's facts); no datetime attribute: a long run has thousands of them. */
 export function timeTag(ms: number | undefined): string {
   if (!ms) return '';
-  return `<time datetime="${new Date(ms).toISOString()}">${clock(ms)}</time>`;
+  return `<time>${clock(ms)}</time>`;
 }
 
 export function duration(ms: number | undefined): string {

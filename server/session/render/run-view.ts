@@ -8,7 +8,7 @@ import { githubLinks, type Block, type PageParts, type RenderContext, type Secti
 import { facts, type Fact } from './facts';
 
 /** Turns this close to the latest show their calls' output; older ones keep one line per call (a long run's page stays small). */
-export const DETAILED_TURNS = 40;
+export const DETAILED_TURNS = 20;
 /** A turn's text beyond this is cut (the whole is in the run's record and history). */
 const TURN_TEXT_CHARS = 8_000;
 
@@ -134,7 +134,7 @@ function renderTurn(turn: TurnItem, session: RunSession, context: RenderContext,
   const calls = turn.calls.map((call) => renderCall(call, session.workflowId, context, brief)).join('');
   const children = turn.children.map((child) => renderChild(child, context)).join('');
   const error = turn.error ? `<p class="error">${esc(context.redact(turn.error))}</p>` : '';
-  return `<article class="item turn ${turn.purpose}"><h3>${title} ${timeTag(turn.at)} ${state} ${usage}</h3>${text}${error}${calls}${children}</article>`;
+  return `<article class="item turn${turn.purpose === 'turn' ? '' : ` ${turn.purpose}`}"><h3>${title} ${timeTag(turn.at)} ${state} ${usage}</h3>${text}${error}${calls}${children}</article>`;
 }
 
 function filesBlock(session: RunSession, context: RenderContext): Block {
