@@ -76,6 +76,16 @@ describe('session pages in Chromium, on the demo', () => {
     await shot(page, 'unit-running');
     await expectAccessible(page);
 
+    // A link names nobody; Ana signs in with her API token and the page offers her the steer box and Stop.
+    expect(await page.locator('textarea[name="text"]').count()).toBe(0);
+    await page.fill('input[name="token"]', ana);
+    await Promise.all([page.waitForURL(/notice=signed_in/), page.click('button:has-text("Sign in")')]);
+    expect(await page.innerText('#notice')).toBe('Signed in.');
+    expect(await page.innerText('.crumbs')).toContain(`opened with ${DEMO.person.id} (API token ana-laptop)`);
+    await page.locator('textarea[name="text"]').waitFor();
+    expect(await page.locator('button.danger', { hasText: 'Stop' }).count()).toBe(1);
+    await expectAccessible(page);
+
     // Ana merges the ready PR on GitHub; the unit settles merged, and the open page says so by itself.
     const ready = await demo!.ready(150_000);
     const merged = await fetch(`${demo!.github.apiUrl}/repos/${fullRepoName}/pulls/${ready.pullRequest}/merge`, {
@@ -121,8 +131,13 @@ describe('session pages in Chromium, on the demo', () => {
     expect(text).toContain('Turn 1');
     expect(text).toMatch(/exit \d/);
     expect(text).toContain('Changes against the base');
-    // Open the first command, as a reader would.
-    await run.locator('details.call summary').first().click();
+    // Open the first command, as a reader would: its command, exit code, duration and output.
+    await run
+      .locator('details.call', { has: run.locator('.tool', { hasText: /^bash$/ }) })
+      .first()
+      .locator('summary')
+      .click();
+    expect(await run.locator('details.call[open] pre.out').count()).toBe(1);
     await shot(run, 'coding-run');
     await expectAccessible(run);
     await run.close();
