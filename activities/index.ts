@@ -32,6 +32,8 @@ export interface ActivityDeps {
   webUi?: { namespace: string; baseUrl?: string };
   /** Slack delivery of cards and answers for Slack threads; without it they are logged. */
   slack?: StatusActivityDeps['slack'];
+  /** Signed links to the runs' session pages, put on their status cards (none when links are off). */
+  sessionLink?: (workflowId: string) => string | undefined;
   /** web_fetch and web_search; without it both are off. */
   web?: WebActivityDeps & { searchOff?: string };
   /** Configured skill folders (absolute paths), beside each checkout's .switchboard/skills/. */
@@ -103,6 +105,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createStatusActivities({
       logger: deps.logger,
       ...(deps.slack ? { slack: deps.slack } : {}),
+      ...(deps.sessionLink ? { sessionLink: deps.sessionLink } : {}),
       ...(deps.github.identities.configured
         ? {
             github: {

@@ -8,6 +8,7 @@ import { webDepsFromConfig } from '../activities/web/from-config';
 import { readSecret, resolveConfigPath, type LoadedConfig } from './config';
 import { type Logger } from './logger';
 import { hostTaskQueue } from './host-queue';
+import { sessionLinksFromConfig } from './session-links';
 import { missingSettings } from './preflight';
 
 /**
@@ -34,6 +35,8 @@ export function activityDepsFromConfig(loaded: LoadedConfig, logger: Logger, cli
     limits: config.sandbox.limits,
     uids: config.sandbox.uids,
   };
+  // Status cards link to the run's session page, signed on the worker (the server shares the key).
+  const links = sessionLinksFromConfig(config);
   const { embedded } = config.temporal;
   const webUiBaseUrl =
     config.temporal.uiUrl ?? (!config.temporal.address && embedded.ui ? `http://${embedded.ip}:${embedded.uiPort}` : undefined);
@@ -41,6 +44,8 @@ export function activityDepsFromConfig(loaded: LoadedConfig, logger: Logger, cli
     logger,
     webUi: { namespace: config.temporal.namespace, ...(webUiBaseUrl ? { baseUrl: webUiBaseUrl } : {}) },
     ...(slack ? { slack } : {}),
+    // A card needs a full address: without http.publicUrl or a fixed port there is none to give.
+    ...(links?.baseUrl ? { sessionLink: (workflowId: string) => links.url(workflowId) } : {}),
     models: modelDepsFromConfig(config.models, { baseDir: loaded.baseDir, logger }, config.prices.models, config.prices.cache),
     sandbox,
     sandboxHost: createSandboxHost(sandbox),

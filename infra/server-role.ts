@@ -4,10 +4,11 @@ import { type Worker } from '@temporalio/worker';
 import { type RequestHandler } from 'express';
 import { type ActivityDeps } from '../activities';
 import { createServerApp } from '../server/app';
-import { apiMountsFromConfig } from '../server/api/from-config';
+import { apiMountsFromConfig, doorFromConfig } from '../server/api/from-config';
 import { codecMountFromConfig } from '../server/codec/from-config';
 import { createGitHubWebhookRouter } from '../server/github-webhooks';
 import { type FrontEndMetrics } from '../server/metrics';
+import { sessionMountFromConfig } from '../server/session/from-config';
 import { slackFrontEndFromConfig } from '../server/slack';
 import { readSecret, type LoadedConfig } from './config';
 import { externalServiceChecks } from './external-checks';
@@ -56,10 +57,17 @@ export async function startServerRole(context: ServerRoleContext): Promise<void>
     logger,
     ...(worker && deps.sandboxHost ? { sandbox: () => deps.sandboxHost!.readiness() } : {}),
   });
+  // One door for the API, MCP and the session pages' steer and stop.
+  const door = doorFromConfig(loaded, client, endpoint.uiUrl, process.env, admission);
   const mounts = [
     ...frontEnds(loaded, client, logger, admission),
-    ...apiMountsFromConfig(loaded, client, logger, endpoint.uiUrl, process.env, admission),
+    ...apiMountsFromConfig(loaded, client, logger, endpoint.uiUrl, process.env, admission, door),
   ];
+  const session = sessionMountFromConfig(loaded, client, door, logger, endpoint.uiUrl, admission);
+  if (session) {
+    mounts.push(session.mount);
+    stops.unshift(async () => session.hub.close());
+  }
   const codec = codecMountFromConfig(loaded, logger, endpoint.uiUrl);
   if (codec) mounts.push(codec);
   const slack = slackFrontEndFromConfig(loaded, client, logger, admission);

@@ -35,6 +35,8 @@ export interface CardView {
   final: boolean;
   answer?: string;
   webUiUrl?: string;
+  /** The run's live session page, signed for it (server/session/); beside the Temporal link. */
+  sessionUrl?: string;
 }
 
 /** The card's Block Kit blocks and its fallback text (notifications, screen readers). */
@@ -49,6 +51,7 @@ export function renderCard(view: CardView): { text: string; blocks: unknown[] } 
       ? [`*Cost:* ${[formatCost(status.cost), formatCacheShare(status.cacheShare, status.tokens)].filter(Boolean).join(', ')}`]
       : []),
     ...(status.spendCap ? [`*Spend cap:* ${formatUsd(status.spendCap.usd)}`] : []),
+    ...(view.sessionUrl ? [`<${view.sessionUrl}|Open session>`] : []),
     ...(view.webUiUrl ? [`<${view.webUiUrl}|Open in Temporal>`] : []),
   ];
   const blocks: unknown[] = [

@@ -15,6 +15,8 @@ export interface StatusActivityDeps {
   slack?: Omit<SlackStatusDeps, 'logger'>;
   /** GitHub delivery for PR and issue conversations (the write identity); without it they are logged. */
   github?: Omit<GitHubStatusDeps, 'logger'>;
+  /** The runs' signed session page links, for both kinds of card (none: cards carry no such link). */
+  sessionLink?: (runId: string) => string | undefined;
 }
 
 /**
@@ -24,8 +26,9 @@ export interface StatusActivityDeps {
  */
 export function createStatusActivities(deps: StatusActivityDeps) {
   const console = createConsoleStatusActivities({ logger: deps.logger });
-  const slack = deps.slack ? createSlackStatusActivities({ ...deps.slack, logger: deps.logger }) : undefined;
-  const github = deps.github ? createGitHubStatusActivities({ ...deps.github, logger: deps.logger }) : undefined;
+  const session = deps.sessionLink ? { sessionLink: deps.sessionLink } : {};
+  const slack = deps.slack ? createSlackStatusActivities({ ...session, ...deps.slack, logger: deps.logger }) : undefined;
+  const github = deps.github ? createGitHubStatusActivities({ ...session, ...deps.github, logger: deps.logger }) : undefined;
   const pick = (target: ReplyInput['replyTarget']) =>
     (target.kind === 'slack' ? slack : undefined) ?? (target.kind === 'github' ? github : undefined) ?? console;
   return {

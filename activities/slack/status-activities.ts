@@ -12,6 +12,8 @@ export interface SlackStatusDeps {
   /** Temporal Web UI base URL for the card's link to the run (no link when unset). */
   webUiBaseUrl?: string;
   namespace: string;
+  /** The run's signed session page link (infra/session-links.ts); no link when unset. */
+  sessionLink?: (runId: string) => string | undefined;
 }
 
 type SlackTarget = { kind: 'slack'; team: string; channel: string; threadTs: string };
@@ -34,11 +36,14 @@ export function createSlackStatusActivities(deps: SlackStatusDeps) {
     async statusCard(input: StatusCardInput): Promise<EffectResult> {
       const target = slackTarget(input.replyTarget);
       const link = input.webUiUrl ?? webUiUrl(input.runId);
+      // Computed here from the run id, so the workflow (and its recorded histories) need no change.
+      const session = deps.sessionLink?.(input.runId);
       const card = renderCard({
         status: input.status,
         final: input.final,
         ...(input.answer ? { answer: input.answer } : {}),
         ...(link ? { webUiUrl: link } : {}),
+        ...(session ? { sessionUrl: session } : {}),
       });
       const marker = { event_type: CARD_EVENT_TYPE, event_payload: { effect_key: input.effectKey, run_id: input.runId } };
       if (input.earlierKeys?.length) {

@@ -28,7 +28,7 @@ const OUTCOME_WORDS: Record<RunOutcome, string> = {
  * The status comment's markdown: agent, model, phase (or outcome), the latest status line and
  * the facts. The answer is its own comment, so the final card only points at it.
  */
-export function renderGitHubCard(view: { status: RunStatus; final: boolean; webUiUrl?: string }): string {
+export function renderGitHubCard(view: { status: RunStatus; final: boolean; webUiUrl?: string; sessionUrl?: string }): string {
   const { status } = view;
   const state = view.final ? `${OUTCOME_WORDS[status.outcome ?? 'failed']}${boundWords(status)}` : PHASE_WORDS[status.phase];
   const cost = formatCost(status.cost);
@@ -38,6 +38,7 @@ export function renderGitHubCard(view: { status: RunStatus; final: boolean; webU
     `Elapsed: ${formatElapsed(status.elapsedMs)}`,
     ...(cost ? [`Cost: ${[cost, formatCacheShare(status.cacheShare, status.tokens)].filter(Boolean).join(', ')}`] : []),
     ...(status.spendCap ? [`Spend cap: ${formatUsd(status.spendCap.usd)}`] : []),
+    ...(view.sessionUrl ? [`[Open session](${view.sessionUrl})`] : []),
     ...(view.webUiUrl ? [`[Open in Temporal](${view.webUiUrl})`] : []),
   ];
   const lines = [`**${status.agent}** · \`${status.model}\` — ${state}`];

@@ -35,7 +35,13 @@ describe('GitHub status delivery', () => {
     await writes.createIssue({ repo: 'acme/app', effectKey: 'setup/1', title: 'Help', body: 'Please.' });
     const asked = await writes.postComment({ repo: 'acme/app', number: 1, body: '@switchboard what is this?', effectKey: 'setup/2' });
     commentId = asked.id!;
-    delivery = createGitHubStatusActivities({ identities: local.identities, logger, namespace: 'default', webUiBaseUrl: 'http://ui' });
+    delivery = createGitHubStatusActivities({
+      identities: local.identities,
+      logger,
+      namespace: 'default',
+      webUiBaseUrl: 'http://ui',
+      sessionLink: (runId) => `http://sb/session/${encodeURIComponent(runId)}?k=signed`,
+    });
   });
   afterAll(() => github.close());
 
@@ -52,7 +58,7 @@ describe('GitHub status delivery', () => {
     const cards = comments().filter((c) => c.body.includes('card/0'));
     expect(cards).toHaveLength(1);
     expect(cards[0].body).toMatch(
-      /✅ Completed[\s\S]*The answer follows below[\s\S]*\[Open in Temporal\]\(http:\/\/ui\/namespaces\/default/,
+      /✅ Completed[\s\S]*The answer follows below[\s\S]*\[Open session\]\(http:\/\/sb\/session\/[^)]*\?k=signed\) · \[Open in Temporal\]\(http:\/\/ui\/namespaces\/default/,
     );
     expect(github.state.countWrites('comment.update', 'acme/app')).toBe(2);
     expect(comments()[0].reactions).toEqual([expect.objectContaining({ content: 'eyes' })]);

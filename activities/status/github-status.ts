@@ -12,6 +12,8 @@ export interface GitHubStatusDeps {
   /** Temporal Web UI base URL for the card's link to the run (no link when unset). */
   webUiBaseUrl?: string;
   namespace: string;
+  /** The run's signed session page link (infra/session-links.ts); no link when unset. */
+  sessionLink?: (runId: string) => string | undefined;
 }
 
 type GitHubTarget = { kind: 'github'; repo: string; pullRequest: number; commentId?: number; reviewComment?: boolean };
@@ -88,7 +90,13 @@ export function createGitHubStatusActivities(deps: GitHubStatusDeps) {
     async statusCard(input: StatusCardInput): Promise<EffectResult> {
       const target = githubTarget(input.replyTarget);
       const link = input.webUiUrl ?? webUiUrl(input.runId);
-      const body = renderGitHubCard({ status: input.status, final: input.final, ...(link ? { webUiUrl: link } : {}) });
+      const session = deps.sessionLink?.(input.runId);
+      const body = renderGitHubCard({
+        status: input.status,
+        final: input.final,
+        ...(link ? { webUiUrl: link } : {}),
+        ...(session ? { sessionUrl: session } : {}),
+      });
       const gh = await writer();
       if ('status' in gh) return gh;
       const key = input.effectKey;

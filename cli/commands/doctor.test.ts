@@ -122,7 +122,9 @@ describe('switchboard doctor', () => {
     );
     expect(missing.code).toBe(1);
     expect(missing.output).toMatch(/FAIL {2}sandbox: bwrap is not installed; shell agents are refused/);
-    expect(missing.output).toMatch(/1 problem:\n {2}- install bubblewrap, util-linux and python3 .*apt-get install -y bubblewrap util-linux python3/);
+    expect(missing.output).toMatch(
+      /1 problem:\n {2}- install bubblewrap, util-linux and python3 .*apt-get install -y bubblewrap util-linux python3/,
+    );
 
     const unisolated = await doctor({ ...base, TEMPORAL_ADDRESS: address, SWITCHBOARD_SANDBOX_ISOLATION: 'unisolated-unsafe' });
     expect(unisolated.output).toMatch(/WARN {2}sandbox: UNISOLATED by configuration/);
@@ -167,7 +169,7 @@ describe('switchboard doctor', () => {
   it('names a missing system package and the exact apt command', async () => {
     // A PATH that has every package's command but bwrap and pip3.
     const bin = mkdtempSync(join(tmpdir(), 'switchboard-doctor-path-'));
-    for (const command of ['git', 'pgrep', 'nsenter', 'curl', 'ip', 'openssl']) symlinkSync(which(command), join(bin, command));
+    for (const command of ['git', 'pgrep', 'nsenter', 'curl', 'ip', 'openssl', 'chromium']) symlinkSync(which(command), join(bin, command));
     const { code, output } = await doctor({ ...base, PATH: bin, TEMPORAL_ADDRESS: address });
     expect(code).toBe(1);
     expect(output).toMatch(/ok {4}git: .* \(git\)/);

@@ -30,6 +30,8 @@ export const ENVIRONMENT_BINDINGS: readonly EnvironmentBinding[] = [
   { variable: 'SWITCHBOARD_HTTP_HOST', path: ['http', 'host'], kind: 'string' },
   { variable: 'PORT', path: ['http', 'port'], kind: 'number' },
   { variable: 'SWITCHBOARD_PUBLIC_URL', path: ['http', 'publicUrl'], kind: 'string' },
+  { variable: 'SWITCHBOARD_SESSIONS_ENABLED', path: ['sessions', 'enabled'], kind: 'boolean' },
+  { variable: 'SWITCHBOARD_SESSION_LINK_TTL_HOURS', path: ['sessions', 'linkTtlHours'], kind: 'number' },
   { variable: 'LOG_LEVEL', path: ['log', 'level'], kind: 'string' },
   { variable: 'SWITCHBOARD_LOG_FORMAT', path: ['log', 'format'], kind: 'string' },
   // The model every run uses unless an agent, channel, person or directive chooses one.

@@ -34,7 +34,16 @@ describe('loadConfig', () => {
       isolation: 'bwrap',
       egress: { allow: ['*'], machines: {}, agents: {} },
       hiddenPaths: [],
-      limits: { processes: 1024, memoryMiB: 4096, tmpMiB: 1024, shmMiB: 256, diskMiB: 10240, cpuSeconds: 3600, fileMiB: 4096, openFiles: 4096 },
+      limits: {
+        processes: 1024,
+        memoryMiB: 4096,
+        tmpMiB: 1024,
+        shmMiB: 256,
+        diskMiB: 10240,
+        cpuSeconds: 3600,
+        fileMiB: 4096,
+        openFiles: 4096,
+      },
       uids: { first: 1_500_000_000, count: 100_000 },
     });
   });

@@ -12,6 +12,7 @@ import { CodecConfigSchema } from './codec-section';
 import { PricesConfigSchema } from './prices-section';
 import { SpendConfigSchema } from './spend-section';
 import { AdmissionConfigSchema } from './admission-section';
+import { SessionsConfigSchema } from './sessions-section';
 
 /**
  * One schema for all of Switchboard's settings. Every field has a default, so an empty
@@ -128,6 +129,7 @@ export const ConfigSchema = z
     codec: CodecConfigSchema.prefault({}),
     prices: PricesConfigSchema.prefault({}),
     spend: SpendConfigSchema.prefault({}),
+    sessions: SessionsConfigSchema.prefault({}),
   })
   .strict()
   .superRefine((config, context) => {

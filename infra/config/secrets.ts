@@ -17,6 +17,8 @@ export const SECRET_VARIABLES = {
   // The S3 claim-check store's keys: the AWS SDK reads these (or a profile or role) itself.
   awsAccessKeyId: 'AWS_ACCESS_KEY_ID',
   awsSecretAccessKey: 'AWS_SECRET_ACCESS_KEY',
+  // The key session page links are signed with (server/session/, infra/session-links.ts).
+  sessionSecret: 'SWITCHBOARD_SESSION_SECRET',
 } as const;
 
 export type SecretName = keyof typeof SECRET_VARIABLES;

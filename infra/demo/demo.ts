@@ -14,6 +14,7 @@ import { resolveTemporalBinary } from '../temporal-binaries';
 import { stopUnits, waitUntilNoneUse } from './cleanup';
 import { followThread, webUiLinks, type FollowedWorkflow } from './follow';
 import { CODEC_PATH } from '../codec-endpoint';
+import { SessionLinks } from '../session-links';
 import { writeDemoConfig } from './config-file';
 import { portFor } from './ports';
 import { spawnProduct, waitHealthy, type ProductProcess } from './product';
@@ -30,6 +31,8 @@ export interface DemoOptions {
   print?: (line: string) => void;
   /** Aborting it while the demo starts stops what was started and rejects. */
   signal?: AbortSignal;
+  /** More environment for Switchboard's process (a test adds API tokens). */
+  env?: Record<string, string>;
 }
 
 export type { ReadyReport } from './ready';
@@ -56,8 +59,14 @@ export interface Demo {
   dir: string;
   /** Switchboard's process. */
   productPid: number;
+  /** The HTTP server's base URL. */
+  appUrl: string;
+  /** A workflow's live session page, signed with the demo's session key. */
+  sessionUrl(workflowId: string): string;
   /** The generated read token of the local GitHub, to read the PR and clone the branch by hand. */
   readToken: string;
+  /** Ana's own token on the local GitHub (write scope, acting as `ana`): to merge the ready PR as a person would. */
+  maintainerToken: string;
   /** Resolves when the ready report is in the Slack thread; rejects if Switchboard exits or `timeoutMs` passes first. */
   ready(timeoutMs?: number): Promise<ReadyReport>;
   /** Stops the unit (so its workspaces are released), then Switchboard, the local services and Temporal; removes the temp folder. */
@@ -65,6 +74,8 @@ export interface Demo {
 }
 
 const NAMESPACE = 'default';
+/** The demo's page links live as long as the product's default (`sessions.linkTtlHours`). */
+const DEMO_LINK_TTL_MS = 7 * 24 * 3_600_000;
 
 /**
  * `npm run demo` without the terminal: the embedded Temporal (or a given one), the local
@@ -108,6 +119,8 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
       GITHUB_READ_TOKEN: secret('ghs_read_'),
       GITHUB_WRITE_TOKEN: secret('ghs_write_'),
       GITHUB_WEBHOOK_SECRET: secret(''),
+      // Signs the session page links the cards and this terminal show.
+      SWITCHBOARD_SESSION_SECRET: randomBytes(32).toString('hex'),
     };
     const httpPort = await portFor(options.ports?.http);
     const appUrl = `http://127.0.0.1:${httpPort}`;
@@ -149,8 +162,11 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
     });
     stops.unshift(() => slack.close());
 
+    // Ana's own GitHub token (not Switchboard's): she merges the PR once it is ready.
+    const maintainerToken = secret('ghp_ana_');
     const github = await startLocalGitHub({
-      tokens: { read: [secrets.GITHUB_READ_TOKEN], write: [secrets.GITHUB_WRITE_TOKEN] },
+      tokens: { read: [secrets.GITHUB_READ_TOKEN], write: [secrets.GITHUB_WRITE_TOKEN, maintainerToken] },
+      logins: { [maintainerToken]: DEMO.person.name },
       webhookUrl: `${appUrl}/webhooks/github`,
       webhookSecret: secrets.GITHUB_WEBHOOK_SECRET,
       port: await portFor(options.ports?.github),
@@ -170,7 +186,12 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
     });
     const logFile = join(dir, 'switchboard.log');
     print('Starting Switchboard (worker and HTTP server) ...');
-    const product: ProductProcess = spawnProduct({ projectRoot: root, logFile, env: { SWITCHBOARD_CONFIG: configFile, ...secrets } });
+    const product: ProductProcess = spawnProduct({
+      projectRoot: root,
+      logFile,
+      env: { ...options.env, SWITCHBOARD_CONFIG: configFile, ...secrets },
+    });
+    const pages = new SessionLinks(secrets.SWITCHBOARD_SESSION_SECRET, DEMO_LINK_TTL_MS, appUrl);
     stops.unshift(() => product.stop());
     await waitHealthy(`${appUrl}/healthz`, product, 60_000, options.signal);
 
@@ -192,7 +213,10 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
       threadId,
       ...(temporal.uiUrl ? { uiUrl: temporal.uiUrl } : {}),
       onNew: (workflow) =>
-        print(`  ${describe(workflow).padEnd(12)} ${workflow.workflowId}${workflow.link ? `\n               ${workflow.link}` : ''}`),
+        print(
+          `  ${describe(workflow).padEnd(12)} ${workflow.workflowId}\n               session: ${pages.url(workflow.workflowId)}` +
+            (workflow.link ? `\n               Temporal: ${workflow.link}` : ''),
+        ),
     });
     stops.unshift(() => follower.stop());
     // First of all, while Switchboard still runs: the unit settles and releases its workspaces
@@ -213,7 +237,10 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
       logFile,
       dir,
       productPid: product.pid,
+      appUrl,
+      sessionUrl: (workflowId) => pages.url(workflowId),
       readToken: secrets.GITHUB_READ_TOKEN,
+      maintainerToken,
       ready: (timeoutMs = 120_000) =>
         waitForReady({ slack, channel: DEMO.channel.id, threadTs: asked.ts, workflows: follower.seen, product, timeoutMs }),
       stop: stopAll,

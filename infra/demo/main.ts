@@ -60,6 +60,11 @@ async function main(): Promise<void> {
       `    curl -s -H 'authorization: token ${demo.readToken}' ${demo.github.apiUrl}/repos/${fullRepoName}/pulls/${ready.pullRequest}/reviews`,
     );
     print(`    git clone -b ${branch} ${demo.github.gitUrl.replace('://', `://demo:${demo.readToken}@`)}/${fullRepoName}.git`);
+    print(`  Merge it as ${DEMO.person.name} would, and watch the unit settle on its session page:`);
+    print(
+      `    curl -s -X PUT -H 'authorization: token ${demo.maintainerToken}' ${demo.github.apiUrl}/repos/${fullRepoName}/pulls/${ready.pullRequest}/merge`,
+    );
+    print(`    ${demo.sessionUrl(ready.unitId)}`);
     print(`  The conversation in the local Slack: ${demo.slackPageUrl}`);
     if (demo.threadQueryUrl) print(`  Every workflow of it in the Web UI: ${demo.threadQueryUrl}`);
     print('\nEverything stays up so you can look around. Ctrl-C stops it all.');

@@ -43,13 +43,20 @@ describe('Block Kit to HTML', () => {
   };
 
   it('draws a status card as Switchboard renders it: agent, model, phase, status, facts, link and a Stop button that cannot be pressed', () => {
-    const card = renderCard({ status, final: false, webUiUrl: 'http://127.0.0.1:8233/namespaces/default/workflows/run%3At%3A1' });
+    const card = renderCard({
+      status,
+      final: false,
+      webUiUrl: 'http://127.0.0.1:8233/namespaces/default/workflows/run%3At%3A1',
+      sessionUrl: 'http://127.0.0.1:3000/session/run%3At%3A1?k=signed',
+    });
     const html = blocksToHtml(card.blocks, names);
     expect(html).toContain('<b>coding</b> · <code>scripted:demo/session.yaml</code><br>🛠️ Running tools');
     expect(html).toContain('<blockquote>Fixing total()</blockquote>');
     expect(html).toContain('<b>Turns:</b> 2/360');
+    // The session page beside the Temporal Web UI.
     expect(html).toContain(
-      '<a href="http://127.0.0.1:8233/namespaces/default/workflows/run%3At%3A1" target="_blank" rel="noreferrer">Open in Temporal</a>',
+      '<a href="http://127.0.0.1:3000/session/run%3At%3A1?k=signed" target="_blank" rel="noreferrer">Open session</a>  ·  ' +
+        '<a href="http://127.0.0.1:8233/namespaces/default/workflows/run%3At%3A1" target="_blank" rel="noreferrer">Open in Temporal</a>',
     );
     expect(html).toContain('<button class="button danger" disabled title="read-only view">Stop</button>');
 

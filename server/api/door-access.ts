@@ -39,6 +39,9 @@ export interface AccessOptions {
   facts(): Promise<AdmissionFacts>;
 }
 
+/** The access rules' answer for one caller on one workflow: yes, or the refusal's code and words. */
+export type TouchDecision = { ok: true } | { ok: false; refusal: string; message: string; rule?: string };
+
 /**
  * A refusal as the API answers it: an `access` refusal is 403 `access_refused`, the sandbox's
  * 503 `sandbox_unavailable`, GitHub's silence 503 `github_unavailable`, any other 422

@@ -17,6 +17,8 @@ export interface UnitDoorOptions extends AccessOptions {
   /** What a new unit would lack (GitHub identities, model key); a start is refused with it. */
   preflight?: (input: ShipUnitInput) => string[];
   namespace?: string;
+  /** A workflow's signed session page link, when links are on. */
+  sessionLink?: (workflowId: string) => string | undefined;
 }
 
 /**
@@ -35,7 +37,12 @@ export function createUnitDoor(options: UnitDoorOptions) {
   });
   const links = (unitId: string): Links => {
     const link = options.webUi(unitId);
-    return { self: `${options.apiBase}/units/${encodeURIComponent(unitId)}`, ...(link ? { webUi: link } : {}) };
+    const session = options.sessionLink?.(unitId);
+    return {
+      self: `${options.apiBase}/units/${encodeURIComponent(unitId)}`,
+      ...(link ? { webUi: link } : {}),
+      ...(session ? { session } : {}),
+    };
   };
 
   /** The unit's description once the admission says the caller may `action` it (its requester, or an admin token). */

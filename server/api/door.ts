@@ -1,6 +1,12 @@
 import type { ShipUnitInput } from '../../workflows/contracts';
 import { createHash, randomUUID } from 'node:crypto';
-import { type Client, WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
+import {
+  type Client,
+  type WorkflowExecutionDescription,
+  type WorkflowHandle,
+  WorkflowFailedError,
+  WorkflowUpdateFailedError,
+} from '@temporalio/client';
 import { type ControlAction } from '../../agents';
 import { reachesShell } from '../../agents';
 import { type Caller } from '../../infra/api-tokens';
@@ -9,7 +15,10 @@ import { formatRecord } from '../../infra/run-format';
 import { composeMessage, sendToThread, watchRun } from '../../infra/thread-client';
 import { visibilityQuery } from '../../infra/visibility';
 import {
+  agentRunWorkflowType,
   runStatusQuery,
+  shipUnitWorkflowType,
+  threadWorkflowType,
   steerUpdate,
   stopSignal,
   threadStateQuery,
@@ -35,6 +44,8 @@ export interface DoorOptions extends AccessOptions {
   apiBase?: string;
   /** What a new ship unit would lack (GitHub identities, model key): a start is refused with it. */
   preflight?: (input: ShipUnitInput) => string[];
+  /** A workflow's session page, signed (infra/session-links.ts); none when links are off. */
+  sessionLink?: (workflowId: string) => string | undefined;
 }
 
 export type Door = ReturnType<typeof createDoor>;
@@ -61,11 +72,13 @@ export function createDoor(options: DoorOptions) {
       : undefined;
   const jobLinks = (jobId: string, threadId?: string): Links => {
     const link = webUi(jobId);
+    const session = options.sessionLink?.(jobId);
     return {
       self: `${api}/jobs/${encodeURIComponent(jobId)}`,
       events: `${api}/jobs/${encodeURIComponent(jobId)}/events`,
       ...(threadId ? { thread: `${api}/threads/${encodeURIComponent(threadId)}` } : {}),
       ...(link ? { webUi: link } : {}),
+      ...(session ? { session } : {}),
     };
   };
 
@@ -182,7 +195,61 @@ export function createDoor(options: DoorOptions) {
     }
   }
 
-  return {
+  async function steerRun(
+    handle: WorkflowHandle,
+    description: WorkflowExecutionDescription,
+    caller: Caller,
+    text: string,
+    runId: string,
+  ): Promise<{ accepted: true; pending?: number }> {
+    if (description.status.name !== 'RUNNING') {
+      const outcome = description.typedSearchAttributes.get(Outcome);
+      throw new ApiError('steer_rejected', `The run has finished (${outcome ?? workflowState(description.status.name)}).`);
+    }
+    try {
+      return await handle.executeUpdate(steerUpdate, { args: [{ text, by: caller.userId }] });
+    } catch (error) {
+      if (error instanceof WorkflowUpdateFailedError) throw new ApiError('steer_rejected', error.cause?.message ?? error.message);
+      return temporalError(error, `job ${runId}`);
+    }
+  }
+
+  async function stopWorkflow(
+    handle: WorkflowHandle,
+    description: WorkflowExecutionDescription,
+    caller: Caller,
+    id: string,
+    reason: string | undefined,
+    what: string,
+  ): Promise<{ stopping: true; id: string }> {
+    if (description.status.name !== 'RUNNING')
+      throw new ApiError('job_finished', `The ${what} has already finished (${workflowState(description.status.name)}).`);
+    await handle
+      .signal(stopSignal, { by: caller.userId, ...(reason ? { reason } : {}) })
+      .catch((error: unknown) => temporalError(error, `${what} ${id}`));
+    return { stopping: true, id };
+  }
+
+  /** Any run, unit or thread, described and checked by the admission: the caller may do `action` to it. */
+  async function describeAny(caller: Caller, workflowId: string, action: ControlAction) {
+    const handle = client.workflow.getHandle(workflowId);
+    const description = await describeSettled(client, workflowId, 2_000).catch((error: unknown) =>
+      temporalError(error, `workflow ${workflowId}`),
+    );
+    const what =
+      description.type === shipUnitWorkflowType.name
+        ? 'unit'
+        : description.type === agentRunWorkflowType.name
+          ? 'run'
+          : description.type === threadWorkflowType.name
+            ? 'thread'
+            : undefined;
+    if (!what) throw new ApiError('not_found', `${workflowId} is not a run, unit or thread.`);
+    await assertMayTouch(options, caller, workflowId, description, action);
+    return { handle, description, what };
+  }
+
+  const door = {
     submit,
 
     startJob(caller: Caller, body: JobRequest, post: PostOptions = {}): Promise<JobAccepted> {
@@ -246,26 +313,30 @@ export function createDoor(options: DoorOptions) {
 
     async steerJob(caller: Caller, jobId: string, text: string): Promise<{ accepted: true; pending?: number }> {
       const { handle, description } = await describeJob(caller, jobId, 'steer');
-      if (description.status.name !== 'RUNNING') {
-        const outcome = description.typedSearchAttributes.get(Outcome);
-        throw new ApiError('steer_rejected', `The run has finished (${outcome ?? workflowState(description.status.name)}).`);
-      }
-      try {
-        return await handle.executeUpdate(steerUpdate, { args: [{ text, by: caller.userId }] });
-      } catch (error) {
-        if (error instanceof WorkflowUpdateFailedError) throw new ApiError('steer_rejected', error.cause?.message ?? error.message);
-        return temporalError(error, `job ${jobId}`);
-      }
+      return steerRun(handle, description, caller, text, jobId);
     },
 
     async stopJob(caller: Caller, jobId: string, reason?: string): Promise<{ stopping: true; id: string }> {
       const { handle, description } = await describeJob(caller, jobId, 'stop');
-      if (description.status.name !== 'RUNNING')
-        throw new ApiError('job_finished', `The run has already finished (${workflowState(description.status.name)}).`);
-      await handle
-        .signal(stopSignal, { by: caller.userId, ...(reason ? { reason } : {}) })
-        .catch((error: unknown) => temporalError(error, `job ${jobId}`));
-      return { stopping: true, id: jobId };
+      return stopWorkflow(handle, description, caller, jobId, reason, 'run');
+    },
+
+    /**
+     * Steers any run or unit by id (the session pages' door; the job routes reach API jobs only):
+     * the same admission, the same `steer` update, the same refusals. A thread takes no steer.
+     */
+    async steerWorkflow(caller: Caller, workflowId: string, text: string): Promise<{ accepted: true; pending?: number }> {
+      const { handle, description, what } = await describeAny(caller, workflowId, 'steer');
+      if (what === 'unit') return door.steerUnit(caller, workflowId, text);
+      if (what !== 'run') throw new ApiError('steer_rejected', 'A thread takes no steer: reply in its conversation, or steer its run.');
+      return steerRun(handle, description, caller, text, workflowId);
+    },
+
+    /** Stops any run, unit or thread by id (the session pages' door), as the job and unit routes do. */
+    async stopWorkflow(caller: Caller, workflowId: string, reason?: string): Promise<{ stopping: true; id: string }> {
+      const { handle, description, what } = await describeAny(caller, workflowId, 'stop');
+      if (what === 'unit') return door.stopUnit(caller, workflowId, reason);
+      return stopWorkflow(handle, description, caller, workflowId, reason, what);
     },
 
     async getThread(caller: Caller, threadId: string) {
@@ -295,6 +366,7 @@ export function createDoor(options: DoorOptions) {
 
     ...createUnitDoor({ ...options, apiBase: api, webUi }),
   };
+  return door;
 }
 
 function workflowState(name: string): Job['state'] {

@@ -29,11 +29,13 @@ export async function streamJobEvents(door: Door, context: RouteContext): Promis
   const keepAlive = setInterval(() => {
     if (!res.writableEnded) res.write(': keep-alive\n\n');
   }, KEEP_ALIVE_MS);
+  // Each status carries the job's links (its session page among them), so a follower can open it at any point.
+  const withLinks = (status: object) => ({ ...status, links: first.links });
   try {
-    if (first.status) send('status', first.status);
+    if (first.status) send('status', withLinks(first.status));
     const final = await door.watchJob(caller, jobId, {
       signal: gone.signal,
-      onStatus: (status) => send('status', status),
+      onStatus: (status) => send('status', withLinks(status)),
       ...(first.status ? { seen: first.status } : {}),
     });
     if (final) send('report', final);

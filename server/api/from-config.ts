@@ -5,6 +5,7 @@ import { type LoadedConfig } from '../../infra/config';
 import { type Logger } from '../../infra/logger';
 import { missingSettings } from '../../infra/preflight';
 import { doorAdmissionFromConfig, type DoorAdmission } from '../../infra/door-admission';
+import { sessionLinksFromConfig } from '../../infra/session-links';
 import { createMcpRouter } from '../mcp/http';
 import { createDoor, type Door } from './door';
 import { RateLimiter } from './rate-limit';
@@ -19,6 +20,7 @@ export function doorFromConfig(
   admission: Pick<DoorAdmission, 'facts'> = doorAdmissionFromConfig(loaded),
 ): Door {
   const { config } = loaded;
+  const links = sessionLinksFromConfig(config, env);
   return createDoor({
     client,
     taskQueue: config.temporal.taskQueue,
@@ -28,6 +30,7 @@ export function doorFromConfig(
     ...(webUiBaseUrl ? { webUiBaseUrl } : {}),
     apiBase: API_BASE,
     preflight: (unit) => missingSettings(loaded, { github: ['read', 'write'], ...(unit.model ? { model: unit.model } : {}) }, env),
+    ...(links ? { sessionLink: (workflowId: string) => links.url(workflowId) } : {}),
   });
 }
 
@@ -44,12 +47,14 @@ export function apiMountsFromConfig(
   env: NodeJS.ProcessEnv = process.env,
   /** The doors' admission (infra/door-admission.ts); from the config alone when omitted (no sandbox readiness). */
   admission?: Pick<DoorAdmission, 'facts'>,
+  /** The door, when the process shares it with another front end (the session pages). */
+  door: Door = doorFromConfig(loaded, client, webUiBaseUrl, env, admission),
 ): Array<{ path: string; handler: RequestHandler }> {
   const { api } = loaded.config;
   const tokens = new TokenTable(api.tokens);
   if (tokens.size === 0) logger.info('The HTTP API and MCP have no tokens: add one with `switchboard tokens create --user <id>`');
   const shared = {
-    door: doorFromConfig(loaded, client, webUiBaseUrl, env, admission),
+    door,
     tokens,
     limiter: new RateLimiter(api.rateLimit),
     maxBodyBytes: api.maxBodyBytes,

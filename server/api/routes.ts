@@ -120,7 +120,7 @@ export function apiRoutes(door: Door): ApiRoute[] {
       operationId: 'jobEvents',
       summary: "A job's events (Server-Sent Events)",
       description:
-        'Events: `status` (a RunStatus, whenever it changes) while the job runs, then one `report` (the Job document) and the stream ends. A finished job answers with its `report` at once. Comments keep the connection alive.',
+        "Events: `status` (a RunStatus with the job's `links`, its session page among them, whenever it changes) while the job runs, then one `report` (the Job document) and the stream ends. A finished job answers with its `report` at once. Comments keep the connection alive.",
       params: JobIdParams,
       success: { status: 200, description: 'An event stream.', contentType: 'text/event-stream' },
       errors: JOB_ERRORS,

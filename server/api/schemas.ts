@@ -112,6 +112,12 @@ const LinksSchema = z
     thread: z.string().optional().describe('The thread the job belongs to.'),
     unit: z.string().optional().describe('The ship unit.'),
     webUi: z.string().optional().describe('The workflow in the Temporal Web UI.'),
+    session: z
+      .string()
+      .optional()
+      .describe(
+        "The workflow's live session page, signed for it alone and expiring (`sessions.linkTtlHours`); absent without SWITCHBOARD_SESSION_SECRET.",
+      ),
   })
   .meta({ id: 'Links' });
 

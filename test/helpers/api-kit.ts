@@ -1,5 +1,6 @@
 import { cpSync, writeFileSync } from 'node:fs';
 import { type Server } from 'node:http';
+import { type Client } from '@temporalio/client';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { type GitHubIdentities } from '../../activities/github';
@@ -8,7 +9,9 @@ import { hashToken, newToken } from '../../infra/api-tokens';
 import { loadConfig, type LoadedConfig } from '../../infra/config';
 import { createLogger } from '../../infra/logger';
 import { projectRoot } from '../../infra/paths';
-import { apiMountsFromConfig } from '../../server/api/from-config';
+import { apiMountsFromConfig, doorFromConfig } from '../../server/api/from-config';
+import { sessionMountFromConfig } from '../../server/session/from-config';
+import { type SessionHub } from '../../server/session/hub';
 import { createServerApp } from '../../server/app';
 import { freePort } from './ports';
 import { startRunKit, type RunKit, type RunKitOptions } from './run-kit';
@@ -35,6 +38,8 @@ export interface ApiKit {
   tokens: Record<string, string>;
   /** The token entries as `SWITCHBOARD_API_TOKENS` takes them (hashes only). */
   tokensJson: string;
+  /** The session pages' hub, when they are mounted. */
+  sessionHub?: SessionHub;
   /** A request to `/api/v1<path>` with a token (by name) and a JSON body. */
   call(path: string, options?: { as?: string; method?: string; body?: unknown; headers?: Record<string, string> }): Promise<Response>;
   close(): Promise<void>;
@@ -56,6 +61,12 @@ export async function startApiKit(
     sandboxProbe?: RunKitOptions['sandboxProbe'];
     /** The `admission` section (operators, GitHub roles). */
     admission?: Record<string, unknown>;
+    /**
+     * Mount the session pages too (`/session`), their links signed with `secret`; `client` is the
+     * one their hub reads Temporal with (a test counts its queries), `env` more secrets the pages
+     * redact.
+     */
+    sessions?: { secret: string; client?: Client; env?: NodeJS.ProcessEnv };
   },
 ): Promise<ApiKit> {
   // Over HTTP and MCP a message may choose only an allowed model: here, the kit's scripts.
@@ -72,27 +83,37 @@ export async function startApiKit(
     return { id: name, sha256: hashToken(tokens[name]), ...token };
   });
   // The server's doors admit by this config as the worker does: the same agents and allowed models.
+  const port = await freePort();
   writeFileSync(
     join(kit.dir, 'switchboard.yaml'),
     stringify({
       agents: options.agents ?? {},
       models: { allowed: [`scripted:${KIT_SCRIPTS}/*`] },
       api: { ...options.api, tokens: entries },
+      http: { host: '127.0.0.1', port },
       ...(options.admission ? { admission: options.admission } : {}),
     }),
   );
   const loaded = loadConfig({ env: { SWITCHBOARD_TASK_QUEUE: kit.taskQueue }, cwd: kit.dir });
   // The door's unit preflight reads the secrets the worker would have: the kit's GitHub identities, when it has them.
-  const secrets: NodeJS.ProcessEnv = options.github ? { GITHUB_READ_TOKEN: 'kit', GITHUB_WRITE_TOKEN: 'kit' } : {};
+  const secrets: NodeJS.ProcessEnv = {
+    ...(options.github ? { GITHUB_READ_TOKEN: 'kit', GITHUB_WRITE_TOKEN: 'kit' } : {}),
+    ...(options.sessions ? { SWITCHBOARD_SESSION_SECRET: options.sessions.secret, ...options.sessions.env } : {}),
+  };
   // API_KIT_LOG=error shows the server's own logs when a test needs them.
   const logger = createLogger({ level: process.env.API_KIT_LOG ?? 'silent' });
+  const door = doorFromConfig(loaded, kit.env.client, 'http://127.0.0.1:8233', secrets);
+  const mounts = apiMountsFromConfig(loaded, kit.env.client, logger, 'http://127.0.0.1:8233', secrets, undefined, door);
+  const session = options.sessions
+    ? sessionMountFromConfig(loaded, options.sessions.client ?? kit.env.client, door, logger, 'http://127.0.0.1:8233', undefined, secrets)
+    : undefined;
+  if (session) mounts.push(session.mount);
   const app = createServerApp({
     client: kit.env.client,
     logger,
     health: { namespace: 'default', taskQueue: kit.taskQueue, pingTemporal: async () => undefined, workerState: () => 'RUNNING' },
-    mounts: apiMountsFromConfig(loaded, kit.env.client, logger, 'http://127.0.0.1:8233', secrets),
+    mounts,
   });
-  const port = await freePort();
   const server: Server = await new Promise((resolve) => {
     const listening = app.listen(port, '127.0.0.1', () => resolve(listening));
   });
@@ -104,6 +125,7 @@ export async function startApiKit(
     origin,
     tokens,
     tokensJson: JSON.stringify(entries),
+    ...(session ? { sessionHub: session.hub } : {}),
     call(path, call = {}) {
       const headers: Record<string, string> = { ...call.headers };
       if (call.as) headers.authorization = `Bearer ${tokens[call.as]}`;
@@ -115,6 +137,7 @@ export async function startApiKit(
       });
     },
     async close() {
+      session?.hub.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
