@@ -43,6 +43,10 @@ export const REFUSALS = {
   repo_unverified: { kind: 'unavailable', means: 'GitHub did not confirm the repository (an error, a timeout, no credential).' },
   sandbox_unavailable: { kind: 'unavailable', means: 'The agent needs a sandboxed shell and this deployment cannot isolate commands.' },
   settings_missing: { kind: 'request', means: 'A ship unit needs settings this deployment lacks (GitHub identities, a model key).' },
+  spend_cap: {
+    kind: 'access',
+    means: 'A daily spend cap (spend.people, channels, repos or agents) is used up for today; the answer says how much and when it resets.',
+  },
 } as const satisfies Record<string, { kind: 'access' | 'request' | 'unavailable'; means: string }>;
 
 export type RefusalCode = keyof typeof REFUSALS;

@@ -3,7 +3,7 @@ import { loadCatalog } from '../../agents/custom-agents';
 import { ALL_BACKENDS, type FindingSeverity, type ToolBackends } from '../../tools';
 import { type Logger } from '../../infra/logger';
 import { type SandboxReadiness } from '../sandbox/isolation';
-import type { SpendConfig } from '../../infra/config/spend-section';
+import { hasCaps, type SpendConfig } from '../../infra/config/spend-section';
 import { type AdmissionConfig } from '../../infra/config/admission-section';
 
 /** The settings ship units and plans run by (from the `review`, `ship` and `plan` sections). */
@@ -89,11 +89,6 @@ export function createAgentSetupActivities(deps: AgentSetupDeps) {
       };
     },
   };
-}
-
-/** Whether the section names any cap at all (an empty one is left out of the setup, as before caps existed). */
-function hasCaps(spend: SpendConfig): boolean {
-  return Object.values(spend).some((section) => Object.keys(section).length > 0);
 }
 
 function reportOnce(problems: CatalogProblem[], seen: Set<string>, logger?: Logger): Set<string> {
