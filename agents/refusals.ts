@@ -32,6 +32,11 @@ export const REFUSALS = {
     means:
       'The run, unit, plan or thread belongs to someone else: only its requester (or an owner the surface names) steers it, only its requester or an operator stops or reads it.',
   },
+  mcp_server_restricted: {
+    kind: 'access',
+    means:
+      "An MCP server attached to the agent is limited to the people mcp.servers.<name>.people names, and this person is not one: the run goes on without that server's tools.",
+  },
   unit_tools_private: { kind: 'access', means: "The orchestrator's unit tools work only in the person's own private DM (or the CLI)." },
   request_missing: { kind: 'request', means: 'The message named an agent but asked nothing.' },
   repo_missing: { kind: 'request', means: 'A code change needs a repository and none was named.' },

@@ -180,6 +180,13 @@ export const POLICIES = {
     heartbeatTimeout: HEARTBEAT_TIMEOUT,
     retry: backoff('1 second', '30 seconds', 5),
   },
+  /** A router's model turn (the classifier, when configured): short, and a failure only routes by default. */
+  routingTurn: {
+    startToCloseTimeout: '1 minute',
+    heartbeatTimeout: '30 seconds',
+    cancellationType: ActivityCancellationType.TRY_CANCEL,
+    retry: backoff('2 seconds', '10 seconds', 2),
+  },
   /** A thread describing its current run (a read; a failed look is just skipped). */
   runProgress: { startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumAttempts: 3 } },
   /** Starting, inspecting and listing units through the Temporal client. */
@@ -203,6 +210,7 @@ export const spendCheck = proxyLocalActivities<SpendCheckActivities>(LOCAL_POLIC
 export const runProgress = proxyActivities<RunProgressActivities>(POLICIES.runProgress);
 export const models = proxyActivities<ModelActivities>(POLICIES.modelTurn);
 export const closingModels = proxyActivities<ModelActivities>(POLICIES.closingSummary);
+export const routingModels = proxyActivities<ModelActivities>(POLICIES.routingTurn);
 export const shell = proxyActivities<Pick<SandboxActivities, 'bash'>>(POLICIES.shellCommand);
 export const files = proxyActivities<Omit<SandboxActivities, 'bash' | 'closeWorkspace'>>(POLICIES.workspaceFile);
 export const workspaces = proxyActivities<Pick<SandboxActivities, 'closeWorkspace'>>(POLICIES.workspaceFile);

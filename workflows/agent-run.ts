@@ -48,6 +48,7 @@ import {
   type StopInput,
 } from './contracts';
 import { DirectWork, directMode } from './run/direct-work';
+import { commandReport } from './run/command-report';
 import { CANCEL_STOP, cancelAsStop, type OnCancel } from './cancel-as-stop';
 import type { ToolContext } from './run/executors';
 import { RunControl, type WorkflowClock } from './run/run-control';
@@ -300,6 +301,8 @@ async function agentRun(input: RunInput, onCancel: OnCancel): Promise<RunRecord>
 
   deadlineScope.cancel();
   if (direct) state.finalText = direct.answer(state.finalText);
+  // A command runner's answer is decided by code: one line on success, the whole output on failure.
+  if (profile.result === 'command') state.finalText = commandReport(state.messages, state.finalText);
   await closeOwnWorkspace();
   await card.settle(true);
   upsertSearchAttributes([

@@ -56,6 +56,20 @@ export interface SpendCap {
   boundedBy: string;
 }
 
+/**
+ * How the router picked a run's agent when the message did not name one: the rule (or the
+ * classifier) and why, in words, shown on the run's card; a classifier's turn is counted in the
+ * run's usage (`purpose: routing`).
+ */
+export interface RunRouting {
+  agent: string;
+  /** `review-request`, `code-change`, `compound-read-only`, `repo-question`, `research-question`, `classifier`, `default`. */
+  reason: string;
+  note?: string;
+  /** The classifier's model turn, when one was asked (its tokens and cost). */
+  usage?: TurnUsage;
+}
+
 /** `spend`: a money cap (per run, or what was left of a daily cap when it started) ended it. */
 export type RunOutcome = 'completed' | 'stopped' | 'budget' | 'turns' | 'tokens' | 'spend' | 'failed';
 
@@ -87,6 +101,8 @@ export interface RunInput {
   submitsTo?: 'unit';
   /** The money bound of this run, from the spend caps at its start (absent: none). */
   spendCap?: SpendCap;
+  /** How the router picked the agent (absent: named by the message, sticky, or a child run). */
+  routing?: RunRouting;
   /** Carried across continue-as-new; absent on the first start. */
   carry?: RunCarry;
 }
@@ -187,6 +203,8 @@ export interface RunStatus {
   cacheShare?: number;
   /** The run's money bound, when a spend cap applies. */
   spendCap?: SpendCap;
+  /** How the router picked the agent, for the card (absent: named, sticky, or a child). */
+  routing?: { agent: string; reason: string; note?: string };
 }
 
 /** The run's result: what happened, and which bound ended it. */

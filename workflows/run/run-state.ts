@@ -26,6 +26,27 @@ import type {
   UncertainWrite,
 } from '../contracts';
 
+/** One model call's usage entry (a turn, a compaction, a summary, a router's turn). */
+export function turnUsage(result: ModelTurnResult, turn: number, purpose?: TurnPurpose): TurnUsage {
+  return {
+    turn,
+    model: result.model,
+    input: result.usage.inputTokens,
+    output: result.usage.outputTokens,
+    cacheRead: result.usage.cacheReadTokens ?? 0,
+    cacheWrite: result.usage.cacheWriteTokens ?? 0,
+    ...(result.usage.cacheWrite1hTokens ? { cacheWrite1h: result.usage.cacheWrite1hTokens } : {}),
+    ...(result.costUsd !== undefined ? { costUsd: result.costUsd } : {}),
+    ...(result.costWithoutCacheUsd !== undefined ? { costWithoutCacheUsd: result.costWithoutCacheUsd } : {}),
+    ...(purpose ? { purpose } : {}),
+  };
+}
+
+/** What the card shows of how the run was routed (its usage is in the run's usage). */
+function routingView(routing: NonNullable<RunInput['routing']>): NonNullable<RunStatus['routing']> {
+  return { agent: routing.agent, reason: routing.reason, ...(routing.note ? { note: routing.note } : {}) };
+}
+
 /** Dollars to a millionth (sums of floats would show 0.30000000000000004). */
 function roundUsd(value: number): number {
   return Math.round(value * 1_000_000) / 1_000_000;
@@ -101,6 +122,8 @@ export class RunState {
     this.cacheWritten = carry?.cacheWritten;
     this.uncertain = carry?.uncertain ?? [];
     this.card = carry?.card ?? { generation: 0, earlier: [] };
+    // The router's model turn that picked this agent is this run's to count (once: a carry has it already).
+    if (!carry && input.routing?.usage) this.countUsage({ ...input.routing.usage, turn: 0, purpose: 'routing' });
   }
 
   get finished(): boolean {
@@ -130,18 +153,11 @@ export class RunState {
 
   /** Counts a model call's tokens and cost (a turn, a compaction or a closing summary alike). */
   recordUsage(result: ModelTurnResult, turn: number, purpose?: TurnPurpose): void {
-    const entry: TurnUsage = {
-      turn,
-      model: result.model,
-      input: result.usage.inputTokens,
-      output: result.usage.outputTokens,
-      cacheRead: result.usage.cacheReadTokens ?? 0,
-      cacheWrite: result.usage.cacheWriteTokens ?? 0,
-      ...(result.usage.cacheWrite1hTokens ? { cacheWrite1h: result.usage.cacheWrite1hTokens } : {}),
-      ...(result.costUsd !== undefined ? { costUsd: result.costUsd } : {}),
-      ...(result.costWithoutCacheUsd !== undefined ? { costWithoutCacheUsd: result.costWithoutCacheUsd } : {}),
-      ...(purpose ? { purpose } : {}),
-    };
+    this.countUsage(turnUsage(result, turn, purpose));
+  }
+
+  /** Adds one model call's usage entry to the totals and the cost. */
+  countUsage(entry: TurnUsage): void {
     this.usage.push(entry);
     this.tokens.input += entry.input;
     this.tokens.output += entry.output;
@@ -254,6 +270,7 @@ export class RunState {
       ...(this.endedBy ? { endedBy: this.endedBy } : {}),
       cacheShare: this.cacheShare(),
       ...(this.input.spendCap ? { spendCap: this.input.spendCap } : {}),
+      ...(this.input.routing ? { routing: routingView(this.input.routing) } : {}),
     };
   }
 
