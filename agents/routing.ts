@@ -143,7 +143,8 @@ function questionsIn(text: string): string[] {
 }
 
 const REVIEW_VERB = /^(?:re-?review|review|code[- ]review|take a look at|look over|check)\b/i;
-const REVIEW_OBJECT = /^(?:(?:it|again|please)\b|(?:this|the|my|our|these)\s+(?:pr|pull request|change|changes|diff|patch|commit|commits)\b|[.!?]*$)/i;
+const REVIEW_OBJECT =
+  /^(?:(?:it|again|please)\b|(?:this|the|my|our|these)\s+(?:pr|pull request|change|changes|diff|patch|commit|commits)\b|[.!?]*$)/i;
 
 /**
  * A request to review the pull request it was asked on: "review this PR", "@switchboard please

@@ -10,7 +10,9 @@ const ran = (command: string, content: string, isError: boolean): ChatMessage[] 
 describe("a command runner's report (001's task agent)", () => {
   it('is one line when the command passed, however much it printed', () => {
     const output = `exit code 0\n${'ok 1 - a test\n'.repeat(500)}`;
-    expect(commandReport(ran('npm test', output, false), 'npm test: 500 tests passed.\nThe details follow…')).toBe('npm test: 500 tests passed.');
+    expect(commandReport(ran('npm test', output, false), 'npm test: 500 tests passed.\nThe details follow…')).toBe(
+      'npm test: 500 tests passed.',
+    );
     expect(commandReport(ran('npm test', output, false), '')).toBe('`npm test` passed.');
     expect(commandReport(ran('npm test', output, false), 'x'.repeat(500))).toHaveLength(PASSED_LINE_MAX);
   });
