@@ -8,6 +8,7 @@ import type { ChatMessage, ToolCall, TurnPurpose } from '../../activities/models
 import type { Profile } from '../../agents/profile';
 import type { ReplyTarget, Requester, SteerInput } from './common';
 import type { UncertainWrite } from './resend';
+import type { McpToolSchema } from '../../activities/mcp/types';
 import { workflowType } from './workflow-type';
 
 /** Tokens by kind, summed over a run's turns (cache reads and writes apart from fresh input). */
@@ -47,6 +48,29 @@ export interface RunCost {
   unpriced: string[];
   /** What `usd` would have been with no prompt cache (every input token at the input price); absent before it was kept. */
   withoutCacheUsd?: number;
+  /** Calls of MCP servers' tools (absent: none); per server in the record's `mcp`. */
+  mcpCalls?: number;
+}
+
+/** One MCP server's use in a run. */
+export interface McpServerUsage {
+  calls: number;
+  errors: number;
+  /** Characters its answers had before they were bounded. */
+  chars: number;
+}
+
+/**
+ * A run's MCP tools, discovered once when it starts and carried from then on, so the tool list
+ * (and the prompt block naming them) stays the same byte for byte across its turns.
+ */
+export interface McpRunTools {
+  tools: McpToolSchema[];
+  /** Servers or tools left out, and why. */
+  problems: string[];
+  /** The system prompt's block about them (workflows/run/mcp-tools.ts), fixed at discovery. */
+  block: string;
+  usage: Record<string, McpServerUsage>;
 }
 
 /** A money bound on one run (like its time budget): the smallest cap that applies, and what set it. */
@@ -138,6 +162,8 @@ export interface RunCarry {
   uncertain?: UncertainWrite[];
   /** The status card's key generation past an unconfirmed post, and the keys it may still turn up under (absent: generation 0). */
   card?: { generation: number; earlier: string[] };
+  /** The MCP tools discovered at the start (absent: none attached). */
+  mcp?: McpRunTools;
 }
 
 /** What a direct review or coding run works on and what it delivered (run/direct-work.ts). */
@@ -255,6 +281,8 @@ export interface RunRecord {
    * lists them on, and `switchboard resend` repairs them there. Absent: none.
    */
   unconfirmed?: UncertainWrite[];
+  /** Each MCP server's calls, errors and answer sizes (absent: none attached); the tools offered and what was left out. */
+  mcp?: { usage: Record<string, McpServerUsage>; tools: string[]; problems: string[] };
 }
 
 export type { ChatMessage, ToolCall };
