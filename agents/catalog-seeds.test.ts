@@ -4,7 +4,7 @@ import { listedTools } from './definition';
 import { resolveRoleProfile, resolveTaskTarget } from './delegation';
 import { resolveProfile } from './profile';
 import { buildSystemPrompt, PARALLEL_BLOCK } from './prompt';
-import { getTool } from '../tools/registry';
+import { getTool, TOOL_NAMES } from '../tools/registry';
 
 // Each entry of seed 001 (the packaged catalog) with the behaviour the seed names, as this
 // catalog has it. The five roles of seed 002 are in builtins.test.ts and delegation.test.ts;
@@ -124,5 +124,24 @@ describe('per-entry model and effort (agents.entries), in the layers defaults ->
       value: 'high',
       chosenBy: 'directive',
     });
+  });
+});
+
+describe('prompts promise only what the definitions hold', () => {
+  it.each([...catalog.agents, ...catalog.roles].filter((d) => d.prompt).map((d) => [`${d.kind} ${d.id}`, d] as const))(
+    '%s names only tools it holds (a role: its own list, or its parent’s when it inherits)',
+    (_name, definition) => {
+      if (definition.toolset === 'inherit') return;
+      const held = listedTools(definition);
+      const named = TOOL_NAMES.filter((tool) => new RegExp(`\\b${tool}\\b`).test(definition.prompt!));
+      expect(named.filter((tool) => !held.includes(tool) && tool !== 'task')).toEqual([]);
+    },
+  );
+
+  it("the coding prompt names every role it may delegate to, and the task tool's description every built-in role", () => {
+    for (const role of catalog.roles) {
+      expect(getAgent(catalog, 'coding')!.prompt).toMatch(new RegExp(`\\b${role.id}\\b`));
+      expect(getTool('task')!.description).toMatch(new RegExp(`\\b${role.id}\\b`));
+    }
   });
 });
