@@ -31,6 +31,12 @@ describe('MCP servers for a run (the pure half)', () => {
     ]);
   });
 
+  it("keeps a self-serve caller's run away from stdio servers (they run in a sandbox)", () => {
+    const admission = admitMcp(setup, { userId: 'ana', selfServe: true }, { id: 'general' });
+    expect(admission.servers.map((entry) => entry.server)).toEqual(['tracker']);
+    expect(admission.off).toEqual([expect.objectContaining({ server: 'files', code: 'self_serve_shell' })]);
+  });
+
   it('filters tools by the allowlist (globs), and names them as a model may call them', () => {
     expect(mcpToolAllowed(['search_*', 'get'], 'search_issues')).toBe(true);
     expect(mcpToolAllowed(['search_*', 'get'], 'get_all')).toBe(false);

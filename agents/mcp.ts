@@ -98,11 +98,13 @@ export function mcpAttachmentsFor(
 /**
  * Which of the definition's servers this person's run may use: a server the deployment does not
  * configure is off (named, so the About block can say so), one limited to named people
- * (`mcp.servers.<name>.people`) is refused to anyone else with `mcp_server_restricted`.
+ * (`mcp.servers.<name>.people`) is refused to anyone else with `mcp_server_restricted`, and a
+ * self-serve caller's run never starts a stdio server (a program in a sandbox, which a self-serve
+ * token never reaches: `self_serve_shell`).
  */
 export function admitMcp(
   setup: McpSetup | undefined,
-  person: Pick<Person, 'userId'>,
+  person: Pick<Person, 'userId' | 'selfServe'>,
   definition: Pick<AgentDefinition, 'id' | 'tools'>,
 ): McpAdmission {
   const admission: McpAdmission = { servers: [], off: [] };
@@ -118,6 +120,15 @@ export function admitMcp(
         code: 'mcp_server_restricted',
         rule: `mcp.servers.${attachment.server}.people`,
         why: 'limited to named people, and the requester is not one of them',
+      });
+      continue;
+    }
+    if (person.selfServe && server.transport === 'stdio') {
+      admission.off.push({
+        server: attachment.server,
+        code: 'self_serve_shell',
+        rule: 'self-serve MCP never reaches a sandbox',
+        why: 'it runs in a sandbox, which a self-serve caller never reaches',
       });
       continue;
     }

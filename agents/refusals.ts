@@ -16,7 +16,11 @@ export const REFUSALS = {
   channel_grant: { kind: 'access', means: "The channel's allowedAgents leaves the agent out." },
   person_grant: { kind: 'access', means: "The person's grant (grants.people.<id>.agents) leaves the agent out." },
   token_grant: { kind: 'access', means: "The API token's agents leave the agent out." },
-  self_serve_shell: { kind: 'access', means: 'A self-serve token never reaches an agent that holds a shell.' },
+  self_serve_shell: {
+    kind: 'access',
+    means:
+      "A self-serve token never reaches an agent that holds a shell, nor a stdio MCP server (it runs in a sandbox: the run goes on without that server's tools).",
+  },
   self_serve_excluded: { kind: 'access', means: 'The agent is not open to self-serve tokens.' },
   model_not_allowed: {
     kind: 'access',
