@@ -100,15 +100,17 @@ export function mcpAttachmentsFor(
  * configure is off (named, so the About block can say so), one limited to named people
  * (`mcp.servers.<name>.people`) is refused to anyone else with `mcp_server_restricted`, and a
  * self-serve caller's run never starts a stdio server (a program in a sandbox, which a self-serve
- * token never reaches: `self_serve_shell`).
+ * token never reaches: `self_serve_shell`). `extra`: attachments from elsewhere than the deployment
+ * (a repository's settings file, when it brings them: the seam of `mcpAttachmentsFor`), admitted alike.
  */
 export function admitMcp(
   setup: McpSetup | undefined,
   person: Pick<Person, 'userId' | 'selfServe'>,
   definition: Pick<AgentDefinition, 'id' | 'tools'>,
+  extra: readonly McpAttachmentConfig[] = [],
 ): McpAdmission {
   const admission: McpAdmission = { servers: [], off: [] };
-  for (const attachment of mcpAttachmentsFor(definition, setup)) {
+  for (const attachment of mcpAttachmentsFor(definition, setup, extra)) {
     const server = setup?.servers[attachment.server];
     if (!server) {
       admission.off.push({ server: attachment.server, rule: `mcp.servers.${attachment.server}`, why: 'not configured in this deployment' });

@@ -207,7 +207,8 @@ export const POLICIES = {
    * effects, and a worker lost mid-call leaves its effect unknown, which the model is told.
    */
   mcpCall: {
-    startToCloseTimeout: '11 minutes',
+    // The call's own bound (ten minutes at most) after a restart's start (two at most).
+    startToCloseTimeout: '13 minutes',
     heartbeatTimeout: '20 seconds',
     cancellationType: ActivityCancellationType.TRY_CANCEL,
     retry: { maximumAttempts: 1 },

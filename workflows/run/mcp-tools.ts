@@ -8,6 +8,13 @@ import type { McpRunTools } from '../contracts';
 import { errorMessage, fail, ok } from './executors/context';
 import type { RunState } from './run-state';
 
+/**
+ * Characters of MCP tool schemas and descriptions one run carries in its state and shows the model
+ * (every turn): tools past it are left out and named, so a server with a huge surface cannot swell
+ * the run's payloads or its prompt.
+ */
+export const MCP_TOOLS_MAX_CHARS = 200_000;
+
 export interface McpToolsDeps {
   runId: string;
   state: RunState;
@@ -44,8 +51,17 @@ export class McpTools {
         }),
       ),
     );
-    const tools = found.flatMap((entry) => entry.tools);
     const problems = found.flatMap((entry) => entry.problems);
+    const tools: McpRunTools['tools'] = [];
+    let size = 0;
+    for (const tool of found.flatMap((entry) => entry.tools)) {
+      size += tool.name.length + tool.description.length + JSON.stringify(tool.inputSchema).length;
+      if (size > MCP_TOOLS_MAX_CHARS) {
+        problems.push(`${tool.name} and the tools after it (their schemas are over ${MCP_TOOLS_MAX_CHARS} characters in all for one run)`);
+        break;
+      }
+      tools.push(tool);
+    }
     state.mcp = { tools, problems, block: mcpBlock(servers, tools, problems), usage: {} };
   }
 
