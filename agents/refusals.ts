@@ -16,7 +16,11 @@ export const REFUSALS = {
   channel_grant: { kind: 'access', means: "The channel's allowedAgents leaves the agent out." },
   person_grant: { kind: 'access', means: "The person's grant (grants.people.<id>.agents) leaves the agent out." },
   token_grant: { kind: 'access', means: "The API token's agents leave the agent out." },
-  self_serve_shell: { kind: 'access', means: 'A self-serve token never reaches an agent that holds a shell.' },
+  self_serve_shell: {
+    kind: 'access',
+    means:
+      "A self-serve token never reaches an agent that holds a shell, nor a stdio MCP server (it runs in a sandbox: the run goes on without that server's tools).",
+  },
   self_serve_excluded: { kind: 'access', means: 'The agent is not open to self-serve tokens.' },
   model_not_allowed: {
     kind: 'access',
@@ -31,6 +35,11 @@ export const REFUSALS = {
     kind: 'access',
     means:
       'The run, unit, plan or thread belongs to someone else: only its requester (or an owner the surface names) steers it, only its requester or an operator stops or reads it.',
+  },
+  mcp_server_restricted: {
+    kind: 'access',
+    means:
+      "An MCP server attached to the agent is limited to the people mcp.servers.<name>.people names, and this person is not one: the run goes on without that server's tools.",
   },
   unit_tools_private: { kind: 'access', means: "The orchestrator's unit tools work only in the person's own private DM (or the CLI)." },
   request_missing: { kind: 'request', means: 'The message named an agent but asked nothing.' },

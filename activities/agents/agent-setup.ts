@@ -1,4 +1,4 @@
-import { type AgentsConfig, type Catalog, type CatalogProblem } from '../../agents';
+import { type AgentsConfig, type Catalog, type CatalogProblem, type McpSetup } from '../../agents';
 import { loadCatalog } from '../../agents/custom-agents';
 import { ALL_BACKENDS, type FindingSeverity, type ToolBackends } from '../../tools';
 import { type Logger } from '../../infra/logger';
@@ -32,6 +32,8 @@ export interface AgentSetup {
   spend?: SpendConfig;
   /** The `admission` section (GitHub roles, operators); absent in setups recorded before it was reported: its defaults. */
   admission?: AdmissionConfig;
+  /** The MCP servers and which agents they are attached to (the `mcp` section, without commands, URLs or variables); absent: none. */
+  mcp?: McpSetup;
 }
 
 export const DEFAULT_SHIP_SETTINGS: ShipSettings = {
@@ -62,6 +64,8 @@ export interface AgentSetupDeps {
   spend?: SpendConfig;
   /** The `admission` section (defaults when omitted). */
   admission?: AdmissionConfig;
+  /** The `mcp` section as decisions need it (none: no MCP servers). */
+  mcp?: McpSetup;
 }
 
 /**
@@ -86,6 +90,7 @@ export function createAgentSetupActivities(deps: AgentSetupDeps) {
         ...(sandbox ? { sandbox } : {}),
         ...(deps.spend && hasCaps(deps.spend) ? { spend: deps.spend } : {}),
         ...(deps.admission ? { admission: deps.admission } : {}),
+        ...(deps.mcp && Object.keys(deps.mcp.servers).length > 0 ? { mcp: deps.mcp } : {}),
       };
     },
   };

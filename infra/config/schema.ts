@@ -13,6 +13,7 @@ import { PricesConfigSchema } from './prices-section';
 import { SpendConfigSchema } from './spend-section';
 import { AdmissionConfigSchema } from './admission-section';
 import { SessionsConfigSchema } from './sessions-section';
+import { McpConfigSchema } from './mcp-section';
 
 /**
  * One schema for all of Switchboard's settings. Every field has a default, so an empty
@@ -130,6 +131,7 @@ export const ConfigSchema = z
     prices: PricesConfigSchema.prefault({}),
     spend: SpendConfigSchema.prefault({}),
     sessions: SessionsConfigSchema.prefault({}),
+    mcp: McpConfigSchema.prefault({}),
   })
   .strict()
   .superRefine((config, context) => {

@@ -8,6 +8,7 @@ import type { ChatMessage, ToolCall, TurnPurpose } from '../../activities/models
 import type { Profile } from '../../agents/profile';
 import type { ReplyTarget, Requester, SteerInput } from './common';
 import type { UncertainWrite } from './resend';
+import type { McpToolSchema } from '../../activities/mcp/types';
 import { workflowType } from './workflow-type';
 
 /** Tokens by kind, summed over a run's turns (cache reads and writes apart from fresh input). */
@@ -47,6 +48,29 @@ export interface RunCost {
   unpriced: string[];
   /** What `usd` would have been with no prompt cache (every input token at the input price); absent before it was kept. */
   withoutCacheUsd?: number;
+  /** Calls of MCP servers' tools (absent: none); per server in the record's `mcp`. */
+  mcpCalls?: number;
+}
+
+/** One MCP server's use in a run. */
+export interface McpServerUsage {
+  calls: number;
+  errors: number;
+  /** Characters its answers had before they were bounded. */
+  chars: number;
+}
+
+/**
+ * A run's MCP tools, discovered once when it starts and carried from then on, so the tool list
+ * (and the prompt block naming them) stays the same byte for byte across its turns.
+ */
+export interface McpRunTools {
+  tools: McpToolSchema[];
+  /** Servers or tools left out, and why. */
+  problems: string[];
+  /** The system prompt's block about them (workflows/run/mcp-tools.ts), fixed at discovery. */
+  block: string;
+  usage: Record<string, McpServerUsage>;
 }
 
 /** A money bound on one run (like its time budget): the smallest cap that applies, and what set it. */
@@ -54,6 +78,20 @@ export interface SpendCap {
   usd: number;
   /** In words: `the $2.00 per-run cap of agent explore`, `what is left of person U1's $5.00 daily cap`. */
   boundedBy: string;
+}
+
+/**
+ * How the router picked a run's agent when the message did not name one: the rule (or the
+ * classifier) and why, in words, shown on the run's card; a classifier's turn is counted in the
+ * run's usage (`purpose: routing`).
+ */
+export interface RunRouting {
+  agent: string;
+  /** `review-request`, `code-change`, `compound-read-only`, `repo-question`, `research-question`, `classifier`, `default`. */
+  reason: string;
+  note?: string;
+  /** The classifier's model turn, when one was asked (its tokens and cost). */
+  usage?: TurnUsage;
 }
 
 /** `spend`: a money cap (per run, or what was left of a daily cap when it started) ended it. */
@@ -87,6 +125,8 @@ export interface RunInput {
   submitsTo?: 'unit';
   /** The money bound of this run, from the spend caps at its start (absent: none). */
   spendCap?: SpendCap;
+  /** How the router picked the agent (absent: named by the message, sticky, or a child run). */
+  routing?: RunRouting;
   /** Carried across continue-as-new; absent on the first start. */
   carry?: RunCarry;
 }
@@ -122,6 +162,8 @@ export interface RunCarry {
   uncertain?: UncertainWrite[];
   /** The status card's key generation past an unconfirmed post, and the keys it may still turn up under (absent: generation 0). */
   card?: { generation: number; earlier: string[] };
+  /** The MCP tools discovered at the start (absent: none attached). */
+  mcp?: McpRunTools;
 }
 
 /** What a direct review or coding run works on and what it delivered (run/direct-work.ts). */
@@ -187,6 +229,8 @@ export interface RunStatus {
   cacheShare?: number;
   /** The run's money bound, when a spend cap applies. */
   spendCap?: SpendCap;
+  /** How the router picked the agent, for the card (absent: named, sticky, or a child). */
+  routing?: { agent: string; reason: string; note?: string };
 }
 
 /** The run's result: what happened, and which bound ended it. */
@@ -237,6 +281,8 @@ export interface RunRecord {
    * lists them on, and `switchboard resend` repairs them there. Absent: none.
    */
   unconfirmed?: UncertainWrite[];
+  /** Each MCP server's calls, errors and answer sizes (absent: none attached); the tools offered and what was left out. */
+  mcp?: { usage: Record<string, McpServerUsage>; tools: string[]; problems: string[] };
 }
 
 export type { ChatMessage, ToolCall };

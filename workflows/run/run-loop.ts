@@ -52,7 +52,11 @@ export class RunLoop {
   private readonly tools: ModelToolSchema[];
 
   constructor(private readonly deps: RunLoopDeps) {
-    this.tools = modelToolSchemas(deps.state.input.profile.tools);
+    // Built once: the run's tools and its MCP tools (discovered before the loop starts, carried after), byte for byte the same every turn.
+    this.tools = [
+      ...modelToolSchemas(deps.state.input.profile.tools),
+      ...(deps.state.mcp?.tools ?? []).map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema })),
+    ];
   }
 
   async run(): Promise<void> {
@@ -132,7 +136,8 @@ export class RunLoop {
   private turn(withTools: boolean, models: ModelActivities = this.deps.models): Promise<ModelTurnResult> {
     if (withTools && this.deps.patched(CACHE_PLAN_PATCH)) return this.request({ models, messages: this.deps.state.messages });
     const { runId, state } = this.deps;
-    const { profile, system } = state.input;
+    const { profile } = state.input;
+    const system = state.system;
     return models.modelTurn({
       model: profile.model.value,
       system,
@@ -159,7 +164,8 @@ export class RunLoop {
     noCache?: boolean;
   }): Promise<ModelTurnResult> {
     const { runId, state, clock, children } = this.deps;
-    const { profile, system } = state.input;
+    const { profile } = state.input;
+    const system = state.system;
     const hint = cacheHint(options.messages, state.cacheWritten, options.keep);
     const cacheTtl = chooseCacheTtl({
       ceiling: profile.cacheTtl,
@@ -206,7 +212,8 @@ export class RunLoop {
   /** Before the cache plan: summarises older turns without tools; not counted against the guard. */
   private compactionTurn(): Promise<ModelTurnResult> {
     const { runId, state, models } = this.deps;
-    const { profile, system } = state.input;
+    const { profile } = state.input;
+    const system = state.system;
     return models.modelTurn({
       model: profile.model.value,
       system,

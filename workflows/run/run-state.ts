@@ -12,6 +12,7 @@ import { describeBudget } from '../../agents/profile';
 import type {
   ChildRecord,
   DirectWorkState,
+  McpRunTools,
   RunCarry,
   RunCost,
   TokenTotals,
@@ -25,6 +26,27 @@ import type {
   ToolCallRecord,
   UncertainWrite,
 } from '../contracts';
+
+/** One model call's usage entry (a turn, a compaction, a summary, a router's turn). */
+export function turnUsage(result: ModelTurnResult, turn: number, purpose?: TurnPurpose): TurnUsage {
+  return {
+    turn,
+    model: result.model,
+    input: result.usage.inputTokens,
+    output: result.usage.outputTokens,
+    cacheRead: result.usage.cacheReadTokens ?? 0,
+    cacheWrite: result.usage.cacheWriteTokens ?? 0,
+    ...(result.usage.cacheWrite1hTokens ? { cacheWrite1h: result.usage.cacheWrite1hTokens } : {}),
+    ...(result.costUsd !== undefined ? { costUsd: result.costUsd } : {}),
+    ...(result.costWithoutCacheUsd !== undefined ? { costWithoutCacheUsd: result.costWithoutCacheUsd } : {}),
+    ...(purpose ? { purpose } : {}),
+  };
+}
+
+/** What the card shows of how the run was routed (its usage is in the run's usage). */
+function routingView(routing: NonNullable<RunInput['routing']>): NonNullable<RunStatus['routing']> {
+  return { agent: routing.agent, reason: routing.reason, ...(routing.note ? { note: routing.note } : {}) };
+}
 
 /** Dollars to a millionth (sums of floats would show 0.30000000000000004). */
 function roundUsd(value: number): number {
@@ -74,6 +96,8 @@ export class RunState {
   uncertain: UncertainWrite[];
   /** The status card's key generation and the keys of earlier posts that were never confirmed (run/status-card.ts). */
   card: { generation: number; earlier: string[] };
+  /** The MCP tools discovered at the start (run/mcp-tools.ts); absent when none is attached. */
+  mcp?: McpRunTools;
 
   constructor(
     readonly input: RunInput,
@@ -101,6 +125,24 @@ export class RunState {
     this.cacheWritten = carry?.cacheWritten;
     this.uncertain = carry?.uncertain ?? [];
     this.card = carry?.card ?? { generation: 0, earlier: [] };
+    this.mcp = carry?.mcp;
+    // The router's model turn that picked this agent is this run's to count (once: a carry has it already).
+    if (!carry && input.routing?.usage) this.countUsage({ ...input.routing.usage, turn: 0, purpose: 'routing' });
+  }
+
+  /** The system prompt every request carries: the run's own, and the block about its MCP tools once they are discovered. */
+  get system(): string {
+    return this.mcp?.block ? `${this.input.system}\n\n${this.mcp.block}` : this.input.system;
+  }
+
+  /** Counts one MCP call in the server's usage and the run's cost record. */
+  countMcpCall(server: string, ok: boolean, chars: number): void {
+    if (!this.mcp) return;
+    const usage = (this.mcp.usage[server] ??= { calls: 0, errors: 0, chars: 0 });
+    usage.calls += 1;
+    if (!ok) usage.errors += 1;
+    usage.chars += chars;
+    this.cost.mcpCalls = (this.cost.mcpCalls ?? 0) + 1;
   }
 
   get finished(): boolean {
@@ -130,18 +172,11 @@ export class RunState {
 
   /** Counts a model call's tokens and cost (a turn, a compaction or a closing summary alike). */
   recordUsage(result: ModelTurnResult, turn: number, purpose?: TurnPurpose): void {
-    const entry: TurnUsage = {
-      turn,
-      model: result.model,
-      input: result.usage.inputTokens,
-      output: result.usage.outputTokens,
-      cacheRead: result.usage.cacheReadTokens ?? 0,
-      cacheWrite: result.usage.cacheWriteTokens ?? 0,
-      ...(result.usage.cacheWrite1hTokens ? { cacheWrite1h: result.usage.cacheWrite1hTokens } : {}),
-      ...(result.costUsd !== undefined ? { costUsd: result.costUsd } : {}),
-      ...(result.costWithoutCacheUsd !== undefined ? { costWithoutCacheUsd: result.costWithoutCacheUsd } : {}),
-      ...(purpose ? { purpose } : {}),
-    };
+    this.countUsage(turnUsage(result, turn, purpose));
+  }
+
+  /** Adds one model call's usage entry to the totals and the cost. */
+  countUsage(entry: TurnUsage): void {
     this.usage.push(entry);
     this.tokens.input += entry.input;
     this.tokens.output += entry.output;
@@ -170,9 +205,7 @@ export class RunState {
 
   /** Near the window's limit (estimated), with older turns to summarise: time for a compaction turn. */
   needsCompaction(): boolean {
-    return (
-      estimateTokens(this.input.system, this.messages) > this.contextWindow * COMPACT_AT_SHARE && canCompact(this.messages, this.taskLength)
-    );
+    return estimateTokens(this.system, this.messages) > this.contextWindow * COMPACT_AT_SHARE && canCompact(this.messages, this.taskLength);
   }
 
   /** What the compaction turn reads: the conversation and the request to summarise it. */
@@ -254,6 +287,7 @@ export class RunState {
       ...(this.endedBy ? { endedBy: this.endedBy } : {}),
       cacheShare: this.cacheShare(),
       ...(this.input.spendCap ? { spendCap: this.input.spendCap } : {}),
+      ...(this.input.routing ? { routing: routingView(this.input.routing) } : {}),
     };
   }
 
@@ -280,6 +314,7 @@ export class RunState {
       ...(this.cacheWritten !== undefined ? { cacheWritten: this.cacheWritten } : {}),
       ...(this.uncertain.length ? { uncertain: this.uncertain } : {}),
       ...(this.card.generation > 0 ? { card: this.card } : {}),
+      ...(this.mcp ? { mcp: this.mcp } : {}),
     };
   }
 
@@ -311,6 +346,7 @@ export class RunState {
       ...(this.input.spendCap ? { spendCap: this.input.spendCap } : {}),
       cardFailures: this.cardFailures,
       ...(this.uncertain.length ? { unconfirmed: this.uncertain } : {}),
+      ...(this.mcp ? { mcp: { usage: this.mcp.usage, tools: this.mcp.tools.map((tool) => tool.name), problems: this.mcp.problems } } : {}),
     };
   }
 }

@@ -1,6 +1,6 @@
 import { isCancellation } from '@temporalio/workflow';
 import type { WorkspaceRef } from '../../activities/sandbox/types';
-import type { SandboxActivities, WorkspacePrepareActivities } from '../activity-proxies';
+import type { McpActivities, SandboxActivities, WorkspacePrepareActivities } from '../activity-proxies';
 import { failure } from '../contracts';
 import type { ExecutorActivities } from './executors/context';
 import { hostLostBy, timeoutOf } from './host-loss';
@@ -11,6 +11,8 @@ export const HOST_QUEUES_PATCH = 'workspace-calls-on-host-queue';
 /** The activities that use the workspace's files or processes, on one queue. */
 export type HostedActivities = Pick<ExecutorActivities, 'shell' | 'files' | 'skills' | 'attach'> & {
   workspaces: Pick<SandboxActivities, 'closeWorkspace'>;
+  /** MCP calls: on the host when they name the workspace (a stdio server runs in its sandbox), else on the shared queue. */
+  mcp: McpActivities;
 };
 
 export interface WorkspaceHostDeps {
@@ -62,6 +64,11 @@ export class WorkspaceHost {
       },
       attach: { attachFile: (input) => this.call((on) => on.attach.attachFile(input)) },
       workspaces: { closeWorkspace: (input) => this.call((on) => on.workspaces.closeWorkspace(input)) },
+      mcp: {
+        mcpDiscover: (input) => inWorkspace(input, (on) => on.mcp.mcpDiscover(input)),
+        mcpCall: (input) => inWorkspace(input, (on) => on.mcp.mcpCall(input)),
+        mcpClose: (input) => inWorkspace(input, (on) => on.mcp.mcpClose(input)),
+      },
     };
   }
 
