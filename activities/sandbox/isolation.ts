@@ -6,7 +6,7 @@ import { HELPER_PROGRAM, SANDBOX_PYTHON } from './helper/program';
 import { HOST_ENV } from './host-exec';
 import { mib, type SandboxLimits } from './limits';
 import { systemRootArguments } from './sandbox-root';
-import { SANDBOX_INSIDE_UID } from './sandbox-uids';
+import { SANDBOX_INSIDE_UID, SANDBOX_USER_NAMESPACE_ARGS } from './sandbox-uids';
 import { seccompArchitecture, seccompFilter } from './seccomp';
 import { imagesSupported } from './workspace-disk';
 import { SANDBOX_VIEW } from './workspace-layout';
@@ -102,12 +102,7 @@ export async function detectIsolation(): Promise<IsolationCheck> {
         '--no-new-privs',
         '--',
         'bwrap',
-        '--unshare-user',
-        '--disable-userns',
-        '--uid',
-        String(SANDBOX_INSIDE_UID),
-        '--gid',
-        String(SANDBOX_INSIDE_UID),
+        ...SANDBOX_USER_NAMESPACE_ARGS,
         '--ro-bind',
         '/',
         '/',
@@ -197,12 +192,7 @@ export function holderArguments(
   options: { dataDir: string; hiddenPaths?: readonly string[] },
 ): string[] {
   return [
-    '--unshare-user',
-    '--disable-userns',
-    '--uid',
-    String(SANDBOX_INSIDE_UID),
-    '--gid',
-    String(SANDBOX_INSIDE_UID),
+    ...SANDBOX_USER_NAMESPACE_ARGS,
     ...systemRootArguments({ dataDir: options.dataDir, hiddenPaths: options.hiddenPaths ?? [] }),
     // Who the sandbox user is, without the host's accounts.
     '--ro-bind-data',

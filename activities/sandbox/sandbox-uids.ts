@@ -20,6 +20,20 @@ export const DEFAULT_UID_RANGE: UidRange = { first: 1_500_000_000, count: 100_00
 /** Inside the sandbox every workspace's user is this uid and gid (mapped to the workspace's own host uid). */
 export const SANDBOX_INSIDE_UID = 1000;
 
+/**
+ * bubblewrap's user namespace for a sandbox (the holder's and the start-time probe's alike): a new
+ * one where the uid that started bwrap is SANDBOX_INSIDE_UID and nothing else is mapped, and no
+ * process inside may create another.
+ */
+export const SANDBOX_USER_NAMESPACE_ARGS: readonly string[] = [
+  '--unshare-user',
+  '--disable-userns',
+  '--uid',
+  String(SANDBOX_INSIDE_UID),
+  '--gid',
+  String(SANDBOX_INSIDE_UID),
+];
+
 export class SandboxUids {
   constructor(
     private readonly registry: string,
