@@ -9,6 +9,7 @@ import { Faults } from './faults';
 import { headSha, pull as pullJson, repository, user } from './payloads';
 import { type RestContext } from './rest-context';
 import { issueRoutes } from './rest-issues';
+import { issueEventRoutes } from './rest-issue-events';
 import { pullRoutes } from './rest-pulls';
 import { repoRoutes } from './rest-repos';
 import { basicPassword, parseGitPath, serveGit } from './smart-http';
@@ -50,6 +51,8 @@ export interface LocalGitHub {
   /** Sets (or updates, by name) a check run on a commit and emits `check_run` (`completed` once it is). */
   setCheckRun(repo: string, sha: string, run: Omit<CheckRunState, 'id'>): void;
   setStatus(repo: string, sha: string, status: StatusState): void;
+  /** Marks a draft pull request ready for review (GitHub's GraphQL mutation) and emits `pull_request` `ready_for_review`. */
+  readyForReview(repo: string, number: number, by: string): void;
   close(): Promise<void>;
 }
 
@@ -96,7 +99,7 @@ export async function startLocalGitHub(options: LocalGitHubOptions): Promise<Loc
     }
     next();
   });
-  api.use(repoRoutes(ctx), issueRoutes(ctx), pullRoutes(ctx));
+  api.use(repoRoutes(ctx), issueEventRoutes(ctx), issueRoutes(ctx), pullRoutes(ctx));
   api.use((_req, res) => void res.status(404).json({ message: 'Not Found' }));
 
   const app = express();
@@ -220,6 +223,19 @@ export async function startLocalGitHub(options: LocalGitHubOptions): Promise<Loc
     setStatus(fullName, sha, status) {
       const repo = repoNamed(fullName);
       repo.statuses.set(sha, [...(repo.statuses.get(sha) ?? []).filter((s) => s.context !== status.context), status]);
+    },
+    readyForReview(fullName, number, by) {
+      const repo = repoNamed(fullName);
+      const item = repo.issues.get(number);
+      if (!item?.pull) throw new Error(`local GitHub has no pull request ${fullName}#${number}`);
+      item.pull.draft = false;
+      webhooks.emit('pull_request', {
+        action: 'ready_for_review',
+        number,
+        pull_request: pullJson(webUrl, repo, item),
+        repository: repository(webUrl, repo),
+        sender: user(by),
+      });
     },
     async close() {
       await webhooks.settle();
