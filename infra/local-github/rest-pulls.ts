@@ -256,8 +256,8 @@ function placeComment(
   files: Array<{ filename: string; patch: string }>,
   c: Record<string, unknown>,
 ): Omit<ReviewComment, 'id' | 'user' | 'commitId' | 'reviewId'> | string {
-  const path = String(c?.path ?? '');
-  const body = String(c?.body ?? '');
+  const path = typeof c?.path === 'string' ? c.path : '';
+  const body = typeof c?.body === 'string' ? c.body : '';
   const file = files.find((f) => f.filename === path);
   if (!file) return 'Path could not be resolved';
   let side: DiffSide = c.side === 'LEFT' ? 'LEFT' : 'RIGHT';
