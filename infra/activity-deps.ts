@@ -49,7 +49,7 @@ export function activityDepsFromConfig(loaded: LoadedConfig, logger: Logger, cli
     models: modelDepsFromConfig(config.models, { baseDir: loaded.baseDir, logger }, config.prices.models, config.prices.cache),
     sandbox,
     sandboxHost: createSandboxHost(sandbox),
-    github: { identities },
+    github: { identities, repositories: config.repositories, defaultSeverity: config.review.addressSeverity },
     units: {
       client,
       taskQueue: config.temporal.taskQueue,

@@ -13,6 +13,7 @@ import { PricesConfigSchema } from './prices-section';
 import { SpendConfigSchema } from './spend-section';
 import { AdmissionConfigSchema } from './admission-section';
 import { SessionsConfigSchema } from './sessions-section';
+import { RepositoriesConfigSchema } from './repository-section';
 
 /**
  * One schema for all of Switchboard's settings. Every field has a default, so an empty
@@ -130,6 +131,8 @@ export const ConfigSchema = z
     prices: PricesConfigSchema.prefault({}),
     spend: SpendConfigSchema.prefault({}),
     sessions: SessionsConfigSchema.prefault({}),
+    /** owner/name -> the keys of its `.switchboard.yml`, set by the deployment (the stricter wins where both set one). */
+    repositories: RepositoriesConfigSchema.default({}),
   })
   .strict()
   .superRefine((config, context) => {

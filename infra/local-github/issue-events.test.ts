@@ -19,6 +19,9 @@ describe('the local GitHub’s issue events and line comments', () => {
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
 
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const json = async (response: Promise<Response>): Promise<any> => (await response).json();
+
   beforeAll(async () => {
     github = await startLocalGitHub({ tokens: { read: ['r'], write: ['ana-token', 'bot-token'] }, logins: { 'ana-token': 'ana' } });
     github.webhooks.subscribe((event, payload) => events.push({ event, payload: payload as Record<string, unknown> }));
@@ -29,7 +32,7 @@ describe('the local GitHub’s issue events and line comments', () => {
   });
 
   it('assigns, unassigns, labels and unlabels an issue, raising one event each with who did it', async () => {
-    const created = await (await call('/repos/acme/lines/issues', 'POST', { title: 'Fix it', body: 'Please.' })).json();
+    const created = await json(call('/repos/acme/lines/issues', 'POST', { title: 'Fix it', body: 'Please.' }));
     events.length = 0;
     expect((await call(`/repos/acme/lines/issues/${created.number}/assignees`, 'POST', { assignees: ['switchboard'] })).status).toBe(201);
     expect((await call(`/repos/acme/lines/issues/${created.number}/labels`, 'POST', { labels: ['switchboard', 'bug'] })).status).toBe(200);
@@ -44,13 +47,13 @@ describe('the local GitHub’s issue events and line comments', () => {
       ['issues', 'unlabeled', 'bug', 'ana'],
       ['issues', 'unassigned', 'switchboard', 'ana'],
     ]);
-    const issue = await (await call(`/repos/acme/lines/issues/${created.number}`, 'GET')).json();
+    const issue = await json(call(`/repos/acme/lines/issues/${created.number}`, 'GET'));
     expect(issue).toMatchObject({ assignees: [], labels: [{ name: 'switchboard' }] });
   });
 
   it('anchors review comments on the diff by line and side or by position, keeps suggestions, and refuses a line off the diff', async () => {
     github.commit('acme/lines', 'change', { 'src/a.js': [...LINES.slice(0, 1), 'LINE 2', ...LINES.slice(2), 'line 21'].join('\n') + '\n' });
-    const pr = await (await call('/repos/acme/lines/pulls', 'POST', { head: 'change', base: 'main', title: 'Change' })).json();
+    const pr = await json(call('/repos/acme/lines/pulls', 'POST', { head: 'change', base: 'main', title: 'Change' }));
     const head = pr.head.sha;
     const review = (comments: unknown[]) =>
       call(`/repos/acme/lines/pulls/${pr.number}/reviews`, 'POST', { commit_id: head, event: 'COMMENT', body: 'r', comments }, 'bot-token');
@@ -67,7 +70,7 @@ describe('the local GitHub’s issue events and line comments', () => {
       { path: 'src/a.js', position: 1, body: 'By position.' },
     ]);
     expect(ok.status).toBe(200);
-    const listed = await (await call(`/repos/acme/lines/pulls/${pr.number}/comments`, 'GET')).json();
+    const listed = await json(call(`/repos/acme/lines/pulls/${pr.number}/comments`, 'GET'));
     expect(listed.map((c: Record<string, unknown>) => [c.line, c.side, c.start_line, c.body])).toEqual([
       [2, 'RIGHT', null, expect.stringContaining('```suggestion')],
       [2, 'LEFT', null, 'The old line.'],
@@ -85,7 +88,7 @@ describe('the local GitHub’s issue events and line comments', () => {
 
   it('raises review_requested and ready_for_review, and answers a branch’s head', async () => {
     github.commit('acme/lines', 'draft', { 'b.txt': 'b\n' });
-    const pr = await (await call('/repos/acme/lines/pulls', 'POST', { head: 'draft', base: 'main', title: 'Draft', draft: true })).json();
+    const pr = await json(call('/repos/acme/lines/pulls', 'POST', { head: 'draft', base: 'main', title: 'Draft', draft: true }));
     events.length = 0;
     await call(`/repos/acme/lines/pulls/${pr.number}/requested_reviewers`, 'POST', { reviewers: ['switchboard'] });
     github.readyForReview('acme/lines', pr.number, 'ana');
@@ -93,7 +96,7 @@ describe('the local GitHub’s issue events and line comments', () => {
       ['review_requested', 'switchboard', true],
       ['ready_for_review', undefined, false],
     ]);
-    const branch = await (await call('/repos/acme/lines/branches/draft', 'GET', undefined, 'r')).json();
+    const branch = await json(call('/repos/acme/lines/branches/draft', 'GET', undefined, 'r'));
     expect(branch.commit.sha).toBe(pr.head.sha);
     expect((await call('/repos/acme/lines/branches/nope', 'GET', undefined, 'r')).status).toBe(404);
   });
