@@ -73,7 +73,7 @@ export function parseSettingsFile(text: string): { values: RepositorySettingsInp
     if (parsed.success) values[key] = parsed.data;
     else problems.push(...parsed.error.issues.map((issue) => describeIssue(key, issue)));
   }
-  return { values: values as RepositorySettingsInput, problems };
+  return { values: values, problems };
 }
 
 function describeIssue(section: string, issue: z.core.$ZodIssue): SettingsProblem {
