@@ -14,6 +14,8 @@ export interface DiffLine {
   side: DiffSide;
   /** The line's number on its side (the new file on the right, the old one on the left). */
   line: number;
+  /** Which hunk of the patch it is in (from 1). */
+  hunk: number;
 }
 
 /** Every commentable line of one file's patch, in patch order (a context line is listed once per side). */
@@ -22,6 +24,7 @@ export function diffLines(patch: string): DiffLine[] {
   let oldLine = 0;
   let newLine = 0;
   let position = 0;
+  let hunk = 0;
   let started = false;
   for (const text of patch.split('\n')) {
     const header = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(text);
@@ -29,17 +32,18 @@ export function diffLines(patch: string): DiffLine[] {
       // The first header is position 0; later ones take a position of their own.
       if (started) position += 1;
       started = true;
+      hunk += 1;
       oldLine = Number(header[1]);
       newLine = Number(header[2]);
       continue;
     }
     if (!started || text.startsWith('\\')) continue;
     position += 1;
-    if (text.startsWith('+')) found.push({ position, side: 'RIGHT', line: newLine++ });
-    else if (text.startsWith('-')) found.push({ position, side: 'LEFT', line: oldLine++ });
+    if (text.startsWith('+')) found.push({ position, side: 'RIGHT', line: newLine++, hunk });
+    else if (text.startsWith('-')) found.push({ position, side: 'LEFT', line: oldLine++, hunk });
     else if (text.startsWith(' ') || text === '') {
-      found.push({ position, side: 'RIGHT', line: newLine++ });
-      found.push({ position, side: 'LEFT', line: oldLine++ });
+      found.push({ position, side: 'RIGHT', line: newLine++, hunk });
+      found.push({ position, side: 'LEFT', line: oldLine++, hunk });
     }
   }
   return found;

@@ -61,6 +61,7 @@ describe('the local GitHub’s issue events and line comments', () => {
     expect(off.status).toBe(422);
     expect(JSON.stringify(await off.json())).toContain('must be part of the diff');
     expect((await review([{ path: 'nope.js', line: 2, body: 'x' }])).status).toBe(422);
+    expect((await review([{ path: 'src/a.js', start_line: 2, line: 21, body: 'across hunks' }])).status).toBe(422);
     expect(github.state.repo('acme', 'lines')!.issues.get(pr.number)!.reviews).toHaveLength(0);
 
     const ok = await review([
@@ -107,12 +108,12 @@ describe('reading a unified diff', () => {
 
   it('numbers each side and counts positions through later hunk headers', () => {
     expect(diffLines(patch).filter((l) => l.side === 'RIGHT')).toEqual([
-      { position: 1, side: 'RIGHT', line: 1 },
-      { position: 3, side: 'RIGHT', line: 2 },
-      { position: 4, side: 'RIGHT', line: 3 },
-      { position: 6, side: 'RIGHT', line: 10 },
-      { position: 7, side: 'RIGHT', line: 11 },
-      { position: 8, side: 'RIGHT', line: 12 },
+      { position: 1, side: 'RIGHT', line: 1, hunk: 1 },
+      { position: 3, side: 'RIGHT', line: 2, hunk: 1 },
+      { position: 4, side: 'RIGHT', line: 3, hunk: 1 },
+      { position: 6, side: 'RIGHT', line: 10, hunk: 2 },
+      { position: 7, side: 'RIGHT', line: 11, hunk: 2 },
+      { position: 8, side: 'RIGHT', line: 12, hunk: 2 },
     ]);
     expect(lineAtPosition(patch, 2)).toEqual({ side: 'LEFT', line: 2 });
     expect(lineAtPosition(patch, 5)).toBeUndefined();

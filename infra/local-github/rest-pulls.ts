@@ -268,7 +268,8 @@ function placeComment(
     ({ side, line } = at);
   }
   if (!Number.isInteger(line) || !inDiff(file.patch, side, line)) return 'Pull request review thread line must be part of the diff';
-  const position = diffLines(file.patch).find((entry) => entry.side === side && entry.line === line)!.position;
+  const at = diffLines(file.patch).find((entry) => entry.side === side && entry.line === line)!;
+  const position = at.position;
   let startLine: number | undefined;
   let startSide: DiffSide | undefined;
   if (c.start_line !== undefined && c.start_line !== null) {
@@ -277,6 +278,8 @@ function placeComment(
     if (!Number.isInteger(startLine) || !inDiff(file.patch, startSide, startLine))
       return 'Pull request review thread start line must be part of the diff';
     if (startSide === side && startLine >= line) return 'Pull request review thread start_line must precede line';
+    const start = diffLines(file.patch).find((entry) => entry.side === startSide && entry.line === startLine)!;
+    if (start.hunk !== at.hunk) return 'Pull request review thread start line and line must be in the same hunk';
   }
   const suggestion = suggestionOf(body);
   return {

@@ -8,6 +8,7 @@ import type { ChatMessage, ToolCall, TurnPurpose } from '../../activities/models
 import type { Profile } from '../../agents/profile';
 import type { ReplyTarget, Requester, SteerInput } from './common';
 import type { UncertainWrite } from './resend';
+import type { EarlierReview } from './unit';
 import { workflowType } from './workflow-type';
 
 /** Tokens by kind, summed over a run's turns (cache reads and writes apart from fresh input). */
@@ -87,6 +88,16 @@ export interface RunInput {
   submitsTo?: 'unit';
   /** The money bound of this run, from the spend caps at its start (absent: none). */
   spendCap?: SpendCap;
+  /**
+   * A direct review of a PR its conversation reviewed before: that review's commit and findings,
+   * so this one reviews what changed since and says which findings the push resolved.
+   */
+  earlierReview?: EarlierReview;
+  /**
+   * The effect key a direct review is posted under, before `/<commit>` (absent: the run's own id): a
+   * conversation's automatic reviews share one, so a commit is reviewed once whichever run posts it.
+   */
+  reviewKey?: string;
   /** Carried across continue-as-new; absent on the first start. */
   carry?: RunCarry;
 }

@@ -1,5 +1,5 @@
 import type { ShipSettings } from '../../activities/agents/agent-setup';
-import type { GitHubActivities } from '../../activities/github';
+import type { GitHubActivities, RepoSettingsResult } from '../../activities/github';
 import type { Profile } from '../../agents';
 import type { GitHubWriteActivities, HostBoundActivities, StatusActivities, UnitWorkspaceActivities } from '../activity-proxies';
 import {
@@ -79,6 +79,8 @@ export class Unit {
   nextTimer?: UnitState['nextTimer'];
   outcome?: UnitOutcome;
   endedBy?: string;
+  /** The repository's settings (its .switchboard.yml and the deployment's), read when the unit starts (absent: before they were). */
+  repository?: RepoSettingsResult;
 
   constructor(
     readonly input: ShipUnitInput,
