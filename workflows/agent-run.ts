@@ -33,6 +33,7 @@ import {
   workspacePrepare,
   workspaces,
   repoVetting,
+  repoReads,
 } from './activity-proxies';
 import {
   agentRunWorkflowType,
@@ -58,6 +59,7 @@ import { StatusCard } from './run/status-card';
 import { TaskChildren } from './run/task-children';
 import { executeToolCalls } from './run/tool-dispatch';
 import { HOST_QUEUES_PATCH, WorkspaceHost } from './run/workspace-host';
+import { RepoContextLoader, RUN_REPO_CONTEXT, runRepository } from './run/repo-context';
 import { InputGuard } from './input-guard';
 import { UncertainWrites } from './effects/uncertain-writes';
 import type { GitHubWriteActivities } from './activity-proxies';
@@ -200,7 +202,7 @@ async function agentRun(input: RunInput, onCancel: OnCancel): Promise<RunRecord>
     workspace,
     routed: patched(HOST_QUEUES_PATCH),
     ...((input.carry?.workspaceHost ?? input.workspaceHost) ? { hostQueue: input.carry?.workspaceHost ?? input.workspaceHost } : {}),
-    shared: { shell, files, skills, attach, workspaces },
+    shared: { shell, files, skills, attach, workspaces, instructions: repoReads },
     prepare: workspacePrepare,
     onHost: hostBound,
   });
@@ -275,6 +277,19 @@ async function agentRun(input: RunInput, onCancel: OnCancel): Promise<RunRecord>
         state.finish('failed', problem);
       }
     }
+  }
+  // Before the first turn: the repository's instructions into the system prompt, its setup in the checkout.
+  const repo = runRepository(state);
+  if (!input.carry && repo && !state.finished && patched(RUN_REPO_CONTEXT)) {
+    const loader = new RepoContextLoader({
+      state,
+      workspace,
+      // A unit's runs and direct runs work in a checkout of the repository; other runs clone it themselves, if at all.
+      checkout: input.submitsTo === 'unit' || state.direct !== undefined,
+      activities: { settings: repoReads, instructions: host.activities.instructions!, shell: host.activities.shell },
+      touchCard: () => card.touch(),
+    });
+    await cancellable(() => loader.load(repo));
   }
   const callIndex = (call: { id: string }): number => {
     const last = state.messages[state.messages.length - 1];

@@ -73,6 +73,8 @@ export interface RunInput {
   replyTarget: ReplyTarget;
   /** The sandbox workspace to run in (default: the thread's); a unit's runs use the unit's checkout. */
   workspaceKey?: string;
+  /** The paths in play (a PR's changed files, the files a round works on): the AGENTS.md nearest to each is loaded first. */
+  paths?: string[];
   /**
    * The task queue of the host that holds that workspace, when it is already prepared (a
    * parent's workspace for a role child, a unit's checkout); absent: the run prepares it.
@@ -133,6 +135,28 @@ export interface RunCarry {
   uncertain?: UncertainWrite[];
   /** The status card's key generation past an unconfirmed post, and the keys it may still turn up under (absent: generation 0). */
   card?: { generation: number; earlier: string[] };
+  /** What the run brought from its repository before its first turn (absent: nothing, or a run from before). */
+  repoContext?: RepoContext;
+}
+
+/** What a run brought from its repository before its first turn (run/repo-context.ts). */
+export interface RepoContext {
+  repo: string;
+  /** The instruction files loaded, in prompt order, and the block the system prompt carries (the same bytes every turn). */
+  instructions?: { files: string[]; source: 'checkout' | 'github'; block: string; skipped?: string[] };
+  /** The setup commands of the repository's settings, run in the checkout's sandbox (absent: none, or no checkout). */
+  setup?: SetupOutcome;
+}
+
+/** How the repository's setup went before the first turn. */
+export interface SetupOutcome {
+  /** `cached`: done before in this workspace with the same commands and lockfiles, so not run again. */
+  state: 'running' | 'ran' | 'cached' | 'failed' | 'timed_out';
+  commands: number;
+  exitCode?: number;
+  durationMs?: number;
+  /** The end of its output (bounded). */
+  output?: string;
 }
 
 /** What a direct review or coding run works on and what it delivered (run/direct-work.ts). */
@@ -198,6 +222,10 @@ export interface RunStatus {
   cacheShare?: number;
   /** The run's money bound, when a spend cap applies. */
   spendCap?: SpendCap;
+  /** The repository instruction files the run loaded (the card names them). */
+  instructions?: string[];
+  /** The repository's setup before the first turn, with the end of its output. */
+  setup?: SetupOutcome;
 }
 
 /** The run's result: what happened, and which bound ended it. */
@@ -248,6 +276,8 @@ export interface RunRecord {
    * lists them on, and `switchboard resend` repairs them there. Absent: none.
    */
   unconfirmed?: UncertainWrite[];
+  /** A direct review run: the commit it reviewed and how its review's delivery went (absent: no review delivered). */
+  reviewed?: { commitSha: string; status: 'confirmed' | 'unconfirmed' | 'refused' };
 }
 
 export type { ChatMessage, ToolCall };

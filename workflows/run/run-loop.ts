@@ -132,7 +132,8 @@ export class RunLoop {
   private turn(withTools: boolean, models: ModelActivities = this.deps.models): Promise<ModelTurnResult> {
     if (withTools && this.deps.patched(CACHE_PLAN_PATCH)) return this.request({ models, messages: this.deps.state.messages });
     const { runId, state } = this.deps;
-    const { profile, system } = state.input;
+    const { profile } = state.input;
+    const system = state.system;
     return models.modelTurn({
       model: profile.model.value,
       system,
@@ -159,7 +160,8 @@ export class RunLoop {
     noCache?: boolean;
   }): Promise<ModelTurnResult> {
     const { runId, state, clock, children } = this.deps;
-    const { profile, system } = state.input;
+    const { profile } = state.input;
+    const system = state.system;
     const hint = cacheHint(options.messages, state.cacheWritten, options.keep);
     const cacheTtl = chooseCacheTtl({
       ceiling: profile.cacheTtl,
@@ -206,7 +208,8 @@ export class RunLoop {
   /** Before the cache plan: summarises older turns without tools; not counted against the guard. */
   private compactionTurn(): Promise<ModelTurnResult> {
     const { runId, state, models } = this.deps;
-    const { profile, system } = state.input;
+    const { profile } = state.input;
+    const system = state.system;
     return models.modelTurn({
       model: profile.model.value,
       system,

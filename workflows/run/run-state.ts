@@ -21,6 +21,7 @@ import type {
   RunPhase,
   RunRecord,
   RunStatus,
+  RepoContext,
   SteerInput,
   ToolCallRecord,
   UncertainWrite,
@@ -74,6 +75,8 @@ export class RunState {
   uncertain: UncertainWrite[];
   /** The status card's key generation and the keys of earlier posts that were never confirmed (run/status-card.ts). */
   card: { generation: number; earlier: string[] };
+  /** What the run brought from its repository before its first turn (run/repo-context.ts). */
+  repoContext?: RepoContext;
 
   constructor(
     readonly input: RunInput,
@@ -101,6 +104,17 @@ export class RunState {
     this.cacheWritten = carry?.cacheWritten;
     this.uncertain = carry?.uncertain ?? [];
     this.card = carry?.card ?? { generation: 0, earlier: [] };
+    this.repoContext = carry?.repoContext;
+  }
+
+  /**
+   * The system prompt every request carries: the input's, then the repository's instructions
+   * when the run loaded any. Decided before the first turn and carried, so it is the same bytes
+   * every turn (the prompt cache depends on it).
+   */
+  get system(): string {
+    const block = this.repoContext?.instructions?.block;
+    return block ? `${this.input.system}\n\n${block}` : this.input.system;
   }
 
   get finished(): boolean {
@@ -170,9 +184,7 @@ export class RunState {
 
   /** Near the window's limit (estimated), with older turns to summarise: time for a compaction turn. */
   needsCompaction(): boolean {
-    return (
-      estimateTokens(this.input.system, this.messages) > this.contextWindow * COMPACT_AT_SHARE && canCompact(this.messages, this.taskLength)
-    );
+    return estimateTokens(this.system, this.messages) > this.contextWindow * COMPACT_AT_SHARE && canCompact(this.messages, this.taskLength);
   }
 
   /** What the compaction turn reads: the conversation and the request to summarise it. */
@@ -254,6 +266,8 @@ export class RunState {
       ...(this.endedBy ? { endedBy: this.endedBy } : {}),
       cacheShare: this.cacheShare(),
       ...(this.input.spendCap ? { spendCap: this.input.spendCap } : {}),
+      ...(this.repoContext?.instructions?.files.length ? { instructions: this.repoContext.instructions.files } : {}),
+      ...(this.repoContext?.setup ? { setup: this.repoContext.setup } : {}),
     };
   }
 
@@ -280,6 +294,7 @@ export class RunState {
       ...(this.cacheWritten !== undefined ? { cacheWritten: this.cacheWritten } : {}),
       ...(this.uncertain.length ? { uncertain: this.uncertain } : {}),
       ...(this.card.generation > 0 ? { card: this.card } : {}),
+      ...(this.repoContext ? { repoContext: this.repoContext } : {}),
     };
   }
 
@@ -311,6 +326,9 @@ export class RunState {
       ...(this.input.spendCap ? { spendCap: this.input.spendCap } : {}),
       cardFailures: this.cardFailures,
       ...(this.uncertain.length ? { unconfirmed: this.uncertain } : {}),
+      ...(this.direct?.mode === 'review' && this.direct.delivered?.sha
+        ? { reviewed: { commitSha: this.direct.delivered.sha, status: this.direct.delivered.status } }
+        : {}),
     };
   }
 }

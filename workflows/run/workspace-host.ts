@@ -1,6 +1,6 @@
 import { isCancellation } from '@temporalio/workflow';
 import type { WorkspaceRef } from '../../activities/sandbox/types';
-import type { SandboxActivities, WorkspacePrepareActivities } from '../activity-proxies';
+import type { InstructionsActivities, SandboxActivities, WorkspacePrepareActivities } from '../activity-proxies';
 import { failure } from '../contracts';
 import type { ExecutorActivities } from './executors/context';
 import { hostLostBy, timeoutOf } from './host-loss';
@@ -11,6 +11,8 @@ export const HOST_QUEUES_PATCH = 'workspace-calls-on-host-queue';
 /** The activities that use the workspace's files or processes, on one queue. */
 export type HostedActivities = Pick<ExecutorActivities, 'shell' | 'files' | 'skills' | 'attach'> & {
   workspaces: Pick<SandboxActivities, 'closeWorkspace'>;
+  /** The repository's instructions, read in the checkout's sandbox when given a workspace (absent in tests that read none). */
+  instructions?: InstructionsActivities;
 };
 
 export interface WorkspaceHostDeps {
@@ -62,6 +64,13 @@ export class WorkspaceHost {
       },
       attach: { attachFile: (input) => this.call((on) => on.attach.attachFile(input)) },
       workspaces: { closeWorkspace: (input) => this.call((on) => on.workspaces.closeWorkspace(input)) },
+      instructions: {
+        loadInstructions: (input) =>
+          inWorkspace(input, (on) => {
+            if (!on.instructions) throw new Error('no instructions activity on this queue');
+            return on.instructions.loadInstructions(input);
+          }),
+      },
     };
   }
 
