@@ -24,6 +24,17 @@ export interface AdmissionFacts {
   sandbox?: { ready: boolean; reason?: string; fix?: string };
   /** The `admission` section (absent: its defaults). */
   admission?: AdmissionConfig;
+  /**
+   * The agents each repository allows, by lower-case `owner/name`: the deployment's `repositories`
+   * section, and where a door read it, the repository's own `.switchboard.yml` merged in (absent: no limit).
+   */
+  repositories?: Record<string, RepositoryAgents>;
+}
+
+/** The agents a repository allows, and the setting that says so (named in a refusal). */
+export interface RepositoryAgents {
+  allowed: string[];
+  rule: string;
 }
 
 /** Who asks, as the door verified them. */
@@ -160,12 +171,40 @@ export const pullRequestCheck: StartCheck = (_facts, request, agent) => {
   };
 };
 
+/** An agent the repository leaves out of its `agents.allowed` does not run on it, whoever asks. */
+export const repositoryAgentsCheck: StartCheck = (facts, request, agent) =>
+  repositoryRefusal(facts.repositories, request.repo ?? request.conversation?.repo, agent);
+
+/** Why `agent` may not run on `repo` by the repositories' agent lists, or undefined. */
+export function repositoryRefusal(
+  repositories: AdmissionFacts['repositories'],
+  repo: string | undefined,
+  agent: Pick<AgentDefinition, 'id' | 'displayName'>,
+): Omit<AdmissionRefusal, 'ok'> | undefined {
+  const policy = repo ? repositories?.[repo.toLowerCase()] : undefined;
+  if (!repo || !policy || policy.allowed.includes(agent.id)) return undefined;
+  return {
+    code: 'repo_agent_not_allowed',
+    rule: policy.rule,
+    message:
+      `${repo} allows only ${policy.allowed.length ? policy.allowed.join(', ') : 'no agent'} to run on it (${policy.rule}), ` +
+      `and not ${agent.displayName}, so nothing was run.`,
+  };
+}
+
 /**
  * The start decision's rules after access, in order. Another rule (e.g. a spend cap) is one
  * more `StartCheck` appended here, with the fact it needs added to `AdmissionFacts` and its
  * code to agents/refusals.ts; every door then refuses on it alike.
  */
-export const START_CHECKS: readonly StartCheck[] = [githubActorCheck, modelCheck, requestCheck, sandboxCheck, pullRequestCheck];
+export const START_CHECKS: readonly StartCheck[] = [
+  githubActorCheck,
+  repositoryAgentsCheck,
+  modelCheck,
+  requestCheck,
+  sandboxCheck,
+  pullRequestCheck,
+];
 
 /** What a steer, stop or read reaches. */
 export interface Subject {
@@ -191,25 +230,34 @@ export function isOperator(facts: Pick<AdmissionFacts, 'admission'>, person: Per
 
 /**
  * Whether `person` may read, steer or stop `subject`.
- * - read and stop: its requester, or an operator.
+ * - read: its requester, or an operator.
+ * - stop: its requester, an operator, or on GitHub an owner (below).
  * - steer: its requester, an operator, or an owner by the conversation's surface — on GitHub,
- *   an actor whose role on the repository admits them to the subject's agent (the PR
- *   conversation belongs to the repository's collaborators); in Slack, nobody beyond the
- *   requester — and, outside the CLI, the person must be admitted for the subject's agent now.
+ *   an actor whose role on the repository admits them to the subject's agent (the PR or issue
+ *   conversation belongs to the repository's collaborators, who may also stop its work: unassign
+ *   the issue, remove its label, `@switchboard stop`); in Slack, nobody beyond the requester —
+ *   and, outside the CLI, the person must be admitted for the subject's agent now.
  */
 export function admitControl(facts: AdmissionFacts, person: Person, subject: Subject, action: ControlAction): ControlAdmission {
   const definition = subject.agent ? getAgent(facts.catalog, subject.agent) : undefined;
   const operator = isOperator(facts, person);
   const requester = subject.requester !== undefined && subject.requester === person.userId;
   const owner =
-    action === 'steer' &&
+    action !== 'read' &&
     person.surface === 'github' &&
     definition !== undefined &&
     person.githubRole !== undefined &&
     roleAtLeast(person.githubRole, githubRequirement(facts.admission, subject.repo, definition).role);
   const as = requester ? 'requester' : operator ? 'operator' : owner ? 'owner' : undefined;
   if (!as) {
-    const who = action === 'steer' ? 'the person who asked for it' : 'the person who asked for it or an operator';
+    const who =
+      action === 'read'
+        ? 'the person who asked for it or an operator'
+        : person.surface === 'github'
+          ? `the person who asked for it, an operator, or a collaborator whose role on ${subject.repo ?? 'the repository'} admits them to ${subject.agent ?? 'it'}`
+          : action === 'steer'
+            ? 'the person who asked for it'
+            : 'the person who asked for it or an operator';
     const verb = action === 'read' ? 'read' : action;
     return {
       ok: false,

@@ -5,6 +5,8 @@ import { type Logger } from '../../infra/logger';
 import { type SandboxReadiness } from '../sandbox/isolation';
 import type { SpendConfig } from '../../infra/config/spend-section';
 import { type AdmissionConfig } from '../../infra/config/admission-section';
+import { type RepositoriesConfig } from '../../infra/config/repository-section';
+import { type RepositoryAgents } from '../../agents/admission';
 
 /** The settings ship units and plans run by (from the `review`, `ship` and `plan` sections). */
 export interface ShipSettings {
@@ -32,6 +34,8 @@ export interface AgentSetup {
   spend?: SpendConfig;
   /** The `admission` section (GitHub roles, operators); absent in setups recorded before it was reported: its defaults. */
   admission?: AdmissionConfig;
+  /** The agents the deployment's `repositories` section allows per repository (absent: it names none). */
+  repositories?: Record<string, RepositoryAgents>;
 }
 
 export const DEFAULT_SHIP_SETTINGS: ShipSettings = {
@@ -62,6 +66,16 @@ export interface AgentSetupDeps {
   spend?: SpendConfig;
   /** The `admission` section (defaults when omitted). */
   admission?: AdmissionConfig;
+  /** The `repositories` section: its `agents.allowed` limits which agents run on each repository. */
+  repositories?: RepositoriesConfig;
+}
+
+/** The deployment's per-repository agent lists, by lower-case owner/name, for the admission. */
+export function repositoryAgents(repositories: RepositoriesConfig | undefined): Record<string, RepositoryAgents> | undefined {
+  const entries = Object.entries(repositories ?? {}).flatMap(([repo, settings]) =>
+    settings.agents?.allowed ? [[repo.toLowerCase(), { allowed: settings.agents.allowed, rule: `repositories.${repo}.agents.allowed` }] as const] : [],
+  );
+  return entries.length ? Object.fromEntries(entries) : undefined;
 }
 
 /**
@@ -77,6 +91,7 @@ export function createAgentSetupActivities(deps: AgentSetupDeps) {
       const { catalog, problems } = loadCatalog(deps.customAgentsDir);
       reported = reportOnce(problems, reported, deps.logger);
       const sandbox = await deps.sandboxReadiness?.();
+      const repositories = repositoryAgents(deps.repositories);
       return {
         catalog,
         config: deps.config,
@@ -86,6 +101,7 @@ export function createAgentSetupActivities(deps: AgentSetupDeps) {
         ...(sandbox ? { sandbox } : {}),
         ...(deps.spend && hasCaps(deps.spend) ? { spend: deps.spend } : {}),
         ...(deps.admission ? { admission: deps.admission } : {}),
+        ...(repositories ? { repositories } : {}),
       };
     },
   };

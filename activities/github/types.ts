@@ -89,6 +89,16 @@ export interface IssueDetail extends IssueSummary {
   isPullRequest: boolean;
 }
 
+/** An issue as a ship unit is seeded with it: title, body and the people's comments (bounded). */
+export interface IssueThread {
+  number: number;
+  title: string;
+  body: string;
+  comments: Array<{ author?: string; body: string }>;
+  /** Comments left out: Switchboard's own, and the oldest past the bound. */
+  omitted: number;
+}
+
 export interface PullGetInput extends OnRepo {
   number: number;
   includeDiff?: boolean;

@@ -67,7 +67,14 @@ export class ReviewRound {
         (earlier ? `\n${earlierReviewRequest(earlier)}` : '') +
         `\n(review ${c.reviews + 1} of this unit)` +
         (problem ? `\nYour previous submission was invalid: ${problem}. Submit a valid review.` : '');
-      const record = await unit.runChild('review', settings.review, request, reviewKey, host);
+      const record = await unit.runChild(
+        'review',
+        settings.review,
+        request,
+        reviewKey,
+        host,
+        pr.files.map((file) => file.path),
+      );
       if (unit.inbox.stopped || unit.inbox.terminal) return undefined;
       validated = validateSubmission(record?.submissions.submit_review, earlier?.findings.length ?? 0);
       if (validated.ok) break;

@@ -127,6 +127,8 @@ export class Unit {
     request: string,
     workspaceKey: string,
     workspaceHost?: string,
+    /** The paths in play: the AGENTS.md nearest to each reaches the run first. */
+    paths?: string[],
   ): Promise<RunRecord | undefined> {
     // Stopped (or merged) while the workspace was being prepared: start nothing.
     if (this.halted()) return undefined;
@@ -148,6 +150,7 @@ export class Unit {
           workspaceKey,
           submitsTo: 'unit',
           ...(workspaceHost ? { workspaceHost } : {}),
+          ...(paths?.length ? { paths: paths.slice(0, 100) } : {}),
         },
         `${kind} run of ${this.unitId}`,
       );
