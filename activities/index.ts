@@ -17,6 +17,7 @@ import { createSpendActivities } from './spend';
 import type { SpendConfig } from '../infra/config/spend-section';
 import { heartbeating } from './heartbeating';
 import { createInstructionsActivities } from './repo/instructions';
+import { createMcpActivities, type McpSessionDeps } from './mcp';
 
 /** What the activities need from the outside world; `infra/activity-deps.ts` builds it from config, tests build their own. */
 export interface ActivityDeps {
@@ -41,6 +42,8 @@ export interface ActivityDeps {
   skillDirs?: readonly string[];
   /** The `spend` section: spend caps per person, channel, repository and agent (none: nothing is capped). */
   spend?: SpendConfig;
+  /** The MCP servers (the `mcp` section's `servers`) and, for tests, a resolver and an environment for HTTP servers. */
+  mcp?: Pick<McpSessionDeps, 'servers' | 'resolver' | 'env'>;
 }
 
 /**
@@ -121,6 +124,17 @@ export function createActivities(deps: ActivityDeps) {
     ...heartbeating(createSkillActivities({ sandboxHost, dirs: deps.skillDirs ?? [] })),
     // A run's repository instructions: inside its checkout's sandbox, or through the contents API.
     ...heartbeating(createInstructionsActivities({ sandboxHost, identities: deps.github.identities })),
+    // MCP servers as tools: stdio ones inside the run's sandbox, HTTP ones through the address guard.
+    ...heartbeating(
+      createMcpActivities({
+        servers: deps.mcp?.servers ?? {},
+        sandboxHost,
+        ...(deps.sandbox.egress ? { egress: deps.sandbox.egress } : {}),
+        gitBaseUrl: deps.sandbox.gitBaseUrl ?? deps.github.identities.gitUrl,
+        ...(deps.mcp?.resolver ? { resolver: deps.mcp.resolver } : {}),
+        ...(deps.mcp?.env ? { env: deps.mcp.env } : {}),
+      }),
+    ),
     ...createAttachActivities({
       sandboxHost,
       github: deps.github.identities,

@@ -1,7 +1,7 @@
 import { type ActiveContext, type Catalog, getAgent, inactiveReason } from './catalog';
 import { type AgentsConfig } from './config';
-import { type AgentDefinition, type Surface } from './definition';
-import { holdsShell, toolsetTools } from '../tools/toolsets';
+import { type AgentDefinition, listedTools, type Surface } from './definition';
+import { holdsShell } from '../tools/toolsets';
 import { type RefusalCode } from './refusals';
 
 /** Who is asking, and from where. */
@@ -72,7 +72,7 @@ export function usableAgents(catalog: Catalog, config: AgentsConfig, requester: 
 
 /** True for an agent that can reach a shell: it holds bash, or it runs in (or starts runs in) a workspace. */
 export function reachesShell(agent: AgentDefinition): boolean {
-  return holdsShell(toolsetTools(agent.toolset)) || agent.machine !== 'none';
+  return holdsShell(listedTools(agent)) || agent.machine !== 'none';
 }
 
 type Failure = { code: AccessRefusalCode; rule: string };

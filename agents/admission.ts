@@ -2,11 +2,11 @@ import type { AdmissionConfig } from '../infra/config/admission-section';
 import { authorize, reachesShell, type Requester } from './access';
 import { type Catalog, getAgent } from './catalog';
 import { type AgentsConfig } from './config';
-import { type AgentDefinition } from './definition';
+import { type AgentDefinition, listedTools } from './definition';
 import { DEFAULT_ADMISSION, githubRequirement, roleAtLeast, type GitHubRole } from './github-roles';
+import { admitMcp, type McpAdmission, type McpSetup } from './mcp';
 import { allowedModels, checkModelChoice } from './model-choice';
 import { type RefusalCode } from './refusals';
-import { toolsetTools } from '../tools/toolsets';
 
 // The one admission: every door (Slack, GitHub, HTTP, MCP, CLI, the orchestrator's tools,
 // `task` children, plans) asks these two functions who may start what (`admitStart`) and who
@@ -29,6 +29,8 @@ export interface AdmissionFacts {
    * section, and where a door read it, the repository's own `.switchboard.yml` merged in (absent: no limit).
    */
   repositories?: Record<string, RepositoryAgents>;
+  /** The `mcp` section's servers and attachments (absent: no MCP servers). */
+  mcp?: McpSetup;
 }
 
 /** The agents a repository allows, and the setting that says so (named in a refusal). */
@@ -81,7 +83,8 @@ export interface AdmissionRefusal {
   alternatives?: string[];
 }
 
-export type Admitted = { ok: true; agent: AgentDefinition };
+/** Admitted, with the MCP servers this person's run of the agent may use (absent: none is configured). */
+export type Admitted = { ok: true; agent: AgentDefinition; mcp?: McpAdmission };
 export type Admission = Admitted | AdmissionRefusal;
 
 /** One rule of the start decision: undefined when it has nothing against the request. */
@@ -100,7 +103,8 @@ export function admitStart(facts: AdmissionFacts, request: StartRequest, extra: 
     const refused = check(facts, request, access.agent);
     if (refused) return { ok: false, ...refused };
   }
-  return { ok: true, agent: access.agent };
+  // Which of the agent's MCP servers the person's run may use: a refused server leaves the run without its tools, never refuses the run.
+  return { ok: true, agent: access.agent, ...(facts.mcp ? { mcp: admitMcp(facts.mcp, request.person, access.agent) } : {}) };
 }
 
 /** A GitHub trigger needs the actor's role on the repository (admission.github; write by default). */
@@ -162,7 +166,7 @@ export const sandboxCheck: StartCheck = (facts, _request, agent) => {
 
 /** An agent that reviews a pull request, asked on a plain issue, says so instead of failing on a missing PR. */
 export const pullRequestCheck: StartCheck = (_facts, request, agent) => {
-  if (!request.conversation?.issue || !toolsetTools(agent.toolset).includes('submit_review')) return undefined;
+  if (!request.conversation?.issue || !listedTools(agent).includes('submit_review')) return undefined;
   if (request.text !== undefined && /#\d+/.test(request.text)) return undefined;
   return {
     code: 'needs_pull_request',

@@ -1,7 +1,7 @@
 import { BUILTIN_AGENTS, BUILTIN_INPUTS, BUILTIN_ROLES, DETACH_RECIPE } from './builtins';
 import { AgentDefinitionSchema } from './definition-schema';
 import { builtinCatalog, getAgent, getRole } from './catalog';
-import { type AgentDefinition, turnGuardFor } from './definition';
+import { type AgentDefinition, listedTools, turnGuardFor } from './definition';
 import { toolsetTools } from '../tools/toolsets';
 
 const agent = (id: string): AgentDefinition => getAgent(builtinCatalog(), id)!;
@@ -37,10 +37,10 @@ describe('built-in agents, field by field', () => {
   > = [
     ['general', 'general', 'none', 'write', 15, 90, 16_000, '5m', 'medium', true, true, undefined],
     ['coding', 'coding', 'repo-resident', 'write', 60, 360, 32_000, '5m', undefined, false, false, undefined],
-    ['review', 'review', 'repo-resident', 'read', 30, 180, 32_000, '5m', 'high', false, false, undefined],
+    ['review', 'review', 'repo-resident', 'read', 30, 180, 32_000, '5m', 'high', true, false, undefined],
     ['ship', 'pipeline', 'repo-resident', 'write', 90, 540, 32_000, '5m', undefined, true, false, undefined],
-    ['research', 'research', 'none', 'read', 20, 120, 16_000, '5m', 'medium', false, true, undefined],
-    ['explore', 'explore', 'repo-cold', 'read', 120, 720, 64_000, '1h', undefined, false, false, undefined],
+    ['research', 'research', 'none', 'read', 20, 120, 16_000, '5m', 'medium', true, true, undefined],
+    ['explore', 'explore', 'repo-cold', 'read', 120, 720, 64_000, '1h', undefined, true, false, undefined],
     ['orchestrator', 'orchestrator', 'none', 'read', 15, 90, 16_000, '5m', 'low', false, false, 'orchestrator'],
     ['conductor', 'conductor', 'none', 'read', 30, 180, 16_000, '5m', 'medium', true, true, undefined],
   ];
@@ -85,9 +85,9 @@ describe('built-in agents, field by field', () => {
   });
 
   it('orchestrator and conductor hold no shell; general has issue writes and no workspace', () => {
-    expect(toolsetTools(agent('orchestrator').toolset)).not.toContain('bash');
-    expect(toolsetTools(agent('conductor').toolset)).not.toContain('bash');
-    expect(toolsetTools(agent('general').toolset)).toEqual(expect.arrayContaining(['github_issue_create', 'github_issue_comment']));
+    expect(listedTools(agent('orchestrator'))).not.toContain('bash');
+    expect(listedTools(agent('conductor'))).not.toContain('bash');
+    expect(listedTools(agent('general'))).toEqual(expect.arrayContaining(['github_issue_create', 'github_issue_comment']));
     expect(agent('general').machine).toBe('none');
   });
 });
@@ -134,6 +134,29 @@ describe('specialist roles', () => {
     ['reviewer', 'role-reviewer', 'fresh', ['read_file', 'grep', 'find_files']],
     ['debug', 'inherit', 'inherited', []],
     ['researcher', 'role-researcher', 'fresh', ['read_file', 'grep', 'find_files', 'list_directory', 'web_search']],
+    ['general-purpose', 'inherit', 'fresh', []],
+    ['task', 'role-task', 'fresh', ['bash', 'read_file', 'wait_for_job']],
+    [
+      'rubber-duck',
+      'role-rubber-duck',
+      'fresh',
+      [
+        'bash',
+        'read_file',
+        'grep',
+        'find_files',
+        'list_directory',
+        'web_fetch',
+        'web_search',
+        'github_repos',
+        'github_tree',
+        'github_file',
+        'github_search_code',
+        'github_issue_list',
+        'github_issue_get',
+        'github_pull_get',
+      ],
+    ],
   ];
   it.each(table)('%s: tools %s, conversation %s', (id, toolset, conversation, tools) => {
     const role = getRole(builtinCatalog(), id)!;
@@ -142,8 +165,17 @@ describe('specialist roles', () => {
     expect(role.prompt).toBeDefined();
   });
 
-  it('are the five of 002, with display names apart from ids', () => {
-    expect(BUILTIN_ROLES.map((r) => r.id)).toEqual(['explore', 'worker', 'reviewer', 'debug', 'researcher']);
+  it('are the five of 002 and the task-tool entries of 001 (general-purpose, task, rubber-duck), with display names apart from ids', () => {
+    expect(BUILTIN_ROLES.map((r) => r.id)).toEqual([
+      'explore',
+      'worker',
+      'reviewer',
+      'debug',
+      'researcher',
+      'general-purpose',
+      'task',
+      'rubber-duck',
+    ]);
     expect(getRole(builtinCatalog(), 'explore')!.displayName).not.toBe(getAgent(builtinCatalog(), 'explore')!.displayName);
   });
 });

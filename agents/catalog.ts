@@ -54,6 +54,11 @@ export function getRole(catalog: Catalog, id: string): AgentDefinition | undefin
   return catalog.roles.find((role) => role.id === id);
 }
 
+/** The definition a profile was resolved from (an agent, or a role for a role child), or undefined. */
+export function definitionOf(catalog: Catalog, profile: { agent: string; kind: 'agent' | 'role' }): AgentDefinition | undefined {
+  return profile.kind === 'role' ? getRole(catalog, profile.agent) : getAgent(catalog, profile.agent);
+}
+
 /** What decides availability: catalog membership is not enough. */
 export interface ActiveContext {
   featureFlags: Readonly<Record<string, boolean>>;

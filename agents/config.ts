@@ -31,6 +31,18 @@ const ChannelSchema = z
   })
   .strict();
 
+/** Model and effort defaults of one catalog entry (agent or role), over its definition's own. */
+const EntrySchema = z
+  .object({
+    model: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("This entry's model, over its definition's (a channel, person or directive still chooses above it)."),
+    effort: z.enum(EFFORTS).optional().describe("This entry's effort, over its definition's."),
+  })
+  .strict();
+
 export const AgentsConfigSchema = z
   .object({
     customAgentsDir: z.string().min(1).optional().describe("Folder of *.agent.yaml files, relative to the config file's directory."),
@@ -45,6 +57,12 @@ export const AgentsConfigSchema = z
       })
       .strict()
       .prefault({}),
+    entries: z
+      .record(z.string(), EntrySchema)
+      .default({})
+      .describe(
+        'agent or role id -> its model and effort defaults (the agent layer: defaults -> agent -> channel -> person -> directive).',
+      ),
     restrict: z
       .object({
         agents: z
@@ -65,6 +83,23 @@ export const AgentsConfigSchema = z
       .record(z.string(), z.boolean())
       .default({})
       .describe('flag -> on/off; an agent with a featureFlag is active only when it is on.'),
+    routing: z
+      .object({
+        classifier: z
+          .object({
+            enabled: z
+              .boolean()
+              .default(false)
+              .describe(
+                'Ask a model which routable agent fits a message no rule placed (one model turn per such message; off by default).',
+              ),
+            model: z.string().min(1).optional().describe('The model of that turn (default: agents.defaults.model); a cheap one fits.'),
+          })
+          .strict()
+          .prefault({}),
+      })
+      .strict()
+      .prefault({}),
   })
   .strict();
 
@@ -72,6 +107,7 @@ export type AgentsConfig = z.output<typeof AgentsConfigSchema>;
 export type AgentsConfigInput = z.input<typeof AgentsConfigSchema>;
 export type PersonGrant = z.output<typeof PersonGrantSchema>;
 export type ChannelSettings = z.output<typeof ChannelSchema>;
+export type EntrySettings = z.output<typeof EntrySchema>;
 
 /** A fully defaulted config, for callers (and tests) that have none. */
 export function defaultAgentsConfig(input: AgentsConfigInput = {}): AgentsConfig {

@@ -3,6 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { activeAgents, getAgent, getRole } from './catalog';
 import { loadCatalog, loadCustomAgents } from './custom-agents';
+import { defaultAgentsConfig } from './config';
+import { listedTools } from './definition';
+import { resolveRoleProfile } from './delegation';
+import { mcpAttachmentsFor } from './mcp';
+import { resolveProfile } from './profile';
+import { buildSystemPrompt, PARALLEL_BLOCK } from './prompt';
 
 const GOOD = `displayName: Triage
 description: Sorts new issues into the right labels and owners.
@@ -77,5 +83,46 @@ describe('custom agents', () => {
       problems: [{ source: '/nonexistent/agents.d', field: 'customAgentsDir', message: 'folder does not exist' }],
     });
     expect(loadCatalog().catalog.agents).toHaveLength(8);
+  });
+
+  it("lists its own tools (built-in names and an MCP server's tools) and chooses its prompt parts", () => {
+    const dir = folder({
+      'triager.agent.yaml': [
+        'displayName: Triager',
+        'description: Reads issues and the tracker, and says who should own each.',
+        'tools: [github_issue_list, github_issue_get, update_status, mcp__tracker__search, "mcp__docs__*"]',
+        'budgetMinutes: 10',
+        'tokenCap: 8000',
+        'prompt: You triage issues by reading them and the tracker.',
+        'promptParts: { about: false, configuration: false, parallel: true }',
+        'routable: true',
+      ].join('\n'),
+      'checker.agent.yaml':
+        'kind: role\ndisplayName: Checker\ndescription: Runs the linter once.\ntools: [bash, read_file, write_file]\nbudgetMinutes: 5\ntokenCap: 4000\nprompt: Run the linter.\n',
+      'both.agent.yaml': GOOD.replace('toolset: general', 'toolset: general\ntools: [bash]'),
+      'unknown-tool.agent.yaml': GOOD.replace('toolset: general', 'tools: [teleport]'),
+      'agent-parent.agent.yaml': `${GOOD}promptParts: { parentInstructions: true }\n`,
+    });
+    const { catalog, problems } = loadCatalog(dir);
+    const byFile = Object.fromEntries(problems.map((p) => [p.source.slice(dir.length + 1), [p.field, p.message]]));
+    expect(byFile).toEqual({
+      'both.agent.yaml': ['toolset', 'give exactly one of toolset and tools'],
+      'unknown-tool.agent.yaml': ['tools.0', expect.stringMatching(/a built-in tool name/)],
+      'agent-parent.agent.yaml': ['promptParts.parentInstructions', 'only a role has a parent'],
+    });
+    const triager = getAgent(catalog, 'triager')!;
+    expect(listedTools(triager)).toEqual(['github_issue_list', 'github_issue_get', 'update_status']);
+    expect(mcpAttachmentsFor(triager, undefined)).toEqual([{ server: 'docs' }, { server: 'tracker', tools: ['search'] }]);
+    const profile = resolveProfile({ agent: triager, config: defaultAgentsConfig(), directives: {} });
+    expect(profile).toMatchObject({ toolset: 'custom', tools: ['github_issue_list', 'github_issue_get', 'update_status'] });
+    const system = buildSystemPrompt(triager, profile);
+    expect(system).toContain('You triage issues by reading them and the tracker.');
+    expect(system).toContain('- github_issue_get:');
+    expect(system).toContain(PARALLEL_BLOCK);
+    expect(system).not.toContain('## Your configuration');
+    expect(system).not.toContain('## About Switchboard');
+    // A custom role's own list is intersected with its parent's tools, like a toolset.
+    const parent = resolveProfile({ agent: getAgent(catalog, 'review')!, config: defaultAgentsConfig(), directives: {} });
+    expect(resolveRoleProfile({ role: getRole(catalog, 'checker')!, parent }).tools).toEqual(['bash', 'read_file']);
   });
 });

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { isToolsetName, TOOLSET_NAMES } from '../tools/toolsets';
-import { CACHE_TTLS, EFFORTS, IDENTITIES, MACHINES, SURFACES } from './definition';
+import { isToolName } from '../tools/registry';
+import { CACHE_TTLS, EFFORTS, IDENTITIES, MACHINES, RESULT_SHAPES, SURFACES } from './definition';
+import { MCP_TOOL_ENTRY } from './mcp';
 
 // The definition's schema, for what comes from outside (custom agent files) and the tests that
 // check the built-ins. Workflow code never imports this module: see defineAgent in ./definition.
@@ -12,6 +14,28 @@ export const AgentIdSchema = z.string().regex(/^[a-z][a-z0-9-]{0,39}$/, 'lowerca
 export const ToolsetReferenceSchema = z.string().refine((name) => name === 'inherit' || isToolsetName(name), {
   message: `a toolset name (${TOOLSET_NAMES.join(', ')}) or inherit`,
 });
+
+/** One entry of a definition's own tool list: a built-in tool, or an MCP server's tool (`mcp__<server>__<tool>`, `*` for all). */
+export const ToolEntrySchema = z.string().refine((name) => isToolName(name) || MCP_TOOL_ENTRY.test(name), {
+  message: 'a built-in tool name (docs/agents.md, Tools) or mcp__<server>__<tool> (or mcp__<server>__*)',
+});
+
+/** Which blocks are appended to a definition's own prompt (agents/prompt.ts renders them). */
+export const PromptPartsSchema = z
+  .object({
+    tools: z.boolean().optional().describe('The "Your tools" block: each held tool with its purpose (default on).'),
+    configuration: z.boolean().optional().describe('The configuration block: model, effort, budget and what set each (default on).'),
+    about: z.boolean().optional().describe('The About block: what Switchboard is and how this run sits in it (default on).'),
+    parallel: z
+      .boolean()
+      .optional()
+      .describe('How calls of one turn run: concurrency-safe calls together, the rest in order (default off).'),
+    parentInstructions: z
+      .boolean()
+      .optional()
+      .describe("Role only: the standing instructions of the parent run's agent follow its own prompt (default off)."),
+  })
+  .strict();
 
 /**
  * One agent or specialist role, as data. `kind: agent` is chosen by `agent:<name>` or the
@@ -27,7 +51,15 @@ export const AgentDefinitionSchema = z
     id: AgentIdSchema.describe("The name after agent: (or the task tool's agent_type for a role)."),
     displayName: z.string().min(1).describe('What people see, e.g. "Explore".'),
     description: z.string().min(1).describe('What the router and the catalog read: when to use it and what it cannot do.'),
-    toolset: ToolsetReferenceSchema.describe('The exact tool list: a toolset name, or inherit for a role.'),
+    toolset: ToolsetReferenceSchema.optional().describe(
+      'The exact tool list by name: a toolset, or inherit for a role. Give this or tools.',
+    ),
+    tools: z
+      .array(ToolEntrySchema)
+      .optional()
+      .describe(
+        "The exact tool list, tool by tool (built-in names and mcp__<server>__<tool>); for a role, intersected with the parent's tools. Give this or toolset.",
+      ),
     machine: z
       .enum(MACHINES)
       .default('none')
@@ -50,6 +82,9 @@ export const AgentDefinitionSchema = z
     model: z.string().min(1).optional().describe('Model id; absent means the config layers decide.'),
     effort: z.enum(EFFORTS).optional().describe('Reasoning effort; absent means the config layers decide.'),
     prompt: z.string().min(1).optional().describe('The standing instructions; absent only for a pipeline.'),
+    promptParts: PromptPartsSchema.optional().describe(
+      'Which blocks follow the prompt (tools, configuration, about on; parallel, parentInstructions off).',
+    ),
     pipeline: z.enum(['ship']).optional().describe('A pipeline agent starts child runs instead of sending a prompt to a model.'),
     routable: z.boolean().default(false).describe('May the router pick it without an agent: directive.'),
     selfServe: z.boolean().default(true).describe('May a self-serve MCP caller reach it (never, if it holds a shell).'),
@@ -60,6 +95,12 @@ export const AgentDefinitionSchema = z
       .default([...SURFACES])
       .describe('Where it may be used.'),
     conversation: z.enum(['fresh', 'inherited']).default('fresh').describe("Role only: start fresh, or from the parent's conversation."),
+    result: z
+      .enum(RESULT_SHAPES)
+      .default('answer')
+      .describe(
+        "Role only: answer (its final text goes back to the parent) or command (one line when its last command succeeded, that command's whole output when it failed).",
+      ),
   })
   .strict()
   .superRefine((definition, context) => {
@@ -69,11 +110,20 @@ export const AgentDefinitionSchema = z
     if (definition.pipeline !== undefined && definition.prompt !== undefined) {
       context.addIssue({ code: 'custom', path: ['prompt'], message: 'a pipeline has no prompt of its own' });
     }
+    if ((definition.toolset === undefined) === (definition.tools === undefined)) {
+      context.addIssue({ code: 'custom', path: ['toolset'], message: 'give exactly one of toolset and tools' });
+    }
     if (definition.kind === 'agent' && definition.toolset === 'inherit') {
       context.addIssue({ code: 'custom', path: ['toolset'], message: "only a role inherits its parent's tools" });
     }
     if (definition.kind === 'agent' && definition.conversation === 'inherited') {
       context.addIssue({ code: 'custom', path: ['conversation'], message: "only a role inherits its parent's conversation" });
+    }
+    if (definition.kind === 'agent' && definition.promptParts?.parentInstructions) {
+      context.addIssue({ code: 'custom', path: ['promptParts', 'parentInstructions'], message: 'only a role has a parent' });
+    }
+    if (definition.kind === 'agent' && definition.result !== 'answer') {
+      context.addIssue({ code: 'custom', path: ['result'], message: 'only a role answers a parent' });
     }
     if (definition.kind === 'role' && definition.pipeline !== undefined) {
       context.addIssue({ code: 'custom', path: ['pipeline'], message: 'a role cannot be a pipeline' });

@@ -1,4 +1,6 @@
 import type { AgentDefinition, AgentDefinitionInput } from './definition-schema';
+import { isMcpEntry } from './mcp';
+import { toolsetTools } from '../tools/toolsets';
 
 export type { AgentDefinition, AgentDefinitionInput } from './definition-schema';
 
@@ -10,12 +12,29 @@ export const IDENTITIES = ['none', 'read', 'write'] as const;
 export const EFFORTS = ['low', 'medium', 'high'] as const;
 export const SURFACES = ['slack', 'github', 'http', 'mcp', 'cli'] as const;
 export const CACHE_TTLS = ['5m', '1h'] as const;
+/** What a role's answer to its parent is: its final text, or a command runner's report (agents/builtins/roles.ts `task`). */
+export const RESULT_SHAPES = ['answer', 'command'] as const;
 
 export type Machine = (typeof MACHINES)[number];
 export type Identity = (typeof IDENTITIES)[number];
 export type Effort = (typeof EFFORTS)[number];
 export type Surface = (typeof SURFACES)[number];
 export type CacheTtl = (typeof CACHE_TTLS)[number];
+export type ResultShape = (typeof RESULT_SHAPES)[number];
+
+/** The toolset a definition names, or `custom` for one that lists its tools itself. */
+export function toolsetName(definition: Pick<AgentDefinition, 'toolset' | 'tools'>): string {
+  return definition.toolset ?? 'custom';
+}
+
+/**
+ * The built-in tools a definition lists: its own `tools` (MCP entries apart, see agents/mcp.ts)
+ * or its named toolset's (none for `inherit`: a role's inherited tools are its parent's).
+ */
+export function listedTools(definition: Pick<AgentDefinition, 'toolset' | 'tools'>): readonly string[] {
+  if (definition.tools) return definition.tools.filter((name) => !isMcpEntry(name));
+  return definition.toolset === undefined ? [] : toolsetTools(definition.toolset);
+}
 
 /** The turn guard a definition runs with: its own, or six turns per budget minute. */
 export function turnGuardFor(
@@ -38,7 +57,8 @@ export function defineAgent(input: AgentDefinitionInput): AgentDefinition {
     displayName: input.displayName,
     description: input.description,
     // The schema narrows a toolset name by its refinement; the built-ins' test parses them all.
-    toolset: input.toolset as AgentDefinition['toolset'],
+    ...(input.toolset !== undefined ? { toolset: input.toolset as AgentDefinition['toolset'] } : {}),
+    ...(input.tools !== undefined ? { tools: [...input.tools] } : {}),
     machine: input.machine ?? 'none',
     identity: input.identity ?? 'none',
     budgetMinutes: input.budgetMinutes,
@@ -48,12 +68,14 @@ export function defineAgent(input: AgentDefinitionInput): AgentDefinition {
     ...(input.model !== undefined ? { model: input.model } : {}),
     ...(input.effort !== undefined ? { effort: input.effort } : {}),
     ...(input.prompt !== undefined ? { prompt: input.prompt } : {}),
+    ...(input.promptParts !== undefined ? { promptParts: { ...input.promptParts } } : {}),
     ...(input.pipeline !== undefined ? { pipeline: input.pipeline } : {}),
     routable: input.routable ?? false,
     selfServe: input.selfServe ?? true,
     ...(input.featureFlag !== undefined ? { featureFlag: input.featureFlag } : {}),
     surfaces: input.surfaces ? [...input.surfaces] : [...SURFACES],
     conversation: input.conversation ?? 'fresh',
+    result: input.result ?? 'answer',
   };
   return filled;
 }

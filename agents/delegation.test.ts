@@ -1,6 +1,6 @@
 import { builtinCatalog, getAgent, getRole } from './catalog';
 import { defaultAgentsConfig } from './config';
-import { isDelegableAgent, resolveAgentChildProfile, resolveRoleProfile, resolveTaskTarget, roleTools } from './delegation';
+import { isDelegableAgent, MAX_TASK_DEPTH, resolveAgentChildProfile, resolveRoleProfile, resolveTaskTarget, roleTools } from './delegation';
 import { needsVetting } from '../workflows/thread/vet';
 import { resolveProfile } from './profile';
 
@@ -22,7 +22,12 @@ describe('task targets: roles and agents share names, resolved by the parent', (
   it.each([
     ['conductor', 'worker', 'task_target_unknown', /You can delegate to: research, explore\./],
     ['conductor', 'general', 'task_target_writes', /writes outside its sandbox/],
-    ['coding', 'ship', 'task_target_writes', /You can delegate to: explore, worker, reviewer, debug, researcher, research\./],
+    [
+      'coding',
+      'ship',
+      'task_target_writes',
+      /You can delegate to: explore, worker, reviewer, debug, researcher, general-purpose, task, rubber-duck, research\./,
+    ],
     ['coding', 'nope', 'task_target_unknown', /No role or agent called "nope"/],
   ])('from %s, %s is refused as %s', (parent, agentType, code, message) => {
     const target = resolveTaskTarget(catalog, agentType, parentOf(parent));
@@ -67,10 +72,29 @@ describe('role tools and profiles', () => {
     expect(roleTools(getRole(catalog, role)!, parentOf(parent).tools)).toEqual(tools);
   });
 
-  it('worker inherits the parent tools except task', () => {
-    const tools = roleTools(getRole(catalog, 'worker')!, parentOf('coding').tools);
-    expect(tools).toContain('write_file');
-    expect(tools).not.toContain('task');
+  it.each(['worker', 'debug', 'general-purpose'])(
+    "%s inherits the parent's tools, task included while it may still delegate (002), and not at the depth limit",
+    (id) => {
+      const parent = parentOf('coding').tools;
+      expect(roleTools(getRole(catalog, id)!, parent, 1)).toEqual(parent);
+      const deepest = roleTools(getRole(catalog, id)!, parent, MAX_TASK_DEPTH);
+      expect(deepest).toContain('write_file');
+      expect(deepest).not.toContain('task');
+      expect(resolveRoleProfile({ role: getRole(catalog, id)!, parent: parentOf('coding'), depth: 1 }).tools).toContain('task');
+    },
+  );
+
+  it('a role takes its model and effort from agents.entries over the parent, and the task call over both', () => {
+    const parent = parentOf('coding');
+    const entries = { config: defaultAgentsConfig({ entries: { task: { model: 'claude-haiku-4-5', effort: 'low' } } }) };
+    const task = getRole(catalog, 'task')!;
+    expect(resolveRoleProfile({ role: task, parent, ...entries })).toMatchObject({
+      model: { value: 'claude-haiku-4-5', chosenBy: 'entry' },
+      effort: { value: 'low', chosenBy: 'entry' },
+      result: 'command',
+    });
+    expect(resolveRoleProfile({ role: task, parent, ...entries, model: 'm-big' }).model).toEqual({ value: 'm-big', chosenBy: 'directive' });
+    expect(resolveRoleProfile({ role: getRole(catalog, 'worker')!, parent, ...entries }).model).toEqual(parent.model);
   });
 
   it('a role runs in the parent session, bounded by what the parent has left', () => {

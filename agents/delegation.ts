@@ -1,22 +1,34 @@
 import { type Catalog, getAgent } from './catalog';
-import { type AgentDefinition, turnGuardFor } from './definition';
-import { type Profile, type ProfileInput, usableTools } from './profile';
-import { publishes, toolsetTools } from '../tools/toolsets';
+import { type AgentsConfig } from './config';
+import { type AgentDefinition, listedTools, toolsetName, turnGuardFor } from './definition';
+import { type McpAdmission } from './mcp';
+import { mcpOf, type Profile, type ProfileInput, usableTools } from './profile';
+import { publishes } from '../tools/toolsets';
+
+/** A run may delegate this many levels deep (a child of a child is the limit). */
+export const MAX_TASK_DEPTH = 2;
 
 /**
- * The tools a role holds inside a parent session. `inherit` takes the parent's tools
- * (without `task`: a child does not delegate again, which bounds the tree at one level);
- * an exact list is intersected with the parent's, so a listed tool the parent lacks is
- * simply absent.
+ * The tools a role holds inside a parent session. `inherit` takes the parent's tools, `task`
+ * included while the child may still delegate (`depth`, the child's own, is under
+ * MAX_TASK_DEPTH), so `worker`, `debug` and `general-purpose` work with whatever the session has
+ * (002); at the limit `task` is left out rather than offered and refused. An exact list (a
+ * toolset, or the definition's own `tools`) is intersected with the parent's, so a listed tool
+ * the parent lacks is simply absent.
  */
-export function roleTools(role: AgentDefinition, parentTools: readonly string[]): string[] {
-  if (role.toolset === 'inherit') return parentTools.filter((tool) => tool !== 'task');
-  return toolsetTools(role.toolset).filter((tool) => parentTools.includes(tool));
+export function roleTools(role: AgentDefinition, parentTools: readonly string[], depth = MAX_TASK_DEPTH): string[] {
+  if (role.toolset === 'inherit') return parentTools.filter((tool) => tool !== 'task' || depth < MAX_TASK_DEPTH);
+  const listed = listedTools(role);
+  return listed.filter((tool) => parentTools.includes(tool));
 }
 
 export interface RoleProfileInput {
   role: AgentDefinition;
   parent: Profile;
+  /** The child's depth (1 for a child of a top-level run); absent: the deepest, so `task` is not inherited. */
+  depth?: number;
+  /** `agents.entries`: the role's configured model and effort. */
+  config?: Pick<AgentsConfig, 'entries'>;
   /** Minutes the parent run has left; the child's budget never outlives it. */
   parentRemainingMinutes?: number;
   /** The task call's `model`, if it named one. */
@@ -26,22 +38,36 @@ export interface RoleProfileInput {
 /**
  * A child run's profile for a specialist role: the parent's machine, identity and
  * repository (the child runs in the parent's session), the role's own tool boundary and
- * budget ceiling, bounded by what the parent has left.
+ * budget ceiling, bounded by what the parent has left. The model and effort are the parent's
+ * unless the role has its own (its definition, then `agents.entries.<role>`); the task call's
+ * `model` wins over both. A role that inherits the parent's tools inherits its MCP servers too.
  */
 export function resolveRoleProfile(input: RoleProfileInput): Profile {
   const { role, parent } = input;
   const remaining = input.parentRemainingMinutes ?? parent.budget.minutes;
   const minutes = Math.min(role.budgetMinutes, remaining);
-  const tools = roleTools(role, parent.tools);
+  const tools = roleTools(role, parent.tools, input.depth);
+  const entry = (input.config?.entries ?? {})[role.id];
+  const ownModel = entry?.model ?? role.model;
+  const ownEffort = entry?.effort ?? role.effort;
+  const { mcp: _parentMcp, result: _parentResult, ...inherited } = parent;
   return {
-    ...parent,
+    ...inherited,
     agent: role.id,
     displayName: role.displayName,
     kind: 'role',
-    toolset: role.toolset,
+    toolset: toolsetName(role),
     tools,
     ...offFor(role, parent),
-    model: input.model !== undefined ? { value: input.model, chosenBy: 'directive' } : parent.model,
+    ...(role.toolset === 'inherit' ? mcpOf(parent.mcp) : {}),
+    ...(role.result !== 'answer' ? { result: role.result } : {}),
+    model:
+      input.model !== undefined
+        ? { value: input.model, chosenBy: 'directive' }
+        : ownModel !== undefined
+          ? { value: ownModel, chosenBy: entry?.model ? 'entry' : 'preset' }
+          : parent.model,
+    effort: ownEffort !== undefined ? { value: ownEffort, chosenBy: entry?.effort ? 'entry' : 'preset' } : parent.effort,
     budget: {
       minutes,
       boundedBy: minutes < role.budgetMinutes ? 'parent' : 'preset',
@@ -65,6 +91,10 @@ export interface AgentChildProfileInput {
   model?: string;
   /** The deployment's tool backends (AgentSetup.backends): tools the child cannot use are taken out. */
   tooling?: ProfileInput['tooling'];
+  /** `agents.entries`: the agent's configured model and effort. */
+  config?: Pick<AgentsConfig, 'entries'>;
+  /** The agent's MCP servers as the admission let this person use them. */
+  mcp?: McpAdmission;
 }
 
 /**
@@ -79,16 +109,22 @@ export function resolveAgentChildProfile(input: AgentChildProfileInput): Profile
   const { agent, parent } = input;
   const remaining = input.parentRemainingMinutes ?? parent.budget.minutes;
   const minutes = Math.min(agent.budgetMinutes, remaining);
+  const entry = (input.config?.entries ?? {})[agent.id];
   return {
     agent: agent.id,
     displayName: agent.displayName,
     kind: agent.kind,
-    toolset: agent.toolset,
+    toolset: toolsetName(agent),
     ...usableTools(agent, input.tooling),
     machine: agent.machine,
     identity: agent.identity,
-    model: input.model !== undefined ? { value: input.model, chosenBy: 'directive' } : parent.model,
-    effort: parent.effort,
+    model:
+      input.model !== undefined
+        ? { value: input.model, chosenBy: 'directive' }
+        : entry?.model !== undefined
+          ? { value: entry.model, chosenBy: 'entry' }
+          : parent.model,
+    effort: entry?.effort !== undefined ? { value: entry.effort, chosenBy: 'entry' } : parent.effort,
     budget: {
       minutes,
       boundedBy: minutes < agent.budgetMinutes ? 'parent' : 'preset',
@@ -101,12 +137,13 @@ export function resolveAgentChildProfile(input: AgentChildProfileInput): Profile
     cacheTtl: agent.cacheTtl,
     ...(parent.repo ? { repo: parent.repo } : {}),
     ignoredDirectives: [],
+    ...mcpOf(input.mcp),
   };
 }
 
 /** What of the parent's switched-off tools the role would have held, so its About block says so too. */
 function offFor(role: AgentDefinition, parent: Profile): Pick<Profile, 'toolsOff'> {
-  const listed: readonly string[] = role.toolset === 'inherit' ? [] : toolsetTools(role.toolset);
+  const listed: readonly string[] = role.toolset === 'inherit' ? [] : listedTools(role);
   const off = (parent.toolsOff ?? []).filter((entry) => role.toolset === 'inherit' || listed.includes(entry.tool));
   return { toolsOff: off };
 }
@@ -116,7 +153,7 @@ function offFor(role: AgentDefinition, parent: Profile): Pick<Profile, 'toolsOff
  * identity, no publishing tool), must not be a pipeline, and must not delegate again.
  */
 export function isDelegableAgent(agent: AgentDefinition): boolean {
-  const tools = toolsetTools(agent.toolset);
+  const tools = listedTools(agent);
   return agent.identity !== 'write' && agent.pipeline === undefined && !publishes(tools) && !tools.includes('task');
 }
 

@@ -1,5 +1,5 @@
 import { type Catalog, builtinCatalog } from './catalog';
-import { type AgentDefinition, turnGuardFor } from './definition';
+import { type AgentDefinition, toolsetName, turnGuardFor } from './definition';
 import { MAX_DIRECTIVE_BUDGET_MINUTES, MIN_DIRECTIVE_BUDGET_MINUTES } from './directives';
 import { TOOLS } from '../tools/registry';
 import { TOOLSET_NAMES, TOOLSET_PURPOSES, TOOLSETS } from '../tools/toolsets';
@@ -27,13 +27,18 @@ export function renderAgentsDoc(catalog: Catalog = builtinCatalog()): string {
     ...catalog.agents.flatMap((agent) => [`### ${agent.id} (${agent.displayName})`, '', agent.description, '']),
     '## Specialist roles',
     '',
-    "A run holding the `task` tool may delegate to these roles. A role runs inside the parent's session (its machine, identity and repository); its budget is a ceiling under what the parent has left. `inherit` takes the parent's tools (without `task`: children do not delegate again); an exact list is intersected with the parent's tools, so a listed tool the parent lacks is simply absent.",
+    "A run holding the `task` tool may delegate to these roles: the five of the specialist-roles design (`explore`, `worker`, `reviewer`, `debug`, `researcher`) and the task-tool entries of the packaged catalog (`general-purpose`, `task`, `rubber-duck`). A role runs inside the parent's session (its machine, identity and repository); its budget is a ceiling under what the parent has left. `inherit` takes the parent's tools, `task` included while the child may still delegate (a child of a top-level run may; its own children, at the depth limit of 2, do not get `task`), and the parent's MCP servers; an exact list is intersected with the parent's tools, so a listed tool the parent lacks is simply absent. A role's model and effort are the parent's unless the role or `agents.entries.<role>` names its own; the task call's `model` wins over both.",
     '',
-    '| role | tools | conversation | budget |',
-    '| --- | --- | --- | --- |',
+    "- `debug` starts from the parent's conversation with its tool calls and results (the symptoms it exists to read), less the calls still in flight, bounded to half its model's window: results are cut to their head and tail first, then the oldest exchanges are left out, with a note saying so.",
+    "- `general-purpose` is the parent's whole capability in a fresh context window: its tools and its agent's standing instructions (prompt part `parentInstructions`), with the guidance on calls in one turn.",
+    "- `task` runs one command and reports it by code, not by the model's word (`result: command`): one line when the last command passed, that command's whole output when it failed. It does not fix, analyse or retry. Give it a cheap model with `agents.entries.task.model`.",
+    '- `rubber-duck` critiques a plan, design or change; its tool list has no file write, no submission and no delegation. A model of another family (`agents.entries.rubber-duck.model`) makes it a second opinion in earnest.',
+    '',
+    '| role | tools | conversation | answer | budget |',
+    '| --- | --- | --- | --- | --- |',
     ...catalog.roles.map(
       (role) =>
-        `| ${role.id} (${role.displayName}) | ${role.toolset === 'inherit' ? "inherits the parent's" : `\`${role.toolset}\``} | ${role.conversation} | ${role.budgetMinutes} min |`,
+        `| ${role.id} (${role.displayName}) | ${role.toolset === 'inherit' ? "inherits the parent's" : `\`${toolsetName(role)}\``} | ${role.conversation} | ${role.result} | ${role.budgetMinutes} min |`,
     ),
     '',
     '### Two namespaces',
@@ -46,11 +51,11 @@ export function renderAgentsDoc(catalog: Catalog = builtinCatalog()): string {
     '',
     '## Profiles',
     '',
-    "Layers: defaults -> agent -> channel -> person -> directive. The budget only narrows: each layer may lower it, and the profile records which bounded it (`preset`, `channel`, `person`, `directive`, or `parent` for a child run) and whether a budget directive narrowed nothing. `agent:explore budget:30` runs 30 minutes bounded by directive; `budget:200` runs 120 and says the directive narrowed nothing; in a channel bounded to 45 the run is 45 bounded by channel, `budget:60` there narrows nothing, `budget:30` there is the directive's clip. Model and effort are choices, not limits: the latest layer naming one wins, and the profile records which. Machine, identity and tools come from the agent alone. A derived turn guard (six turns a minute) follows the resolved budget.",
+    "Layers: defaults -> agent -> channel -> person -> directive. The agent layer is the definition's own model and effort, over which `agents.entries.<id>.model` and `.effort` set the deployment's choice for that entry (an agent or a role: `agents.entries.task.model` puts the command runner on a small model); the profile says `entry` for a choice from there. The budget only narrows: each layer may lower it, and the profile records which bounded it (`preset`, `channel`, `person`, `directive`, or `parent` for a child run) and whether a budget directive narrowed nothing. `agent:explore budget:30` runs 30 minutes bounded by directive; `budget:200` runs 120 and says the directive narrowed nothing; in a channel bounded to 45 the run is 45 bounded by channel, `budget:60` there narrows nothing, `budget:30` there is the directive's clip. Model and effort are choices, not limits: the latest layer naming one wins, and the profile records which. Machine, identity and tools come from the agent alone. A derived turn guard (six turns a minute) follows the resolved budget.",
     '',
     '## Routing',
     '',
-    'An explicit `agent:` directive wins and sticks in its thread; a thread with a sticky agent keeps it. Otherwise a plain code-change request (an imperative change verb about code, a file, a PR, or in a named repository, and not issue work) goes to `ship`; two or more independent read-only asks (a list, or several questions) go to `conductor`; everything else to `general`. `coding` is never picked without a directive. A model classifier may later be consulted only when no rule matched; its answer must be a routable, available agent other than `coding`.',
+    'An explicit `agent:` directive wins and sticks in its thread; a thread with a sticky agent keeps it. Otherwise the rules for the clear cases, in order: a review request on a pull request ("review this PR", "please re-review") goes to `review`; a plain code-change request (an imperative change verb about code, a file, a PR, or in a named repository, and not issue work) to `ship`; two or more independent read-only asks (a list, or several questions) to `conductor`; a question about a named repository\'s code (`in owner/name: why is the build slow?`) to `explore`; a research question (research, look up, find sources, "with sources", release notes) to `research`. A rule picks only an agent marked `routable` (the router column above) that the person may use; `coding` is never picked without a directive, and an agent with `routable: false` never by the router. Everything else goes to `general`, unless the classifier is on (`agents.routing.classifier.enabled`, off by default because it costs a model turn per such message): then one cheap turn (`agents.routing.classifier.model`, default the default model) reads the message and the descriptions of the routable agents the person may use and names one with a reason; an answer outside them is ignored. The run\'s card says which agent the router picked and why (`Routed to explore: a question about acme/app\'s code (rule repo-question)`), and the classifier\'s turn is counted in the run\'s usage (`purpose: routing`). The admission still decides whether the person may use the routed agent.',
     '',
     '## Admission',
     '',
@@ -96,15 +101,19 @@ export function renderAgentsDoc(catalog: Catalog = builtinCatalog()): string {
         `| \`${tool.name}\` | ${tool.sideEffect} | ${yes(tool.publishes)} | ${yes(tool.concurrencySafe)} | ${tool.executor} | ${tool.description.replace(/\|/g, '\\|')} |`,
     ),
     '',
+    '## MCP servers as tools',
+    '',
+    "The `mcp` section attaches the team's MCP servers to agents (`mcp.agents.<id>: [{server, tools}]`, `tools` an allowlist of the server's tool names with `*` globs); a custom agent may also list `mcp__<server>__<tool>` (or `mcp__<server>__*`) in its `tools`. A stdio server runs inside the run's sandbox as its unprivileged user, started with the sandbox's own argv and environment (never the worker's); an HTTP server is reached from the worker through the sandbox door's address policy, with credentials from the worker's environment that never enter the sandbox. A run discovers its servers' tools once, when it starts, and shows them as `mcp__<server>__<tool>` with their schemas and a prompt block, the same byte for byte every turn. A call is an activity: a result is bounded like a shell command's output, a call that hangs past `callTimeoutMs` is one tool error and the server is started afresh, a server that crashes is reported and started again at the next call (three times a run at most). Calls are counted per server in the run's record and in `cost.mcpCalls`. `mcp.servers.<name>.people` limits a server to named people: anyone else's runs go on without it (`mcp_server_restricted`). docs/tools.md has the configuration.",
+    '',
     '## Custom agents',
     '',
-    "Every `<id>.agent.yaml` in `agents.customAgentsDir` (relative to the config file's folder) joins the catalog with the same fields as a built-in (`kind: role` makes a role). A bad file is reported with its path and the failing field and skipped; the rest load. `switchboard agents list` shows the active catalog and any problems; `--all` adds the inactive entries and why (a feature flag that is off, a surface the agent does not serve).",
+    "Every `<id>.agent.yaml` in `agents.customAgentsDir` (relative to the config file's folder) joins the catalog with the same fields as a built-in (`kind: role` makes a role). Instead of a `toolset` it may list its own `tools` (built-in tool names and MCP entries), and `promptParts` chooses which blocks follow its prompt: `tools`, `configuration`, `about` (on unless set false), `parallel` (how calls of one turn run) and, for a role, `parentInstructions` (the parent agent's standing instructions). A role may answer its parent as a command runner (`result: command`). A bad file is reported with its path and the failing field and skipped; the rest load. `switchboard agents list` shows the active catalog and any problems; `--all` adds the inactive entries and why (a feature flag that is off, a surface the agent does not serve).",
     '',
   ].join('\n');
 }
 
 function agentRow(agent: AgentDefinition): string {
-  return `| ${agent.id} | \`${agent.toolset}\` | ${agent.machine} | ${agent.identity} | ${agent.budgetMinutes} min | ${turnGuardFor(agent)} | ${agent.tokenCap} | ${agent.cacheTtl} | ${agent.effort ?? '(config)'} | ${yes(agent.routable)} | ${yes(agent.selfServe)} | ${agent.surfaces.join(', ')} | ${agent.featureFlag ?? ''} |`;
+  return `| ${agent.id} | \`${toolsetName(agent)}\` | ${agent.machine} | ${agent.identity} | ${agent.budgetMinutes} min | ${turnGuardFor(agent)} | ${agent.tokenCap} | ${agent.cacheTtl} | ${agent.effort ?? '(config)'} | ${yes(agent.routable)} | ${yes(agent.selfServe)} | ${agent.surfaces.join(', ')} | ${agent.featureFlag ?? ''} |`;
 }
 
 function yes(value: boolean): string {

@@ -1,6 +1,5 @@
 import type { AdmissionConfig } from '../infra/config/admission-section';
-import type { AgentDefinition } from './definition';
-import { toolsetTools } from '../tools/toolsets';
+import { type AgentDefinition, listedTools } from './definition';
 
 /** A person's role on a repository, lowest first, as GitHub's collaborator permission API names them. */
 export const GITHUB_ROLES = ['none', 'read', 'triage', 'write', 'maintain', 'admin'] as const;
@@ -31,7 +30,7 @@ export function roleFromGitHub(answer: { role_name?: unknown; permission?: unkno
 
 /** A shell with the write identity: the run's commands can push with the App's write token. */
 function pushesFromShell(agent: AgentDefinition): boolean {
-  return agent.identity === 'write' && (agent.machine !== 'none' || toolsetTools(agent.toolset).includes('bash'));
+  return agent.identity === 'write' && (agent.machine !== 'none' || listedTools(agent).includes('bash'));
 }
 
 /** What a GitHub trigger for `agent` on `repo` requires, and the key (or rule) that says so. */

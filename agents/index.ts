@@ -3,7 +3,7 @@
 export * from './definition';
 // Types only: the config's zod schemas load zod, which workflow code must not evaluate (tools/lazy-zod.ts);
 // parse and default a config through agents/config itself.
-export type { AgentsConfig, AgentsConfigInput, PersonGrant, ChannelSettings } from './config';
+export type { AgentsConfig, AgentsConfigInput, PersonGrant, ChannelSettings, EntrySettings } from './config';
 export * from './catalog';
 export * from './directives';
 export * from './profile';
@@ -18,3 +18,4 @@ export { BUILTIN_AGENTS, BUILTIN_ROLES, DETACH_RECIPE } from './builtins';
 export * from './admission';
 export * from './github-roles';
 export * from './refusals';
+export * from './mcp';

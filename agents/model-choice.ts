@@ -64,6 +64,7 @@ export function allowedModels(catalog: Catalog, config: AgentsConfig, configured
   const named = configured ?? [
     config.defaults.model,
     ...[...catalog.agents, ...catalog.roles].map((agent) => agent.model),
+    ...Object.values(config.entries ?? {}).map((entry) => entry.model),
     ...Object.values(config.channels).map((channel) => channel.model),
     ...Object.values(config.grants.people).map((person) => person.model),
   ];

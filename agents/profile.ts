@@ -1,13 +1,23 @@
 import { type AgentsConfig } from './config';
-import { type AgentDefinition, type CacheTtl, type Effort, type Identity, type Machine, turnGuardFor } from './definition';
+import {
+  type AgentDefinition,
+  type CacheTtl,
+  type Effort,
+  type Identity,
+  type Machine,
+  type ResultShape,
+  listedTools,
+  toolsetName,
+  turnGuardFor,
+} from './definition';
 import { type Directives, type IgnoredDirective } from './directives';
+import { type McpAdmission } from './mcp';
 import { availableTools, type ToolBackends, type ToolContext, type ToolOff } from '../tools/availability';
-import { toolsetTools } from '../tools/toolsets';
 
 /** The layer that set the budget's final bound (`parent`: a child run's parent had less left). */
 export type BoundedBy = 'preset' | 'channel' | 'person' | 'directive' | 'parent';
-/** The layer whose choice a free-choice field (model, effort, repository) took. */
-export type ChosenBy = 'default' | 'preset' | 'channel' | 'person' | 'directive';
+/** The layer whose choice a free-choice field (model, effort, repository) took (`entry`: `agents.entries.<id>`). */
+export type ChosenBy = 'default' | 'preset' | 'entry' | 'channel' | 'person' | 'directive';
 
 export interface Chosen<T> {
   value: T;
@@ -51,6 +61,13 @@ export interface Profile {
   pipeline?: 'ship';
   /** Directive-shaped words the message kept as text, with why. */
   ignoredDirectives: IgnoredDirective[];
+  /**
+   * The MCP servers this run may use (their tools are discovered when it starts), and those
+   * attached to the agent that it may not, with why; absent when none is attached.
+   */
+  mcp?: McpAdmission;
+  /** A role's answer to its parent, when it is not its final text (`command`: the task role's report). */
+  result?: Exclude<ResultShape, 'answer'>;
 }
 
 export interface ProfileInput {
@@ -65,6 +82,8 @@ export interface ProfileInput {
    * cannot work there are taken out of the list. Without it the toolset is taken whole.
    */
   tooling?: { backends: ToolBackends; conversation: ToolContext['conversation'] };
+  /** The MCP servers the admission let this person's run use (agents/mcp.ts `admitMcp`). */
+  mcp?: McpAdmission;
 }
 
 /**
@@ -81,8 +100,10 @@ export function resolveProfile(input: ProfileInput): Profile {
   const person = input.userId === undefined ? undefined : config.grants.people[input.userId];
 
   const budget = resolveBudget(agent.budgetMinutes, channel?.budgetMinutes, person?.budgetMinutes, directives.budgetMinutes);
-  const model = choose<string>(config.defaults.model, agent.model, channel?.model, person?.model, directives.model);
-  const effort = choose<Effort>(config.defaults.effort, agent.effort, channel?.effort, person?.effort, directives.effort);
+  // Recorded setups from before `entries` existed carry none.
+  const entry = (config.entries ?? {})[agent.id];
+  const model = choose<string>(config.defaults.model, agent.model, entry?.model, channel?.model, person?.model, directives.model);
+  const effort = choose<Effort>(config.defaults.effort, agent.effort, entry?.effort, channel?.effort, person?.effort, directives.effort);
   const repo: Chosen<string> | undefined =
     directives.repo !== undefined
       ? { value: directives.repo, chosenBy: 'directive' }
@@ -94,7 +115,7 @@ export function resolveProfile(input: ProfileInput): Profile {
     agent: agent.id,
     displayName: agent.displayName,
     kind: agent.kind,
-    toolset: agent.toolset,
+    toolset: toolsetName(agent),
     ...usableTools(agent, input.tooling),
     machine: agent.machine,
     identity: agent.identity,
@@ -108,12 +129,18 @@ export function resolveProfile(input: ProfileInput): Profile {
     ...(repo ? { repo } : {}),
     ...(agent.pipeline ? { pipeline: agent.pipeline } : {}),
     ignoredDirectives: input.ignoredDirectives ?? [],
+    ...mcpOf(input.mcp),
   };
+}
+
+/** The profile's `mcp` field: present only when some server is attached (older profiles have none). */
+export function mcpOf(mcp: McpAdmission | undefined): Pick<Profile, 'mcp'> {
+  return mcp && (mcp.servers.length > 0 || mcp.off.length > 0) ? { mcp } : {};
 }
 
 /** The agent's toolset less the tools this deployment cannot run (`toolsOff` says which and why); whole without `tooling`. */
 export function usableTools(agent: AgentDefinition, tooling?: ProfileInput['tooling']): Pick<Profile, 'tools' | 'toolsOff'> {
-  const listed = [...toolsetTools(agent.toolset)];
+  const listed = [...listedTools(agent)];
   const usable = tooling
     ? availableTools(listed, tooling.backends, { machine: agent.machine, conversation: tooling.conversation })
     : { tools: listed, off: [] };
@@ -151,10 +178,11 @@ export function resolveBudget(preset: number, channel?: number, person?: number,
   return budget;
 }
 
-function choose<T>(fallback: T, preset?: T, channel?: T, person?: T, directive?: T): Chosen<T> {
+function choose<T>(fallback: T, preset?: T, entry?: T, channel?: T, person?: T, directive?: T): Chosen<T> {
   if (directive !== undefined) return { value: directive, chosenBy: 'directive' };
   if (person !== undefined) return { value: person, chosenBy: 'person' };
   if (channel !== undefined) return { value: channel, chosenBy: 'channel' };
+  if (entry !== undefined) return { value: entry, chosenBy: 'entry' };
   if (preset !== undefined) return { value: preset, chosenBy: 'preset' };
   return { value: fallback, chosenBy: 'default' };
 }

@@ -6,6 +6,7 @@ import { getTool } from '../tools/registry';
 const CHOSEN_WORDS = {
   default: 'config default',
   preset: "this agent's preset",
+  entry: "this deployment's setting for this agent (agents.entries)",
   channel: "this channel's setting",
   person: "your requester's setting",
   directive: 'a directive in the message',
@@ -40,6 +41,12 @@ export function renderAboutBlock(definition: AgentDefinition, profile: Profile):
       'The run ends when the budget, the turn guard or the token cap is reached, so leave time to write the answer.',
   ];
   const off = profile.toolsOff ?? [];
+  const mcpOff = profile.mcp?.off ?? [];
+  if (mcpOff.length > 0) {
+    lines.push(
+      `MCP servers attached to this agent that this run cannot use: ${mcpOff.map((entry) => `${entry.server} (${entry.why}; ${entry.rule})`).join('; ')}. Their tools are not in your list.`,
+    );
+  }
   if (off.length > 0) {
     lines.push(
       `Turned off in this deployment (not in your tool list, whatever your instructions above say about them): ${off.map((entry) => `${entry.tool} (${entry.why})`).join('; ')}. ` +
@@ -56,25 +63,54 @@ export function renderAboutBlock(definition: AgentDefinition, profile: Profile):
   return lines.join('\n');
 }
 
-/** The tool section: each held tool with its one-line purpose, and the rule that nothing else exists. */
-export function renderToolsBlock(tools: readonly string[]): string {
-  if (tools.length === 0) return '## Your tools\nYou hold no tools: answer from the conversation.';
+/**
+ * The tool section: each held tool with its one-line purpose, and the rule that nothing else
+ * exists. With MCP servers, their tools are discovered when the run starts and listed in a
+ * block of their own after this prompt (workflows/run/mcp-tools.ts), so this block says so.
+ */
+export function renderToolsBlock(tools: readonly string[], mcpServers: readonly string[] = []): string {
+  const mcp = mcpServers.length
+    ? ` Besides these, the tools of the MCP server${mcpServers.length > 1 ? 's' : ''} ${mcpServers.join(', ')} are listed below, under "Tools from MCP servers".`
+    : '';
+  if (tools.length === 0) return `## Your tools\nYou hold no built-in tools${mcp ? `.${mcp}` : ': answer from the conversation.'}`;
   const lines = tools.map((name) => `- ${name}: ${getTool(name)?.description ?? 'unknown tool'}`);
-  return ['## Your tools', `You hold exactly ${tools.length} tools; nothing else exists for this run.`, ...lines].join('\n');
+  const head = mcp
+    ? `You hold exactly these ${tools.length} built-in tools.${mcp} Nothing else exists for this run.`
+    : `You hold exactly ${tools.length} tools; nothing else exists for this run.`;
+  return ['## Your tools', head, ...lines].join('\n');
 }
 
+/** How the calls of one turn run (tools/tool-dispatch: concurrency-safe calls together, the rest in order). */
+export const PARALLEL_BLOCK =
+  '## Calls in one turn\nSeveral tool calls in one turn run at the same time when each is concurrency-safe (reads, searches, fetches, task; docs/agents.md lists which); the others run in order. When you need several independent facts, ask for them in one turn.';
+
 /**
- * The final system prompt of a model-backed run: the agent's instructions, its tools, the
- * configuration block and the About block. A pipeline (ship) sends no prompt to a model;
- * asking for one is a programming error.
+ * The final system prompt of a model-backed run: the agent's instructions, then the parts its
+ * `promptParts` turn on: the parent agent's standing instructions (a role with
+ * `parentInstructions`), its tools, how calls of one turn run, the configuration block and the
+ * About block. A pipeline (ship) sends no prompt to a model; asking for one is a programming error.
  */
-export function buildSystemPrompt(definition: AgentDefinition, profile: Profile): string {
+export function buildSystemPrompt(definition: AgentDefinition, profile: Profile, context: { parent?: AgentDefinition } = {}): string {
   if (definition.prompt === undefined) {
     throw new AgentsError('pipeline_has_no_prompt', `${definition.id} is a pipeline: it starts child runs and has no prompt of its own`);
   }
-  return [definition.prompt, renderToolsBlock(profile.tools), renderConfigBlock(profile), renderAboutBlock(definition, profile)].join(
-    '\n\n',
-  );
+  const parts = definition.promptParts ?? {};
+  const parent = parts.parentInstructions ? context.parent?.prompt : undefined;
+  return [
+    definition.prompt,
+    ...(parent ? [`## The standing instructions of the agent that started you (${context.parent!.displayName})\n${parent}`] : []),
+    ...(parts.tools !== false
+      ? [
+          renderToolsBlock(
+            profile.tools,
+            (profile.mcp?.servers ?? []).map((entry) => entry.server),
+          ),
+        ]
+      : []),
+    ...(parts.parallel ? [PARALLEL_BLOCK] : []),
+    ...(parts.configuration !== false ? [renderConfigBlock(profile)] : []),
+    ...(parts.about !== false ? [renderAboutBlock(definition, profile)] : []),
+  ].join('\n\n');
 }
 
 function machineWords(profile: Profile): string {

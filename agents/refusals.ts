@@ -16,7 +16,11 @@ export const REFUSALS = {
   channel_grant: { kind: 'access', means: "The channel's allowedAgents leaves the agent out." },
   person_grant: { kind: 'access', means: "The person's grant (grants.people.<id>.agents) leaves the agent out." },
   token_grant: { kind: 'access', means: "The API token's agents leave the agent out." },
-  self_serve_shell: { kind: 'access', means: 'A self-serve token never reaches an agent that holds a shell.' },
+  self_serve_shell: {
+    kind: 'access',
+    means:
+      "A self-serve token never reaches an agent that holds a shell, nor a stdio MCP server (it runs in a sandbox: the run goes on without that server's tools).",
+  },
   self_serve_excluded: { kind: 'access', means: 'The agent is not open to self-serve tokens.' },
   model_not_allowed: {
     kind: 'access',
@@ -31,6 +35,11 @@ export const REFUSALS = {
     kind: 'access',
     means:
       'The run, unit, plan or thread belongs to someone else: only its requester (or an owner the surface names) steers it, only its requester or an operator (or on GitHub such an owner) stops it, only its requester or an operator reads it.',
+  },
+  mcp_server_restricted: {
+    kind: 'access',
+    means:
+      "An MCP server attached to the agent is limited to the people mcp.servers.<name>.people names, and this person is not one: the run goes on without that server's tools.",
   },
   unit_tools_private: { kind: 'access', means: "The orchestrator's unit tools work only in the person's own private DM (or the CLI)." },
   repo_agent_not_allowed: {
@@ -47,6 +56,10 @@ export const REFUSALS = {
   repo_unverified: { kind: 'unavailable', means: 'GitHub did not confirm the repository (an error, a timeout, no credential).' },
   sandbox_unavailable: { kind: 'unavailable', means: 'The agent needs a sandboxed shell and this deployment cannot isolate commands.' },
   settings_missing: { kind: 'request', means: 'A ship unit needs settings this deployment lacks (GitHub identities, a model key).' },
+  spend_cap: {
+    kind: 'access',
+    means: 'A daily spend cap (spend.people, channels, repos or agents) is used up for today; the answer says how much and when it resets.',
+  },
 } as const satisfies Record<string, { kind: 'access' | 'request' | 'unavailable'; means: string }>;
 
 export type RefusalCode = keyof typeof REFUSALS;

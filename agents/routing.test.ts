@@ -1,4 +1,4 @@
-import { type RouteClassifier, route, routeWithClassifier } from './routing';
+import { classifierCandidates, classifierPrompt, readClassifierAnswer, type RouteClassifier, route, routeWithClassifier } from './routing';
 import { parseDirectives } from './directives';
 
 const ALL = ['general', 'coding', 'review', 'ship', 'research', 'explore', 'conductor'];
@@ -54,17 +54,111 @@ describe('route', () => {
   });
 });
 
+describe('the rules that find agents (routable agents only)', () => {
+  const ROUTABLE = ['general', 'review', 'ship', 'research', 'explore', 'conductor'];
+  const onPr = { kind: 'github' as const, pullRequest: true };
+  function ruled(message: string, conversation?: { kind: 'github' | 'slack'; pullRequest?: boolean }, routable = ROUTABLE) {
+    const { directives, text } = parseDirectives(message);
+    return route({ directives, text, available: ALL, routable, ...(conversation ? { conversation } : {}) });
+  }
+
+  it.each([
+    ['review this PR', onPr, 'review', 'review-request'],
+    ['@switchboard please review the changes', onPr, 'review', 'review-request'],
+    ['can you re-review?', onPr, 'review', 'review-request'],
+    ['review this PR', { kind: 'slack' as const }, 'general', 'default'],
+    ['review this PR', { kind: 'github' as const }, 'general', 'default'],
+    ['fix the null check in src/login.ts', onPr, 'ship', 'code-change'],
+    ['in acme/api: why is the build so slow?', undefined, 'explore', 'repo-question'],
+    ['in acme/api: where is the retry policy in the code', undefined, 'explore', 'repo-question'],
+    ['why is the build so slow?', undefined, 'general', 'default'],
+    ['in acme/api: what are the open issues about login?', undefined, 'general', 'default'],
+    ['research the tradeoffs of SQLite WAL mode', undefined, 'research', 'research-question'],
+    ['what is the latest release of Temporal, with sources?', undefined, 'research', 'research-question'],
+    ['look up the node 22 release notes', undefined, 'research', 'research-question'],
+    ['what does the retry policy do?', undefined, 'general', 'default'],
+  ])('%j (%j) -> %s by %s', (message, conversation, agent, reason) => {
+    expect(ruled(message, conversation)).toMatchObject({ agent, reason });
+  });
+
+  it('says why on the card, in words', () => {
+    expect(ruled('in acme/api: why is the build so slow?').note).toBe("a question about acme/api's code");
+    expect(ruled('review this PR', onPr).note).toBe('a review request on a pull request');
+  });
+
+  it('never routes to an agent that is not routable, nor to coding, whatever the rule or the classifier says', () => {
+    const withoutReview = ROUTABLE.filter((id) => id !== 'review');
+    expect(ruled('review this PR', onPr, withoutReview)).toMatchObject({ agent: 'general', reason: 'default' });
+    const { directives, text } = parseDirectives('something vague');
+    for (const agent of ['coding', 'orchestrator', 'wizard']) {
+      expect(
+        route({
+          directives,
+          text,
+          available: [...ALL, 'orchestrator'],
+          routable: [...ROUTABLE, 'coding'],
+          classified: { agent, why: 'x' },
+        }),
+      ).toMatchObject({
+        agent: 'general',
+        reason: 'default',
+      });
+    }
+    expect(
+      route({ directives, text, available: ALL, routable: ROUTABLE, classified: { agent: 'research', why: 'a web question' } }),
+    ).toEqual({
+      agent: 'research',
+      reason: 'classifier',
+      note: 'a web question',
+    });
+  });
+
+  it('without the routable list (a replayed history), only the rules of before apply', () => {
+    expect(routed('in acme/api: why is the build so slow?')).toMatchObject({ agent: 'general', reason: 'default' });
+  });
+});
+
+describe('the classifier turn', () => {
+  const candidates = classifierCandidates(
+    [
+      { id: 'general', description: 'answers questions', routable: true },
+      { id: 'coding', description: 'changes code', routable: true },
+      { id: 'orchestrator', description: 'units', routable: false },
+      { id: 'research', description: 'the web, with sources', routable: true },
+    ],
+    ['general', 'coding', 'orchestrator', 'research'],
+  );
+
+  it('offers only routable, available agents, never coding, with the descriptions the catalog has', () => {
+    expect(candidates.map((c) => c.id)).toEqual(['general', 'research']);
+    const prompt = classifierPrompt({ text: 'what changed in TLS 1.3?', candidates });
+    expect(prompt.system).toContain('- research: the web, with sources');
+    expect(prompt.system).not.toContain('coding');
+    expect(prompt.message).toBe('what changed in TLS 1.3?');
+  });
+
+  it.each([
+    ['{"agent": "research", "why": "a question about a protocol"}', { agent: 'research', why: 'a question about a protocol' }],
+    ['Sure! {"agent":"general"}', { agent: 'general', why: 'the classifier chose it' }],
+    ['{"agent": "coding", "why": "x"}', undefined],
+    ['{"agent": "research"', undefined],
+    ['research', undefined],
+  ])('reads %j as %j', (text, answer) => {
+    expect(readClassifierAnswer(text, candidates)).toEqual(answer);
+  });
+});
+
 describe('routeWithClassifier (the seam)', () => {
   const candidates = [
     { id: 'general', description: 'g' },
     { id: 'research', description: 'r' },
     { id: 'coding', description: 'c' },
   ];
-  const answering = (answer: string | undefined): RouteClassifier & { calls: number } => ({
+  const answering = (agent: string | undefined): RouteClassifier & { calls: number } => ({
     calls: 0,
     classify(this: { calls: number }) {
       this.calls += 1;
-      return Promise.resolve(answer);
+      return Promise.resolve(agent ? { agent, why: 'because' } : undefined);
     },
   });
 

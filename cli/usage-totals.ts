@@ -17,6 +17,8 @@ export interface UsageRow {
   cacheShare: number;
   /** Models among these runs' turns without a price (their tokens count, their cost does not). */
   unpriced: string[];
+  /** Calls of MCP servers' tools (runs recorded before MCP count none). */
+  mcpCalls: number;
 }
 
 /**
@@ -70,6 +72,7 @@ function emptyRow(key: string): UsageRow {
     withoutCacheUsd: 0,
     cacheShare: 0,
     unpriced: [],
+    mcpCalls: 0,
   };
 }
 
@@ -84,6 +87,7 @@ function add(row: UsageRow, spend: RunSpend): void {
   const input = row.tokens.input + row.tokens.cacheRead + row.tokens.cacheWrite;
   row.cacheShare = input > 0 ? Math.round((row.tokens.cacheRead / input) * 1_000) / 1_000 : 0;
   for (const model of spend.cost.unpriced) if (!row.unpriced.includes(model)) row.unpriced.push(model);
+  row.mcpCalls += spend.cost.mcpCalls ?? 0;
 }
 
 function totalTokens(row: UsageRow): number {

@@ -10,6 +10,7 @@ import { type Logger } from './logger';
 import { hostTaskQueue } from './host-queue';
 import { sessionLinksFromConfig } from './session-links';
 import { missingSettings } from './preflight';
+import { mcpSetupOf } from './config/mcp-section';
 
 /**
  * The activities' dependencies from the loaded configuration: the one place where config
@@ -62,6 +63,7 @@ export function activityDepsFromConfig(loaded: LoadedConfig, logger: Logger, cli
     web: webDepsFromConfig(config.web, (name) => readSecret(name), config.prices.search),
     skillDirs: config.skills.dirs.map((dir) => resolveConfigPath(loaded, dir)),
     spend: config.spend,
+    mcp: { servers: config.mcp.servers },
     agents: {
       config: config.agents,
       ...(config.agents.customAgentsDir ? { customAgentsDir: resolveConfigPath(loaded, config.agents.customAgentsDir) } : {}),
@@ -73,6 +75,7 @@ export function activityDepsFromConfig(loaded: LoadedConfig, logger: Logger, cli
       ...(config.models.allowed ? { allowedModels: config.models.allowed } : {}),
       admission: config.admission,
       repositories: config.repositories,
+      mcp: mcpSetupOf(config.mcp),
       logger,
     },
   };

@@ -157,6 +157,8 @@ export async function main(roles: Roles = ALL_IN_ONE): Promise<void> {
     reportStartupFailure(logger, error);
     await shutdown('startup failure');
     process.exitCode = 1;
+    // The Temporal runtime (its log forwarding) would hold the process open: exit as after a signal.
+    exitWhenDone(logger);
   }
 }
 

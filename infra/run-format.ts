@@ -1,6 +1,19 @@
 import { describeBudget } from '../agents/profile';
 import type { RunCost, RunRecord, RunStatus, TokenTotals } from '../workflows/contracts';
 
+/**
+ * How the router picked the run's agent, as every card says it: `Routed to review: a review
+ * request on a pull request (rule review-request)`, `Routed to research by the classifier: …`.
+ * Undefined for a run whose agent was named or kept by its thread.
+ */
+export function routingWords(status: Pick<RunStatus, 'routing'>): string | undefined {
+  const routing = status.routing;
+  if (!routing) return undefined;
+  if (routing.reason === 'classifier') return `Routed to ${routing.agent} by the classifier: ${routing.note ?? 'no reason given'}`;
+  if (routing.reason === 'default') return `Routed to ${routing.agent}: ${routing.note ?? 'no routing rule matched'} (the default)`;
+  return `Routed to ${routing.agent}: ${routing.note ?? routing.reason} (rule ${routing.reason})`;
+}
+
 /** One status line, as the CLI streams it while a run works. */
 export function formatStatusLine(status: RunStatus): string {
   const seconds = Math.round(status.elapsedMs / 1000);

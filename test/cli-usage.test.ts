@@ -105,10 +105,12 @@ describe('switchboard usage', () => {
     expect(answer!.by.person.rows[1].unpriced).toEqual([expect.stringContaining('free-one-turn')]);
 
     const text = await switchboard('usage', '--since', '1h', '--by', 'person');
-    expect(text.stdout).toMatch(/^ +2 +4000 +800 +20000 +1200 +79 % +\$0\.0345 +\$0\.0876 {2}ada$/m);
-    expect(text.stdout).toMatch(/^ +1 +700 +70 +0 +0 +0 % +\$0\.0000 +\$0\.0000 {2}bob \(unpriced: scripted:kit\/free-one-turn\.yaml\)$/m);
+    expect(text.stdout).toMatch(/^ +2 +4000 +800 +20000 +1200 +79 % +\$0\.0345 +\$0\.0876 +0 {2}ada$/m);
     expect(text.stdout).toMatch(
-      /^ +3 +4700 +870 +20000 +1200 +77 % +\$0\.0345 +\$0\.0876 {2}total \(unpriced: scripted:kit\/free-one-turn\.yaml\)$/m,
+      /^ +1 +700 +70 +0 +0 +0 % +\$0\.0000 +\$0\.0000 +0 {2}bob \(unpriced: scripted:kit\/free-one-turn\.yaml\)$/m,
+    );
+    expect(text.stdout).toMatch(
+      /^ +3 +4700 +870 +20000 +1200 +77 % +\$0\.0345 +\$0\.0876 +0 {2}total \(unpriced: scripted:kit\/free-one-turn\.yaml\)$/m,
     );
 
     const byThread = JSON.parse((await switchboard('usage', '--since', '1h', '--by', 'thread', '--json')).stdout) as typeof answer;

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { projectRoot } from '../infra/paths';
 import { sendToThread } from '../infra/thread-client';
 import { runStatusQuery, stopSignal } from '../workflows/contracts';
@@ -50,6 +51,9 @@ describe('shutdown', () => {
       (status) => status.phase === 'tools' && status.lastTool === 'bash',
       60_000,
     );
+    // The run's status says `bash` once the call is scheduled; a worker holds it only once started.
+    // Until then a graceful stop has nothing to wait for, and the process is gone before a second signal.
+    await waitUntil(() => bashStarted(client.workflow.getHandle(runId)), Boolean, 60_000);
     return runId;
   };
 
@@ -181,3 +185,13 @@ describe('shutdown', () => {
     writeFileSync(join(dir, 'server', 'done'), '');
   });
 });
+
+/** Whether a worker has started the run's `bash` activity (it is running the command). */
+async function bashStarted(run: WorkflowHandle): Promise<boolean> {
+  const { raw } = await run.describe();
+  return (raw.pendingActivities ?? []).some(
+    (activity) =>
+      activity.activityType?.name === 'bash' &&
+      activity.state === temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED,
+  );
+}

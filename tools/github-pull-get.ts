@@ -4,7 +4,8 @@ import { issueNumberField, repositoryField } from './github-fields';
 
 export const githubPullGetTool = defineTool({
   name: 'github_pull_get',
-  description: 'Read one pull request: title, body, head and base, state, checks, reviews, and the changed files with their diff.',
+  description:
+    "Read one pull request: title, body, head and base, state, the head commit's checks, reviews with their line comments, comments, and the changed files with their diff.",
   input: () =>
     z
       .object({

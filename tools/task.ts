@@ -4,9 +4,10 @@ import { defineTool } from './tool';
 export const taskTool = defineTool({
   name: 'task',
   description:
-    'Delegate one self-contained task to a child run: a specialist role (explore, worker, reviewer, debug, researcher) ' +
-    'or a read-only agent you may use. The child does not see your conversation (except debug), so the prompt must ' +
-    'carry every fact it needs. Several task calls in one turn run at the same time.',
+    'Delegate one self-contained task to a child run: a specialist role (explore, worker, reviewer, debug, researcher, ' +
+    'general-purpose, task, rubber-duck) or a read-only agent you may use. The child does not see your conversation ' +
+    '(except debug, which starts from it with its tool results), so the prompt must carry every fact it needs. Several ' +
+    'task calls in one turn run at the same time.',
   input: () =>
     z
       .object({

@@ -61,6 +61,10 @@ export const TOOLSETS = {
   'role-explore': ['read_file', 'grep', 'find_files', 'list_directory'],
   'role-reviewer': ['read_file', 'grep', 'find_files'],
   'role-researcher': ['read_file', 'grep', 'find_files', 'list_directory', 'web_search'],
+  /** The command runner (001's `task` agent): runs a command, reads a log, waits for a detached job; writes nothing itself. */
+  'role-task': ['bash', 'read_file', 'wait_for_job'],
+  /** The critic (001's `rubber-duck`): reads, runs checks and looks things up; no file writes, no submissions, no delegation. */
+  'role-rubber-duck': ['bash', ...WORKSPACE_READS, 'web_fetch', 'web_search', ...GITHUB_READS],
 } as const satisfies Record<string, readonly ToolName[]>;
 
 export type ToolsetName = keyof typeof TOOLSETS;
@@ -79,6 +83,9 @@ export const TOOLSET_PURPOSES: Readonly<Record<ToolsetName, string>> = {
   'role-explore': "Specialist role: read, grep, find, ls in the parent's workspace.",
   'role-reviewer': "Specialist role: read, grep, find in the parent's workspace.",
   'role-researcher': 'Specialist role: read, grep, find, ls and web search, as far as the parent holds them.',
+  'role-task': "Specialist role: the parent's shell, a file read and the job wait, to run one command and report it.",
+  'role-rubber-duck':
+    'Specialist role: shell, workspace reads, web and GitHub reads to check a plan or change; no writes, as far as the parent holds them.',
 };
 
 export function isToolsetName(name: string): name is ToolsetName {

@@ -36,9 +36,18 @@ import type { InstructionsActivities } from '../activities/repo/instructions';
 import type { SpendCheckInput } from '../activities/spend';
 import type { SpendVerdict } from '../agents/spend-caps';
 import type { WebActivities } from '../activities/web';
+import type { McpCallInput, McpCallResult, McpDiscovered, McpDiscoverInput } from '../activities/mcp/types';
 import type { ShipUnitInput, UnitState } from './contracts';
 
 export type { AttachActivities, InstructionsActivities, SkillActivities, WebActivities };
+
+/** MCP servers as tools: a server's tools for a run, one call, and the end of a run's sessions. */
+export interface McpActivities {
+  mcpDiscover(input: McpDiscoverInput): Promise<McpDiscovered>;
+  mcpCall(input: McpCallInput): Promise<McpCallResult>;
+  /** On the host of `workspace` when given (its stdio servers), else on whichever worker takes it. */
+  mcpClose(input: { runId: string; workspace?: WorkspaceRef }): Promise<{ closed: number }>;
+}
 
 export interface SetupActivities {
   loadAgentSetup(): Promise<AgentSetup>;
@@ -186,6 +195,32 @@ export const POLICIES = {
     heartbeatTimeout: HEARTBEAT_TIMEOUT,
     retry: backoff('1 second', '30 seconds', 5),
   },
+  /** A router's model turn (the classifier, when configured): short, and a failure only routes by default. */
+  routingTurn: {
+    startToCloseTimeout: '1 minute',
+    heartbeatTimeout: '30 seconds',
+    cancellationType: ActivityCancellationType.TRY_CANCEL,
+    retry: backoff('2 seconds', '10 seconds', 2),
+  },
+  /**
+   * Starting an MCP server (or connecting to one) and listing its tools, bounded by its
+   * `startTimeoutMs` (two minutes at most) inside the activity; a retry starts it afresh.
+   */
+  mcpDiscover: { startToCloseTimeout: '3 minutes', heartbeatTimeout: '20 seconds', retry: backoff('2 seconds', '10 seconds', 2) },
+  /**
+   * One MCP tool call, bounded by the server's `callTimeoutMs` (ten minutes at most) inside the
+   * activity, which answers a hung or crashed server as data. Never retried: a call may have
+   * effects, and a worker lost mid-call leaves its effect unknown, which the model is told.
+   */
+  mcpCall: {
+    // The call's own bound (ten minutes at most) after a restart's start (two at most).
+    startToCloseTimeout: '13 minutes',
+    heartbeatTimeout: '20 seconds',
+    cancellationType: ActivityCancellationType.TRY_CANCEL,
+    retry: { maximumAttempts: 1 },
+  },
+  /** Ending a run's MCP sessions on a worker (its stdio servers' processes go with them). */
+  mcpClose: { startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumAttempts: 3 } },
   /** A thread describing its current run (a read; a failed look is just skipped). */
   runProgress: { startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumAttempts: 3 } },
   /** Starting, inspecting and listing units through the Temporal client. */
@@ -209,6 +244,7 @@ export const spendCheck = proxyLocalActivities<SpendCheckActivities>(LOCAL_POLIC
 export const runProgress = proxyActivities<RunProgressActivities>(POLICIES.runProgress);
 export const models = proxyActivities<ModelActivities>(POLICIES.modelTurn);
 export const closingModels = proxyActivities<ModelActivities>(POLICIES.closingSummary);
+export const routingModels = proxyActivities<ModelActivities>(POLICIES.routingTurn);
 export const shell = proxyActivities<Pick<SandboxActivities, 'bash'>>(POLICIES.shellCommand);
 export const files = proxyActivities<Omit<SandboxActivities, 'bash' | 'closeWorkspace'>>(POLICIES.workspaceFile);
 export const workspaces = proxyActivities<Pick<SandboxActivities, 'closeWorkspace'>>(POLICIES.workspaceFile);
@@ -224,6 +260,19 @@ export const skills = proxyActivities<SkillActivities>(POLICIES.skillRead);
 export const attach = proxyActivities<AttachActivities>(POLICIES.attach);
 export const repoReads = proxyActivities<InstructionsActivities & Pick<GitHubActivities, 'repoSettings'>>(POLICIES.repoRead);
 export const workspacePrepare = proxyActivities<WorkspacePrepareActivities>(POLICIES.workspacePrepare);
+export const mcp = mcpProxies(POLICIES);
+
+/** The MCP activities with their three policies (a proxy has no own keys to spread: each call goes through its own). */
+function mcpProxies(policies: Pick<typeof POLICIES, 'mcpDiscover' | 'mcpCall' | 'mcpClose'>): McpActivities {
+  const discover = proxyActivities<Pick<McpActivities, 'mcpDiscover'>>(policies.mcpDiscover);
+  const call = proxyActivities<Pick<McpActivities, 'mcpCall'>>(policies.mcpCall);
+  const close = proxyActivities<Pick<McpActivities, 'mcpClose'>>(policies.mcpClose);
+  return {
+    mcpDiscover: (input) => discover.mcpDiscover(input),
+    mcpCall: (input) => call.mcpCall(input),
+    mcpClose: (input) => close.mcpClose(input),
+  };
+}
 
 /**
  * How long a call on a workspace's host queue may wait for that host to pick it up. A live
@@ -256,6 +305,9 @@ export const HOST_POLICIES = {
   attach: POLICIES.attach,
   unitWorkspace: POLICIES.unitWorkspace,
   githubPush: POLICIES.githubUnitStep,
+  mcpDiscover: POLICIES.mcpDiscover,
+  mcpCall: POLICIES.mcpCall,
+  mcpClose: POLICIES.mcpClose,
 } as const satisfies Record<string, ActivityOptions>;
 
 /** The activities of one workspace's host, on its own task queue (`prepareWorkspace` and `prepareUnitWorkspace` name it). */
@@ -272,6 +324,12 @@ export function hostBound(taskQueue: string) {
       onHost(HOST_POLICIES.unitWorkspace, taskQueue),
     ),
     github: proxyActivities<Pick<GitHubActivities, 'pushBranch'>>(onHost(HOST_POLICIES.githubPush, taskQueue)),
+    // A stdio MCP server is a process in the workspace's sandbox: its calls go to the host that holds it.
+    mcp: mcpProxies({
+      mcpDiscover: onHost(HOST_POLICIES.mcpDiscover, taskQueue),
+      mcpCall: onHost(HOST_POLICIES.mcpCall, taskQueue),
+      mcpClose: onHost(HOST_POLICIES.mcpClose, taskQueue),
+    }),
   };
 }
 

@@ -22,6 +22,7 @@ import {
   githubUnitSteps,
   hostBound,
   githubWrites,
+  mcp,
   models,
   setup,
   shell,
@@ -49,6 +50,7 @@ import {
   type StopInput,
 } from './contracts';
 import { DirectWork, directMode } from './run/direct-work';
+import { commandReport } from './run/command-report';
 import { CANCEL_STOP, cancelAsStop, type OnCancel } from './cancel-as-stop';
 import type { ToolContext } from './run/executors';
 import { RunControl, type WorkflowClock } from './run/run-control';
@@ -57,6 +59,7 @@ import { RunLoop } from './run/run-loop';
 import { RunState } from './run/run-state';
 import { StatusCard } from './run/status-card';
 import { TaskChildren } from './run/task-children';
+import { McpTools } from './run/mcp-tools';
 import { executeToolCalls } from './run/tool-dispatch';
 import { HOST_QUEUES_PATCH, WorkspaceHost } from './run/workspace-host';
 import { RepoContextLoader, RUN_REPO_CONTEXT, runRepository } from './run/repo-context';
@@ -202,10 +205,13 @@ async function agentRun(input: RunInput, onCancel: OnCancel): Promise<RunRecord>
     workspace,
     routed: patched(HOST_QUEUES_PATCH),
     ...((input.carry?.workspaceHost ?? input.workspaceHost) ? { hostQueue: input.carry?.workspaceHost ?? input.workspaceHost } : {}),
-    shared: { shell, files, skills, attach, workspaces, instructions: repoReads },
+    shared: { shell, files, skills, attach, workspaces, mcp, instructions: repoReads },
     prepare: workspacePrepare,
     onHost: hostBound,
   });
+
+  // The MCP servers the admission let this run use: their tools are discovered once, before the first turn.
+  const mcpTools = profile.mcp?.servers.length ? new McpTools({ runId, state, workspace, activities: host.activities.mcp }) : undefined;
 
   const children = new TaskChildren({
     runId,
@@ -239,6 +245,7 @@ async function agentRun(input: RunInput, onCancel: OnCancel): Promise<RunRecord>
     signal: (workflowId, definition, ...args) => getExternalWorkflowHandle(workflowId).signal(definition, ...args),
     effectKey: (call) => `${runId}/${call.name}/${state.turns}.${callIndex(call)}`,
     patched,
+    ...(mcpTools ? { mcp: mcpTools } : {}),
   };
   // A direct review or coding run checks out its PR or branch and delivers its own submission.
   const mode = directMode(input);
@@ -291,6 +298,7 @@ async function agentRun(input: RunInput, onCancel: OnCancel): Promise<RunRecord>
     });
     await cancellable(() => loader.load(repo));
   }
+  if (mcpTools && !state.finished) await cancellable(() => mcpTools.discover());
   const callIndex = (call: { id: string }): number => {
     const last = state.messages[state.messages.length - 1];
     return last?.role === 'assistant' ? last.toolCalls.findIndex((candidate) => candidate.id === call.id) : -1;
@@ -315,6 +323,9 @@ async function agentRun(input: RunInput, onCancel: OnCancel): Promise<RunRecord>
 
   deadlineScope.cancel();
   if (direct) state.finalText = direct.answer(state.finalText);
+  // A command runner's answer is decided by code: one line on success, the whole output on failure.
+  if (profile.result === 'command') state.finalText = commandReport(state.messages, state.finalText);
+  if (mcpTools) await CancellationScope.nonCancellable(() => mcpTools.close()).catch(() => undefined);
   await closeOwnWorkspace();
   await card.settle(true);
   upsertSearchAttributes([

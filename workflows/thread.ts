@@ -22,6 +22,7 @@ import {
   localSetup,
   repoReads,
   repoVetting,
+  routingModels,
   runProgress,
   setup,
   spendCheck,
@@ -31,6 +32,7 @@ import {
 import { autoReviewText, ReviewMemory } from './thread/auto-review';
 import { seededMessage, THREAD_SEEDS_ISSUES } from './thread/issue-seed';
 import { repoInPlay, settingsNotice, THREAD_REPO_SETTINGS, withRepository } from './thread/repo-settings';
+import { classify, classifierOn } from './thread/classify';
 import { UncertainWrites } from './effects/uncertain-writes';
 import { CANCEL_STOP, cancelAsStop, type OnCancel } from './cancel-as-stop';
 import { currentDetails, staticDetails } from './details';
@@ -284,7 +286,23 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
     facts = agentSetup;
     // A GitHub actor's role is checked per agent; threads recorded before that decided without it (docs/versioning.md).
     const skip = message.requester.surface === 'github' && !patched(GITHUB_ACTOR_ADMITTED) ? (['github_actor'] as const) : [];
-    let decision = decide(agentSetup, message, stickyAgent, replyTarget, skip);
+    // The rules that find review, explore and research (over routable agents only), then the
+    // classifier where the deployment turned it on; threads recorded before route as they did.
+    const rules = patched(ROUTING_FINDS_AGENTS);
+    let decision = decide(agentSetup, message, stickyAgent, replyTarget, skip, { rules });
+    if (rules && decision.route?.reason === 'default' && classifierOn(agentSetup)) {
+      const classified = await classify(agentSetup, message, routingModels, threadId);
+      if (classified.answer)
+        decision = decide(agentSetup, message, stickyAgent, replyTarget, skip, { rules, classified: classified.answer });
+      if (decision.kind === 'run' && classified.usage) {
+        decision.routing = {
+          agent: decision.agent,
+          reason: decision.route?.reason ?? 'default',
+          ...decision.routing,
+          usage: classified.usage,
+        };
+      }
+    }
     // A repository run's owner/name is vetted (one GET, the run's own identity) before any workspace exists.
     if (decision.kind === 'run' && needsVetting(decision.profile) && patched(VET_REPOSITORY_PATCH)) {
       decision = vetRefusal(decision, await repoVetting.vetRepository(vetInput(decision.profile))) ?? decision;
@@ -354,6 +372,7 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
             ...(spendCap ? { spendCap } : {}),
             // A review of the conversation's pull request: once per commit, and after an earlier one, what a push resolved.
             ...reviews.runExtras(decision.profile.tools, replyTarget, threadId),
+            ...(decision.routing ? { routing: decision.routing } : {}),
           },
         ],
         // A run outlives a thread that continues-as-new; a terminated thread stops its run.
@@ -427,6 +446,8 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
   await endThread({ threadId, replyTarget: input.replyTarget, unanswered: queue.length, ...(workspaceHost ? { workspaceHost } : {}) });
 }
 
+/** Marks histories whose threads route by the rules that find review, explore and research, and may ask a classifier. */
+export const ROUTING_FINDS_AGENTS = 'routing-finds-agents';
 /** Marks histories whose threads admit a reply before it steers the current run (agents/admission.ts `admitControl`). */
 export const STEER_ADMITTED = 'thread-steer-admitted';
 /** Marks histories whose threads check a GitHub actor's role on the repository per agent (`githubActorCheck`). */

@@ -1,9 +1,9 @@
-import { type AgentsConfig, type Catalog, type CatalogProblem } from '../../agents';
+import { type AgentsConfig, type Catalog, type CatalogProblem, type McpSetup } from '../../agents';
 import { loadCatalog } from '../../agents/custom-agents';
 import { ALL_BACKENDS, type FindingSeverity, type ToolBackends } from '../../tools';
 import { type Logger } from '../../infra/logger';
 import { type SandboxReadiness } from '../sandbox/isolation';
-import type { SpendConfig } from '../../infra/config/spend-section';
+import { hasCaps, type SpendConfig } from '../../infra/config/spend-section';
 import { type AdmissionConfig } from '../../infra/config/admission-section';
 import { type RepositoriesConfig } from '../../infra/config/repository-section';
 import { type RepositoryAgents } from '../../agents/admission';
@@ -36,6 +36,8 @@ export interface AgentSetup {
   admission?: AdmissionConfig;
   /** The agents the deployment's `repositories` section allows per repository (absent: it names none). */
   repositories?: Record<string, RepositoryAgents>;
+  /** The MCP servers and which agents they are attached to (the `mcp` section, without commands, URLs or variables); absent: none. */
+  mcp?: McpSetup;
 }
 
 export const DEFAULT_SHIP_SETTINGS: ShipSettings = {
@@ -68,12 +70,16 @@ export interface AgentSetupDeps {
   admission?: AdmissionConfig;
   /** The `repositories` section: its `agents.allowed` limits which agents run on each repository. */
   repositories?: RepositoriesConfig;
+  /** The `mcp` section as decisions need it (none: no MCP servers). */
+  mcp?: McpSetup;
 }
 
 /** The deployment's per-repository agent lists, by lower-case owner/name, for the admission. */
 export function repositoryAgents(repositories: RepositoriesConfig | undefined): Record<string, RepositoryAgents> | undefined {
   const entries = Object.entries(repositories ?? {}).flatMap(([repo, settings]) =>
-    settings.agents?.allowed ? [[repo.toLowerCase(), { allowed: settings.agents.allowed, rule: `repositories.${repo}.agents.allowed` }] as const] : [],
+    settings.agents?.allowed
+      ? [[repo.toLowerCase(), { allowed: settings.agents.allowed, rule: `repositories.${repo}.agents.allowed` }] as const]
+      : [],
   );
   return entries.length ? Object.fromEntries(entries) : undefined;
 }
@@ -102,14 +108,10 @@ export function createAgentSetupActivities(deps: AgentSetupDeps) {
         ...(deps.spend && hasCaps(deps.spend) ? { spend: deps.spend } : {}),
         ...(deps.admission ? { admission: deps.admission } : {}),
         ...(repositories ? { repositories } : {}),
+        ...(deps.mcp && Object.keys(deps.mcp.servers).length > 0 ? { mcp: deps.mcp } : {}),
       };
     },
   };
-}
-
-/** Whether the section names any cap at all (an empty one is left out of the setup, as before caps existed). */
-function hasCaps(spend: SpendConfig): boolean {
-  return Object.values(spend).some((section) => Object.keys(section).length > 0);
 }
 
 function reportOnce(problems: CatalogProblem[], seen: Set<string>, logger?: Logger): Set<string> {

@@ -1,27 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { WorkspaceCgroup, joinCgroupsArgv } from './cgroups';
-import { HELPER_PROGRAM, SANDBOX_PYTHON } from './helper/program';
-import { addOwner, liveHolder, processStartTime, startHolder, stopHolder, type HolderRecord } from './holder';
+import { sandboxBounds } from './bounds';
+import { WorkspaceCgroup } from './cgroups';
+import { entryArgv, shellArgs } from './entry-argv';
+import { addOwner, liveHolder, processStartTime, stopHolder, type HolderRecord } from './holder';
+import { launchHolder } from './holder-launch';
 import {
   detectIsolationOnce,
-  holderArguments,
   installed,
   readinessOf,
-  SANDBOX_GROUP,
-  SANDBOX_PASSWD,
   type IsolationCheck,
   type IsolationSetting,
   type SandboxReadiness,
 } from './isolation';
-import { DEFAULT_LIMITS, rlimits, type SandboxLimits } from './limits';
+import { DEFAULT_LIMITS, type SandboxLimits } from './limits';
 import { Door, type DoorLogger } from './network/door';
 import { type Resolver } from './network/door-grant';
 import { DOOR_PORT, listenInNamespace, listenOnHost } from './network/open-door';
-import { DEFAULT_UID_RANGE, processesOf, SANDBOX_INSIDE_UID, SandboxUids, type UidRange } from './sandbox-uids';
-import { sandboxBounds } from './bounds';
+import { DEFAULT_UID_RANGE, processesOf, SandboxUids, type UidRange } from './sandbox-uids';
 import { seccompFilter } from './seccomp';
 import { sweepMounts, WorkspaceDisk } from './workspace-disk';
 import {
@@ -76,16 +74,6 @@ export class SandboxUnavailable extends Error {
     super(`shell commands are refused: this worker cannot isolate them (${readiness.reason}). Fix: ${readiness.fix}`);
   }
 }
-
-/** Runs a command with `bash -c` in `dir`, stderr joined to stdout so the output keeps its order. */
-const shell = (command: string, dir: string) => ['/bin/sh', '-c', 'cd "$2" && exec bash -c "$1" 2>&1', 'sh', command, dir];
-
-/**
- * A call's command dies with the worker that runs it (its deadline and reaping die with the
- * worker too); each link of the chain gets SIGKILL when its parent goes. Detached jobs are
- * children of the holder's init, not of this chain, so they are untouched.
- */
-const dieWithParent = ['setpriv', '--pdeathsig', 'KILL', '--'];
 
 /**
  * The workspaces of one worker: decides the isolation once, gives each workspace its uid,
@@ -215,29 +203,16 @@ export class SandboxHost {
   ): Promise<HolderRecord> {
     // A holder of the earlier design (root) or processes left by a dead one: none may share the new sandbox.
     await this.endProcesses(layout, uid, cgroup);
-    await cgroup?.create(this.limits);
-    const disk = new WorkspaceDisk({ diskMiB: this.limits.diskMiB, images: isolation.diskImages === true });
-    await disk.ensure(layout, uid);
-    const mounted = await disk.mountForHolder(layout);
-    try {
-      const files = {
-        seccomp: join(layout.state, 'seccomp.bpf'),
-        passwd: join(layout.state, 'passwd'),
-        group: join(layout.state, 'group'),
-      };
-      await writeFile(files.seccomp, seccompFilter(isolation.seccomp), { mode: 0o600 });
-      await writeFile(files.passwd, SANDBOX_PASSWD, { mode: 0o600 });
-      await writeFile(files.group, SANDBOX_GROUP, { mode: 0o600 });
-      return await startHolder(layout, {
-        cgroupPrefix: joinCgroupsArgv(cgroup?.procsFiles() ?? []),
-        uid,
-        args: holderArguments(mounted, this.limits, { dataDir: this.options.dataDir, hiddenPaths: this.options.hiddenPaths ?? [] }),
-        ...files,
-        ...(owner ? { owner } : {}),
-      });
-    } finally {
-      await mounted.detach();
-    }
+    return launchHolder({
+      layout,
+      isolation,
+      uid,
+      ...(cgroup ? { cgroup } : {}),
+      limits: this.limits,
+      dataDir: this.options.dataDir,
+      hiddenPaths: this.options.hiddenPaths ?? [],
+      ...(owner ? { owner } : {}),
+    });
   }
 
   /** The workspace's door, opened in the holder's network namespace (or on the host when unisolated). */
@@ -268,70 +243,14 @@ export class SandboxHost {
     }
   }
 
-  /**
-   * The argv that runs `program` (an argv inside the sandbox) for this workspace. Isolated: the
-   * chain joins the workspace's cgroups, enters the holder's namespaces and becomes the sandbox
-   * user (the workspace's host uid) before anything of the sandbox runs; then the helper sets the
-   * rlimits, `no_new_privs` and the seccomp filter, and executes the program or does one file
-   * operation. No process of this chain that is still host root executes a byte the sandbox wrote.
-   */
+  /** The argv that runs our helper program (`exec <argv…>` or one file operation) in this workspace (entry-argv.ts). */
   argv(prepared: SandboxTarget, helperArgs: string[]): string[] {
-    const isolated = prepared.holder !== undefined;
-    const helper = [
-      SANDBOX_PYTHON,
-      '-I',
-      '-S',
-      '-c',
-      HELPER_PROGRAM,
-      isolated ? this.filter(prepared.isolation) : '',
-      JSON.stringify(rlimits(this.limits, isolated)),
-      JSON.stringify([prepared.roots.work, prepared.roots.tmp]),
-      ...helperArgs,
-    ];
-    if (!prepared.holder) return [...(prepared.isolation.setpriv ? dieWithParent : []), ...helper];
-    return [
-      ...joinCgroupsArgv(prepared.cgroup?.procsFiles() ?? []),
-      ...dieWithParent,
-      // --root (no value) takes the holder's root: joining a mount namespace alone would leave us
-      // at the namespace's base mount, not bwrap's new root. The user namespace is joined by a
-      // second nsenter in the forked child: joining it changes credentials, which clears the
-      // parent-death signal, and this first link must keep it to die with the worker.
-      'nsenter',
-      '--target',
-      String(prepared.holder.pid),
-      '--mount',
-      '--pid',
-      '--ipc',
-      '--uts',
-      '--net',
-      '--root',
-      '--',
-      // Now inside the holder's pid namespace, where its init is pid 1. -S/-G make the process the
-      // sandbox user of the holder's user namespace, which is the workspace's own host uid, before
-      // it runs anything: every capability goes with the change of uid.
-      'nsenter',
-      '--target',
-      '1',
-      '--user',
-      '-S',
-      String(SANDBOX_INSIDE_UID),
-      '-G',
-      String(SANDBOX_INSIDE_UID),
-      '--',
-      // The change of uid cleared the parent-death signal: set it again, and no way back to privileges.
-      'setpriv',
-      '--pdeathsig',
-      'KILL',
-      '--no-new-privs',
-      '--inh-caps=-all',
-      '--',
-      ...helper,
-    ];
+    return entryArgv(prepared, this.limits, prepared.holder ? this.filter(prepared.isolation) : '', helperArgs);
   }
 
   /** The argv of one shell command in the workspace. */
   commandArgv(prepared: PreparedWorkspace, command: string): string[] {
-    return this.argv(prepared, ['exec', ...shell(command, prepared.roots.work)]);
+    return this.argv(prepared, ['exec', ...shellArgs(command, prepared.roots.work)]);
   }
 
   /**

@@ -1,4 +1,4 @@
-import { formatCacheShare, formatCost, formatUsd } from '../../infra/run-format';
+import { routingWords, formatCacheShare, formatCost, formatUsd } from '../../infra/run-format';
 import type { RunOutcome, RunPhase, RunStatus } from '../../workflows/contracts';
 
 /** The Stop button's action id; its value is the run id. */
@@ -60,6 +60,8 @@ export function renderCard(view: CardView): { text: string; blocks: unknown[] } 
   const blocks: unknown[] = [
     { type: 'section', text: { type: 'mrkdwn', text: `*${escape(status.agent)}* · \`${escape(status.model)}\`\n${state}` } },
   ];
+  const routed = routingWords(status);
+  if (routed) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: escape(routed) }] });
   if (status.statusText && !view.final) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `> ${escape(status.statusText)}` } });
   if (view.final && view.answer?.trim()) {
     blocks.push({ type: 'section', text: { type: 'mrkdwn', text: clip(view.answer.trim(), CARD_ANSWER_LIMIT) } });

@@ -24,6 +24,7 @@ export function createConsoleStatusActivities(deps: ConsoleStatusDeps) {
           statusText: status.statusText,
           outcome: status.outcome,
           final: input.final,
+          ...(status.routing ? { routing: status.routing } : {}),
         },
         input.final ? `run ${input.runId} ${status.outcome ?? 'finished'}` : `run ${input.runId}: ${status.statusText ?? status.phase}`,
       );

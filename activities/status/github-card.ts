@@ -1,5 +1,5 @@
 import type { RunOutcome, RunPhase, RunStatus } from '../../workflows/contracts';
-import { formatCacheShare, formatCost, formatUsd } from '../../infra/run-format';
+import { formatCacheShare, formatCost, formatUsd, routingWords } from '../../infra/run-format';
 import { boundWords, formatElapsed, repoContextWords } from '../slack/card-blocks';
 
 /** GitHub's limit on a comment body, less room for the effect marker. */
@@ -45,6 +45,8 @@ export function renderGitHubCard(view: { status: RunStatus; final: boolean; webU
     ...(view.webUiUrl ? [`[Open in Temporal](${view.webUiUrl})`] : []),
   ];
   const lines = [`**${status.agent}** · \`${status.model}\` — ${state}`];
+  const routed = routingWords(status);
+  if (routed) lines.push(`<sub>${routed}</sub>`);
   if (!view.final && status.statusText) lines.push('', `> ${status.statusText.replace(/\n/g, ' ')}`);
   if (view.final) lines.push('', 'The answer follows below.');
   lines.push('', `<sub>${facts.join(' · ')}</sub>`);

@@ -1,4 +1,4 @@
-import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { type Client, type WorkflowExecutionInfo, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { visibilityQuery } from '../../infra/visibility';
 import { Outcome, Phase, PullRequest, Repo } from '../../workflows/search-attributes';
 import { failure, shipUnitWorkflowType, steerSignal, unitStateQuery, type ShipUnitInput, type UnitState } from '../../workflows/contracts';
@@ -32,6 +32,35 @@ export interface UnitSummary {
   pullRequest?: number;
   phase?: string;
   outcome?: string;
+  /** When it started (ISO), and how long ago in minutes when listed: fleet_status's "age". */
+  startedAt?: string;
+  ageMinutes?: number;
+}
+
+/** One listed execution as `fleet_status` shows it: its id, status, repository, PR, phase, outcome and age. */
+export function unitSummaryOf(
+  execution: Pick<WorkflowExecutionInfo, 'workflowId' | 'status' | 'typedSearchAttributes' | 'startTime'>,
+  now: number,
+): UnitSummary {
+  const attributes = execution.typedSearchAttributes;
+  const [repo, pullRequest, phase, outcome] = [
+    attributes.get(Repo),
+    attributes.get(PullRequest),
+    attributes.get(Phase),
+    attributes.get(Outcome),
+  ];
+  const started = execution.startTime?.getTime();
+  return {
+    unitId: execution.workflowId,
+    status: execution.status.name,
+    ...(repo !== undefined ? { repo } : {}),
+    ...(pullRequest !== undefined ? { pullRequest } : {}),
+    ...(phase !== undefined ? { phase } : {}),
+    ...(outcome !== undefined ? { outcome } : {}),
+    ...(started !== undefined
+      ? { startedAt: new Date(started).toISOString(), ageMinutes: Math.max(0, Math.round((now - started) / 60_000)) }
+      : {}),
+  };
 }
 
 /** The effect key the unit's latest execution was started under (its memo), if it exists. */
@@ -124,21 +153,7 @@ export function createUnitClientActivities(deps: UnitClientDeps) {
       const query = visibilityQuery({ SwitchboardKind: input.kind ?? 'unit', Requester: input.requester, Repo: input.repo });
       const units: UnitSummary[] = [];
       for await (const execution of deps.client.workflow.list({ query })) {
-        const attributes = execution.typedSearchAttributes;
-        const [repo, pullRequest, phase, outcome] = [
-          attributes.get(Repo),
-          attributes.get(PullRequest),
-          attributes.get(Phase),
-          attributes.get(Outcome),
-        ];
-        units.push({
-          unitId: execution.workflowId,
-          status: execution.status.name,
-          ...(repo !== undefined ? { repo } : {}),
-          ...(pullRequest !== undefined ? { pullRequest } : {}),
-          ...(phase !== undefined ? { phase } : {}),
-          ...(outcome !== undefined ? { outcome } : {}),
-        });
+        units.push(unitSummaryOf(execution, Date.now()));
         if (units.length >= (input.limit ?? 50)) break;
       }
       return units;

@@ -52,6 +52,6 @@ export const explore: AgentDefinitionInput = {
   tokenCap: 64_000,
   cacheTtl: '1h',
   prompt: EXPLORE_PROMPT,
-  routable: false,
+  routable: true,
   selfServe: false,
 };

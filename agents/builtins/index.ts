@@ -5,7 +5,7 @@ import { explore } from './explore';
 import { general } from './general';
 import { orchestrator } from './orchestrator';
 import { research } from './research';
-import { debugRole, exploreRole, researcherRole, reviewerRole, workerRole } from './roles';
+import { debugRole, exploreRole, generalPurposeRole, researcherRole, reviewerRole, rubberDuckRole, taskRole, workerRole } from './roles';
 import { review } from './review';
 import { ship } from './ship';
 
@@ -26,6 +26,9 @@ export const BUILTIN_INPUTS: readonly AgentDefinitionInput[] = [
   reviewerRole,
   debugRole,
   researcherRole,
+  generalPurposeRole,
+  taskRole,
+  rubberDuckRole,
 ];
 
 /** The built-in agents, in catalog order. */

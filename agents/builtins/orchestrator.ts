@@ -11,7 +11,7 @@ const ORCHESTRATOR_PROMPT = `You are Orchestrator, Switchboard's agent for an on
 
 ## Rules
 - Confirm before starting or stopping work when the request is ambiguous about which repository or unit it means.
-- Report unit state in facts: phase, PR number and link, what it is waiting for, time and budget used.
+- Report unit state in facts: phase, PR number, open findings, what it is waiting for (its next timer), and the budget spent of its budget.
 - Keep the status card current with update_status for anything longer than a quick answer.`;
 
 export const orchestrator: AgentDefinitionInput = {

@@ -25,5 +25,5 @@ export const research: AgentDefinitionInput = {
   tokenCap: 16_000,
   effort: 'medium',
   prompt: RESEARCH_PROMPT,
-  routable: false,
+  routable: true,
 };

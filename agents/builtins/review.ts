@@ -35,6 +35,6 @@ export const review: AgentDefinitionInput = {
   tokenCap: 32_000,
   effort: 'high',
   prompt: REVIEW_PROMPT,
-  routable: false,
+  routable: true,
   selfServe: false,
 };

@@ -62,3 +62,44 @@ export const researcherRole: AgentDefinitionInput = {
   tokenCap: 16_000,
   prompt: `${FOCUS}\n\nYou research a question with the workspace and, if you hold web_search, the web. Cite every claim: a URL or a path with line numbers. Say what you could not verify.`,
 };
+
+// The entries of 001 that Switchboard reaches through the task tool beside the five of 002.
+
+export const generalPurposeRole: AgentDefinitionInput = {
+  kind: 'role',
+  id: 'general-purpose',
+  displayName: 'General purpose',
+  description:
+    "The parent's whole capability in a fresh context window: its tools (task too, while delegation may go one level deeper) and its agent's standing instructions, for broad autonomous work. Prefer a narrower role when one fits.",
+  toolset: 'inherit',
+  budgetMinutes: 30,
+  tokenCap: 32_000,
+  promptParts: { parallel: true, parentInstructions: true },
+  prompt:
+    "You are a child run with the full capability of the run that started you: the same tools and the same standing instructions (below), in a fresh context window. You see only the task below, not the parent's conversation. Work through it autonomously; your answer goes back to that run, not to a person, so end with what you did, what you found (paths with line numbers, commands and their results) and what is left.",
+};
+
+export const taskRole: AgentDefinitionInput = {
+  kind: 'role',
+  id: 'task',
+  displayName: 'Task',
+  description:
+    "Runs one development command (tests, a build, a linter, an install, a formatter) in the parent's workspace and reports it: one line when it succeeds, the command's whole output when it fails. Does not fix, analyse or retry.",
+  toolset: 'role-task',
+  budgetMinutes: 20,
+  tokenCap: 8_000,
+  result: 'command',
+  prompt: `${FOCUS}\n\nYou run the command the task names, exactly once, with bash (raise timeoutMs for a long one; detach it and use wait_for_job past twenty minutes). Do not fix, analyse, suggest or retry anything. On success, answer with one line saying what ran and that it passed. On failure, say which command failed; Switchboard hands the parent that command's whole output.`,
+};
+
+export const rubberDuckRole: AgentDefinitionInput = {
+  kind: 'role',
+  id: 'rubber-duck',
+  displayName: 'Rubber duck',
+  description:
+    'A constructive critic: reviews a plan, design, change or test the parent describes and reports only the problems that matter, with evidence. Reads, runs checks and looks things up; changes nothing.',
+  toolset: 'role-rubber-duck',
+  budgetMinutes: 15,
+  tokenCap: 16_000,
+  prompt: `${FOCUS}\n\nYou are the parent's devil's advocate. Read the plan, design, change or tests the task describes, check them against the code (read, grep, run a test or a small script with bash when that settles a doubt) and report only what would hurt the work: a wrong assumption, a missed case, a simpler approach, a risk, each with its evidence and what to do instead. No style remarks, no praise. You never change a file: the parent decides what to do with your critique. Say plainly when you found nothing that matters.`,
+};

@@ -7,6 +7,7 @@ import {
   inactiveReason,
   SURFACES,
   type Surface,
+  toolsetName,
   turnGuardFor,
 } from '../../agents';
 import { loadCatalog } from '../../agents/custom-agents';
@@ -110,7 +111,8 @@ function summary(agent: AgentDefinition) {
     id: agent.id,
     displayName: agent.displayName,
     kind: agent.kind,
-    toolset: agent.toolset,
+    toolset: toolsetName(agent),
+    ...(agent.tools ? { tools: agent.tools } : {}),
     machine: agent.machine,
     identity: agent.identity,
     budgetMinutes: agent.budgetMinutes,
@@ -131,7 +133,16 @@ function table(entries: Array<{ agent: AgentDefinition; inactive?: string }>, wi
   const rows = [['AGENT', 'TOOLSET', 'MACHINE', 'IDENTITY', 'BUDGET', 'TURNS', 'SURFACES', ...(withStatus ? ['STATUS'] : [])]];
   for (const { agent: a, inactive } of entries) {
     const status = withStatus ? [inactive ? `inactive: ${inactive}` : 'active'] : [];
-    rows.push([a.id, a.toolset, a.machine, a.identity, `${a.budgetMinutes} min`, String(turnGuardFor(a)), a.surfaces.join(','), ...status]);
+    rows.push([
+      a.id,
+      toolsetName(a),
+      a.machine,
+      a.identity,
+      `${a.budgetMinutes} min`,
+      String(turnGuardFor(a)),
+      a.surfaces.join(','),
+      ...status,
+    ]);
   }
   const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => row[column].length)));
   return rows

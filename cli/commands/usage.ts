@@ -9,7 +9,7 @@ export function registerUsageCommand(program: Command): void {
   program
     .command('usage')
     .description(
-      "tokens, cost, the share served from the prompt cache and the cost without it, of the runs started in a window, totalled per person, agent, repo, thread, unit or plan (from Temporal visibility and the runs' records)",
+      "tokens, cost, the share served from the prompt cache and the cost without it, and MCP tool calls, of the runs started in a window, totalled per person, agent, repo, thread, unit or plan (from Temporal visibility and the runs' records)",
     )
     .option('--since <span>', 'runs started since: 7d, 12h, 30m, 2w or a date', '7d')
     .option('--by <groups>', `comma-separated: ${USAGE_GROUPS.join(', ')}`, 'person,agent')
@@ -43,11 +43,11 @@ export function registerUsageCommand(program: Command): void {
           lines.push(
             '',
             `by ${group}`,
-            `  ${'runs'.padStart(5)} ${'input'.padStart(10)} ${'output'.padStart(9)} ${'cache rd'.padStart(10)} ${'cache wr'.padStart(9)} ${'cached'.padStart(7)} ${'cost'.padStart(10)} ${'no cache'.padStart(10)}  ${group}`,
+            `  ${'runs'.padStart(5)} ${'input'.padStart(10)} ${'output'.padStart(9)} ${'cache rd'.padStart(10)} ${'cache wr'.padStart(9)} ${'cached'.padStart(7)} ${'cost'.padStart(10)} ${'no cache'.padStart(10)} ${'mcp'.padStart(6)}  ${group}`,
           );
           for (const row of [...rows, total]) {
             lines.push(
-              `  ${String(row.runs).padStart(5)} ${String(row.tokens.input).padStart(10)} ${String(row.tokens.output).padStart(9)} ${String(row.tokens.cacheRead).padStart(10)} ${String(row.tokens.cacheWrite).padStart(9)} ${`${Math.round(row.cacheShare * 100)} %`.padStart(7)} ${formatUsd(row.usd).padStart(10)} ${formatUsd(row.withoutCacheUsd).padStart(10)}  ${row.key}${row.unpriced.length ? ` (unpriced: ${row.unpriced.join(', ')})` : ''}`,
+              `  ${String(row.runs).padStart(5)} ${String(row.tokens.input).padStart(10)} ${String(row.tokens.output).padStart(9)} ${String(row.tokens.cacheRead).padStart(10)} ${String(row.tokens.cacheWrite).padStart(9)} ${`${Math.round(row.cacheShare * 100)} %`.padStart(7)} ${formatUsd(row.usd).padStart(10)} ${formatUsd(row.withoutCacheUsd).padStart(10)} ${String(row.mcpCalls).padStart(6)}  ${row.key}${row.unpriced.length ? ` (unpriced: ${row.unpriced.join(', ')})` : ''}`,
             );
           }
         }

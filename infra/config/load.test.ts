@@ -115,6 +115,24 @@ describe('loadConfig', () => {
       {},
       /payloads\.s3\.secretAccessKey: secrets are read from the environment only \(.*AWS_SECRET_ACCESS_KEY/,
     ],
+    [
+      'a secret handed to a sandboxed MCP server',
+      'mcp:\n  servers:\n    tracker:\n      transport: stdio\n      command: tracker-mcp\n      env:\n        TRACKER_TOKEN: t0k\n',
+      {},
+      /mcp\.servers\.tracker\.env\.TRACKER_TOKEN: secrets are read from the environment only/,
+    ],
+    [
+      'an MCP attachment naming no server',
+      'mcp:\n  agents:\n    general:\n      - server: tracker\n',
+      {},
+      /mcp\.agents\.general\.0\.server: no mcp\.servers entry is called tracker/,
+    ],
+    [
+      'an MCP server name with underscores',
+      'mcp:\n  servers:\n    my_tracker:\n      transport: http\n      url: https://mcp.example.com/mcp\n',
+      {},
+      /mcp\.servers\.my_tracker: lowercase letters, digits and hyphens/,
+    ],
     // Unisolated mode has one spelling; anything else (none, off, false) is a mistake, not a choice.
     [
       'an isolation nobody meant',

@@ -14,6 +14,7 @@ import { SpendConfigSchema } from './spend-section';
 import { AdmissionConfigSchema } from './admission-section';
 import { SessionsConfigSchema } from './sessions-section';
 import { RepositoriesConfigSchema } from './repository-section';
+import { McpConfigSchema } from './mcp-section';
 
 /**
  * One schema for all of Switchboard's settings. Every field has a default, so an empty
@@ -133,6 +134,7 @@ export const ConfigSchema = z
     sessions: SessionsConfigSchema.prefault({}),
     /** owner/name -> the keys of its `.switchboard.yml`, set by the deployment (the stricter wins where both set one). */
     repositories: RepositoriesConfigSchema.default({}),
+    mcp: McpConfigSchema.prefault({}),
   })
   .strict()
   .superRefine((config, context) => {

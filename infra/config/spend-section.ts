@@ -30,3 +30,8 @@ export const SpendConfigSchema = z
 
 export type SpendConfig = z.output<typeof SpendConfigSchema>;
 export type SpendCapEntry = z.output<typeof SpendCapEntrySchema>;
+
+/** Whether the section names any cap at all (an empty one checks nothing, as before caps existed). */
+export function hasCaps(spend: SpendConfig | undefined): boolean {
+  return spend !== undefined && Object.values(spend).some((section) => Object.keys(section).length > 0);
+}

@@ -3,9 +3,14 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
-/** Fixed identity and dates so the local GitHub's commits are reproducible. */
+/**
+ * Fixed identity and dates so the local GitHub's commits are reproducible; nothing else of the
+ * process's environment (no token of a test's, no user's git configuration).
+ */
 const GIT_ENV = {
-  ...process.env,
+  PATH: process.env.PATH ?? '/usr/bin:/bin',
+  HOME: tmpdir(),
+  GIT_CONFIG_GLOBAL: '/dev/null',
   GIT_AUTHOR_NAME: 'Local GitHub',
   GIT_AUTHOR_EMAIL: 'local-github@example.invalid',
   GIT_COMMITTER_NAME: 'Local GitHub',

@@ -1,4 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
+import { type SpendScope, type SpendVerdict } from '../../agents/spend-caps';
 import { type Client, isGrpcServiceError, WorkflowNotFoundError, type WorkflowExecutionDescription } from '@temporalio/client';
 import {
   admitStart,
@@ -37,6 +38,11 @@ export interface AccessOptions {
   client: Client;
   /** The admission's facts (infra/door-admission.ts): the same agent setup the workflows decide by. */
   facts(): Promise<AdmissionFacts>;
+  /**
+   * The spend caps of a start this door makes itself (a unit; a job's thread checks its own): the
+   * same sum from Temporal a thread asks for (activities/spend). Absent: no caps are configured.
+   */
+  spend?: (scope: SpendScope, now: number) => Promise<SpendVerdict>;
 }
 
 /** The access rules' answer for one caller on one workflow: yes, or the refusal's code and words. */
@@ -67,6 +73,17 @@ function refusal(refused: AdmissionRefusal): ApiError {
 export async function assertAdmitted(options: AccessOptions, caller: Caller, request: Omit<StartRequest, 'person'>): Promise<void> {
   const allowed = admitStart(await options.facts(), { person: accessRequester(caller), ...request });
   if (!allowed.ok) throw refusal(allowed);
+}
+
+/** Refuses (403 `spend_cap`, with the amount and when it resets) a start past a daily spend cap. */
+export async function assertWithinSpend(options: AccessOptions, scope: SpendScope): Promise<void> {
+  const verdict = await options.spend?.(scope, Date.now());
+  if (verdict?.kind === 'refuse')
+    throw refusalError(verdict.code, verdict.reply, {
+      spentUsd: verdict.spentUsd,
+      capUsd: verdict.capUsd,
+      resetsAt: new Date(verdict.resetsAt).toISOString(),
+    });
 }
 
 /** The agents the caller may use from this door. */

@@ -6,7 +6,15 @@ import { type Caller } from '../../infra/api-tokens';
 import { ApiError } from '../../infra/errors';
 import { steerUpdate, stopSignal, unitStateQuery, type ShipUnitInput, type UnitRecord } from '../../workflows/contracts';
 import { pullRequestUnitId, taskUnitId } from '../../workflows/unit/unit-id';
-import { assertAdmitted, assertMayTouch, describeSettled, runRequester, temporalError, type AccessOptions } from './door-access';
+import {
+  assertAdmitted,
+  assertMayTouch,
+  assertWithinSpend,
+  describeSettled,
+  runRequester,
+  temporalError,
+  type AccessOptions,
+} from './door-access';
 import type { Links, UnitRequest } from './schemas';
 
 export interface UnitDoorOptions extends AccessOptions {
@@ -70,6 +78,8 @@ export function createUnitDoor(options: UnitDoorOptions) {
     async startUnit(caller: Caller, body: UnitRequest, idempotencyKey?: string) {
       // Asking for a unit is asking for `ship`, admitted like a job: access, the model, the sandbox.
       await assertAdmitted(options, caller, { agent: 'ship', repo: body.repo, ...(body.model ? { model: body.model } : {}) });
+      // A unit started here passes no thread: its start is checked against the spend caps here.
+      await assertWithinSpend(options, { person: caller.userId, repo: body.repo, agent: 'ship' });
       const unitId = body.pullRequest !== undefined ? pullRequestUnitId(body.repo, body.pullRequest) : taskUnitId(body.repo, body.request!);
       // The same key (per token) is the same start: the unit's memo remembers it, so a retry steers nothing.
       const effectKey = idempotencyKey

@@ -8,6 +8,9 @@ import { doorAdmissionFromConfig, type DoorAdmission } from '../../infra/door-ad
 import { sessionLinksFromConfig } from '../../infra/session-links';
 import { createMcpRouter } from '../mcp/http';
 import { createDoor, type Door } from './door';
+import { type AccessOptions } from './door-access';
+import { createSpendActivities } from '../../activities/spend';
+import { hasCaps } from '../../infra/config/spend-section';
 import { RateLimiter } from './rate-limit';
 import { API_BASE, createApiRouter } from './router';
 
@@ -26,12 +29,21 @@ export function doorFromConfig(
     taskQueue: config.temporal.taskQueue,
     namespace: config.temporal.namespace,
     facts: admission.facts,
+    ...spendCheckFromConfig(loaded, client),
     decisionWaitMs: config.api.decisionWaitMs,
     ...(webUiBaseUrl ? { webUiBaseUrl } : {}),
     apiBase: API_BASE,
     preflight: (unit) => missingSettings(loaded, { github: ['read', 'write'], ...(unit.model ? { model: unit.model } : {}) }, env),
     ...(links ? { sessionLink: (workflowId: string) => links.url(workflowId) } : {}),
   });
+}
+
+/** The spend-cap check of the doors' own starts, when any cap is configured (none: no check at all). */
+function spendCheckFromConfig(loaded: LoadedConfig, client: Client): Pick<AccessOptions, 'spend'> {
+  const { config } = loaded;
+  if (!hasCaps(config.spend)) return {};
+  const spend = createSpendActivities({ client, taskQueue: config.temporal.taskQueue, config: config.spend });
+  return { spend: (scope, now) => spend.checkSpendCaps({ scope, threadId: '', now }) };
 }
 
 /**

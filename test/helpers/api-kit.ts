@@ -61,6 +61,8 @@ export async function startApiKit(
     sandboxProbe?: RunKitOptions['sandboxProbe'];
     /** The `admission` section (operators, GitHub roles). */
     admission?: Record<string, unknown>;
+    /** The `spend` section (spend caps), for the worker and the server's doors alike. */
+    spend?: RunKitOptions['spend'];
     /**
      * Mount the session pages too (`/session`), their links signed with `secret`; `client` is the
      * one their hub reads Temporal with (a test counts its queries), `env` more secrets the pages
@@ -75,6 +77,7 @@ export async function startApiKit(
     ...(options.agents ? { agents: options.agents } : {}),
     ...(options.github ? { github: options.github } : {}),
     ...(options.sandboxProbe ? { sandboxProbe: options.sandboxProbe } : {}),
+    ...(options.spend ? { spend: options.spend } : {}),
   });
   cpSync(join(projectRoot(), 'examples', 'hello.yaml'), join(kit.dir, 'scripts', 'hello.yaml'));
   const tokens: Record<string, string> = {};
@@ -92,6 +95,7 @@ export async function startApiKit(
       api: { ...options.api, tokens: entries },
       http: { host: '127.0.0.1', port },
       ...(options.admission ? { admission: options.admission } : {}),
+      ...(options.spend ? { spend: options.spend } : {}),
     }),
   );
   const loaded = loadConfig({ env: { SWITCHBOARD_TASK_QUEUE: kit.taskQueue }, cwd: kit.dir });

@@ -6,6 +6,7 @@ import { type DataConverter } from '@temporalio/common';
 import { type TestWorkflowEnvironment } from '@temporalio/testing';
 import { type Worker } from '@temporalio/worker';
 import { stringify } from 'yaml';
+import type { z } from 'zod';
 import { createActivities, type ActivityDeps } from '../../activities';
 import { DEFAULT_SHIP_SETTINGS, type ShipSettings } from '../../activities/agents/agent-setup';
 import { createGitHubIdentities, type GitHubIdentities } from '../../activities/github';
@@ -18,6 +19,7 @@ import { createLogger } from '../../infra/logger';
 import { createSwitchboardWorker } from '../../infra/worker';
 import type { RunRecord } from '../../workflows/contracts';
 import { KIT_SCRIPTS } from './scripts';
+import { McpConfigSchema, mcpSetupOf } from '../../infra/config/mcp-section';
 import { productWorker, sharedEnvironment, uniqueTaskQueue } from './temporal';
 
 export interface RunKit {
@@ -75,6 +77,8 @@ export interface RunKitOptions {
   taskQueue?: string;
   /** Serve a host queue of this kit's own, as a deployed worker does (infra/main.ts): workspaces are used on it. */
   hostQueue?: boolean;
+  /** The `mcp` section (servers and attachments), and the environment HTTP servers' credentials are read from. */
+  mcp?: { config: z.input<typeof McpConfigSchema>; env?: NodeJS.ProcessEnv };
 }
 
 export async function startRunKit(label: string, options: RunKitOptions = {}): Promise<RunKit> {
@@ -105,6 +109,7 @@ export async function startRunKit(label: string, options: RunKitOptions = {}): P
     ...(options.sandboxProbe ? { probe: options.sandboxProbe } : {}),
   };
   const sandboxHost = createSandboxHost(sandbox);
+  const mcp = options.mcp ? McpConfigSchema.parse(options.mcp.config) : undefined;
   const activities = createActivities({
     logger,
     models: {
@@ -119,7 +124,9 @@ export async function startRunKit(label: string, options: RunKitOptions = {}): P
       ...(options.allowedModels ? { allowedModels: options.allowedModels } : {}),
       ship: { ...DEFAULT_SHIP_SETTINGS, ...options.ship },
       ...(options.customAgentsDir ? { customAgentsDir: options.customAgentsDir } : {}),
+      ...(mcp ? { mcp: mcpSetupOf(mcp) } : {}),
     },
+    ...(mcp ? { mcp: { servers: mcp.servers, ...(options.mcp?.env ? { env: options.mcp.env } : {}) } } : {}),
     github: { identities },
     sandbox,
     sandboxHost,

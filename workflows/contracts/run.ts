@@ -9,6 +9,7 @@ import type { Profile } from '../../agents/profile';
 import type { ReplyTarget, Requester, SteerInput } from './common';
 import type { UncertainWrite } from './resend';
 import type { EarlierReview } from './unit';
+import type { McpToolSchema } from '../../activities/mcp/types';
 import { workflowType } from './workflow-type';
 
 /** Tokens by kind, summed over a run's turns (cache reads and writes apart from fresh input). */
@@ -48,6 +49,29 @@ export interface RunCost {
   unpriced: string[];
   /** What `usd` would have been with no prompt cache (every input token at the input price); absent before it was kept. */
   withoutCacheUsd?: number;
+  /** Calls of MCP servers' tools (absent: none); per server in the record's `mcp`. */
+  mcpCalls?: number;
+}
+
+/** One MCP server's use in a run. */
+export interface McpServerUsage {
+  calls: number;
+  errors: number;
+  /** Characters its answers had before they were bounded. */
+  chars: number;
+}
+
+/**
+ * A run's MCP tools, discovered once when it starts and carried from then on, so the tool list
+ * (and the prompt block naming them) stays the same byte for byte across its turns.
+ */
+export interface McpRunTools {
+  tools: McpToolSchema[];
+  /** Servers or tools left out, and why. */
+  problems: string[];
+  /** The system prompt's block about them (workflows/run/mcp-tools.ts), fixed at discovery. */
+  block: string;
+  usage: Record<string, McpServerUsage>;
 }
 
 /** A money bound on one run (like its time budget): the smallest cap that applies, and what set it. */
@@ -55,6 +79,20 @@ export interface SpendCap {
   usd: number;
   /** In words: `the $2.00 per-run cap of agent explore`, `what is left of person U1's $5.00 daily cap`. */
   boundedBy: string;
+}
+
+/**
+ * How the router picked a run's agent when the message did not name one: the rule (or the
+ * classifier) and why, in words, shown on the run's card; a classifier's turn is counted in the
+ * run's usage (`purpose: routing`).
+ */
+export interface RunRouting {
+  agent: string;
+  /** `review-request`, `code-change`, `compound-read-only`, `repo-question`, `research-question`, `classifier`, `default`. */
+  reason: string;
+  note?: string;
+  /** The classifier's model turn, when one was asked (its tokens and cost). */
+  usage?: TurnUsage;
 }
 
 /** `spend`: a money cap (per run, or what was left of a daily cap when it started) ended it. */
@@ -100,6 +138,8 @@ export interface RunInput {
    * conversation's automatic reviews share one, so a commit is reviewed once whichever run posts it.
    */
   reviewKey?: string;
+  /** How the router picked the agent (absent: named by the message, sticky, or a child run). */
+  routing?: RunRouting;
   /** Carried across continue-as-new; absent on the first start. */
   carry?: RunCarry;
 }
@@ -137,6 +177,8 @@ export interface RunCarry {
   card?: { generation: number; earlier: string[] };
   /** What the run brought from its repository before its first turn (absent: nothing, or a run from before). */
   repoContext?: RepoContext;
+  /** The MCP tools discovered at the start (absent: none attached). */
+  mcp?: McpRunTools;
 }
 
 /** What a run brought from its repository before its first turn (run/repo-context.ts). */
@@ -226,6 +268,8 @@ export interface RunStatus {
   instructions?: string[];
   /** The repository's setup before the first turn, with the end of its output. */
   setup?: SetupOutcome;
+  /** How the router picked the agent, for the card (absent: named, sticky, or a child). */
+  routing?: { agent: string; reason: string; note?: string };
 }
 
 /** The run's result: what happened, and which bound ended it. */
@@ -278,6 +322,8 @@ export interface RunRecord {
   unconfirmed?: UncertainWrite[];
   /** A direct review run: the commit it reviewed and how its review's delivery went (absent: no review delivered). */
   reviewed?: { commitSha: string; status: 'confirmed' | 'unconfirmed' | 'refused' };
+  /** Each MCP server's calls, errors and answer sizes (absent: none attached); the tools offered and what was left out. */
+  mcp?: { usage: Record<string, McpServerUsage>; tools: string[]; problems: string[] };
 }
 
 export type { ChatMessage, ToolCall };

@@ -190,7 +190,18 @@ export interface UnitState {
   unconfirmed?: UncertainWrite[];
   /** Rounds run again because their run lost its work. */
   rerunRounds?: RerunRound[];
+  /**
+   * Findings waiting for the next coding round (a review's at or above the gate, and people's), at
+   * most `OPEN_FINDINGS_SHOWN` of them, with how many there are in all. Absent in states read from
+   * units that predate it.
+   */
+  openFindings?: { count: number; shown: Array<Pick<Finding, 'severity' | 'path' | 'line' | 'title'>> };
+  /** The time budget of the unit's runs: minutes spent so far, of how many (absent before it was reported). */
+  budget?: { spentMinutes: number; minutes: number };
 }
+
+/** Open findings a unit's state lists one by one (the rest are counted). */
+export const OPEN_FINDINGS_SHOWN = 20;
 
 export interface UnitRecord {
   unitId: string;

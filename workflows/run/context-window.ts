@@ -115,3 +115,33 @@ export function compactMessages(messages: ChatMessage[], taskLength: number, sum
 
 export const COMPACTION_INSTRUCTION =
   '(system) The conversation is near the context window. Summarise the work so far for yourself: the goal, what you did and found (files, commands, results, numbers), what is decided, and what is left. Keep paths and names exact. The summary replaces the older turns; the task, steers and latest results stay.';
+
+/** What an inheriting child is told when the start of its parent's conversation was left out. */
+export const INHERITED_CUT_NOTE = "(the earlier part of the parent's conversation was left out to fit your context window)";
+
+/**
+ * The parent's conversation as an inheriting child (`debug`) starts from: every message with its
+ * tool calls and results, less the calls of the parent's latest turn (the `task` call starting
+ * this child among them: they have no results yet, and a provider refuses a call left unanswered).
+ * Bounded to `budgetTokens`: first every result is cut to its head and tail, then the oldest
+ * exchanges are left out (never splitting a call from its results), with a note saying so.
+ */
+export function inheritedConversation(messages: readonly ChatMessage[], budgetTokens: number): ChatMessage[] {
+  const list: ChatMessage[] = [...messages];
+  const last = list[list.length - 1];
+  if (last?.role === 'assistant' && last.toolCalls.length > 0) {
+    list.pop();
+    if (last.text.trim()) list.push({ role: 'assistant', text: last.text, toolCalls: [] });
+  }
+  if (estimateTokens('', list) <= budgetTokens) return list;
+  const cut = list.map((message): ChatMessage =>
+    message.role === 'tool' ? { role: 'tool', results: message.results.map(cutResult) } : message,
+  );
+  let start = 0;
+  while (start < cut.length - 1 && estimateTokens('', cut.slice(start)) > budgetTokens) {
+    start += 1;
+    // A kept part starts at a person's message, so no result is left without its call.
+    while (start < cut.length - 1 && cut[start].role !== 'user') start += 1;
+  }
+  return start > 0 ? [{ role: 'user', text: INHERITED_CUT_NOTE }, ...cut.slice(start)] : cut;
+}

@@ -52,7 +52,11 @@ export class RunLoop {
   private readonly tools: ModelToolSchema[];
 
   constructor(private readonly deps: RunLoopDeps) {
-    this.tools = modelToolSchemas(deps.state.input.profile.tools);
+    // Built once: the run's tools and its MCP tools (discovered before the loop starts, carried after), byte for byte the same every turn.
+    this.tools = [
+      ...modelToolSchemas(deps.state.input.profile.tools),
+      ...(deps.state.mcp?.tools ?? []).map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema })),
+    ];
   }
 
   async run(): Promise<void> {

@@ -12,6 +12,7 @@ import { describeBudget } from '../../agents/profile';
 import type {
   ChildRecord,
   DirectWorkState,
+  McpRunTools,
   RunCarry,
   RunCost,
   TokenTotals,
@@ -26,6 +27,27 @@ import type {
   ToolCallRecord,
   UncertainWrite,
 } from '../contracts';
+
+/** One model call's usage entry (a turn, a compaction, a summary, a router's turn). */
+export function turnUsage(result: ModelTurnResult, turn: number, purpose?: TurnPurpose): TurnUsage {
+  return {
+    turn,
+    model: result.model,
+    input: result.usage.inputTokens,
+    output: result.usage.outputTokens,
+    cacheRead: result.usage.cacheReadTokens ?? 0,
+    cacheWrite: result.usage.cacheWriteTokens ?? 0,
+    ...(result.usage.cacheWrite1hTokens ? { cacheWrite1h: result.usage.cacheWrite1hTokens } : {}),
+    ...(result.costUsd !== undefined ? { costUsd: result.costUsd } : {}),
+    ...(result.costWithoutCacheUsd !== undefined ? { costWithoutCacheUsd: result.costWithoutCacheUsd } : {}),
+    ...(purpose ? { purpose } : {}),
+  };
+}
+
+/** What the card shows of how the run was routed (its usage is in the run's usage). */
+function routingView(routing: NonNullable<RunInput['routing']>): NonNullable<RunStatus['routing']> {
+  return { agent: routing.agent, reason: routing.reason, ...(routing.note ? { note: routing.note } : {}) };
+}
 
 /** Dollars to a millionth (sums of floats would show 0.30000000000000004). */
 function roundUsd(value: number): number {
@@ -77,6 +99,8 @@ export class RunState {
   card: { generation: number; earlier: string[] };
   /** What the run brought from its repository before its first turn (run/repo-context.ts). */
   repoContext?: RepoContext;
+  /** The MCP tools discovered at the start (run/mcp-tools.ts); absent when none is attached. */
+  mcp?: McpRunTools;
 
   constructor(
     readonly input: RunInput,
@@ -105,16 +129,29 @@ export class RunState {
     this.uncertain = carry?.uncertain ?? [];
     this.card = carry?.card ?? { generation: 0, earlier: [] };
     this.repoContext = carry?.repoContext;
+    this.mcp = carry?.mcp;
+    // The router's model turn that picked this agent is this run's to count (once: a carry has it already).
+    if (!carry && input.routing?.usage) this.countUsage({ ...input.routing.usage, turn: 0, purpose: 'routing' });
   }
 
   /**
-   * The system prompt every request carries: the input's, then the repository's instructions
-   * when the run loaded any. Decided before the first turn and carried, so it is the same bytes
-   * every turn (the prompt cache depends on it).
+   * The system prompt every request carries: the input's, then the repository's instructions when
+   * the run loaded any, then the block about its MCP tools once they are discovered. Decided before
+   * the first turn and carried, so it is the same bytes every turn (the prompt cache depends on it).
    */
   get system(): string {
-    const block = this.repoContext?.instructions?.block;
-    return block ? `${this.input.system}\n\n${block}` : this.input.system;
+    const blocks = [this.repoContext?.instructions?.block, this.mcp?.block].filter((block): block is string => Boolean(block));
+    return [this.input.system, ...blocks].join('\n\n');
+  }
+
+  /** Counts one MCP call in the server's usage and the run's cost record. */
+  countMcpCall(server: string, ok: boolean, chars: number): void {
+    if (!this.mcp) return;
+    const usage = (this.mcp.usage[server] ??= { calls: 0, errors: 0, chars: 0 });
+    usage.calls += 1;
+    if (!ok) usage.errors += 1;
+    usage.chars += chars;
+    this.cost.mcpCalls = (this.cost.mcpCalls ?? 0) + 1;
   }
 
   get finished(): boolean {
@@ -144,18 +181,11 @@ export class RunState {
 
   /** Counts a model call's tokens and cost (a turn, a compaction or a closing summary alike). */
   recordUsage(result: ModelTurnResult, turn: number, purpose?: TurnPurpose): void {
-    const entry: TurnUsage = {
-      turn,
-      model: result.model,
-      input: result.usage.inputTokens,
-      output: result.usage.outputTokens,
-      cacheRead: result.usage.cacheReadTokens ?? 0,
-      cacheWrite: result.usage.cacheWriteTokens ?? 0,
-      ...(result.usage.cacheWrite1hTokens ? { cacheWrite1h: result.usage.cacheWrite1hTokens } : {}),
-      ...(result.costUsd !== undefined ? { costUsd: result.costUsd } : {}),
-      ...(result.costWithoutCacheUsd !== undefined ? { costWithoutCacheUsd: result.costWithoutCacheUsd } : {}),
-      ...(purpose ? { purpose } : {}),
-    };
+    this.countUsage(turnUsage(result, turn, purpose));
+  }
+
+  /** Adds one model call's usage entry to the totals and the cost. */
+  countUsage(entry: TurnUsage): void {
     this.usage.push(entry);
     this.tokens.input += entry.input;
     this.tokens.output += entry.output;
@@ -268,6 +298,7 @@ export class RunState {
       ...(this.input.spendCap ? { spendCap: this.input.spendCap } : {}),
       ...(this.repoContext?.instructions?.files.length ? { instructions: this.repoContext.instructions.files } : {}),
       ...(this.repoContext?.setup ? { setup: this.repoContext.setup } : {}),
+      ...(this.input.routing ? { routing: routingView(this.input.routing) } : {}),
     };
   }
 
@@ -295,6 +326,7 @@ export class RunState {
       ...(this.uncertain.length ? { uncertain: this.uncertain } : {}),
       ...(this.card.generation > 0 ? { card: this.card } : {}),
       ...(this.repoContext ? { repoContext: this.repoContext } : {}),
+      ...(this.mcp ? { mcp: this.mcp } : {}),
     };
   }
 
@@ -329,6 +361,7 @@ export class RunState {
       ...(this.direct?.mode === 'review' && this.direct.delivered?.sha
         ? { reviewed: { commitSha: this.direct.delivered.sha, status: this.direct.delivered.status } }
         : {}),
+      ...(this.mcp ? { mcp: { usage: this.mcp.usage, tools: this.mcp.tools.map((tool) => tool.name), problems: this.mcp.problems } } : {}),
     };
   }
 }

@@ -7,6 +7,7 @@ import { FakeClock } from '../test-support';
 import { RunControl } from './run-control';
 import { RunState } from './run-state';
 import { AGENT_CHILD_OWN_SESSION, MAX_TASK_DEPTH, TaskChildren } from './task-children';
+import { INHERITED_CUT_NOTE } from './context-window';
 
 interface World {
   parent?: RunInput['parent'];
@@ -17,6 +18,8 @@ interface World {
   sandbox?: AgentSetup['sandbox'];
   /** What `patched(AGENT_CHILD_OWN_SESSION)` answers (a run recorded before it: false). */
   ownSession?: boolean;
+  /** What every other `patched()` answers (default true). */
+  patches?: boolean;
 }
 
 function children(parent?: RunInput['parent'], world: World = {}) {
@@ -64,7 +67,7 @@ function children(parent?: RunInput['parent'], world: World = {}) {
       vets.push(request);
       return world.vet ?? { ok: true, repo: request.repo, defaultBranch: 'main', private: false };
     },
-    patched: (id) => id === AGENT_CHILD_OWN_SESSION && (world.ownSession ?? true),
+    patched: (id) => (id === AGENT_CHILD_OWN_SESSION ? (world.ownSession ?? true) : (world.patches ?? true)),
   });
   return { tasks, state, started, vets, finish: (record: Partial<RunRecord>) => finish(record as RunRecord) };
 }
@@ -161,5 +164,65 @@ describe('TaskChildren', () => {
       expect(vets).toEqual([]);
       expect(started[0].input.profile).toMatchObject({ machine: 'none' });
     });
+  });
+
+  describe('debug inherits the conversation, tool calls and results included (002)', () => {
+    const symptom = 'SIGSEGV in libparse.so at frame parse_header+0x2f';
+    const converse = (state: RunState) => {
+      state.messages.push(
+        { role: 'assistant', text: 'Running the tests.', toolCalls: [{ id: 'b1', name: 'bash', input: { command: 'npm test' } }] },
+        { role: 'tool', results: [{ callId: 'b1', name: 'bash', content: `exit code 139\n${symptom}`, isError: true }] },
+        { role: 'assistant', text: 'Asking debug.', toolCalls: [{ id: 'c1', name: 'task', input: {} }] },
+      );
+    };
+
+    it('starts from every message, the bash call and its result among them, less the call in flight', async () => {
+      const { tasks, state, started } = children();
+      converse(state);
+      await tasks.start(call, { agent_type: 'debug', name: 'why', prompt: 'why does it crash?' });
+      const context = started[0].input.context;
+      expect(context).toEqual([
+        { role: 'user', text: 'r' },
+        state.messages[1],
+        state.messages[2],
+        { role: 'assistant', text: 'Asking debug.', toolCalls: [] },
+      ]);
+      expect(JSON.stringify(context)).toContain(symptom);
+      // It inherits the parent's tools, task included (one level deeper is still allowed).
+      expect(started[0].input.profile.tools).toContain('task');
+    });
+
+    it('is bounded to half its window: results cut to head and tail, then the oldest exchanges left out', async () => {
+      const { tasks, state, started } = children();
+      state.contextWindow = 4_000;
+      for (let k = 0; k < 6; k += 1) {
+        state.messages.push(
+          { role: 'assistant', text: `step ${k}`, toolCalls: [{ id: `b${k}`, name: 'bash', input: {} }] },
+          { role: 'tool', results: [{ callId: `b${k}`, name: 'bash', content: `${'x'.repeat(5_000)}\nresult ${k}` }] },
+          { role: 'user', text: `(steer) go on ${k}` },
+        );
+      }
+      converse(state);
+      await tasks.start(call, { agent_type: 'debug', name: 'why', prompt: 'why?' });
+      const context = started[0].input.context;
+      expect(context[0]).toEqual({ role: 'user', text: INHERITED_CUT_NOTE });
+      expect(context[1].role).toBe('user');
+      expect(JSON.stringify(context)).toContain(symptom);
+      expect(JSON.stringify(context).length / 4).toBeLessThan(2_000 + 500);
+    });
+
+    it('gets the words only in a run recorded before (the patch is not taken)', async () => {
+      const { tasks, state, started } = children(undefined, { patches: false });
+      converse(state);
+      await tasks.start(call, { agent_type: 'debug', name: 'why', prompt: 'why?' });
+      expect(JSON.stringify(started[0].input.context)).not.toContain(symptom);
+    });
+  });
+
+  it("starts general-purpose on the parent agent's standing instructions", async () => {
+    const { tasks, started } = children();
+    await tasks.start(call, { agent_type: 'general-purpose', name: 'broad', prompt: 'do it all' });
+    expect(started[0].input.system).toContain(getAgent(builtinCatalog(), 'coding')!.prompt!);
+    expect(started[0].input.profile.tools).toContain('write_file');
   });
 });

@@ -1,8 +1,11 @@
 import type { ToolCall, ToolResult } from '../../activities/models/types';
 import type { VetRepositoryInput, VetRepositoryResult } from '../../activities/github/types';
 import {
+  admitMcp,
   admitStart,
   buildSystemPrompt,
+  definitionOf,
+  MAX_TASK_DEPTH,
   modelCheck,
   resolveAgentChildProfile,
   resolveRoleProfile,
@@ -16,6 +19,15 @@ import type { ChildRecord, RunInput, RunRecord, SpendCap } from '../contracts';
 import type { RunControl, WorkflowClock } from './run-control';
 import type { RunState } from './run-state';
 import { needsVetting, vetInput, vetRefusalText } from '../thread/vet';
+import { inheritedConversation } from './context-window';
+
+export { MAX_TASK_DEPTH };
+
+/**
+ * The `patched()` id of `debug` inheriting the parent's conversation with its tool calls and
+ * results (bounded to fit its model). Runs recorded before it gave the child the words only.
+ */
+export const DEBUG_INHERITS_TOOL_RESULTS = 'debug-inherits-tool-results';
 
 /**
  * The `patched()` id of agent children running in a session of their own (their machine class,
@@ -42,9 +54,6 @@ export function personOfRun(input: RunInput): Person {
     ...(githubRole ? { githubRole } : {}),
   };
 }
-
-/** A run may delegate this many levels deep (a child of a child is the limit). */
-export const MAX_TASK_DEPTH = 2;
 
 /** A started child run, as far as the parent needs it. */
 export interface ChildRun {
@@ -137,14 +146,16 @@ export class TaskChildren {
       parent: profile,
       parentRemainingMinutes: Math.floor(state.remainingMs(clock.now()) / 60_000),
       ...(typeof args.model === 'string' ? { model: args.model } : {}),
+      config: setup.config,
     };
     const childProfile = ownSession
       ? resolveAgentChildProfile({
           agent: target.definition,
           ...bounds,
           ...(setup.backends ? { tooling: { backends: setup.backends, conversation: 'api' as const } } : {}),
+          ...(setup.mcp ? { mcp: admitMcp(setup.mcp, person, target.definition) } : {}),
         })
-      : resolveRoleProfile({ role: target.definition, ...bounds });
+      : resolveRoleProfile({ role: target.definition, ...bounds, depth });
     if (ownSession) {
       const refused = await this.admit(childProfile);
       if (refused) return toolError(call, refused);
@@ -168,7 +179,7 @@ export class TaskChildren {
           requester: input.requester,
           threadId: input.threadId,
           profile: childProfile,
-          system: buildSystemPrompt(target.definition, childProfile),
+          system: buildSystemPrompt(target.definition, childProfile, { parent: definitionOf(catalog, profile) }),
           context: inherits ? this.conversationForChild() : [],
           replyTarget: { kind: 'api' },
           parent: { workflowId: runId, depth },
@@ -242,10 +253,15 @@ export class TaskChildren {
     }
   }
 
+  /**
+   * What an inheriting child (`debug`) starts from: the parent's conversation with its tool
+   * calls and results (the symptoms it exists to read), less this turn's calls still in flight,
+   * bounded to half its model's window. Runs recorded before that gave it the words only.
+   */
   private conversationForChild() {
-    return this.deps.state.messages.filter(
-      (message) => message.role !== 'tool' && !(message.role === 'assistant' && message.toolCalls.length > 0),
-    );
+    const { state } = this.deps;
+    if (this.deps.patched(DEBUG_INHERITS_TOOL_RESULTS)) return inheritedConversation(state.messages, Math.floor(state.contextWindow / 2));
+    return state.messages.filter((message) => message.role !== 'tool' && !(message.role === 'assistant' && message.toolCalls.length > 0));
   }
 }
 

@@ -30,22 +30,30 @@ export async function executeToolCalls(ctx: ToolContext, calls: ToolCall[]): Pro
 async function executeOne(ctx: ToolContext, call: ToolCall): Promise<ToolResult> {
   const { profile } = ctx.state.input;
   const tool = getTool(call.name);
-  if (!tool || !profile.tools.includes(call.name)) {
+  // An MCP server's tool (discovered at the run's start) is called through its own activity.
+  const mcp = ctx.mcp?.has(call.name) ? ctx.mcp : undefined;
+  if (!mcp && (!tool || !profile.tools.includes(call.name))) {
+    const available = [...profile.tools, ...(ctx.state.mcp?.tools ?? []).map((entry) => entry.name)];
     return fail(
       call,
-      `The tool "${call.name}" is not available to this run (agent ${profile.agent}); it was not executed. Available tools: ${profile.tools.join(', ')}.`,
+      `The tool "${call.name}" is not available to this run (agent ${profile.agent}); it was not executed. Available tools: ${available.join(', ')}.`,
     );
   }
-  const parsed = parseToolInput(tool, call.input);
-  if (!parsed.ok) return fail(call, parsed.message);
+  let execute: () => Promise<ToolResult>;
+  if (mcp) execute = () => mcp.execute(call);
+  else {
+    const parsed = parseToolInput(tool!, call.input);
+    if (!parsed.ok) return fail(call, parsed.message);
+    // The input was parsed by this tool's own schema, so it is the executor's input type.
+    const executor = EXECUTORS[tool!.name as ToolName] as ToolExecutor<ToolName>;
+    execute = () => executor(ctx, call, parsed.value as never);
+  }
   ctx.state.lastTool = call.name;
   ctx.touchCard();
-  // The input was parsed by this tool's own schema, so it is the executor's input type.
-  const execute = EXECUTORS[tool.name as ToolName] as ToolExecutor<ToolName>;
   const lossesBefore = ctx.workspaceLoss?.().losses ?? 0;
   let result: ToolResult;
   try {
-    result = await execute(ctx, call, parsed.value as never);
+    result = await execute();
   } catch (error) {
     if ((error as { type?: string }).type !== 'workspace_lost') throw error;
     return fail(call, (error as Error).message);

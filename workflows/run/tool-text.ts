@@ -13,14 +13,24 @@ export function grepCommand(input: ToolInput<'grep'>): string {
   return `grep -rnE${glob} --exclude-dir=.git -e ${shellQuote(input.pattern)} ${path} | head -n ${max}`;
 }
 
-export function findFilesCommand(input: ToolInput<'find_files'>): string {
+/**
+ * find_files: newest first, as its description says (modification time, then the path). `legacy`:
+ * the command of runs recorded before (walk order), for their replay.
+ */
+export function findFilesCommand(input: ToolInput<'find_files'>, legacy = false): string {
   const max = input.maxResults ?? 200;
-  return `find . -path ./.git -prune -o -type f -path ${shellQuote(`./${input.glob}`)} -print | sed 's#^./##' | head -n ${max}`;
+  const glob = shellQuote(`./${input.glob}`);
+  if (legacy) return `find . -path ./.git -prune -o -type f -path ${glob} -print | sed 's#^./##' | head -n ${max}`;
+  return `find . -path ./.git -prune -o -type f -path ${glob} -printf '%T@ %P\\n' | sort -k1,1nr -k2 | head -n ${max} | cut -d' ' -f2-`;
 }
 
-export function listDirectoryCommand(input: ToolInput<'list_directory'>): string {
-  return `ls -la ${shellQuote(input.path ?? '.')}`;
+/** list_directory: `-p` marks folders with a trailing slash, as its description says (`legacy`: runs recorded before). */
+export function listDirectoryCommand(input: ToolInput<'list_directory'>, legacy = false): string {
+  return `ls -la${legacy ? '' : 'p'} ${shellQuote(input.path ?? '.')}`;
 }
+
+/** The `patched()` id of find_files sorting newest first and list_directory marking folders (docs/versioning.md). */
+export const HONEST_LISTINGS = 'find-files-newest-ls-marks-folders';
 
 export function describeBash(result: BashResult): string {
   const lines = [`exit code ${result.exitCode}${result.timedOut ? ' (timed out)' : ''}`];

@@ -23,6 +23,7 @@ function fixture(options: { prepared?: string[]; failing?: Record<string, Error>
     files: {} as HostedActivities['files'],
     skills: {} as HostedActivities['skills'],
     attach: {} as HostedActivities['attach'],
+    mcp: {} as HostedActivities['mcp'],
     workspaces: {
       closeWorkspace: async () => {
         calls.push(`close@${queue}`);

@@ -1,6 +1,6 @@
 import { isCancellation } from '@temporalio/workflow';
 import type { WorkspaceRef } from '../../activities/sandbox/types';
-import type { InstructionsActivities, SandboxActivities, WorkspacePrepareActivities } from '../activity-proxies';
+import type { InstructionsActivities, McpActivities, SandboxActivities, WorkspacePrepareActivities } from '../activity-proxies';
 import { failure } from '../contracts';
 import type { ExecutorActivities } from './executors/context';
 import { hostLostBy, timeoutOf } from './host-loss';
@@ -13,6 +13,8 @@ export type HostedActivities = Pick<ExecutorActivities, 'shell' | 'files' | 'ski
   workspaces: Pick<SandboxActivities, 'closeWorkspace'>;
   /** The repository's instructions, read in the checkout's sandbox when given a workspace (absent in tests that read none). */
   instructions?: InstructionsActivities;
+  /** MCP calls: on the host when they name the workspace (a stdio server runs in its sandbox), else on the shared queue. */
+  mcp: McpActivities;
 };
 
 export interface WorkspaceHostDeps {
@@ -70,6 +72,11 @@ export class WorkspaceHost {
             if (!on.instructions) throw new Error('no instructions activity on this queue');
             return on.instructions.loadInstructions(input);
           }),
+      },
+      mcp: {
+        mcpDiscover: (input) => inWorkspace(input, (on) => on.mcp.mcpDiscover(input)),
+        mcpCall: (input) => inWorkspace(input, (on) => on.mcp.mcpCall(input)),
+        mcpClose: (input) => inWorkspace(input, (on) => on.mcp.mcpClose(input)),
       },
     };
   }

@@ -6,17 +6,32 @@ import {
   resolveProfile,
   route,
   usableAgents,
+  type ClassifierAnswer,
   type Conversation,
   type Person,
   type Profile,
+  type RouteDecision,
   type StartRequest,
 } from '../../agents';
-import type { ReplyTarget, ThreadMessage } from '../contracts';
+import type { ReplyTarget, RunRouting, ThreadMessage } from '../contracts';
+
+/** Every decision says how the message was routed (the thread asks a classifier when no rule placed it). */
+interface Routed {
+  route?: RouteDecision;
+}
 
 export type Decision =
-  | { kind: 'run'; agent: string; profile: Profile; system: string; request: string; stickyAgent?: string }
-  | { kind: 'ship'; profile: Profile; request: string; stickyAgent?: string }
-  | { kind: 'refused'; reply: string; code: string; stickyAgent?: string };
+  | ({ kind: 'run'; agent: string; profile: Profile; system: string; request: string; stickyAgent?: string; routing?: RunRouting } & Routed)
+  | ({ kind: 'ship'; profile: Profile; request: string; stickyAgent?: string } & Routed)
+  | ({ kind: 'refused'; reply: string; code: string; stickyAgent?: string } & Routed);
+
+/** How a thread routes (both set by `patched()` in the thread: replayed histories route as they were recorded). */
+export interface RoutingOptions {
+  /** The rules that find review, explore and research, over routable agents only. */
+  rules?: boolean;
+  /** A classifier's answer for a message no rule placed. */
+  classified?: ClassifierAnswer;
+}
 
 /** The person a thread message speaks for, as the admission sees them. */
 export function personOf(message: ThreadMessage): Person {
@@ -53,14 +68,27 @@ export function decide(
   stickyAgent: string | undefined,
   replyTarget?: ReplyTarget,
   skip: StartRequest['skip'] = [],
+  routing: RoutingOptions = {},
 ): Decision {
   const { catalog, config } = setup;
   const parsed = parseDirectives(message.text);
   const person = personOf(message);
   const available = usableAgents(catalog, config, person);
   const implied = stickyAgent ?? (message.defaultAgent && available.includes(message.defaultAgent) ? message.defaultAgent : undefined);
-  const routed = route({ directives: parsed.directives, text: parsed.text, ...(implied ? { stickyAgent: implied } : {}), available });
   const target = replyTarget ?? message.replyTarget;
+  const routed = route({
+    directives: parsed.directives,
+    text: parsed.text,
+    ...(implied ? { stickyAgent: implied } : {}),
+    available,
+    ...(routing.rules
+      ? {
+          routable: catalog.agents.filter((agent) => agent.routable).map((agent) => agent.id),
+          ...(target ? { conversation: routeConversation(target) } : {}),
+          ...(routing.classified ? { classified: routing.classified } : {}),
+        }
+      : {}),
+  });
   const repo = parsed.directives.repo ?? (message.channelId ? config.channels[message.channelId]?.defaultRepo : undefined);
   const admitted = admitStart(setup, {
     person,
@@ -74,7 +102,7 @@ export function decide(
   if (!admitted.ok) {
     // A message that only names an agent keeps it (and asks what to do); any other refusal changes nothing in the thread.
     const sticky = admitted.code === 'request_missing' ? (routed.stickyAgent ?? stickyAgent) : stickyAgent;
-    return { kind: 'refused', reply: admitted.message, code: admitted.code, ...(sticky ? { stickyAgent: sticky } : {}) };
+    return { kind: 'refused', reply: admitted.message, code: admitted.code, ...(sticky ? { stickyAgent: sticky } : {}), route: routed };
   }
   const profile = resolveProfile({
     agent: admitted.agent,
@@ -87,9 +115,12 @@ export function decide(
     ...(setup.backends
       ? { tooling: { backends: setup.backends, conversation: (replyTarget ?? message.replyTarget ?? { kind: 'api' }).kind } }
       : {}),
+    ...(admitted.mcp ? { mcp: admitted.mcp } : {}),
   });
   const sticky = routed.stickyAgent ? { stickyAgent: routed.stickyAgent } : {};
-  if (profile.pipeline === 'ship') return { kind: 'ship', profile, request: parsed.text, ...sticky };
+  if (profile.pipeline === 'ship') return { kind: 'ship', profile, request: parsed.text, ...sticky, route: routed };
+  // A routed run (not chosen by name) shows on its card which agent the router picked and why.
+  const routedBy = routing.rules && routed.reason !== 'directive' && routed.reason !== 'sticky';
   return {
     kind: 'run',
     agent: admitted.agent.id,
@@ -97,5 +128,13 @@ export function decide(
     system: buildSystemPrompt(admitted.agent, profile),
     request: parsed.text,
     ...sticky,
+    route: routed,
+    ...(routedBy ? { routing: { agent: routed.agent, reason: routed.reason, ...(routed.note ? { note: routed.note } : {}) } } : {}),
   };
+}
+
+/** Where a message came from, as routing sees it: a review request on a pull request goes to review. */
+function routeConversation(target: ReplyTarget): { kind: ReplyTarget['kind']; pullRequest?: boolean } {
+  if (target.kind !== 'github') return { kind: target.kind };
+  return { kind: 'github', ...(target.issue ? {} : { pullRequest: true }) };
 }

@@ -12,6 +12,7 @@ import { Unit, type UnitActivities } from './unit';
 import { UnitInbox } from './unit-inbox';
 import { LOST_ROUND_NOTE } from './unit-hosts';
 import { LOST_WORK_NOTE, MAX_RERUN_ROUNDS } from './lost-work';
+import { unitInspectTool } from '../../tools/unit-inspect';
 
 const UNIT = 'unit:acme/app:greet';
 const MINUTE = 60_000;
@@ -564,5 +565,37 @@ describe('Settle', () => {
     w.land();
     await settling;
     expect(completed).toBe(true);
+  });
+});
+
+describe('the state unit_inspect reads', () => {
+  it('holds every field its description names: phase, PR, head commit, review rounds, checks, open findings and budget spent', () => {
+    const w = world({
+      carry: {
+        phase: 'findings',
+        round: 2,
+        pullRequest: 7,
+        headSha: 'abc123',
+        runMinutes: 12.34,
+        checks: { state: 'failure', headSha: 'abc123', polls: 3 },
+        work: [{ kind: 'findings', source: 'review', findings: [finding as never] }],
+      },
+    });
+    const state = w.unit.state();
+    const promised: Array<[string, keyof typeof state]> = [
+      ['phase', 'phase'],
+      ['PR', 'pullRequest'],
+      ['head commit', 'headSha'],
+      ['review rounds', 'round'],
+      ['checks', 'checks'],
+      ['open findings', 'openFindings'],
+      ['budget spent', 'budget'],
+    ];
+    for (const [words, field] of promised) {
+      expect(unitInspectTool.description).toContain(words);
+      expect(state[field]).toBeDefined();
+    }
+    expect(state.openFindings).toEqual({ count: 1, shown: [{ severity: 'major', path: 'README.md', line: 1, title: 'No greeting' }] });
+    expect(state.budget).toEqual({ spentMinutes: 12.3, minutes: 120 });
   });
 });

@@ -3,6 +3,7 @@ import type { GitHubActivities, RepoSettingsResult } from '../../activities/gith
 import type { Profile } from '../../agents';
 import type { GitHubWriteActivities, HostBoundActivities, StatusActivities, UnitWorkspaceActivities } from '../activity-proxies';
 import {
+  OPEN_FINDINGS_SHOWN,
   stopSignal,
   type PlanUnitProgress,
   type RunInput,
@@ -192,6 +193,22 @@ export class Unit {
       ...(this.outcome ? { outcome: this.outcome } : {}),
       ...(carry.uncertain?.length ? { unconfirmed: carry.uncertain } : {}),
       ...(carry.rerunRounds?.length ? { rerunRounds: carry.rerunRounds } : {}),
+      openFindings: openFindings(carry.work),
+      ...(this.chosen ? { budget: { spentMinutes: Math.round(carry.runMinutes * 10) / 10, minutes: this.chosen.budgetMinutes } } : {}),
     };
   }
+}
+
+/** The findings queued for the next coding round, as `unit_inspect` shows them. */
+function openFindings(work: UnitCarry['work']): NonNullable<UnitState['openFindings']> {
+  const all = work.flatMap((item) => (item.kind === 'findings' ? item.findings : []));
+  return {
+    count: all.length,
+    shown: all.slice(0, OPEN_FINDINGS_SHOWN).map((finding) => ({
+      severity: finding.severity,
+      path: finding.path,
+      line: finding.line,
+      title: finding.title,
+    })),
+  };
 }

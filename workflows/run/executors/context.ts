@@ -13,6 +13,7 @@ import type {
 import type { GitHubActivities } from '../../../activities/github';
 import type { SignalDefinition } from '@temporalio/workflow';
 import type { RunState } from '../run-state';
+import type { McpTools } from '../mcp-tools';
 
 /** The activities executors call, as the run hands them in (the proxies; plain fakes in tests). */
 export interface ExecutorActivities {
@@ -60,6 +61,8 @@ export interface ToolContext {
   effectKey(call: ToolCall): string;
   /** `patched()` in the workflow (absent in tests: every patch applies). */
   patched?(id: string): boolean;
+  /** The run's MCP servers' tools (absent: none attached). */
+  mcp?: McpTools;
 }
 
 /** Runs one validated call of tool `Name`. Failures come back as data for the model, never thrown. */

@@ -4,7 +4,7 @@ import type { ToolCall } from '../../../activities/models/types';
 import { builtinCatalog, getAgent, resolveProfile } from '../../../agents';
 import { defaultAgentsConfig, type AgentsConfigInput } from '../../../agents/config';
 import { DEFAULT_SHIP_SETTINGS } from '../../../activities/agents/agent-setup';
-import { TOOL_NAMES } from '../../../tools';
+import { getTool, TOOL_NAMES } from '../../../tools';
 import { steerSignal, type RunInput, type UnitState } from '../../contracts';
 import { CallLog, FakeClock } from '../../test-support';
 import { RunState } from '../run-state';
@@ -60,7 +60,26 @@ function context(
       writeFile: log.fn('writeFile', () => ({ ok: true, path: 'a.txt', bytes: 2 })),
       jobStatus: log.fn('jobStatus', () => ((polls += 1) > (options.jobDoneAfter ?? 1) ? { done: true, exitCode: 0 } : { done: false })),
     },
-    githubReads: { githubIssueGet: log.fn('githubIssueGet', () => ({ number: 4, title: 'Bug' })) },
+    githubReads: {
+      githubIssueGet: log.fn('githubIssueGet', () => ({ number: 4, title: 'Bug' })),
+      githubPullGet: log.fn('githubPullGet', () => ({
+        number: 7,
+        title: 'Feature',
+        headSha: 'abc',
+        files: [{ path: 'a.ts', patch: '+x' }],
+      })),
+      githubCommitChecks: log.fn('githubCommitChecks', () => ({
+        sha: 'abc',
+        overall: 'failure',
+        checkRuns: [{ name: 'ci', status: 'completed', conclusion: 'failure' }],
+        statuses: [],
+      })),
+      githubPullActivity: log.fn('githubPullActivity', () => ({
+        reviews: [{ id: 1, author: 'bo', state: 'CHANGES_REQUESTED', body: 'fix it', commitId: 'abc' }],
+        reviewComments: [],
+        comments: [{ id: 2, author: 'ana', body: 'ping' }],
+      })),
+    },
     githubWrites: {
       postComment: log.fn('postComment', (request: { effectKey: string }) => ({
         status: 'confirmed',
@@ -175,6 +194,38 @@ describe('executeToolCalls', () => {
       identity: ctx.state.input.profile.identity,
       effectKey: 'run:t:1/github_issue_comment/0.2',
     });
+  });
+
+  it('answers github_pull_get with what its description names: checks, reviews, comments and the files with their diff', async () => {
+    const { ctx, log } = context('general');
+    const [result] = await executeToolCalls(ctx, [call('1', 'github_pull_get', { repo: 'acme/app', number: 7 })]);
+    const answer = JSON.parse(result.content) as Record<string, unknown>;
+    for (const [words, field] of [
+      ['title', 'title'],
+      ["the head commit's checks", 'checks'],
+      ['reviews', 'reviews'],
+      ['comments', 'comments'],
+      ['changed files with their diff', 'files'],
+    ] as const) {
+      expect(getTool('github_pull_get')!.description).toContain(words);
+      expect(answer[field]).toBeDefined();
+    }
+    expect(answer.checks).toMatchObject({ overall: 'failure' });
+    expect(log.inputs('githubCommitChecks')[0]).toEqual({ identity: 'read', repo: 'acme/app', ref: 'abc' });
+    // A run recorded before it answered with the pull request alone.
+    ctx.patched = () => false;
+    const [old] = await executeToolCalls(ctx, [call('2', 'github_pull_get', { repo: 'acme/app', number: 7 })]);
+    expect(JSON.parse(old.content)).not.toHaveProperty('checks');
+  });
+
+  it('lists files newest first and marks folders, as find_files and list_directory say', async () => {
+    const { ctx, log } = context('coding');
+    await executeToolCalls(ctx, [call('1', 'find_files', { glob: '*.ts' }), call('2', 'list_directory', {})]);
+    const [find, ls] = log.inputs<{ command: string }>('bash').map((entry) => entry.command);
+    expect(getTool('find_files')!.description).toContain('newest first');
+    expect(find).toContain("-printf '%T@ %P\\n' | sort -k1,1nr");
+    expect(getTool('list_directory')!.description).toContain('trailing slash');
+    expect(ls).toBe("ls -lap '.'");
   });
 
   it("steers the person's own unit by signal and refuses someone else's", async () => {

@@ -46,9 +46,32 @@ export const githubIssueList = githubTool<'github_issue_list'>(async (ctx, call,
 export const githubIssueGet = githubTool<'github_issue_get'>(async (ctx, call, input) =>
   answer(call, await ctx.activities.githubReads.githubIssueGet({ identity, ...input })),
 );
-export const githubPullGet = githubTool<'github_pull_get'>(async (ctx, call, input) =>
-  answer(call, await ctx.activities.githubReads.githubPullGet({ identity, ...input })),
-);
+/**
+ * The `patched()` id of github_pull_get answering what its description names: the head commit's
+ * checks and the PR's reviews and comments beside the pull request and its files. Runs recorded
+ * before it answered with the pull request and files only.
+ */
+export const PULL_GET_CHECKS_REVIEWS = 'github-pull-get-checks-reviews';
+
+export const githubPullGet = githubTool<'github_pull_get'>(async (ctx, call, input) => {
+  const reads = ctx.activities.githubReads;
+  const pull = await reads.githubPullGet({ identity, ...input });
+  if (ctx.patched && !ctx.patched(PULL_GET_CHECKS_REVIEWS)) return answer(call, pull);
+  const [checks, activity] = await Promise.all([
+    reads.githubCommitChecks({ identity, repo: input.repo, ref: pull.headSha }),
+    reads.githubPullActivity({ identity, repo: input.repo, number: input.number }),
+  ]);
+  const { files, ...head } = pull;
+  // The files (with their diff) last: a long answer is cut from the end.
+  return answer(call, {
+    ...head,
+    checks: { overall: checks.overall, checkRuns: checks.checkRuns, statuses: checks.statuses },
+    reviews: activity.reviews,
+    reviewComments: activity.reviewComments,
+    comments: activity.comments,
+    files,
+  });
+});
 
 export const githubIssueComment = githubTool<'github_issue_comment'>(async (ctx, call, input) => {
   const result = await ctx.activities.githubWrites.postComment({ identity: writer(ctx), ...input, effectKey: ctx.effectKey(call) });

@@ -1,6 +1,6 @@
 import { isCancellation } from '@temporalio/workflow';
 import type { ToolCall, ToolResult } from '../../../activities/models/types';
-import { describeBash, describeFile, findFilesCommand, grepCommand, listDirectoryCommand } from '../tool-text';
+import { describeBash, describeFile, findFilesCommand, grepCommand, HONEST_LISTINGS, listDirectoryCommand } from '../tool-text';
 import { errorMessage, fail, ok, type ToolContext, type ToolExecutor } from './context';
 
 /** How a shell command's result begins when its worker was lost mid-command (a unit reads it: the round's work may be gone). */
@@ -11,9 +11,15 @@ export const bash: ToolExecutor<'bash'> = (ctx, call, input) => runBash(ctx, cal
 
 export const grep: ToolExecutor<'grep'> = (ctx, call, input) => runBash(ctx, call, grepCommand(input));
 
-export const findFiles: ToolExecutor<'find_files'> = (ctx, call, input) => runBash(ctx, call, findFilesCommand(input));
+export const findFiles: ToolExecutor<'find_files'> = (ctx, call, input) => runBash(ctx, call, findFilesCommand(input, legacyListing(ctx)));
 
-export const listDirectory: ToolExecutor<'list_directory'> = (ctx, call, input) => runBash(ctx, call, listDirectoryCommand(input));
+export const listDirectory: ToolExecutor<'list_directory'> = (ctx, call, input) =>
+  runBash(ctx, call, listDirectoryCommand(input, legacyListing(ctx)));
+
+/** A run recorded before find_files and list_directory kept their descriptions' promises replays their old commands. */
+function legacyListing(ctx: ToolContext): boolean {
+  return ctx.patched ? !ctx.patched(HONEST_LISTINGS) : false;
+}
 
 export const readFile: ToolExecutor<'read_file'> = async (ctx, call, input) => {
   const result = await ctx.activities.files.readFile({
