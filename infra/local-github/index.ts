@@ -46,8 +46,11 @@ export interface LocalGitHub {
   ): RepoState;
   /** Gives a person a role on a repository (undefined: takes it away), as its Settings → Collaborators page does. */
   setCollaborator(repo: string, login: string, role: CollaboratorRole | undefined): void;
-  /** Commits files on a branch as someone else's push would (no webhook). Returns the commit. */
-  commit(repo: string, branch: string, files: Record<string, string>, message?: string): string;
+  /**
+   * Commits files on a branch as someone else's push would. Returns the commit. With `pushedBy`,
+   * the push's `pull_request` `synchronize` events go out as a `git push` of that person's would; without, none.
+   */
+  commit(repo: string, branch: string, files: Record<string, string>, message?: string, pushedBy?: string): string;
   /** Sets (or updates, by name) a check run on a commit and emits `check_run` (`completed` once it is). */
   setCheckRun(repo: string, sha: string, run: Omit<CheckRunState, 'id'>): void;
   setStatus(repo: string, sha: string, status: StatusState): void;
@@ -193,9 +196,12 @@ export async function startLocalGitHub(options: LocalGitHubOptions): Promise<Loc
       if (role) repo.collaborators.set(login.toLowerCase(), role);
       else repo.collaborators.delete(login.toLowerCase());
     },
-    commit(fullName, branch, files, message = `Change ${randomUUID().slice(0, 8)}`) {
+    commit(fullName, branch, files, message = `Change ${randomUUID().slice(0, 8)}`, pushedBy) {
       const repo = repoNamed(fullName);
-      return commitFiles(repo.dir, branch, files, message, `refs/heads/${repo.defaultBranch}`);
+      const before = pushedBy ? branchHeads(repo.dir) : undefined;
+      const sha = commitFiles(repo.dir, branch, files, message, `refs/heads/${repo.defaultBranch}`);
+      if (before && pushedBy) afterPush(repo, before, pushedBy);
+      return sha;
     },
     setCheckRun(fullName, sha, run) {
       const repo = repoNamed(fullName);
