@@ -139,6 +139,14 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
     saved: saved.length,
     outcomes,
     ...(uncertainList.length ? { unconfirmed: uncertainList } : {}),
+    ...(reviews.reviews.pending?.message.review
+      ? {
+          pendingReview: {
+            trigger: reviews.reviews.pending.message.review.trigger,
+            dueAt: new Date(reviews.reviews.pending.dueAt).toISOString(),
+          },
+        }
+      : {}),
   }));
   // Every message is checked whole before it touches the thread (contracts/inputs.ts): a
   // malformed update is refused naming the field, a malformed signal dropped and counted.

@@ -146,6 +146,8 @@ export interface ThreadState {
   outcomes: MessageOutcome[];
   /** Replies (a run's answer is `<run id>/answer`) whose delivery could not be confirmed, with any resend. */
   unconfirmed?: UncertainWrite[];
+  /** An automatic review waiting for its debounce or its turn: what asked for it, and when it is due (ISO). */
+  pendingReview?: { trigger: AutoReview['trigger']; dueAt: string };
 }
 
 /** One incoming message; sent with signal-with-start, so the first one starts the thread. */
