@@ -168,6 +168,41 @@ describe('steer, stop and read', () => {
     expect(admitStart(limited, { person: slack('U1'), agent: 'general', text: 'x', repo: 'acme/other' })).toMatchObject({ ok: true });
   });
 
+  it("adds a repository's MCP attachments to the agent's, admitted as the deployment's own are", () => {
+    const mcp = {
+      servers: { tracker: { transport: 'http' as const }, files: { transport: 'stdio' as const, people: ['U1'] } },
+      agents: {},
+    };
+    const withRepo = facts(
+      {},
+      {},
+      {
+        mcp,
+        repositoryMcp: { 'acme/app': { review: [{ server: 'tracker', tools: ['get_*'] }, { server: 'files' }, { server: 'gone' }] } },
+      },
+    );
+    const admitted = admitStart(withRepo, {
+      person: gh('ana', 'write'),
+      agent: 'review',
+      text: 'x',
+      conversation: { kind: 'github', repo: 'Acme/App' },
+    });
+    expect(admitted.ok && admitted.mcp).toEqual({
+      servers: [{ server: 'tracker', transport: 'http', tools: ['get_*'] }],
+      off: [
+        expect.objectContaining({ server: 'files', code: 'mcp_server_restricted' }),
+        expect.objectContaining({ server: 'gone', why: 'not configured in this deployment' }),
+      ],
+    });
+    // Another repository, another agent, or a deployment without MCP servers: none of them.
+    const elsewhere = admitStart(withRepo, { person: slack('U1'), agent: 'review', text: 'x', repo: 'acme/other' });
+    expect(elsewhere.ok && elsewhere.mcp).toEqual({ servers: [], off: [] });
+    const general = admitStart(withRepo, { person: slack('U1'), agent: 'general', text: 'x', repo: 'acme/app' });
+    expect(general.ok && general.mcp).toEqual({ servers: [], off: [] });
+    const none = admitStart({ ...withRepo, mcp: undefined }, { person: slack('U1'), agent: 'review', text: 'x', repo: 'acme/app' });
+    expect(none).toEqual({ ok: true, agent: expect.objectContaining({ id: 'review' }) });
+  });
+
   it("puts the orchestrator's unit tools in the person's private DM or the CLI only", () => {
     expect(unitToolsRefusal(slack('U1', 'D1'), { kind: 'slack', privateDm: true })).toBeUndefined();
     expect(unitToolsRefusal({ surface: 'cli', userId: 'ops' }, { kind: 'cli' })).toBeUndefined();

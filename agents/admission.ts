@@ -4,7 +4,7 @@ import { type Catalog, getAgent } from './catalog';
 import { type AgentsConfig } from './config';
 import { type AgentDefinition, listedTools } from './definition';
 import { DEFAULT_ADMISSION, githubRequirement, roleAtLeast, type GitHubRole } from './github-roles';
-import { admitMcp, type McpAdmission, type McpSetup } from './mcp';
+import { admitMcp, type McpAdmission, type McpAttachmentConfig, type McpSetup } from './mcp';
 import { allowedModels, checkModelChoice } from './model-choice';
 import { type RefusalCode } from './refusals';
 
@@ -31,6 +31,12 @@ export interface AdmissionFacts {
   repositories?: Record<string, RepositoryAgents>;
   /** The `mcp` section's servers and attachments (absent: no MCP servers). */
   mcp?: McpSetup;
+  /**
+   * MCP attachments a repository adds, by lower-case `owner/name` then agent id: its `.switchboard.yml`
+   * `mcp.agents` (or the deployment's `repositories` section), where a door read it. Admitted as the
+   * deployment's own are: only servers `mcp` configures, for the people they allow.
+   */
+  repositoryMcp?: Record<string, Record<string, McpAttachmentConfig[]>>;
 }
 
 /** The agents a repository allows, and the setting that says so (named in a refusal). */
@@ -104,7 +110,10 @@ export function admitStart(facts: AdmissionFacts, request: StartRequest, extra: 
     if (refused) return { ok: false, ...refused };
   }
   // Which of the agent's MCP servers the person's run may use: a refused server leaves the run without its tools, never refuses the run.
-  return { ok: true, agent: access.agent, ...(facts.mcp ? { mcp: admitMcp(facts.mcp, request.person, access.agent) } : {}) };
+  if (!facts.mcp) return { ok: true, agent: access.agent };
+  const repo = (request.repo ?? request.conversation?.repo)?.toLowerCase();
+  const fromRepo = repo ? (facts.repositoryMcp?.[repo]?.[access.agent.id] ?? []) : [];
+  return { ok: true, agent: access.agent, mcp: admitMcp(facts.mcp, request.person, access.agent, fromRepo) };
 }
 
 /** A GitHub trigger needs the actor's role on the repository (admission.github; write by default). */

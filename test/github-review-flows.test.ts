@@ -1,5 +1,6 @@
 import { threadStateQuery, unitStateQuery } from '../workflows/contracts';
 import { ANA, BOB, finding, ROUNDED, startFlows, TOTAL, type Flows } from './helpers/github-flows';
+import { startHttpMcpServer, type HttpMcpServer } from './helpers/mcp-servers';
 import { waitUntil } from './helpers/wait';
 
 jest.setTimeout(240_000);
@@ -53,12 +54,19 @@ const SCRIPT = [
 ];
 
 let flows: Flows;
+let notes: HttpMcpServer;
 
 beforeAll(async () => {
-  flows = await startFlows('review-flows', SCRIPT);
+  // The deployment configures an MCP server and attaches it to nothing; the repository attaches it to its reviews.
+  notes = await startHttpMcpServer();
+  flows = await startFlows('review-flows', SCRIPT, {
+    config: { mcp: { servers: { notes: { transport: 'http', url: notes.url, network: 'private' } } } },
+    settings: 'mcp:\n  agents:\n    review: [{ server: notes, tools: [add] }]\n',
+  });
 });
 afterAll(async () => {
   await flows?.close();
+  await notes?.close();
 });
 
 it('reviews a person’s pull request when opened, on its lines, once per commit, and once more after a burst of pushes, saying what they resolved', async () => {
@@ -115,6 +123,9 @@ it('reviews a person’s pull request when opened, on its lines, once per commit
   );
   expect(settled.outcomes.filter((outcome) => outcome.kind === 'run')).toHaveLength(2);
   expect(reviews()).toHaveLength(2);
+  // The repository's .switchboard.yml attached the deployment's MCP server to its reviews, with its allowlist.
+  const first = await client.workflow.getHandle(`run:${flows.threadOf(opened.number)}:1`).result();
+  expect(first.mcp?.tools).toEqual(['mcp__notes__add']);
   // The broken key of .switchboard.yml was named once in this conversation, whatever ran in it.
   expect(ours(opened.number).filter((comment) => comment.body.includes('`colour`: unknown key'))).toHaveLength(1);
 });

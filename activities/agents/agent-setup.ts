@@ -1,4 +1,4 @@
-import { type AgentsConfig, type Catalog, type CatalogProblem, type McpSetup } from '../../agents';
+import { type AgentsConfig, type Catalog, type CatalogProblem, type McpAttachmentConfig, type McpSetup } from '../../agents';
 import { loadCatalog } from '../../agents/custom-agents';
 import { ALL_BACKENDS, type FindingSeverity, type ToolBackends } from '../../tools';
 import { type Logger } from '../../infra/logger';
@@ -36,6 +36,8 @@ export interface AgentSetup {
   admission?: AdmissionConfig;
   /** The agents the deployment's `repositories` section allows per repository (absent: it names none). */
   repositories?: Record<string, RepositoryAgents>;
+  /** MCP attachments the deployment's `repositories` section adds per repository and agent (absent: none). */
+  repositoryMcp?: Record<string, Record<string, McpAttachmentConfig[]>>;
   /** The MCP servers and which agents they are attached to (the `mcp` section, without commands, URLs or variables); absent: none. */
   mcp?: McpSetup;
 }
@@ -74,6 +76,16 @@ export interface AgentSetupDeps {
   mcp?: McpSetup;
 }
 
+/** The deployment's per-repository MCP attachments, by lower-case owner/name then agent id, for the admission. */
+export function repositoryMcp(
+  repositories: RepositoriesConfig | undefined,
+): Record<string, Record<string, McpAttachmentConfig[]>> | undefined {
+  const entries = Object.entries(repositories ?? {}).flatMap(([repo, settings]) =>
+    settings.mcp?.agents && Object.keys(settings.mcp.agents).length > 0 ? [[repo.toLowerCase(), settings.mcp.agents] as const] : [],
+  );
+  return entries.length ? Object.fromEntries(entries) : undefined;
+}
+
 /** The deployment's per-repository agent lists, by lower-case owner/name, for the admission. */
 export function repositoryAgents(repositories: RepositoriesConfig | undefined): Record<string, RepositoryAgents> | undefined {
   const entries = Object.entries(repositories ?? {}).flatMap(([repo, settings]) =>
@@ -98,6 +110,7 @@ export function createAgentSetupActivities(deps: AgentSetupDeps) {
       reported = reportOnce(problems, reported, deps.logger);
       const sandbox = await deps.sandboxReadiness?.();
       const repositories = repositoryAgents(deps.repositories);
+      const attachments = repositoryMcp(deps.repositories);
       return {
         catalog,
         config: deps.config,
@@ -108,6 +121,7 @@ export function createAgentSetupActivities(deps: AgentSetupDeps) {
         ...(deps.spend && hasCaps(deps.spend) ? { spend: deps.spend } : {}),
         ...(deps.admission ? { admission: deps.admission } : {}),
         ...(repositories ? { repositories } : {}),
+        ...(attachments ? { repositoryMcp: attachments } : {}),
         ...(deps.mcp && Object.keys(deps.mcp.servers).length > 0 ? { mcp: deps.mcp } : {}),
       };
     },

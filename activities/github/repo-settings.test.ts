@@ -17,6 +17,9 @@ setup:
   timeoutSeconds: 300
 agents:
   allowed: [ship, review, general]
+mcp:
+  agents:
+    review: [{ server: tracker, tools: ["get_*"] }]
 `;
 
 describe('a repository’s .switchboard.yml', () => {
@@ -27,6 +30,7 @@ describe('a repository’s .switchboard.yml', () => {
         issues: { assign: true, label: 'switchboard' },
         setup: { commands: ['npm ci'], lockfiles: ['package-lock.json'], timeoutSeconds: 300 },
         agents: { allowed: ['ship', 'review', 'general'] },
+        mcp: { agents: { review: [{ server: 'tracker', tools: ['get_*'] }] } },
       },
       problems: [],
     });
@@ -40,7 +44,7 @@ describe('a repository’s .switchboard.yml', () => {
     expect(parsed.problems).toEqual([
       { key: 'review.triggers.1', message: expect.stringContaining('opened') },
       { key: 'issues.lable', message: 'unknown key' },
-      { key: 'colour', message: 'unknown key (known: review, issues, setup, agents)' },
+      { key: 'colour', message: 'unknown key (known: review, issues, setup, agents, mcp)' },
     ]);
     expect(parseSettingsFile('review: [\n').problems).toEqual([
       { key: '(file)', message: expect.stringMatching(/^not valid YAML at line \d+/) },
@@ -64,6 +68,12 @@ describe('a repository’s .switchboard.yml', () => {
       issues: { assign: false, label: 'switchboard' },
       setup: { commands: ['npm ci'], lockfiles: ['package-lock.json'], timeoutSeconds: 120 },
       agents: { allowed: ['ship', 'review'], rule: '.switchboard.yml agents.allowed and repositories.acme/app.agents.allowed' },
+      mcp: { review: [{ server: 'tracker', tools: ['get_*'] }] },
+    });
+    // The deployment's attachments for the repository replace the file's: its own word on what its servers do.
+    const ours = RepositoriesConfigSchema.parse({ 'acme/app': { mcp: { agents: { review: [{ server: 'docs' }] } } } })['acme/app'];
+    expect(mergeRepositorySettings(parseSettingsFile(EVERY_KEY).values, ours, { severity: 'minor', repo: 'acme/app' }).mcp).toEqual({
+      review: [{ server: 'docs' }],
     });
     expect(mergeRepositorySettings({}, undefined, { severity: 'minor', repo: 'acme/app' })).toEqual({
       review: { triggers: [], debounceSeconds: 60, severity: 'minor' },

@@ -7,6 +7,7 @@ import {
   type RepositorySettingsInput,
   type ReviewTrigger,
 } from '../../infra/config/repository-section';
+import type { McpAttachmentConfig } from '../../agents/mcp';
 import { httpStatusOf, toReadFailure } from './failures';
 import { type GitHubIdentities } from './identity';
 import { splitRepo } from './repo-name';
@@ -24,6 +25,8 @@ export interface RepositorySettings {
   setup?: { commands: string[]; lockfiles: string[]; timeoutSeconds: number };
   /** The agents that may run on the repository (absent: every agent the admission allows), and who said so. */
   agents?: { allowed: string[]; rule: string };
+  /** MCP servers of the deployment attached to agents on this repository, by agent id (absent: none beyond the deployment's). */
+  mcp?: Record<string, McpAttachmentConfig[]>;
 }
 
 /** One problem with the settings file, naming the key (`review.triggers.1`) as the file spells it. */
@@ -86,8 +89,9 @@ function describeIssue(section: string, issue: z.core.$ZodIssue): SettingsProble
  * The file's settings and the deployment's for the same repository, merged so the stricter
  * wins where both say something: fewer automatic review triggers (both lists must name one), the
  * longer debounce, the gate that addresses more findings, assignment only if neither turns it
- * off, the agents both allow; the deployment's label and setup where it sets them (its own
- * word on what runs), with the shorter time bound. Unset keys take the defaults.
+ * off, the agents both allow; the deployment's label, setup and MCP attachments where it sets
+ * them (its own word on what runs), with the shorter time bound. Unset keys take the defaults.
+ * MCP attachments only ever name the deployment's own servers: one it does not configure stays off.
  */
 export function mergeRepositorySettings(
   file: RepositorySettingsInput,
@@ -105,6 +109,7 @@ export function mergeRepositorySettings(
   const setup = ours.setup?.commands ? ours.setup : file.setup;
   const timeouts = [file.setup?.timeoutSeconds, ours.setup?.timeoutSeconds].filter((n): n is number => n !== undefined);
   const allowed = both(file.agents?.allowed, ours.agents?.allowed);
+  const mcp = ours.mcp?.agents ?? file.mcp?.agents;
   const rule =
     file.agents?.allowed && ours.agents?.allowed
       ? `${SETTINGS_FILE} agents.allowed and repositories.${defaults.repo}.agents.allowed`
@@ -128,6 +133,7 @@ export function mergeRepositorySettings(
         }
       : {}),
     ...(allowed ? { agents: { allowed, rule } } : {}),
+    ...(mcp && Object.keys(mcp).length > 0 ? { mcp } : {}),
   };
 }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { FINDING_SEVERITIES } from '../../tools/submit-review';
 import { REPOSITORY_PATTERN } from '../../tools/github-fields';
+import { McpAttachmentSchema } from './mcp-section';
 
 /**
  * A repository's own settings: what `.switchboard.yml` on its default branch may say, and what
@@ -73,12 +74,24 @@ export const RepositoryAgentsSchema = z
   })
   .strict();
 
+export const RepositoryMcpSchema = z
+  .object({
+    agents: z
+      .record(z.string().regex(/^[a-z][a-z0-9-]{0,39}$/, 'an agent id'), z.array(McpAttachmentSchema))
+      .optional()
+      .describe(
+        "agent or role id -> MCP servers of the deployment's `mcp.servers` attached to it on this repository, each with an optional allowlist of its tools (a server the deployment does not configure stays off).",
+      ),
+  })
+  .strict();
+
 /** The sections, by name: each is checked on its own, so a broken one does not take the others with it. */
 export const REPOSITORY_SECTIONS = {
   review: RepositoryReviewSchema,
   issues: RepositoryIssuesSchema,
   setup: RepositorySetupSchema,
   agents: RepositoryAgentsSchema,
+  mcp: RepositoryMcpSchema,
 } as const;
 
 export const RepositorySettingsSchema = z
@@ -87,6 +100,7 @@ export const RepositorySettingsSchema = z
     issues: RepositoryIssuesSchema.optional(),
     setup: RepositorySetupSchema.optional(),
     agents: RepositoryAgentsSchema.optional(),
+    mcp: RepositoryMcpSchema.optional(),
   })
   .strict();
 

@@ -70,7 +70,12 @@ export interface Flows {
 
 export const [ANA, BOB, READ, WRITE] = ['gh-ana-flows', 'gh-bob-flows', 'gh-read-flows', 'gh-write-flows'];
 
-export async function startFlows(label: string, script: unknown[]): Promise<Flows> {
+/** `config`: more sections of the deployment's switchboard.yaml; `settings`: more lines of the repository's `.switchboard.yml`. */
+export async function startFlows(
+  label: string,
+  script: unknown[],
+  options: { config?: Record<string, unknown>; settings?: string } = {},
+): Promise<Flows> {
   const client = (await sharedEnvironment()).client;
   const repo = `${label}-${randomUUID().slice(0, 6)}/invoices`;
   const port = await freePort();
@@ -90,7 +95,7 @@ export async function startFlows(label: string, script: unknown[]): Promise<Flow
       'src/total.js': TOTAL('  return cents - percent;'),
       'AGENTS.md': 'Run node --test before you commit.\n',
       'src/AGENTS.md': 'Money is kept in cents in this folder: never return fractions.\n',
-      '.switchboard.yml': SETTINGS,
+      '.switchboard.yml': SETTINGS + (options.settings ?? ''),
     },
     { collaborators: { ana: 'write', bob: 'write' } },
   );
@@ -115,7 +120,7 @@ export async function startFlows(label: string, script: unknown[]): Promise<Flow
       github,
       githubTokens: { read: READ, write: WRITE },
       port,
-      config: { agents: { defaults: { model: `scripted:kit/${label}.yaml` } }, ship: { checksPollSeconds: 10 } },
+      config: { agents: { defaults: { model: `scripted:kit/${label}.yaml` } }, ship: { checksPollSeconds: 10 }, ...options.config },
       apiTokens: {},
     });
     product.script(label, script);

@@ -19,9 +19,14 @@ export function repoInPlay(setup: Pick<AgentSetup, 'config'>, message: ThreadMes
 
 /** The admission's facts with what the repository's own settings allow (the file and the deployment's section, merged). */
 export function withRepository(setup: AgentSetup, result: RepoSettingsResult | undefined): AgentSetup {
-  const agents = result?.settings.agents;
-  if (!result || !agents) return setup;
-  return { ...setup, repositories: { ...setup.repositories, [result.repo.toLowerCase()]: agents } };
+  if (!result) return setup;
+  const { agents, mcp } = result.settings;
+  const repo = result.repo.toLowerCase();
+  return {
+    ...setup,
+    ...(agents ? { repositories: { ...setup.repositories, [repo]: agents } } : {}),
+    ...(mcp ? { repositoryMcp: { ...setup.repositoryMcp, [repo]: mcp } } : {}),
+  };
 }
 
 /**
