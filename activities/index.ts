@@ -16,6 +16,7 @@ import { createWebActivities, type WebActivityDeps } from './web';
 import { createSpendActivities } from './spend';
 import type { SpendConfig } from '../infra/config/spend-section';
 import { heartbeating } from './heartbeating';
+import { createInstructionsActivities } from './repo/instructions';
 import { createMcpActivities, type McpSessionDeps } from './mcp';
 
 /** What the activities need from the outside world; `infra/activity-deps.ts` builds it from config, tests build their own. */
@@ -121,6 +122,8 @@ export function createActivities(deps: ActivityDeps) {
     }),
     ...createWebActivities(deps.web ?? {}),
     ...heartbeating(createSkillActivities({ sandboxHost, dirs: deps.skillDirs ?? [] })),
+    // A run's repository instructions: inside its checkout's sandbox, or through the contents API.
+    ...heartbeating(createInstructionsActivities({ sandboxHost, identities: deps.github.identities })),
     // MCP servers as tools: stdio ones inside the run's sandbox, HTTP ones through the address guard.
     ...heartbeating(
       createMcpActivities({

@@ -139,11 +139,68 @@ describe('steer, stop and read', () => {
     expect(refused.ok || refused.message).toMatch(/^You may not steer this coding run: /);
   });
 
-  it('makes a GitHub collaborator admitted for the agent an owner of the PR conversation', () => {
+  it('makes a GitHub collaborator admitted for the agent an owner of the PR conversation, who may steer and stop its work', () => {
     const unit = { kind: 'unit' as const, id: 'unit:acme/app#3', requester: 'github:ana', agent: 'ship', repo: 'acme/app' };
     expect(admitControl(facts(), gh('bob', 'write'), unit, 'steer')).toMatchObject({ ok: true, as: 'owner' });
     expect(admitControl(facts(), gh('tia', 'triage'), unit, 'steer')).toMatchObject({ ok: false, code: 'not_requester' });
-    expect(admitControl(facts(), gh('bob', 'write'), unit, 'stop')).toMatchObject({ ok: false });
+    // Unassigning the issue, removing its label or `@switchboard stop` from a collaborator stops the unit.
+    expect(admitControl(facts(), gh('bob', 'write'), unit, 'stop')).toMatchObject({ ok: true, as: 'owner' });
+    const refused = admitControl(facts(), gh('tia', 'triage'), unit, 'stop');
+    expect(refused).toMatchObject({ ok: false, code: 'not_requester' });
+    expect(refused.ok || refused.message).toContain('a collaborator whose role on acme/app admits them to ship');
+    expect(admitControl(facts(), gh('bob', 'write'), unit, 'read')).toMatchObject({ ok: false });
+    // Outside GitHub, a stop stays the requester's or an operator's.
+    expect(admitControl(facts(), slack('U7'), unit, 'stop')).toMatchObject({ ok: false, rule: 'admission.operators' });
+  });
+
+  it('refuses an agent the repository leaves out of its agents.allowed, whoever asks and from wherever', () => {
+    const limited = { ...facts(), repositories: { 'acme/app': { allowed: ['review'], rule: '.switchboard.yml agents.allowed' } } };
+    const refused = admitStart(limited, { person: slack('U1'), agent: 'general', text: 'x', repo: 'Acme/App' });
+    expect(refused).toMatchObject({ ok: false, code: 'repo_agent_not_allowed', rule: '.switchboard.yml agents.allowed' });
+    expect(refused.ok || refused.message).toBe(
+      'Acme/App allows only review to run on it (.switchboard.yml agents.allowed), and not General, so nothing was run.',
+    );
+    expect(
+      admitStart(limited, { person: gh('ana', 'write'), agent: 'review', text: 'x', conversation: { kind: 'github', repo: 'acme/app' } }),
+    ).toMatchObject({
+      ok: true,
+    });
+    expect(admitStart(limited, { person: slack('U1'), agent: 'general', text: 'x', repo: 'acme/other' })).toMatchObject({ ok: true });
+  });
+
+  it("adds a repository's MCP attachments to the agent's, admitted as the deployment's own are", () => {
+    const mcp = {
+      servers: { tracker: { transport: 'http' as const }, files: { transport: 'stdio' as const, people: ['U1'] } },
+      agents: {},
+    };
+    const withRepo = facts(
+      {},
+      {},
+      {
+        mcp,
+        repositoryMcp: { 'acme/app': { review: [{ server: 'tracker', tools: ['get_*'] }, { server: 'files' }, { server: 'gone' }] } },
+      },
+    );
+    const admitted = admitStart(withRepo, {
+      person: gh('ana', 'write'),
+      agent: 'review',
+      text: 'x',
+      conversation: { kind: 'github', repo: 'Acme/App' },
+    });
+    expect(admitted.ok && admitted.mcp).toEqual({
+      servers: [{ server: 'tracker', transport: 'http', tools: ['get_*'] }],
+      off: [
+        expect.objectContaining({ server: 'files', code: 'mcp_server_restricted' }),
+        expect.objectContaining({ server: 'gone', why: 'not configured in this deployment' }),
+      ],
+    });
+    // Another repository, another agent, or a deployment without MCP servers: none of them.
+    const elsewhere = admitStart(withRepo, { person: slack('U1'), agent: 'review', text: 'x', repo: 'acme/other' });
+    expect(elsewhere.ok && elsewhere.mcp).toEqual({ servers: [], off: [] });
+    const general = admitStart(withRepo, { person: slack('U1'), agent: 'general', text: 'x', repo: 'acme/app' });
+    expect(general.ok && general.mcp).toEqual({ servers: [], off: [] });
+    const none = admitStart({ ...withRepo, mcp: undefined }, { person: slack('U1'), agent: 'review', text: 'x', repo: 'acme/app' });
+    expect(none).toEqual({ ok: true, agent: expect.objectContaining({ id: 'review' }) });
   });
 
   it("puts the orchestrator's unit tools in the person's private DM or the CLI only", () => {

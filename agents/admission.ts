@@ -4,7 +4,7 @@ import { type Catalog, getAgent } from './catalog';
 import { type AgentsConfig } from './config';
 import { type AgentDefinition, listedTools } from './definition';
 import { DEFAULT_ADMISSION, githubRequirement, roleAtLeast, type GitHubRole } from './github-roles';
-import { admitMcp, type McpAdmission, type McpSetup } from './mcp';
+import { admitMcp, type McpAdmission, type McpAttachmentConfig, type McpSetup } from './mcp';
 import { allowedModels, checkModelChoice } from './model-choice';
 import { type RefusalCode } from './refusals';
 
@@ -24,8 +24,25 @@ export interface AdmissionFacts {
   sandbox?: { ready: boolean; reason?: string; fix?: string };
   /** The `admission` section (absent: its defaults). */
   admission?: AdmissionConfig;
+  /**
+   * The agents each repository allows, by lower-case `owner/name`: the deployment's `repositories`
+   * section, and where a door read it, the repository's own `.switchboard.yml` merged in (absent: no limit).
+   */
+  repositories?: Record<string, RepositoryAgents>;
   /** The `mcp` section's servers and attachments (absent: no MCP servers). */
   mcp?: McpSetup;
+  /**
+   * MCP attachments a repository adds, by lower-case `owner/name` then agent id: its `.switchboard.yml`
+   * `mcp.agents` (or the deployment's `repositories` section), where a door read it. Admitted as the
+   * deployment's own are: only servers `mcp` configures, for the people they allow.
+   */
+  repositoryMcp?: Record<string, Record<string, McpAttachmentConfig[]>>;
+}
+
+/** The agents a repository allows, and the setting that says so (named in a refusal). */
+export interface RepositoryAgents {
+  allowed: string[];
+  rule: string;
 }
 
 /** Who asks, as the door verified them. */
@@ -93,7 +110,10 @@ export function admitStart(facts: AdmissionFacts, request: StartRequest, extra: 
     if (refused) return { ok: false, ...refused };
   }
   // Which of the agent's MCP servers the person's run may use: a refused server leaves the run without its tools, never refuses the run.
-  return { ok: true, agent: access.agent, ...(facts.mcp ? { mcp: admitMcp(facts.mcp, request.person, access.agent) } : {}) };
+  if (!facts.mcp) return { ok: true, agent: access.agent };
+  const repo = (request.repo ?? request.conversation?.repo)?.toLowerCase();
+  const fromRepo = repo ? (facts.repositoryMcp?.[repo]?.[access.agent.id] ?? []) : [];
+  return { ok: true, agent: access.agent, mcp: admitMcp(facts.mcp, request.person, access.agent, fromRepo) };
 }
 
 /** A GitHub trigger needs the actor's role on the repository (admission.github; write by default). */
@@ -164,12 +184,40 @@ export const pullRequestCheck: StartCheck = (_facts, request, agent) => {
   };
 };
 
+/** An agent the repository leaves out of its `agents.allowed` does not run on it, whoever asks. */
+export const repositoryAgentsCheck: StartCheck = (facts, request, agent) =>
+  repositoryRefusal(facts.repositories, request.repo ?? request.conversation?.repo, agent);
+
+/** Why `agent` may not run on `repo` by the repositories' agent lists, or undefined. */
+export function repositoryRefusal(
+  repositories: AdmissionFacts['repositories'],
+  repo: string | undefined,
+  agent: Pick<AgentDefinition, 'id' | 'displayName'>,
+): Omit<AdmissionRefusal, 'ok'> | undefined {
+  const policy = repo ? repositories?.[repo.toLowerCase()] : undefined;
+  if (!repo || !policy || policy.allowed.includes(agent.id)) return undefined;
+  return {
+    code: 'repo_agent_not_allowed',
+    rule: policy.rule,
+    message:
+      `${repo} allows only ${policy.allowed.length ? policy.allowed.join(', ') : 'no agent'} to run on it (${policy.rule}), ` +
+      `and not ${agent.displayName}, so nothing was run.`,
+  };
+}
+
 /**
  * The start decision's rules after access, in order. Another rule (e.g. a spend cap) is one
  * more `StartCheck` appended here, with the fact it needs added to `AdmissionFacts` and its
  * code to agents/refusals.ts; every door then refuses on it alike.
  */
-export const START_CHECKS: readonly StartCheck[] = [githubActorCheck, modelCheck, requestCheck, sandboxCheck, pullRequestCheck];
+export const START_CHECKS: readonly StartCheck[] = [
+  githubActorCheck,
+  repositoryAgentsCheck,
+  modelCheck,
+  requestCheck,
+  sandboxCheck,
+  pullRequestCheck,
+];
 
 /** What a steer, stop or read reaches. */
 export interface Subject {
@@ -195,25 +243,34 @@ export function isOperator(facts: Pick<AdmissionFacts, 'admission'>, person: Per
 
 /**
  * Whether `person` may read, steer or stop `subject`.
- * - read and stop: its requester, or an operator.
+ * - read: its requester, or an operator.
+ * - stop: its requester, an operator, or on GitHub an owner (below).
  * - steer: its requester, an operator, or an owner by the conversation's surface — on GitHub,
- *   an actor whose role on the repository admits them to the subject's agent (the PR
- *   conversation belongs to the repository's collaborators); in Slack, nobody beyond the
- *   requester — and, outside the CLI, the person must be admitted for the subject's agent now.
+ *   an actor whose role on the repository admits them to the subject's agent (the PR or issue
+ *   conversation belongs to the repository's collaborators, who may also stop its work: unassign
+ *   the issue, remove its label, `@switchboard stop`); in Slack, nobody beyond the requester —
+ *   and, outside the CLI, the person must be admitted for the subject's agent now.
  */
 export function admitControl(facts: AdmissionFacts, person: Person, subject: Subject, action: ControlAction): ControlAdmission {
   const definition = subject.agent ? getAgent(facts.catalog, subject.agent) : undefined;
   const operator = isOperator(facts, person);
   const requester = subject.requester !== undefined && subject.requester === person.userId;
   const owner =
-    action === 'steer' &&
+    action !== 'read' &&
     person.surface === 'github' &&
     definition !== undefined &&
     person.githubRole !== undefined &&
     roleAtLeast(person.githubRole, githubRequirement(facts.admission, subject.repo, definition).role);
   const as = requester ? 'requester' : operator ? 'operator' : owner ? 'owner' : undefined;
   if (!as) {
-    const who = action === 'steer' ? 'the person who asked for it' : 'the person who asked for it or an operator';
+    const who =
+      action === 'read'
+        ? 'the person who asked for it or an operator'
+        : person.surface === 'github'
+          ? `the person who asked for it, an operator, or a collaborator whose role on ${subject.repo ?? 'the repository'} admits them to ${subject.agent ?? 'it'}`
+          : action === 'steer'
+            ? 'the person who asked for it'
+            : 'the person who asked for it or an operator';
     const verb = action === 'read' ? 'read' : action;
     return {
       ok: false,

@@ -34,7 +34,7 @@ export const REFUSALS = {
   not_requester: {
     kind: 'access',
     means:
-      'The run, unit, plan or thread belongs to someone else: only its requester (or an owner the surface names) steers it, only its requester or an operator stops or reads it.',
+      'The run, unit, plan or thread belongs to someone else: only its requester (or an owner the surface names) steers it, only its requester or an operator (or on GitHub such an owner) stops it, only its requester or an operator reads it.',
   },
   mcp_server_restricted: {
     kind: 'access',
@@ -42,6 +42,10 @@ export const REFUSALS = {
       "An MCP server attached to the agent is limited to the people mcp.servers.<name>.people names, and this person is not one: the run goes on without that server's tools.",
   },
   unit_tools_private: { kind: 'access', means: "The orchestrator's unit tools work only in the person's own private DM (or the CLI)." },
+  repo_agent_not_allowed: {
+    kind: 'access',
+    means: "The repository's agents.allowed (its .switchboard.yml, or the deployment's repositories section) leaves the agent out.",
+  },
   request_missing: { kind: 'request', means: 'The message named an agent but asked nothing.' },
   repo_missing: { kind: 'request', means: 'A code change needs a repository and none was named.' },
   needs_pull_request: { kind: 'request', means: 'The agent works on a pull request, and the conversation is a plain issue.' },

@@ -1,7 +1,7 @@
 import { type Client } from '@temporalio/client';
 import { type ActivityDeps } from '../activities';
 import { createSandboxHost, type SandboxDeps } from '../activities/sandbox';
-import { githubIdentitiesFromEnvironment } from '../activities/github';
+import { createRepoSettingsReader, githubIdentitiesFromEnvironment } from '../activities/github';
 import { modelDepsFromConfig } from '../activities/models/from-config';
 import { slackStatusDepsFromConfig } from '../activities/slack/from-config';
 import { webDepsFromConfig } from '../activities/web/from-config';
@@ -50,7 +50,11 @@ export function activityDepsFromConfig(loaded: LoadedConfig, logger: Logger, cli
     models: modelDepsFromConfig(config.models, { baseDir: loaded.baseDir, logger }, config.prices.models, config.prices.cache),
     sandbox,
     sandboxHost: createSandboxHost(sandbox),
-    github: { identities },
+    github: {
+      identities,
+      // One settings reader per process: the worker's activities and the webhook door share its per-commit cache.
+      settings: createRepoSettingsReader({ identities, repositories: config.repositories, defaultSeverity: config.review.addressSeverity }),
+    },
     units: {
       client,
       taskQueue: config.temporal.taskQueue,
@@ -70,6 +74,7 @@ export function activityDepsFromConfig(loaded: LoadedConfig, logger: Logger, cli
       },
       ...(config.models.allowed ? { allowedModels: config.models.allowed } : {}),
       admission: config.admission,
+      repositories: config.repositories,
       mcp: mcpSetupOf(config.mcp),
       logger,
     },

@@ -53,6 +53,7 @@ export function doorAdmissionFromConfig(loaded: LoadedConfig, logger?: Logger): 
       ...(config.agents.customAgentsDir ? { customAgentsDir: resolveConfigPath(loaded, config.agents.customAgentsDir) } : {}),
       ...(config.models.allowed ? { allowedModels: config.models.allowed } : {}),
       admission: config.admission,
+      repositories: config.repositories,
     },
     identities: githubIdentitiesFromEnvironment(config.github, (name) => readSecret(name)),
     cacheSeconds: config.admission.github.cacheSeconds,

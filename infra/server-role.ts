@@ -19,6 +19,7 @@ import { cachedStuck } from './stuck';
 import { pingTemporal } from './temporal';
 import { type TemporalEndpoint } from './temporal-endpoint';
 import { createDoorAdmission, type DoorAdmission } from './door-admission';
+import { createRepoSettingsReader } from '../activities/github/repo-settings';
 
 /** Where GitHub delivers webhooks. */
 export const GITHUB_WEBHOOK_PATH = '/webhooks/github';
@@ -60,7 +61,7 @@ export async function startServerRole(context: ServerRoleContext): Promise<void>
   // One door for the API, MCP and the session pages' steer and stop.
   const door = doorFromConfig(loaded, client, endpoint.uiUrl, process.env, admission);
   const mounts = [
-    ...frontEnds(loaded, client, logger, admission),
+    ...frontEnds(loaded, client, logger, admission, deps),
     ...apiMountsFromConfig(loaded, client, logger, endpoint.uiUrl, process.env, admission, door),
   ];
   const session = sessionMountFromConfig(loaded, client, door, logger, endpoint.uiUrl, admission);
@@ -104,7 +105,7 @@ export async function startServerRole(context: ServerRoleContext): Promise<void>
 }
 
 /** The front ends whose secrets are configured; each is skipped (and says so) when they are not. */
-function frontEnds(loaded: LoadedConfig, client: Client, logger: Logger, admission: DoorAdmission) {
+function frontEnds(loaded: LoadedConfig, client: Client, logger: Logger, admission: DoorAdmission, deps: ActivityDeps) {
   const { config } = loaded;
   const mounts: Array<{ path: string; handler: RequestHandler }> = [];
   const webhookSecret = readSecret('githubWebhookSecret');
@@ -119,6 +120,14 @@ function frontEnds(loaded: LoadedConfig, client: Client, logger: Logger, admissi
         logger,
         maxBodyBytes: config.github.webhookMaxBodyBytes,
         admission,
+        // The same reader (and per-commit cache) the worker's activities use, when this process runs both.
+        settings:
+          deps.github.settings ??
+          createRepoSettingsReader({
+            identities: deps.github.identities,
+            repositories: config.repositories,
+            defaultSeverity: config.review.addressSeverity,
+          }),
       }),
     });
   } else {

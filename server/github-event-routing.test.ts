@@ -1,4 +1,4 @@
-import { malformedGitHubPayload, routeGitHubEvent } from './github-event-routing';
+import { malformedGitHubPayload, repositoryEvent, routeGitHubEvent, stopCommand } from './github-event-routing';
 import { checksSignal, messageSignal, prEventSignal, shipUnitWorkflowType, threadWorkflowType } from '../workflows/contracts';
 
 const repository = { full_name: 'acme/app' };
@@ -108,5 +108,81 @@ describe('malformedGitHubPayload', () => {
   it('leaves nothing for routing to turn into an odd id', () => {
     expect(routeGitHubEvent('issue_comment', comment('acme/app', 1e300), options)).toBeUndefined();
     expect(routeGitHubEvent('issue_comment', comment(`acme/${'x'.repeat(1197)}`, 7), options)).toBeUndefined();
+  });
+});
+
+describe('repository events', () => {
+  const pull = (action: string, extra: Record<string, unknown> = {}, pr: Record<string, unknown> = {}) => ({
+    action,
+    number: 5,
+    pull_request: { number: 5, state: 'open', draft: false, head: { sha: 'h1' }, user: { login: 'ana' }, ...pr },
+    sender: { login: 'ana' },
+    repository,
+    ...extra,
+  });
+  const issue = (action: string, extra: Record<string, unknown> = {}) => ({
+    action,
+    issue: { number: 8, title: 'Fix the total', body: 'It is off.' },
+    sender: { login: 'ana' },
+    repository,
+    ...extra,
+  });
+
+  test('a pull request opened (not a draft), ready, pushed to, or with a review asked of the bot is a review trigger', () => {
+    expect(repositoryEvent('pull_request', pull('opened'), options)).toEqual({
+      kind: 'review',
+      repo: 'acme/app',
+      number: 5,
+      trigger: 'opened',
+      headSha: 'h1',
+      actor: 'ana',
+      author: 'ana',
+      deliveryId: 'd-1',
+    });
+    expect(repositoryEvent('pull_request', pull('opened', {}, { draft: true }), options)).toBeUndefined();
+    expect(repositoryEvent('pull_request', pull('ready_for_review'), options)).toMatchObject({ trigger: 'ready_for_review' });
+    expect(repositoryEvent('pull_request', pull('synchronize'), options)).toMatchObject({ trigger: 'push' });
+    expect(
+      repositoryEvent('pull_request', pull('review_requested', { requested_reviewer: { login: 'switchboard[bot]' } }), options),
+    ).toMatchObject({ trigger: 'review_requested' });
+    expect(repositoryEvent('pull_request', pull('review_requested', { requested_reviewer: { login: 'bob' } }), options)).toBeUndefined();
+    expect(repositoryEvent('pull_request', pull('synchronize', { sender: { login: 'switchboard[bot]' } }), options)).toBeUndefined();
+    expect(repositoryEvent('pull_request', pull('labeled'), options)).toBeUndefined();
+  });
+
+  test('an issue assigned to the bot or labelled starts its unit; unassigned or unlabelled stops it', () => {
+    expect(repositoryEvent('issues', issue('assigned', { assignee: { login: 'switchboard' } }), options)).toMatchObject({
+      kind: 'issue',
+      number: 8,
+      action: 'start',
+      how: 'assigned',
+      title: 'Fix the total',
+      body: 'It is off.',
+      actor: 'ana',
+    });
+    expect(repositoryEvent('issues', issue('assigned', { assignee: { login: 'bob' } }), options)).toBeUndefined();
+    expect(repositoryEvent('issues', issue('unassigned', { assignee: { login: 'Switchboard' } }), options)).toMatchObject({
+      action: 'stop',
+      how: 'assigned',
+    });
+    expect(repositoryEvent('issues', issue('labeled', { label: { name: 'switchboard' } }), options)).toMatchObject({
+      action: 'start',
+      how: 'labeled',
+      label: 'switchboard',
+    });
+    expect(repositoryEvent('issues', issue('unlabeled', { label: { name: 'bug' } }), options)).toMatchObject({
+      action: 'stop',
+      label: 'bug',
+    });
+    expect(repositoryEvent('issues', issue('opened'), options)).toBeUndefined();
+  });
+
+  test('a mention whose words are `stop` is a stop command, with its reason', () => {
+    expect(stopCommand('stop')).toBe('');
+    expect(stopCommand('Stop: superseded by #9')).toBe('superseded by #9');
+    expect(stopCommand('stopping is hard, explain')).toBeUndefined();
+    expect(stopCommand('please stop')).toBeUndefined();
+    const routed = routeGitHubEvent('issue_comment', comment('@switchboard stop'), options);
+    expect(routed?.args[0]).toMatchObject({ text: 'stop', addressedToRun: true });
   });
 });

@@ -186,10 +186,111 @@ function mention(
     messageId: `github:${options.deliveryId ?? `comment-${comment?.id}`}`,
     text: body.replace(pattern, '$1').trim(),
     requester: { id: `github:${author}`, surface: 'github', displayName: author },
+    // A mention while the conversation's run works is for that run: it steers it (through the thread's admission).
+    addressedToRun: true,
     replyTarget: isItemNumber(commentId) ? { ...replyTarget, commentId, ...(reviewComment ? { reviewComment } : {}) } : replyTarget,
   };
   const start: ThreadInput = { threadId, replyTarget };
   return { workflowId: threadId, workflowType: threadWorkflowType, signal: messageSignal, args: [message], startArgs: [start] };
+}
+
+/**
+ * A repository event the door may turn into work, depending on the repository's settings
+ * (server/github-work.ts): an automatic review of a pull request, or an issue's ship unit started
+ * (assigned to the bot, labelled) or stopped (unassigned, unlabelled). Pure, like the routing above.
+ */
+export type RepositoryEvent =
+  | {
+      kind: 'review';
+      repo: string;
+      number: number;
+      trigger: 'opened' | 'ready_for_review' | 'review_requested' | 'push';
+      headSha?: string;
+      /** Who did it (the author, the pusher, who asked for the review): the admission's person. */
+      actor: string;
+      /** The pull request's author (the bot's own pull requests are its units', reviewed by them). */
+      author?: string;
+      deliveryId?: string;
+    }
+  | {
+      kind: 'issue';
+      repo: string;
+      number: number;
+      action: 'start' | 'stop';
+      how: 'assigned' | 'labeled';
+      /** The label added or removed (the door compares it with the repository's `issues.label`). */
+      label?: string;
+      actor: string;
+      title: string;
+      body: string;
+      deliveryId?: string;
+    };
+
+export function repositoryEvent(name: string, payload: Payload, options: RouteOptions): RepositoryEvent | undefined {
+  const repo: unknown = payload?.repository?.full_name;
+  if (!isRepositoryName(repo)) return undefined;
+  const actor: unknown = payload.sender?.login;
+  if (typeof actor !== 'string' || !actor || isBotLogin(actor, options.botLogin)) return undefined;
+  const deliveryId = options.deliveryId;
+  if (name === 'pull_request') {
+    const pull = payload.pull_request;
+    const number = pull?.number ?? payload.number;
+    if (!isItemNumber(number) || pull?.state === 'closed') return undefined;
+    const trigger =
+      payload.action === 'opened' && !pull?.draft
+        ? 'opened'
+        : payload.action === 'ready_for_review'
+          ? 'ready_for_review'
+          : payload.action === 'synchronize'
+            ? 'push'
+            : payload.action === 'review_requested' && isBotLogin(String(payload.requested_reviewer?.login ?? ''), options.botLogin)
+              ? 'review_requested'
+              : undefined;
+    if (!trigger) return undefined;
+    const author: unknown = pull?.user?.login;
+    return {
+      kind: 'review',
+      repo,
+      number,
+      trigger,
+      ...(typeof pull?.head?.sha === 'string' ? { headSha: pull.head.sha } : {}),
+      actor,
+      ...(typeof author === 'string' ? { author } : {}),
+      ...(deliveryId ? { deliveryId } : {}),
+    };
+  }
+  if (name === 'issues') {
+    const issue = payload.issue;
+    if (!isItemNumber(issue?.number) || issue.pull_request !== undefined) return undefined;
+    const assignee = String(payload.assignee?.login ?? '');
+    const label: unknown = payload.label?.name;
+    const base = {
+      kind: 'issue' as const,
+      repo,
+      number: issue.number as number,
+      actor,
+      title: String(issue.title ?? ''),
+      body: String(issue.body ?? ''),
+    };
+    const extra = deliveryId ? { deliveryId } : {};
+    if ((payload.action === 'assigned' || payload.action === 'unassigned') && isBotLogin(assignee, options.botLogin))
+      return { ...base, ...extra, action: payload.action === 'assigned' ? 'start' : 'stop', how: 'assigned' };
+    if ((payload.action === 'labeled' || payload.action === 'unlabeled') && typeof label === 'string' && label)
+      return { ...base, ...extra, action: payload.action === 'labeled' ? 'start' : 'stop', how: 'labeled', label };
+  }
+  return undefined;
+}
+
+/** `stop`, `stop: superseded by #9`: a mention that asks the conversation's running work to stop (the reason, maybe empty); else undefined. */
+export function stopCommand(text: string): string | undefined {
+  const match = /^stop\b[\s:,.!-]*([\s\S]*)$/i.exec(text.trim());
+  return match ? match[1].trim() : undefined;
+}
+
+/** The App's login, with or without GitHub's `[bot]` suffix, in any case. */
+export function isBotLogin(login: string, botLogin: string): boolean {
+  const bare = (name: string) => name.replace(/\[bot\]$/, '').toLowerCase();
+  return login !== '' && bare(login) === bare(botLogin);
 }
 
 function escape(text: string): string {

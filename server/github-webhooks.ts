@@ -2,7 +2,10 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
 import { type Logger } from '../infra/logger';
-import { malformedGitHubPayload, type RoutedGitHubEvent, routeGitHubEvent } from './github-event-routing';
+import { isBotLogin, malformedGitHubPayload, repositoryEvent, type RoutedGitHubEvent, routeGitHubEvent } from './github-event-routing';
+import { conversationCommand, repositoryWork, type GitHubWorkDeps, type WorkOutcome } from './github-work';
+import { createControlAdmission, type ControlAdmissionDoor } from './control-admission';
+import type { RepoSettingsResult } from '../activities/github/repo-settings';
 import { visibilityQuery } from '../infra/visibility';
 import { type ActorGate } from '../activities/github/actor-gate';
 import {
@@ -13,7 +16,6 @@ import {
   roleAtLeast,
   type AdmissionFacts,
   type GitHubRole,
-  type RefusalCode,
 } from '../agents';
 import type { ThreadMessage } from '../workflows/contracts';
 
@@ -37,7 +39,18 @@ export interface GitHubWebhookOptions {
    * and GitHub's answer for an actor's role on the repository. Required: no GitHub trigger reaches
    * a workflow unasked.
    */
-  admission: { facts(): Promise<AdmissionFacts>; gate: Pick<ActorGate, 'roleOf' | 'refuse'> };
+  admission: {
+    facts(): Promise<AdmissionFacts>;
+    gate: Pick<ActorGate, 'roleOf' | 'refuse'> & Partial<Pick<ActorGate, 'react' | 'answer'>>;
+  };
+  /**
+   * A repository's settings (its `.switchboard.yml` merged with the deployment's, cached per
+   * commit): which review triggers, issue assignment and label start work there. Without it,
+   * repository events (automatic reviews, issues assigned or labelled) start nothing.
+   */
+  settings?: { read(repo: string): Promise<RepoSettingsResult> };
+  /** The steer/stop decision for conversation commands (default: the admission's, over this client). */
+  control?: ControlAdmissionDoor;
 }
 
 /**
@@ -52,6 +65,14 @@ export interface GitHubWebhookOptions {
  * messages also carry it so the workflow can drop a repeat that reaches another process.
  */
 export function createGitHubWebhookRouter(options: GitHubWebhookOptions): Router {
+  const work: GitHubWorkDeps = {
+    client: options.client,
+    taskQueue: options.taskQueue,
+    logger: options.logger,
+    admission: options.admission,
+    control: options.control ?? createControlAdmission({ client: options.client, facts: () => options.admission.facts() }),
+    ...(options.settings ? { settings: options.settings } : {}),
+  };
   const seen = new Set<string>();
   const limit = options.rememberDeliveries ?? 10_000;
   const router = Router();
@@ -83,22 +104,33 @@ export function createGitHubWebhookRouter(options: GitHubWebhookOptions): Router
         return void res.status(400).json({ error: 'malformed_payload', reason: malformed });
       }
       if (seen.has(deliveryId)) return void res.status(202).json({ ok: true, duplicate: true });
-      const routed = routeGitHubEvent(event, payload as Record<string, unknown>, { botLogin: options.botLogin, deliveryId });
-      if (!routed) return void res.status(202).json({ ok: true, ignored: true });
+      const routing = { botLogin: options.botLogin, deliveryId };
+      const routed = routeGitHubEvent(event, payload as Record<string, unknown>, routing);
+      // An automatic review or an issue's unit, when the repository's settings ask for one (beside a unit's own event).
+      const repositoryWorkEvent = repositoryEvent(event, payload as Record<string, unknown>, routing);
+      if (!routed && !repositoryWorkEvent) return void res.status(202).json({ ok: true, ignored: true });
       remember(seen, deliveryId, limit);
-      const signalling = admitAndSignal(options, routed).catch((error: unknown) => {
-        // Forget it so GitHub's redelivery can try again.
-        seen.delete(deliveryId);
-        options.logger.error({ err: error, deliveryId, workflowId: routed.workflowId }, 'could not signal the workflow for a GitHub event');
-        return 'failed' as const;
-      });
+      const signalling = Promise.all([
+        routed ? admitAndSignal(options, work, routed) : undefined,
+        repositoryWorkEvent ? repositoryWork(work, repositoryWorkEvent) : undefined,
+      ])
+        .then(([first, second]) => first ?? second ?? false)
+        .catch((error: unknown) => {
+          // Forget it so GitHub's redelivery can try again.
+          seen.delete(deliveryId);
+          options.logger.error(
+            { err: error, deliveryId, workflowId: routed?.workflowId, event },
+            'could not signal the workflow for a GitHub event',
+          );
+          return 'failed' as const;
+        });
       // GitHub wants an answer quickly; a slow Temporal gets a 503 while the signal carries on
       // (if it lands, the delivery id is kept, so a redelivery is still a no-op).
       const outcome = await Promise.race([signalling, delay(options.answerWithinMs ?? 900)]);
       if (outcome === 'failed') return void res.status(503).json({ error: 'signal_failed' });
       if (outcome === 'timeout') return void res.status(503).json({ error: 'signal_pending' });
       if (typeof outcome === 'object') return void res.status(202).json({ ok: true, refused: outcome.refused });
-      res.status(202).json({ ok: true, workflowId: routed.workflowId, delivered: outcome });
+      res.status(202).json({ ok: true, ...(routed ? { workflowId: routed.workflowId } : {}), delivered: outcome });
     },
   );
 
@@ -123,7 +155,7 @@ function signedBy(secret: string, body: Buffer, signature: string): boolean {
  * a person's review needs the role `ship` needs (else: dropped). Other PR and check events are
  * GitHub's facts about the unit's PR, not a person's request, and pass.
  */
-async function admitAndSignal(options: GitHubWebhookOptions, routed: RoutedGitHubEvent): Promise<boolean | { refused: RefusalCode }> {
+async function admitAndSignal(options: GitHubWebhookOptions, work: GitHubWorkDeps, routed: RoutedGitHubEvent): Promise<WorkOutcome> {
   const { gate } = options.admission;
   const facts = () => options.admission.facts();
   if (routed.startArgs) {
@@ -143,10 +175,13 @@ async function admitAndSignal(options: GitHubWebhookOptions, routed: RoutedGitHu
       return { refused: code };
     }
     const admitted: ThreadMessage = { ...message, requester: { ...message.requester, githubRole: role } };
+    // `@switchboard stop`, or words for a unit at work here: the conversation's running work, through the admission.
+    const command = await conversationCommand(work, routed.workflowId, admitted);
+    if (command !== undefined) return command;
     return signal(options, { ...routed, args: [admitted] });
   }
   const [event] = routed.args;
-  if ('kind' in event && event.kind === 'review' && event.actor && !isBot(event.actor, options.botLogin)) {
+  if ('kind' in event && event.kind === 'review' && event.actor && !isBotLogin(event.actor, options.botLogin)) {
     const loaded = await facts();
     const ship = getAgent(loaded.catalog, 'ship');
     const role: GitHubRole | undefined = await gate.roleOf(event.repo, event.actor);
@@ -160,11 +195,6 @@ async function admitAndSignal(options: GitHubWebhookOptions, routed: RoutedGitHu
     }
   }
   return signal(options, routed);
-}
-
-function isBot(login: string, botLogin: string): boolean {
-  const bare = (name: string) => name.replace(/\[bot\]$/, '').toLowerCase();
-  return bare(login) === bare(botLogin);
 }
 
 /** Signals the routed workflow; unit events for a PR with no running unit are dropped (false). */

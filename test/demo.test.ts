@@ -79,6 +79,42 @@ describe('npm run demo, driven on the suite’s Temporal', () => {
     );
     expect(kinds).toEqual(['coding', 'coding', 'review', 'review', 'thread', 'unit']);
 
+    // The first review's finding sits on its line, with the clamp as a suggestion.
+    expect(pull.reviewComments).toEqual([
+      expect.objectContaining({
+        reviewId: first.id,
+        path: 'src/total.js',
+        line: 9,
+        side: 'RIGHT',
+        suggestion: expect.stringContaining('Math.min('),
+      }),
+    ]);
+
+    // The second story: Ana merges PR #1, files issue #2 and assigns it to the bot; its unit's PR fixes the issue,
+    // reviewed on its lines with a suggestion, and the issue hears that it is ready.
+    const story = await demo.issueStory(ready.pullRequest, 120_000);
+    expect(repo.issues.get(ready.pullRequest)!.pull!.merged).toBe(true);
+    const issue = repo.issues.get(story.issue)!;
+    const fixing = repo.issues.get(story.pullRequest)!;
+    expect(fixing).toMatchObject({ state: 'open', title: DEMO.issue.title });
+    expect(fixing.pull!.draft).toBe(false);
+    expect(fixing.body).toContain(`Fixes #${story.issue}`);
+    expect(fixing.body).toContain('as AGENTS.md asks');
+    expect(fixing.reviews).toEqual([expect.objectContaining({ commitId: story.headSha })]);
+    expect(fixing.reviews[0].body).toContain('Verdict: approve');
+    expect(story.inline).toEqual([
+      expect.objectContaining({
+        path: 'src/format.js',
+        line: 7,
+        side: 'RIGHT',
+        suggestion: expect.stringContaining("toLocaleString('en-US')"),
+      }),
+    ]);
+    expect(story.readyText).toBe(`PR #${story.pullRequest} on ${fullRepoName} is ready: the review approves and checks are green.`);
+    const ours = issue.comments.filter((comment) => comment.user === 'switchboard[bot]').map((comment) => comment.body);
+    expect(ours.filter((body) => body.startsWith('**coding**'))).toEqual([expect.stringContaining('Instructions: AGENTS.md')]);
+    expect(demo.ci.runs.find((run) => run.sha === story.headSha)?.conclusion).toBe('success');
+
     // Stop: the unit settles (releasing its workspaces), Switchboard exits, no sandbox is left.
     const { dir, productPid } = demo;
     const unitId = ready.unitId;

@@ -16,13 +16,35 @@ export const findingSchema = () =>
           'blocking: must not merge; major: a real defect with wide impact; minor: a real, bounded defect worth fixing; nit: optional.',
         ),
       path: z.string().min(1).describe('File the finding is about, relative to the repository root.'),
-      line: z.number().int().positive().describe('Line in the PR head version of the file.'),
+      line: z
+        .number()
+        .int()
+        .positive()
+        .describe(
+          'Line in the PR head version of the file (the last line, when the finding spans several); with side LEFT, in the base version.',
+        ),
+      side: z
+        .enum(['RIGHT', 'LEFT'])
+        .optional()
+        .describe('RIGHT (the default): the line is in the PR head version. LEFT: a line the PR removed, numbered in the base version.'),
+      startLine: z
+        .number()
+        .int()
+        .positive()
+        .optional()
+        .describe('The first line, when the finding spans lines startLine..line (same side); omit for one line.'),
       title: z.string().min(1).max(200).describe('The defect in one line.'),
       scenario: z
         .string()
         .min(1)
         .describe('The failure scenario (the input or state that breaks it) or the explicit rule the change violates.'),
       impact: z.string().min(1).describe('What goes wrong in practice when it happens.'),
+      suggestion: z
+        .string()
+        .optional()
+        .describe(
+          'A concrete fix as a drop-in replacement: the exact new text of the head version lines startLine..line (or of line). It is posted as a suggestion the author can commit. Omit when the fix is not such a replacement.',
+        ),
     })
     .strict()
     .describe('One verified defect introduced by the pull request, or one broken rule that applies to the changed code.');
@@ -43,6 +65,12 @@ export const submitReviewTool = defineTool({
           .describe('approve: no finding at or above the gate; request_changes: findings must be addressed; comment: neither.'),
         summary: z.string().min(1).describe('Two or three sentences: what the PR does and the overall judgement.'),
         findings: z.array(findingSchema()).describe('Every finding, most severe first; empty for a clean approval.'),
+        resolved: z
+          .array(z.number().int().positive())
+          .optional()
+          .describe(
+            'On a review that follows an earlier one: the numbers (as the request lists them) of the earlier findings this head resolves. Omit otherwise.',
+          ),
       })
       .strict(),
   sideEffect: 'write',

@@ -32,13 +32,14 @@ import type { UncertainWritesFound } from '../activities/units/uncertain-client'
 import type { StartUnitResult, UnitSummary } from '../activities/units/unit-client';
 import type { CommitResult, CommitWorkspaceInput, PrepareUnitWorkspaceInput, UnitWorkspace } from '../activities/units/unit-workspace';
 import type { SkillActivities } from '../activities/skills';
+import type { InstructionsActivities } from '../activities/repo/instructions';
 import type { SpendCheckInput } from '../activities/spend';
 import type { SpendVerdict } from '../agents/spend-caps';
 import type { WebActivities } from '../activities/web';
 import type { McpCallInput, McpCallResult, McpDiscovered, McpDiscoverInput } from '../activities/mcp/types';
 import type { ShipUnitInput, UnitState } from './contracts';
 
-export type { AttachActivities, SkillActivities, WebActivities };
+export type { AttachActivities, InstructionsActivities, SkillActivities, WebActivities };
 
 /** MCP servers as tools: a server's tools for a run, one call, and the end of a run's sessions. */
 export interface McpActivities {
@@ -165,6 +166,11 @@ export const POLICIES = {
   /** list_skills and use_skill: reads of skill folders and the checkout. */
   skillRead: { startToCloseTimeout: '1 minute', retry: { initialInterval: '1 second', maximumAttempts: 3 } },
   /**
+   * A run's repository instructions (a few reads in its checkout's sandbox, or of the contents
+   * API) and settings, before its first turn: reads, so retried; heartbeating, so a lost worker costs seconds.
+   */
+  repoRead: { startToCloseTimeout: '2 minutes', heartbeatTimeout: '10 seconds', retry: backoff('1 second', '30 seconds', 5) },
+  /**
    * attach_file: an upload of up to 20 MB plus a thread search; a retry looks for the marker
    * first, so an unknown result is never posted twice (the activity says `unconfirmed` instead).
    */
@@ -252,6 +258,7 @@ export const units = proxyActivities<UnitClientActivities>(POLICIES.unitClient);
 export const web = proxyActivities<WebActivities>(POLICIES.webRead);
 export const skills = proxyActivities<SkillActivities>(POLICIES.skillRead);
 export const attach = proxyActivities<AttachActivities>(POLICIES.attach);
+export const repoReads = proxyActivities<InstructionsActivities & Pick<GitHubActivities, 'repoSettings'>>(POLICIES.repoRead);
 export const workspacePrepare = proxyActivities<WorkspacePrepareActivities>(POLICIES.workspacePrepare);
 export const mcp = mcpProxies(POLICIES);
 
@@ -293,6 +300,7 @@ export const HOST_POLICIES = {
   /** A probe after a heartbeat timeout: is the host still there (a restarted worker on the same disk is)? One attempt. */
   hostProbe: { startToCloseTimeout: '1 minute', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry: { maximumAttempts: 1 } },
   skillRead: { ...POLICIES.skillRead, heartbeatTimeout: HEARTBEAT_TIMEOUT },
+  repoRead: POLICIES.repoRead,
   /** attach_file keeps heartbeat details of its own (uncertain uploads), so no heartbeat timeout: schedule-to-start only. */
   attach: POLICIES.attach,
   unitWorkspace: POLICIES.unitWorkspace,
@@ -310,6 +318,7 @@ export function hostBound(taskQueue: string) {
     workspaces: proxyActivities<Pick<SandboxActivities, 'closeWorkspace'>>(onHost(HOST_POLICIES.workspaceFile, taskQueue)),
     probe: proxyActivities<WorkspacePrepareActivities>(onHost(HOST_POLICIES.hostProbe, taskQueue)),
     skills: proxyActivities<SkillActivities>(onHost(HOST_POLICIES.skillRead, taskQueue)),
+    instructions: proxyActivities<InstructionsActivities>(onHost(HOST_POLICIES.repoRead, taskQueue)),
     attach: proxyActivities<AttachActivities>(onHost(HOST_POLICIES.attach, taskQueue)),
     unitWorkspace: proxyActivities<Pick<UnitWorkspaceActivities, 'commitWorkspace' | 'releaseWorkspace'>>(
       onHost(HOST_POLICIES.unitWorkspace, taskQueue),

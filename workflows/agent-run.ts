@@ -34,6 +34,7 @@ import {
   workspacePrepare,
   workspaces,
   repoVetting,
+  repoReads,
 } from './activity-proxies';
 import {
   agentRunWorkflowType,
@@ -61,6 +62,7 @@ import { TaskChildren } from './run/task-children';
 import { McpTools } from './run/mcp-tools';
 import { executeToolCalls } from './run/tool-dispatch';
 import { HOST_QUEUES_PATCH, WorkspaceHost } from './run/workspace-host';
+import { RepoContextLoader, RUN_REPO_CONTEXT, runRepository } from './run/repo-context';
 import { InputGuard } from './input-guard';
 import { UncertainWrites } from './effects/uncertain-writes';
 import type { GitHubWriteActivities } from './activity-proxies';
@@ -203,7 +205,7 @@ async function agentRun(input: RunInput, onCancel: OnCancel): Promise<RunRecord>
     workspace,
     routed: patched(HOST_QUEUES_PATCH),
     ...((input.carry?.workspaceHost ?? input.workspaceHost) ? { hostQueue: input.carry?.workspaceHost ?? input.workspaceHost } : {}),
-    shared: { shell, files, skills, attach, workspaces, mcp },
+    shared: { shell, files, skills, attach, workspaces, mcp, instructions: repoReads },
     prepare: workspacePrepare,
     onHost: hostBound,
   });
@@ -282,6 +284,19 @@ async function agentRun(input: RunInput, onCancel: OnCancel): Promise<RunRecord>
         state.finish('failed', problem);
       }
     }
+  }
+  // Before the first turn: the repository's instructions into the system prompt, its setup in the checkout.
+  const repo = runRepository(state);
+  if (!input.carry && repo && !state.finished && patched(RUN_REPO_CONTEXT)) {
+    const loader = new RepoContextLoader({
+      state,
+      workspace,
+      // A unit's runs and direct runs work in a checkout of the repository; other runs clone it themselves, if at all.
+      checkout: input.submitsTo === 'unit' || state.direct !== undefined,
+      activities: { settings: repoReads, instructions: host.activities.instructions!, shell: host.activities.shell },
+      touchCard: () => card.touch(),
+    });
+    await cancellable(() => loader.load(repo));
   }
   if (mcpTools && !state.finished) await cancellable(() => mcpTools.discover());
   const callIndex = (call: { id: string }): number => {

@@ -11,7 +11,9 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import { githubUnitSteps, githubWrites, hostBound, setup, status, unitWorkspace } from './activity-proxies';
+import { githubUnitSteps, githubWrites, hostBound, repoReads, setup, status, unitWorkspace } from './activity-proxies';
+import { repositoryRefusal } from '../agents';
+import { settingsNotice } from './thread/repo-settings';
 import {
   agentRunWorkflowType,
   checksSignal,
@@ -57,6 +59,13 @@ export const UNCERTAIN_WRITE_NOTICE = 'uncertain-write-notice';
 
 /** The `patched()` id of a unit that holds PR events until it has (re)opened its PR (docs/versioning.md). */
 export const UNIT_HOLDS_PR_EVENTS = 'unit-holds-pr-events-until-its-pr';
+
+/**
+ * The `patched()` id of a unit that reads its repository's settings when it starts: the gate its
+ * reviews apply, the agents the repository allows (a unit refuses itself when `ship` is not one,
+ * whichever door started it), and a broken `.switchboard.yml` said once in its conversation.
+ */
+export const UNIT_REPO_SETTINGS = 'unit-repo-settings';
 
 /** Continue-as-new at a round boundary once history passes this many events (or Temporal suggests it). */
 export const UNIT_HISTORY_LIMIT = 2_000;
@@ -212,6 +221,15 @@ async function shipUnit(input: ShipUnitInput, onCancel: OnCancel): Promise<UnitR
 
   try {
     if (loaded.error) throw loaded.error;
+    if (patched(UNIT_REPO_SETTINGS)) {
+      unit.repository = await repoReads.repoSettings({ repo }).catch(() => undefined);
+      const notice = settingsNotice(unit.repository);
+      if (notice && !c.pullRequest) await status.deliverReply({ ...notice, replyTarget: input.replyTarget }).catch(() => undefined);
+      // The repository's agents.allowed, whichever door started the unit (the CLI, the API, a plan, the orchestrator).
+      const agents = unit.repository?.settings.agents;
+      const refused = agents && repositoryRefusal({ [repo.toLowerCase()]: agents }, repo, { id: 'ship', displayName: 'Ship' });
+      if (refused) throw failure('repo_agent_not_allowed', refused.message);
+    }
     for (;;) {
       const settled = inbox.stopped ? 'stopped' : inbox.terminal?.outcome;
       if (settled) {

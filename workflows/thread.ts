@@ -17,8 +17,10 @@ import {
 } from '@temporalio/workflow';
 import type { ChatMessage } from '../activities/models/types';
 import {
+  githubToolReads,
   githubWrites,
   localSetup,
+  repoReads,
   repoVetting,
   routingModels,
   runProgress,
@@ -27,6 +29,9 @@ import {
   status as rawStatus,
   units,
 } from './activity-proxies';
+import { autoReviewText, ReviewMemory } from './thread/auto-review';
+import { seededMessage, THREAD_SEEDS_ISSUES } from './thread/issue-seed';
+import { repoInPlay, settingsNotice, THREAD_REPO_SETTINGS, withRepository } from './thread/repo-settings';
 import { classify, classifierOn } from './thread/classify';
 import { UncertainWrites } from './effects/uncertain-writes';
 import { CANCEL_STOP, cancelAsStop, type OnCancel } from './cancel-as-stop';
@@ -99,6 +104,8 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
   let facts: AgentSetup | undefined;
   // Refusals answered from the message handlers (a steer that was not admitted), awaited before the thread closes.
   const handlerReplies: Array<Promise<unknown>> = [];
+  // The conversation's pull request reviews: reviewed commits, the last findings, an automatic review waiting its turn.
+  const reviews = new ReviewMemory(carry?.reviews ?? { reviewed: [] });
   const uncertainList = carry?.uncertain ?? [];
   const uncertain = new UncertainWrites(
     uncertainList,
@@ -132,6 +139,14 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
     saved: saved.length,
     outcomes,
     ...(uncertainList.length ? { unconfirmed: uncertainList } : {}),
+    ...(reviews.reviews.pending?.message.review
+      ? {
+          pendingReview: {
+            trigger: reviews.reviews.pending.message.review.trigger,
+            dueAt: new Date(reviews.reviews.pending.dueAt).toISOString(),
+          },
+        }
+      : {}),
   }));
   // Every message is checked whole before it touches the thread (contracts/inputs.ts): a
   // malformed update is refused naming the field, a malformed signal dropped and counted.
@@ -170,6 +185,11 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
     if (seen.includes(message.messageId)) return false;
     seen.push(message.messageId);
     seen.splice(0, Math.max(0, seen.length - SEEN_MESSAGE_IDS));
+    // An automatic review waits for its debounce and for the conversation's messages (a newer push's replaces it).
+    if (message.review) {
+      reviews.hold(message, Date.now());
+      return true;
+    }
     const runId = currentRunId;
     if (runId && message.addressedToRun) {
       const refused = steerRefusal(message, runId);
@@ -230,9 +250,14 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
 
   for (;;) {
     showDetails();
-    await condition(() => queue.length > 0 || cancelled);
+    // A waiting automatic review runs once its debounce is over and no message is queued; a newer push waits again.
+    const held = reviews.version;
+    const reviewWait = reviews.waitMs(Date.now());
+    if (reviewWait === undefined) await condition(() => queue.length > 0 || cancelled || reviews.version !== held);
+    else if (reviewWait > 0) await condition(() => queue.length > 0 || cancelled || reviews.version !== held, reviewWait);
     if (cancelled) break;
-    const message = queue.shift()!;
+    if (queue.length === 0 && reviews.waitMs(Date.now()) !== 0) continue;
+    let message = queue.length > 0 ? queue.shift()! : reviews.take()!;
     deciding = message.messageId;
     // A message queued before messages were checked whole (carried, or accepted by an older
     // worker) is answered as refused rather than failing the thread's task on every retry.
@@ -242,8 +267,30 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
       continue;
     }
     const replyTarget = message.replyTarget ?? input.replyTarget;
+    // An automatic review of a commit this conversation already reviewed is not run again.
+    if (message.review && reviews.reviewed(message.review.headSha)) {
+      remember({ messageId: message.messageId, kind: 'duplicate' });
+      continue;
+    }
+    // An issue's unit is seeded with the issue itself: its title, body and comments, read now.
+    if (message.seed && patched(THREAD_SEEDS_ISSUES)) {
+      const issue = await githubToolReads
+        .githubIssueThread({ repo: replyTarget.kind === 'github' ? replyTarget.repo : '', number: message.seed.issue })
+        .catch(() => undefined);
+      message = issue ? seededMessage(message, issue) : message;
+    }
+    if (message.review) message = { ...message, text: autoReviewText(message.review) };
     // A local activity: decided and the run started in one workflow task, no task-queue round trip.
-    const agentSetup = patched(PATCH_LOCAL_SETUP) ? await localSetup.loadAgentSetup() : await setup.loadAgentSetup();
+    let agentSetup = patched(PATCH_LOCAL_SETUP) ? await localSetup.loadAgentSetup() : await setup.loadAgentSetup();
+    // The repository's own settings (its .switchboard.yml): which agents it allows is one of the admission's facts.
+    const repo = repoInPlay(agentSetup, message, replyTarget);
+    if (repo && patched(THREAD_REPO_SETTINGS)) {
+      const settings = await repoReads.repoSettings({ repo }).catch(() => undefined);
+      agentSetup = withRepository(agentSetup, settings);
+      const notice = settingsNotice(settings);
+      // Said once per version of a broken file in this conversation (the key names the file's blob).
+      if (notice) await rawStatus.deliverReply({ ...notice, replyTarget }).catch(() => undefined);
+    }
     facts = agentSetup;
     // A GitHub actor's role is checked per agent; threads recorded before that decided without it (docs/versioning.md).
     const skip = message.requester.surface === 'github' && !patched(GITHUB_ACTOR_ADMITTED) ? (['github_actor'] as const) : [];
@@ -277,8 +324,12 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
       if (verdict.kind === 'refuse') decision = spendRefusal(decision, verdict);
       else spendCap = verdict.runCap;
     }
-    stickyAgent = decision.stickyAgent;
-    if (decision.kind === 'refused') {
+    // An automatic review keeps the conversation's agent as it was (it is the repository's, not the person's choice).
+    if (!message.review) stickyAgent = decision.stickyAgent;
+    if (decision.kind === 'refused' && message.review && message.review.trigger !== 'review_requested') {
+      // A review nobody asked for in words is not answered with a refusal: it is recorded, and logged by the door.
+      remember({ messageId: message.messageId, kind: 'refused', reply: decision.reply, code: decision.code });
+    } else if (decision.kind === 'refused') {
       remember({ messageId: message.messageId, kind: 'refused', reply: decision.reply, code: decision.code });
       await statusActivities.deliverReply({
         effectKey: `${threadId}/reply/${message.messageId}`,
@@ -327,6 +378,8 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
             context: savedContext(saved),
             ...(workspaceHost ? { workspaceHost } : {}),
             ...(spendCap ? { spendCap } : {}),
+            // A review of the conversation's pull request: once per commit, and after an earlier one, what a push resolved.
+            ...reviews.runExtras(decision.profile.tools, replyTarget, threadId),
             ...(decision.routing ? { routing: decision.routing } : {}),
           },
         ],
@@ -355,6 +408,7 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
       if (record?.workspaceHost) workspaceHost = record.workspaceHost;
       // The run's own unconfirmed writes (its tools', its card's) are listed here, where `resend` repairs them.
       uncertain.adopt(record?.unconfirmed);
+      reviews.record(record);
       const answer = ended.stuck
         ? stuckRunNotice(ended.stuck)
         : record?.finalText ||
@@ -370,7 +424,9 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
         outcome: record?.outcome ?? (ended.terminated ? 'stopped' : 'failed'),
       });
       saved.splice(0, Math.max(0, saved.length - SAVED_EXCHANGES));
-      await statusActivities.deliverReply({ effectKey: `${runId}/answer`, replyTarget, text: answer });
+      // An automatic review that posted its review has said everything there (its card says it ended).
+      if (!(message.review && record?.reviewed?.status === 'confirmed'))
+        await statusActivities.deliverReply({ effectKey: `${runId}/answer`, replyTarget, text: answer });
     }
     const info = workflowInfo();
     if (!cancelled && (info.continueAsNewSuggested || info.historyLength > THREAD_HISTORY_LIMIT)) {
@@ -388,6 +444,7 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
           seen,
           outcomes,
           ...(uncertainList.length ? { uncertain: uncertainList } : {}),
+          ...(reviews.reviews.reviewed.length || reviews.reviews.pending ? { reviews: reviews.reviews } : {}),
         },
       });
     }

@@ -1,10 +1,12 @@
-import { type AgentsConfig, type Catalog, type CatalogProblem, type McpSetup } from '../../agents';
+import { type AgentsConfig, type Catalog, type CatalogProblem, type McpAttachmentConfig, type McpSetup } from '../../agents';
 import { loadCatalog } from '../../agents/custom-agents';
 import { ALL_BACKENDS, type FindingSeverity, type ToolBackends } from '../../tools';
 import { type Logger } from '../../infra/logger';
 import { type SandboxReadiness } from '../sandbox/isolation';
 import { hasCaps, type SpendConfig } from '../../infra/config/spend-section';
 import { type AdmissionConfig } from '../../infra/config/admission-section';
+import { type RepositoriesConfig } from '../../infra/config/repository-section';
+import { type RepositoryAgents } from '../../agents/admission';
 
 /** The settings ship units and plans run by (from the `review`, `ship` and `plan` sections). */
 export interface ShipSettings {
@@ -32,6 +34,10 @@ export interface AgentSetup {
   spend?: SpendConfig;
   /** The `admission` section (GitHub roles, operators); absent in setups recorded before it was reported: its defaults. */
   admission?: AdmissionConfig;
+  /** The agents the deployment's `repositories` section allows per repository (absent: it names none). */
+  repositories?: Record<string, RepositoryAgents>;
+  /** MCP attachments the deployment's `repositories` section adds per repository and agent (absent: none). */
+  repositoryMcp?: Record<string, Record<string, McpAttachmentConfig[]>>;
   /** The MCP servers and which agents they are attached to (the `mcp` section, without commands, URLs or variables); absent: none. */
   mcp?: McpSetup;
 }
@@ -64,8 +70,30 @@ export interface AgentSetupDeps {
   spend?: SpendConfig;
   /** The `admission` section (defaults when omitted). */
   admission?: AdmissionConfig;
+  /** The `repositories` section: its `agents.allowed` limits which agents run on each repository. */
+  repositories?: RepositoriesConfig;
   /** The `mcp` section as decisions need it (none: no MCP servers). */
   mcp?: McpSetup;
+}
+
+/** The deployment's per-repository MCP attachments, by lower-case owner/name then agent id, for the admission. */
+export function repositoryMcp(
+  repositories: RepositoriesConfig | undefined,
+): Record<string, Record<string, McpAttachmentConfig[]>> | undefined {
+  const entries = Object.entries(repositories ?? {}).flatMap(([repo, settings]) =>
+    settings.mcp?.agents && Object.keys(settings.mcp.agents).length > 0 ? [[repo.toLowerCase(), settings.mcp.agents] as const] : [],
+  );
+  return entries.length ? Object.fromEntries(entries) : undefined;
+}
+
+/** The deployment's per-repository agent lists, by lower-case owner/name, for the admission. */
+export function repositoryAgents(repositories: RepositoriesConfig | undefined): Record<string, RepositoryAgents> | undefined {
+  const entries = Object.entries(repositories ?? {}).flatMap(([repo, settings]) =>
+    settings.agents?.allowed
+      ? [[repo.toLowerCase(), { allowed: settings.agents.allowed, rule: `repositories.${repo}.agents.allowed` }] as const]
+      : [],
+  );
+  return entries.length ? Object.fromEntries(entries) : undefined;
 }
 
 /**
@@ -81,6 +109,8 @@ export function createAgentSetupActivities(deps: AgentSetupDeps) {
       const { catalog, problems } = loadCatalog(deps.customAgentsDir);
       reported = reportOnce(problems, reported, deps.logger);
       const sandbox = await deps.sandboxReadiness?.();
+      const repositories = repositoryAgents(deps.repositories);
+      const attachments = repositoryMcp(deps.repositories);
       return {
         catalog,
         config: deps.config,
@@ -90,6 +120,8 @@ export function createAgentSetupActivities(deps: AgentSetupDeps) {
         ...(sandbox ? { sandbox } : {}),
         ...(deps.spend && hasCaps(deps.spend) ? { spend: deps.spend } : {}),
         ...(deps.admission ? { admission: deps.admission } : {}),
+        ...(repositories ? { repositories } : {}),
+        ...(attachments ? { repositoryMcp: attachments } : {}),
         ...(deps.mcp && Object.keys(deps.mcp.servers).length > 0 ? { mcp: deps.mcp } : {}),
       };
     },

@@ -2,6 +2,7 @@ import { roleFromGitHub, type GitHubRole } from '../../agents/github-roles';
 import { httpStatusOf } from './failures';
 import { type GitHubIdentities } from './identity';
 import { splitRepo } from './repo-name';
+import { createConversationWrites } from './conversation-writes';
 
 export interface ActorGateOptions {
   /** How long an answer is reused (`admission.github.cacheSeconds`). */
@@ -32,6 +33,22 @@ export function createActorGate(identities: GitHubIdentities, options: ActorGate
   const now = options.now ?? Date.now;
   const limit = options.maxEntries ?? 5_000;
   const cache = new Map<string, { role: GitHubRole; at: number }>();
+  let conversationWrites: ReturnType<typeof createConversationWrites> | undefined;
+  const writes = () => (conversationWrites ??= createConversationWrites(identities));
+  /** A reaction on the comment that asked (👍 when it was done, 👎 when refused); repeatable. */
+  const react = async (target: RefusalReactionTarget, content: '+1' | '-1'): Promise<void> => {
+    const gh = await identities.octokitFor('write').catch(() => undefined);
+    if (!gh) return;
+    const where = { ...splitRepo(target.repo), comment_id: target.commentId, content };
+    try {
+      if (target.reviewComment) await gh.rest.reactions.createForPullRequestReviewComment(where);
+      else await gh.rest.reactions.createForIssueComment(where);
+    } catch (error) {
+      // A reaction is a courtesy: the refusal stands (nothing was started) whether or not it shows.
+      options.logger?.warn({ repo: target.repo, commentId: target.commentId, status: httpStatusOf(error) }, 'reaction not posted');
+    }
+  };
+
   return {
     async roleOf(repo: string, login: string): Promise<GitHubRole | undefined> {
       const key = `${repo.toLowerCase()}\n${login.toLowerCase()}`;
@@ -60,20 +77,20 @@ export function createActorGate(identities: GitHubIdentities, options: ActorGate
       return role;
     },
 
-    async refuse(target: RefusalReactionTarget): Promise<void> {
-      const gh = await identities.octokitFor('write').catch(() => undefined);
-      if (!gh) return;
-      const where = { ...splitRepo(target.repo), comment_id: target.commentId, content: '-1' as const };
-      try {
-        if (target.reviewComment) await gh.rest.reactions.createForPullRequestReviewComment(where);
-        else await gh.rest.reactions.createForIssueComment(where);
-      } catch (error) {
-        // A reaction is a courtesy: the refusal stands (nothing was started) whether or not it shows.
-        options.logger?.warn(
-          { repo: target.repo, commentId: target.commentId, status: httpStatusOf(error) },
-          'refusal reaction not posted',
-        );
-      }
+    refuse: (target: RefusalReactionTarget) => react(target, '-1'),
+    react,
+
+    /**
+     * The door's answer in words in the conversation (a stop or steer the admission refused), at
+     * most once under `effectKey` (the delivery's), with the write identity; logged when it fails.
+     */
+    async answer(target: { repo: string; number: number; text: string; effectKey: string }): Promise<void> {
+      if (!(await identities.tokenFor('write'))) return;
+      const posted = await writes()
+        .postComment({ repo: target.repo, number: target.number, body: target.text, effectKey: target.effectKey, attempt: 1 })
+        .catch((error: unknown) => ({ status: 'failed', reason: String(error) }));
+      if (posted.status !== 'confirmed')
+        options.logger?.warn({ repo: target.repo, number: target.number, posted }, 'door answer not posted');
     },
   };
 }

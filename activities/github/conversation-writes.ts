@@ -2,7 +2,28 @@ import { guarded, hasMarker, isRetry, refusalOrThrow, unconfirmed, withMarker } 
 import { type GitHubIdentities } from './identity';
 import { headMoved } from './pull-request-writes';
 import { splitRepo } from './repo-name';
+import { anchorComments } from './diff-anchors';
+import { httpStatusOf } from './failures';
 import type * as T from './types';
+
+/** A comment as GitHub's review API takes it: on its line and side, and from its start line when it spans several. */
+function lineComment(comment: T.ReviewLineComment) {
+  const side = comment.side ?? 'RIGHT';
+  return {
+    path: comment.path,
+    line: comment.line,
+    side,
+    body: comment.body,
+    ...(comment.startLine !== undefined ? { start_line: comment.startLine, start_side: side } : {}),
+  };
+}
+
+/** The body with the comments that could not sit on their lines, each as its `fallback` (or its text). */
+function withOutside(body: string, outside: readonly T.ReviewLineComment[]): string {
+  if (outside.length === 0) return body;
+  const items = outside.map((comment) => comment.fallback ?? `- \`${comment.path}:${comment.line}\` — ${comment.body}`);
+  return `${body.trimEnd()}\n\n**Outside the diff**\n\n${items.join('\n')}`;
+}
 
 /** Reviews, comments and labels on a pull request or issue. */
 export function createConversationWrites(identities: GitHubIdentities) {
@@ -34,13 +55,31 @@ export function createConversationWrites(identities: GitHubIdentities) {
         if (isRetry(input.attempt)) return unconfirmed(key, `post the review of #${input.number}`);
         const { data: pr } = await gh.rest.pulls.get(where);
         if (pr.head.sha !== input.commitSha) return headMoved(key, input.number, input.commitSha, pr.head.sha);
-        const { data } = await gh.rest.pulls.createReview({
-          ...where,
-          commit_id: input.commitSha,
-          event: input.event,
-          body: withMarker(input.body, key),
-          comments: input.comments?.map((c) => ({ path: c.path, line: c.line, body: c.body })),
-        });
+        // Each comment goes on its lines when they are in the diff; the others are said in the body.
+        const files = input.comments?.length ? await gh.paginate(gh.rest.pulls.listFiles, { ...where, per_page: 100 }) : [];
+        const { inline, outside } = anchorComments(
+          files.map((file) => ({ path: file.filename, ...(file.patch ? { patch: file.patch } : {}) })),
+          input.comments ?? [],
+        );
+        const create = (onLines: typeof inline, inBody: typeof outside) =>
+          gh.rest.pulls.createReview({
+            ...where,
+            commit_id: input.commitSha,
+            event: input.event,
+            body: withMarker(withOutside(input.body, inBody), key),
+            ...(onLines.length ? { comments: onLines.map(lineComment) } : {}),
+          });
+        let placed = inline.length;
+        let created;
+        try {
+          created = await create(inline, outside);
+        } catch (error) {
+          // GitHub refused a comment's lines (422: nothing was written): the whole review goes in its body.
+          if (httpStatusOf(error) !== 422 || inline.length === 0) throw error;
+          placed = 0;
+          created = await create([], [...inline, ...outside]);
+        }
+        const { data } = created;
         return {
           status: 'confirmed',
           effectKey: key,
@@ -48,6 +87,7 @@ export function createConversationWrites(identities: GitHubIdentities) {
           number: input.number,
           sha: data.commit_id ?? undefined,
           url: data.html_url,
+          inline: placed,
         };
       });
     },

@@ -4,6 +4,12 @@ import { splitRepo } from './repo-name';
 import type * as T from './types';
 
 const MAX_FILE_BYTES = 1024 * 1024;
+/** The newest comments an issue's seed keeps. */
+const ISSUE_COMMENTS_KEPT = 30;
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}\n[… cut at ${max} characters]` : text;
+}
 
 /** The read activities; each uses the run's identity (default `read`). */
 export function createGitHubReadActivities(identities: GitHubIdentities) {
@@ -101,6 +107,31 @@ export function createGitHubReadActivities(identities: GitHubIdentities) {
       return reading(`${input.repo}#${input.number}`, async () => {
         const { data } = await gh.rest.issues.get({ ...splitRepo(input.repo), issue_number: input.number });
         return { ...issueSummary(data), body: data.body ?? '', comments: data.comments, isPullRequest: Boolean(data.pull_request) };
+      });
+    },
+
+    /**
+     * An issue with its comments, as a ship unit is seeded with it: the people's comments (not
+     * Switchboard's own, which carry its effect marker), the newest kept when there are many.
+     */
+    async githubIssueThread(input: T.IssueGetInput): Promise<T.IssueThread> {
+      const gh = await octokit(input.identity);
+      const where = { ...splitRepo(input.repo), issue_number: input.number };
+      return reading(`${input.repo}#${input.number}`, async () => {
+        const { data: issue } = await gh.rest.issues.get(where);
+        const all = await gh.paginate(gh.rest.issues.listComments, { ...where, per_page: 100 });
+        const people = all.filter((comment) => !(comment.body ?? '').includes('<!-- switchboard-effect:'));
+        const kept = people.slice(-ISSUE_COMMENTS_KEPT).map((comment) => ({
+          ...(comment.user?.login ? { author: comment.user.login } : {}),
+          body: clip(comment.body ?? '', 4_000),
+        }));
+        return {
+          number: issue.number,
+          title: issue.title,
+          body: clip(issue.body ?? '', 16_000),
+          comments: kept,
+          omitted: all.length - kept.length,
+        };
       });
     },
 

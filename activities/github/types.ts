@@ -89,6 +89,16 @@ export interface IssueDetail extends IssueSummary {
   isPullRequest: boolean;
 }
 
+/** An issue as a ship unit is seeded with it: title, body and the people's comments (bounded). */
+export interface IssueThread {
+  number: number;
+  title: string;
+  body: string;
+  comments: Array<{ author?: string; body: string }>;
+  /** Comments left out: Switchboard's own, and the oldest past the bound. */
+  omitted: number;
+}
+
 export interface PullGetInput extends OnRepo {
   number: number;
   includeDiff?: boolean;
@@ -167,6 +177,8 @@ export interface EffectResult {
   number?: number;
   url?: string;
   sha?: string;
+  /** A review: how many of its comments sit on the lines they concern (the rest are in its body). */
+  inline?: number;
 }
 
 export interface PushBranchInput extends Effect {
@@ -192,13 +204,28 @@ export interface OpenPullRequestInput extends Effect {
   body: string;
   draft?: boolean;
 }
+/** A review comment on the lines it concerns. */
+export interface ReviewLineComment {
+  path: string;
+  /** The (last) line: in the head version on the RIGHT, in the base version on the LEFT. */
+  line: number;
+  /** Default RIGHT. */
+  side?: 'LEFT' | 'RIGHT';
+  /** The first line of a comment on several lines (same side). */
+  startLine?: number;
+  body: string;
+  /** What the review's body says instead when the lines are not in the diff (GitHub would refuse the comment there). */
+  fallback?: string;
+}
+
 export interface PostReviewInput extends Effect {
   number: number;
   /** The commit that was reviewed; the review is refused if the PR head moved past it. */
   commitSha: string;
   event: 'COMMENT' | 'APPROVE' | 'REQUEST_CHANGES';
   body: string;
-  comments?: Array<{ path: string; line: number; body: string }>;
+  /** Comments on lines of the diff; one whose lines are outside the diff goes in the body (its `fallback`). */
+  comments?: ReviewLineComment[];
 }
 export interface PostCommentInput extends Effect {
   number: number;

@@ -215,6 +215,50 @@ describe('repeatable writes', () => {
   });
 });
 
+describe('a review with comments on its lines', () => {
+  test('a comment whose lines are in the diff sits on them; one outside goes in the body; a suggestion keeps its block', async () => {
+    const { repo, number, head } = await repoWithPullRequest();
+    const result = await activities.postReview({
+      repo,
+      number,
+      commitSha: head,
+      event: 'COMMENT',
+      effectKey: 'unit:x/review/lines',
+      body: '**Verdict: changes requested**',
+      comments: [
+        { path: 'src/a.ts', line: 1, body: 'Use two.\n\n```suggestion\nexport const a = 2;\n```', fallback: '1. on a' },
+        { path: 'README.md', line: 1, body: 'Not in this PR.', fallback: '2. **nit** `README.md:1` — untouched' },
+      ],
+    });
+    expect(result).toMatchObject({ status: 'confirmed', inline: 1 });
+    const pull = github.state.repo('acme', repo.split('/')[1])!.issues.get(number)!;
+    expect(pull.reviewComments).toEqual([
+      expect.objectContaining({ path: 'src/a.ts', line: 1, side: 'RIGHT', suggestion: 'export const a = 2;' }),
+    ]);
+    expect(pull.reviews[0].body).toContain('**Outside the diff**\n\n2. **nit** `README.md:1` — untouched');
+    expect(pull.reviews[0].body).not.toContain('1. on a');
+  });
+
+  test('a review GitHub refuses for its comments’ lines is posted once, everything in its body', async () => {
+    const { repo, number, head } = await repoWithPullRequest();
+    github.faults.serverErrors({ method: 'POST', path: /\/reviews$/ }, 1, 422);
+    const result = await activities.postReview({
+      repo,
+      number,
+      commitSha: head,
+      event: 'COMMENT',
+      effectKey: 'unit:x/review/refused-lines',
+      body: 'Review.',
+      comments: [{ path: 'src/a.ts', line: 1, body: 'x', fallback: '1. the finding' }],
+    });
+    expect(result).toMatchObject({ status: 'confirmed', inline: 0 });
+    const pull = github.state.repo('acme', repo.split('/')[1])!.issues.get(number)!;
+    expect(pull.reviews).toHaveLength(1);
+    expect(pull.reviewComments).toHaveLength(0);
+    expect(pull.reviews[0].body).toContain('**Outside the diff**\n\n1. the finding');
+  });
+});
+
 describe('refusals', () => {
   test('a review for a head that moved is refused and nothing is posted', async () => {
     const { repo, number, head } = await repoWithPullRequest();

@@ -122,6 +122,20 @@ describe('scripted provider', () => {
     expect(steered.text).toBe('Switching to the v2 API as asked.');
   });
 
+  it('lets a script see what the system prompt holds (a repository’s instructions)', async () => {
+    const model = await script(
+      'system.yaml',
+      'turns:\n  - alternatives:\n      - when: { systemIncludes: "money is kept in cents" }\n        text: "In cents, as AGENTS.md says."\n      - text: "No instructions."\n',
+    );
+    const plain = await activities().modelTurn(turnInput(model, [{ role: 'user', text: 'hi' }]));
+    expect(plain.text).toBe('No instructions.');
+    const told = await activities().modelTurn({
+      ...turnInput(model, [{ role: 'user', text: 'hi' }]),
+      system: 'system prompt\n\n## Repository instructions\n### AGENTS.md\nMoney is kept in cents.',
+    });
+    expect(told.text).toBe('In cents, as AGENTS.md says.');
+  });
+
   it('fills templates in text and tool inputs', async () => {
     const model = await script(
       'echo.yaml',

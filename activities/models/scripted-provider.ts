@@ -35,7 +35,13 @@ export async function scriptedTurn(
     0,
   );
   // A closing summary is sent with the run's tools (for the prompt cache) but may not use them: a script sees none.
-  const view = viewConversation(input.messages, index, input.runId, input.purpose ? [] : input.tools.map((tool) => tool.name));
+  const view = viewConversation(
+    input.messages,
+    index,
+    input.runId,
+    input.purpose ? [] : input.tools.map((tool) => tool.name),
+    input.system,
+  );
   const turn = turns[index];
   if (!turn) {
     const text = `The script ${path} has no turn ${index + 1} (it has ${turns.length}), so this run ends here.`;
@@ -81,6 +87,7 @@ function holds(condition: ScriptCondition, view: ScriptView): boolean {
   if (condition.lastUserIncludes !== undefined && !includes(view.lastUser, condition.lastUserIncludes)) return false;
   if (condition.lastToolResultIncludes !== undefined && !includes(lastToolResult(view), condition.lastToolResultIncludes)) return false;
   if (condition.hasTool !== undefined && !view.tools.includes(condition.hasTool)) return false;
+  if (condition.systemIncludes !== undefined && !includes(view.system ?? '', condition.systemIncludes)) return false;
   return true;
 }
 

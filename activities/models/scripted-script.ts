@@ -38,10 +38,12 @@ const Condition = z
     lastToolResultIncludes: z.string().min(1).optional(),
     /** The run offers this tool (a script that adapts to the agent it runs under). */
     hasTool: z.string().min(1).optional(),
+    /** The system prompt the run sends holds this text (a repository's instructions, say). */
+    systemIncludes: z.string().min(1).optional(),
   })
   .strict()
   .refine((condition) => Object.keys(condition).length > 0, {
-    message: 'a `when` needs lastUserIncludes, lastToolResultIncludes or hasTool',
+    message: 'a `when` needs lastUserIncludes, lastToolResultIncludes, hasTool or systemIncludes',
   });
 
 const Alternative = z.object({ when: Condition.optional(), ...TurnBody }).strict();

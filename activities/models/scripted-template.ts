@@ -20,16 +20,18 @@ export interface ScriptView {
   runId: string;
   /** The tools the run offers this turn, so a script can adapt to the agent it runs under. */
   tools: string[];
+  /** The system prompt of the request. */
+  system?: string;
 }
 
-export function viewConversation(messages: ChatMessage[], turn: number, runId: string, tools: string[] = []): ScriptView {
+export function viewConversation(messages: ChatMessage[], turn: number, runId: string, tools: string[] = [], system?: string): ScriptView {
   let lastUser = '';
   const toolResults: ToolResult[] = [];
   for (const message of messages) {
     if (message.role === 'user') lastUser = message.text;
     else if (message.role === 'tool') toolResults.push(...message.results);
   }
-  return { lastUser, toolResults, turn, runId, tools };
+  return { lastUser, toolResults, turn, runId, tools, ...(system !== undefined ? { system } : {}) };
 }
 
 /** The latest tool result's content, optionally the latest from one tool; empty when none. */

@@ -43,6 +43,7 @@ export interface CardView {
 export function renderCard(view: CardView): { text: string; blocks: unknown[] } {
   const { status } = view;
   const state = view.final ? `${OUTCOME_WORDS[status.outcome ?? 'failed']}${boundWords(status)}` : PHASE_WORDS[status.phase];
+  const repo = repoContextWords(status);
   const facts = [
     `*Budget:* ${status.budget.description}`,
     `*Turns:* ${status.turns}/${status.turnGuard}`,
@@ -51,6 +52,8 @@ export function renderCard(view: CardView): { text: string; blocks: unknown[] } 
       ? [`*Cost:* ${[formatCost(status.cost), formatCacheShare(status.cacheShare, status.tokens)].filter(Boolean).join(', ')}`]
       : []),
     ...(status.spendCap ? [`*Spend cap:* ${formatUsd(status.spendCap.usd)}`] : []),
+    ...(repo.instructions ? [`*Instructions:* ${escape(repo.instructions)}`] : []),
+    ...(repo.setup ? [`*Setup:* ${repo.setup}`] : []),
     ...(view.sessionUrl ? [`<${view.sessionUrl}|Open session>`] : []),
     ...(view.webUiUrl ? [`<${view.webUiUrl}|Open in Temporal>`] : []),
   ];
@@ -77,6 +80,25 @@ export function renderCard(view: CardView): { text: string; blocks: unknown[] } 
     ? `${status.agent} (${status.model}): ${plain(state)}`
     : `${status.agent} (${status.model}): ${plain(state)}${status.statusText ? ` - ${status.statusText}` : ''}`;
   return { text: line, blocks };
+}
+
+/** What the run brought from its repository, in words for the card: the instruction files it loaded, how its setup went. */
+export function repoContextWords(status: RunStatus): { instructions?: string; setup?: string } {
+  const setup = status.setup;
+  const seconds = setup?.durationMs !== undefined ? ` in ${formatElapsed(setup.durationMs)}` : '';
+  const setupWords = !setup
+    ? undefined
+    : {
+        running: 'running',
+        ran: `done${seconds}`,
+        cached: 'done before in this workspace, not run again',
+        failed: `failed${setup.exitCode !== undefined ? ` (exit ${setup.exitCode})` : ''}${seconds}; the run goes on`,
+        timed_out: 'did not finish in its time; the run goes on',
+      }[setup.state];
+  return {
+    ...(status.instructions?.length ? { instructions: status.instructions.join(', ') } : {}),
+    ...(setupWords ? { setup: setupWords } : {}),
+  };
 }
 
 /** ` (the $2.00 per-run cap …)`: which bound ended the run, in words, for a run a bound ended. */

@@ -1,6 +1,6 @@
 import type { RunOutcome, RunPhase, RunStatus } from '../../workflows/contracts';
 import { formatCacheShare, formatCost, formatUsd, routingWords } from '../../infra/run-format';
-import { boundWords, formatElapsed } from '../slack/card-blocks';
+import { boundWords, formatElapsed, repoContextWords } from '../slack/card-blocks';
 
 /** GitHub's limit on a comment body, less room for the effect marker. */
 export const GITHUB_COMMENT_LIMIT = 65_000;
@@ -32,12 +32,15 @@ export function renderGitHubCard(view: { status: RunStatus; final: boolean; webU
   const { status } = view;
   const state = view.final ? `${OUTCOME_WORDS[status.outcome ?? 'failed']}${boundWords(status)}` : PHASE_WORDS[status.phase];
   const cost = formatCost(status.cost);
+  const repo = repoContextWords(status);
   const facts = [
     `Budget: ${status.budget.description}`,
     `Turns: ${status.turns}/${status.turnGuard}`,
     `Elapsed: ${formatElapsed(status.elapsedMs)}`,
     ...(cost ? [`Cost: ${[cost, formatCacheShare(status.cacheShare, status.tokens)].filter(Boolean).join(', ')}`] : []),
     ...(status.spendCap ? [`Spend cap: ${formatUsd(status.spendCap.usd)}`] : []),
+    ...(repo.instructions ? [`Instructions: ${repo.instructions}`] : []),
+    ...(repo.setup ? [`Setup: ${repo.setup}`] : []),
     ...(view.sessionUrl ? [`[Open session](${view.sessionUrl})`] : []),
     ...(view.webUiUrl ? [`[Open in Temporal](${view.webUiUrl})`] : []),
   ];
@@ -47,6 +50,9 @@ export function renderGitHubCard(view: { status: RunStatus; final: boolean; webU
   if (!view.final && status.statusText) lines.push('', `> ${status.statusText.replace(/\n/g, ' ')}`);
   if (view.final) lines.push('', 'The answer follows below.');
   lines.push('', `<sub>${facts.join(' · ')}</sub>`);
+  // The setup's output, folded: what went wrong when it failed, what it did when it ran.
+  if (status.setup?.output && status.setup.state !== 'cached')
+    lines.push('', `<details><summary>Setup output</summary>\n\n\`\`\`\n${status.setup.output.replace(/```/g, "'''")}\n\`\`\`\n</details>`);
   return lines.join('\n');
 }
 

@@ -25,7 +25,9 @@ fresh_config() {
 `;
 
 /**
- * Makes the checkout whole and switches it to the round's branch. A kill can land anywhere:
+ * Makes the checkout whole and switches it to the round's branch. Untracked files are removed,
+ * ignored ones (dependencies, build output) kept: what the repository's setup installed stays
+ * with the workspace, as its setup marker says (workflows/run/repo-context.ts). A kill can land anywhere:
  * inside `git init` (a `.git` with only `description` and `hooks/`), or mid-command (stale
  * `*.lock` files). So the git directory is built aside and renamed into place (`.git` is either
  * whole or absent), a broken one (or a link, or a gitfile) is moved away before it is removed,
@@ -59,7 +61,7 @@ elif g rev-parse --verify -q "refs/remotes/origin/$branch" >/dev/null; then star
 else start="origin/$base"; fi
 g checkout -q -f -B "$branch" "$start"
 g reset -q --hard "$start"
-g clean -qfdx
+g clean -qfd
 echo "head=$(g rev-parse HEAD)"
 echo "base=$base"
 echo "baseSha=$(g rev-parse --verify -q "refs/remotes/origin/$base" || true)"

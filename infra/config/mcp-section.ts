@@ -80,7 +80,7 @@ const HttpServerSchema = z
   })
   .strict();
 
-const AttachmentSchema = z
+export const McpAttachmentSchema = z
   .object({
     server: ServerNameSchema,
     tools: z
@@ -101,7 +101,7 @@ export const McpConfigSchema = z
       .default({})
       .describe('name (lowercase letters, digits and hyphens) -> an MCP server (stdio in the sandbox, or HTTP).'),
     agents: z
-      .record(z.string().min(1), z.array(AttachmentSchema))
+      .record(z.string().min(1), z.array(McpAttachmentSchema))
       .default({})
       .describe('agent or role id -> the servers attached to it, each with an optional allowlist of its tools.'),
   })

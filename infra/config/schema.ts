@@ -13,6 +13,7 @@ import { PricesConfigSchema } from './prices-section';
 import { SpendConfigSchema } from './spend-section';
 import { AdmissionConfigSchema } from './admission-section';
 import { SessionsConfigSchema } from './sessions-section';
+import { RepositoriesConfigSchema } from './repository-section';
 import { McpConfigSchema } from './mcp-section';
 
 /**
@@ -131,6 +132,8 @@ export const ConfigSchema = z
     prices: PricesConfigSchema.prefault({}),
     spend: SpendConfigSchema.prefault({}),
     sessions: SessionsConfigSchema.prefault({}),
+    /** owner/name -> the keys of its `.switchboard.yml`, set by the deployment (the stricter wins where both set one). */
+    repositories: RepositoriesConfigSchema.default({}),
     mcp: McpConfigSchema.prefault({}),
   })
   .strict()

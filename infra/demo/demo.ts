@@ -18,6 +18,7 @@ import { SessionLinks } from '../session-links';
 import { writeDemoConfig } from './config-file';
 import { portFor } from './ports';
 import { spawnProduct, waitHealthy, type ProductProcess } from './product';
+import { playIssueStory, type IssueStoryReport } from './issue-story';
 import { waitForReady, type ReadyReport } from './ready';
 import { DEMO, fullRepoName } from './session';
 
@@ -36,6 +37,7 @@ export interface DemoOptions {
 }
 
 export type { ReadyReport } from './ready';
+export type { IssueStoryReport } from './issue-story';
 
 export interface Demo {
   slack: LocalSlack;
@@ -69,6 +71,11 @@ export interface Demo {
   maintainerToken: string;
   /** Resolves when the ready report is in the Slack thread; rejects if Switchboard exits or `timeoutMs` passes first. */
   ready(timeoutMs?: number): Promise<ReadyReport>;
+  /**
+   * The second story, once the first PR is ready: Ana merges it, files an issue and assigns it to
+   * the bot; resolves when the issue's unit reports its PR ready on the issue (infra/demo/issue-story.ts).
+   */
+  issueStory(firstPullRequest: number, timeoutMs?: number): Promise<IssueStoryReport>;
   /** Stops the unit (so its workspaces are released), then Switchboard, the local services and Temporal; removes the temp folder. */
   stop(): Promise<void>;
 }
@@ -172,7 +179,10 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
       port: await portFor(options.ports?.github),
     });
     stops.unshift(() => github.close());
-    github.createRepo(DEMO.repo.owner, DEMO.repo.name, filesFromFolder(join(root, DEMO.repo.folder)));
+    // Ana may push and assign: the door reads her role from GitHub before her issue starts anything.
+    github.createRepo(DEMO.repo.owner, DEMO.repo.name, filesFromFolder(join(root, DEMO.repo.folder)), {
+      collaborators: { [DEMO.person.name]: 'write' },
+    });
     const ci = startLocalCi(github, { command: DEMO.ciCommand });
     stops.unshift(() => ci.close());
 
@@ -221,7 +231,10 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
     stops.unshift(() => follower.stop());
     // First of all, while Switchboard still runs: the unit settles and releases its workspaces
     // (their sandboxes end with them).
-    stops.unshift(() => stopUnits(client, threadId));
+    const threads = [threadId];
+    stops.unshift(async () => {
+      for (const thread of threads) await stopUnits(client, thread);
+    });
 
     return {
       slack,
@@ -243,6 +256,16 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
       maintainerToken,
       ready: (timeoutMs = 120_000) =>
         waitForReady({ slack, channel: DEMO.channel.id, threadTs: asked.ts, workflows: follower.seen, product, timeoutMs }),
+      issueStory: (firstPullRequest, timeoutMs = 120_000) =>
+        playIssueStory({
+          github,
+          maintainerToken,
+          product,
+          firstPullRequest,
+          onThread: (thread) => threads.push(thread),
+          print,
+          timeoutMs,
+        }),
       stop: stopAll,
     };
   }

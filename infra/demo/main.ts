@@ -4,7 +4,9 @@ import { DEMO, fullRepoName } from './session';
 /**
  * `npm run demo`: the whole loop offline (docs/ship.md, "The offline path"). Prints the
  * local Slack page, the Web UI links of every workflow as it appears, and the ready report;
- * then keeps everything up for browsing until Ctrl-C, which stops it all in order.
+ * then the second story (an issue assigned on GitHub, turned into a ready PR with a review on
+ * its lines) and its ready report; then keeps everything up for browsing until Ctrl-C, which
+ * stops it all in order.
  * Preferred ports (each replaced by a free one when busy): DEMO_SLACK_PORT (3100),
  * DEMO_GITHUB_PORT (3200), PORT (3000), SWITCHBOARD_TEMPORAL_PORT (7233),
  * SWITCHBOARD_TEMPORAL_UI_PORT (8233).
@@ -54,19 +56,29 @@ async function main(): Promise<void> {
     const ready = await demo.ready();
     print(`\nReady: ${ready.message.text}`);
     const pull = demo.github.state.repo(DEMO.repo.owner, DEMO.repo.name)?.issues.get(ready.pullRequest);
-    const branch = pull?.pull?.head ?? 'main';
-    print(`  PR #${ready.pullRequest} "${pull?.title ?? ''}" from ${branch}, head ${ready.headSha.slice(0, 12)}; read it and clone it:`);
-    print(
-      `    curl -s -H 'authorization: token ${demo.readToken}' ${demo.github.apiUrl}/repos/${fullRepoName}/pulls/${ready.pullRequest}/reviews`,
-    );
-    print(`    git clone -b ${branch} ${demo.github.gitUrl.replace('://', `://demo:${demo.readToken}@`)}/${fullRepoName}.git`);
-    print(`  Merge it as ${DEMO.person.name} would, and watch the unit settle on its session page:`);
-    print(
-      `    curl -s -X PUT -H 'authorization: token ${demo.maintainerToken}' ${demo.github.apiUrl}/repos/${fullRepoName}/pulls/${ready.pullRequest}/merge`,
-    );
-    print(`    ${demo.sessionUrl(ready.unitId)}`);
+    print(`  PR #${ready.pullRequest} "${pull?.title ?? ''}" from ${pull?.pull?.head ?? 'main'}, head ${ready.headSha.slice(0, 12)}.`);
     print(`  The conversation in the local Slack: ${demo.slackPageUrl}`);
     if (demo.threadQueryUrl) print(`  Every workflow of it in the Web UI: ${demo.threadQueryUrl}`);
+
+    print('\nThe second story, on GitHub:');
+    const story = await demo.issueStory(ready.pullRequest);
+    print(`\nOn issue #${story.issue}: ${story.readyText}`);
+    const issuePull = demo.github.state.repo(DEMO.repo.owner, DEMO.repo.name)?.issues.get(story.pullRequest);
+    const branch = issuePull?.pull?.head ?? 'main';
+    print(
+      `  PR #${story.pullRequest} "${issuePull?.title ?? ''}" from ${branch} says: ${issuePull?.body.split('\n').find((line) => line.startsWith('Fixes #')) ?? ''}`,
+    );
+    for (const comment of story.inline)
+      print(
+        `  Review comment on ${comment.path}:${comment.line} (${comment.side}): ${comment.body.split('\n')[0]}${comment.suggestion ? ' [with a suggestion]' : ''}`,
+      );
+    print('  Read the review and its line comments, and clone the branch:');
+    const api = `${demo.github.apiUrl}/repos/${fullRepoName}/pulls/${story.pullRequest}`;
+    print(`    curl -s -H 'authorization: token ${demo.readToken}' ${api}/reviews ${api}/comments`);
+    print(`    git clone -b ${branch} ${demo.github.gitUrl.replace('://', `://demo:${demo.readToken}@`)}/${fullRepoName}.git`);
+    print(`  Merge it as ${DEMO.person.name} would, and watch the unit settle on its session page:`);
+    print(`    curl -s -X PUT -H 'authorization: token ${demo.maintainerToken}' ${api}/merge`);
+    print(`    ${demo.sessionUrl(story.unitId)}`);
     print('\nEverything stays up so you can look around. Ctrl-C stops it all.');
   } catch (error) {
     if (aborted.signal.aborted) return void (await stopped);

@@ -1,5 +1,6 @@
 /**
- * The people, places and words of the offline demo's story. The scripted model that plays
+ * The people, places and words of the offline demo's two stories (a Slack request, then an
+ * issue assigned on GitHub). The scripted model that plays
  * Switchboard's side is `examples/demo/session.yaml`; the repository it works on is
  * `examples/demo/repo` (its `npm test` fails on `main`).
  */
@@ -15,6 +16,11 @@ export const DEMO = {
   /** `models.scriptedDirs` name and the script every run of the demo plays. */
   scriptedDir: { name: 'demo', folder: 'examples/demo' },
   model: 'scripted:demo/session.yaml',
+  /** The second story's issue, filed and assigned to the bot on GitHub once the first PR is merged. */
+  issue: {
+    title: 'Show invoice totals in dollars',
+    body: 'Invoices print raw cents today (3000). Add `formatCents(cents)` in src/format.js: 1234 gives "$12.34" and -50 gives "-$0.50", with tests.',
+  },
   /** What the local GitHub's CI runs on each pull request head. */
   ciCommand: 'npm test',
 } as const;

@@ -9,6 +9,7 @@ import { Faults } from './faults';
 import { headSha, pull as pullJson, repository, user } from './payloads';
 import { type RestContext } from './rest-context';
 import { issueRoutes } from './rest-issues';
+import { issueEventRoutes } from './rest-issue-events';
 import { pullRoutes } from './rest-pulls';
 import { repoRoutes } from './rest-repos';
 import { basicPassword, parseGitPath, serveGit } from './smart-http';
@@ -45,11 +46,16 @@ export interface LocalGitHub {
   ): RepoState;
   /** Gives a person a role on a repository (undefined: takes it away), as its Settings → Collaborators page does. */
   setCollaborator(repo: string, login: string, role: CollaboratorRole | undefined): void;
-  /** Commits files on a branch as someone else's push would (no webhook). Returns the commit. */
-  commit(repo: string, branch: string, files: Record<string, string>, message?: string): string;
+  /**
+   * Commits files on a branch as someone else's push would. Returns the commit. With `pushedBy`,
+   * the push's `pull_request` `synchronize` events go out as a `git push` of that person's would; without, none.
+   */
+  commit(repo: string, branch: string, files: Record<string, string>, message?: string, pushedBy?: string): string;
   /** Sets (or updates, by name) a check run on a commit and emits `check_run` (`completed` once it is). */
   setCheckRun(repo: string, sha: string, run: Omit<CheckRunState, 'id'>): void;
   setStatus(repo: string, sha: string, status: StatusState): void;
+  /** Marks a draft pull request ready for review (GitHub's GraphQL mutation) and emits `pull_request` `ready_for_review`. */
+  readyForReview(repo: string, number: number, by: string): void;
   close(): Promise<void>;
 }
 
@@ -96,7 +102,7 @@ export async function startLocalGitHub(options: LocalGitHubOptions): Promise<Loc
     }
     next();
   });
-  api.use(repoRoutes(ctx), issueRoutes(ctx), pullRoutes(ctx));
+  api.use(repoRoutes(ctx), issueEventRoutes(ctx), issueRoutes(ctx), pullRoutes(ctx));
   api.use((_req, res) => void res.status(404).json({ message: 'Not Found' }));
 
   const app = express();
@@ -190,9 +196,12 @@ export async function startLocalGitHub(options: LocalGitHubOptions): Promise<Loc
       if (role) repo.collaborators.set(login.toLowerCase(), role);
       else repo.collaborators.delete(login.toLowerCase());
     },
-    commit(fullName, branch, files, message = `Change ${randomUUID().slice(0, 8)}`) {
+    commit(fullName, branch, files, message = `Change ${randomUUID().slice(0, 8)}`, pushedBy) {
       const repo = repoNamed(fullName);
-      return commitFiles(repo.dir, branch, files, message, `refs/heads/${repo.defaultBranch}`);
+      const before = pushedBy ? branchHeads(repo.dir) : undefined;
+      const sha = commitFiles(repo.dir, branch, files, message, `refs/heads/${repo.defaultBranch}`);
+      if (before && pushedBy) afterPush(repo, before, pushedBy);
+      return sha;
     },
     setCheckRun(fullName, sha, run) {
       const repo = repoNamed(fullName);
@@ -220,6 +229,19 @@ export async function startLocalGitHub(options: LocalGitHubOptions): Promise<Loc
     setStatus(fullName, sha, status) {
       const repo = repoNamed(fullName);
       repo.statuses.set(sha, [...(repo.statuses.get(sha) ?? []).filter((s) => s.context !== status.context), status]);
+    },
+    readyForReview(fullName, number, by) {
+      const repo = repoNamed(fullName);
+      const item = repo.issues.get(number);
+      if (!item?.pull) throw new Error(`local GitHub has no pull request ${fullName}#${number}`);
+      item.pull.draft = false;
+      webhooks.emit('pull_request', {
+        action: 'ready_for_review',
+        number,
+        pull_request: pullJson(webUrl, repo, item),
+        repository: repository(webUrl, repo),
+        sender: user(by),
+      });
     },
     async close() {
       await webhooks.settle();

@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { issue as issueJson, repository, user } from './payloads';
 import { login, now, page, record, repoOf, type RestContext } from './rest-context';
 import { type Comment, type IssueState } from './state';
+import { labelEvents } from './rest-issue-events';
 
 /** Issues, their comments and labels (pull requests are issues too). */
 export function issueRoutes(ctx: RestContext): Router {
@@ -118,6 +119,7 @@ export function issueRoutes(ctx: RestContext): Router {
       body: typeof body === 'string' ? body : '',
       state: 'open',
       labels: [...new Set(labels ?? [])],
+      assignees: [],
       user: login(res),
       createdAt: now(),
       updatedAt: now(),
@@ -149,6 +151,7 @@ export function issueRoutes(ctx: RestContext): Router {
       (state === undefined || state === 'open' || state === 'closed') &&
       optionalLabels(labels);
     if (!valid) return void res.status(422).json({ message: 'Validation Failed' });
+    const labelsBefore = [...item.labels];
     Object.assign(item, {
       ...(title !== undefined ? { title } : {}),
       ...(body !== undefined ? { body } : {}),
@@ -157,6 +160,7 @@ export function issueRoutes(ctx: RestContext): Router {
       updatedAt: now(),
     });
     record(ctx, res, { kind: 'issue.update', repo: `${repo.owner}/${repo.name}`, number: item.number });
+    labelEvents(ctx, repo, item, labelsBefore, login(res));
     res.json(issueJson(ctx.webUrl, repo, item));
   });
 
@@ -168,9 +172,11 @@ export function issueRoutes(ctx: RestContext): Router {
     const labels: unknown = Array.isArray(req.body) ? req.body : req.body?.labels;
     if (!Array.isArray(labels) || !labels.every((l) => typeof l === 'string'))
       return void res.status(422).json({ message: 'Validation Failed' });
+    const before = [...item.labels];
     item.labels = [...new Set(labels)];
     item.updatedAt = now();
     record(ctx, res, { kind: 'labels.set', repo: `${repo.owner}/${repo.name}`, number: item.number });
+    labelEvents(ctx, repo, item, before, login(res));
     res.json(item.labels.map((name) => ({ name })));
   });
 

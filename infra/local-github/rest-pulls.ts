@@ -3,6 +3,7 @@ import { changedFiles, git, revParse } from './git-store';
 import { headSha, pull as pullJson, repository, user } from './payloads';
 import { login, now, page, record, repoOf, type RestContext } from './rest-context';
 import { type IssueState, type RepoState, type Review, type ReviewComment } from './state';
+import { diffLines, inDiff, lineAtPosition, suggestionOf, type DiffSide } from './diff-positions';
 
 /** Pull requests, their files, reviews, review comments, and merging. */
 export function pullRoutes(ctx: RestContext): Router {
@@ -60,6 +61,7 @@ export function pullRoutes(ctx: RestContext): Router {
       body: typeof body === 'string' ? body : '',
       state: 'open',
       labels: [],
+      assignees: [],
       user: login(res),
       createdAt: now(),
       updatedAt: now(),
@@ -124,6 +126,15 @@ export function pullRoutes(ctx: RestContext): Router {
     if (!revParse(repo.dir, commitId))
       return void res.status(422).json({ message: 'Validation Failed: commit_id is not part of the pull request' });
     const states: Record<string, string> = { APPROVE: 'APPROVED', REQUEST_CHANGES: 'CHANGES_REQUESTED', COMMENT: 'COMMENTED' };
+    // Every comment must sit on the diff, as GitHub checks before it writes anything (422 otherwise).
+    const files = changedFiles(repo.dir, `refs/heads/${item.pull!.base}`, commitId);
+    const anchored: Array<Omit<ReviewComment, 'id' | 'user' | 'commitId' | 'reviewId'>> = [];
+    for (const c of Array.isArray(req.body?.comments) ? req.body.comments : []) {
+      const placed = placeComment(files, c);
+      if (typeof placed === 'string')
+        return void res.status(422).json({ message: 'Unprocessable Entity', errors: [placed], documentation_url: 'local' });
+      anchored.push(placed);
+    }
     const review: Review = {
       id: ctx.state.id(),
       body: String(req.body?.body ?? ''),
@@ -135,16 +146,8 @@ export function pullRoutes(ctx: RestContext): Router {
     };
     item.reviews.push(review);
     const added: ReviewComment[] = [];
-    for (const c of Array.isArray(req.body?.comments) ? req.body.comments : []) {
-      const comment = {
-        id: ctx.state.id(),
-        body: String(c.body),
-        path: String(c.path),
-        line: Number(c.line),
-        user: review.user,
-        commitId,
-        reviewId: review.id,
-      };
+    for (const placed of anchored) {
+      const comment: ReviewComment = { ...placed, id: ctx.state.id(), user: review.user, commitId, reviewId: review.id };
       item.reviewComments.push(comment);
       added.push(comment);
     }
@@ -153,16 +156,7 @@ export function pullRoutes(ctx: RestContext): Router {
     for (const comment of added)
       ctx.webhooks.emit('pull_request_review_comment', {
         action: 'created',
-        comment: {
-          id: comment.id,
-          body: comment.body,
-          path: comment.path,
-          line: comment.line,
-          commit_id: comment.commitId,
-          pull_request_review_id: comment.reviewId,
-          user: user(comment.user),
-          author_association: ctx.state.authorAssociation(repo, comment.user),
-        },
+        comment: { ...commentJson(comment), author_association: ctx.state.authorAssociation(repo, comment.user) },
         pull_request: pullJson(ctx.webUrl, repo, item),
         repository: repository(ctx.webUrl, repo),
         sender: user(comment.user),
@@ -182,19 +176,31 @@ export function pullRoutes(ctx: RestContext): Router {
     const item = pullOf(repo, req.params.number);
     if (!repo) return;
     if (!item) return void res.status(404).json({ message: 'Not Found' });
-    page(
-      req,
-      res,
-      item.reviewComments.map((c) => ({
-        id: c.id,
-        body: c.body,
-        path: c.path,
-        line: c.line,
-        commit_id: c.commitId,
-        user: user(c.user),
-        pull_request_review_id: c.reviewId,
-      })),
-    );
+    page(req, res, item.reviewComments.map(commentJson));
+  });
+
+  // Asking people (or the App's bot user) for a review: `pull_request` `review_requested`, one event per reviewer.
+  router.post('/repos/:owner/:repo/pulls/:number/requested_reviewers', (req, res) => {
+    const repo = repoOf(ctx, req, res);
+    const item = pullOf(repo, req.params.number);
+    if (!repo) return;
+    if (!item) return void res.status(404).json({ message: 'Not Found' });
+    const reviewers: unknown = req.body?.reviewers;
+    if (!Array.isArray(reviewers) || !reviewers.every((r) => typeof r === 'string'))
+      return void res.status(422).json({ message: 'Validation Failed' });
+    const before = item.pull!.requestedReviewers ?? [];
+    item.pull!.requestedReviewers = [...new Set([...before, ...reviewers])];
+    record(ctx, res, { kind: 'reviewers.request', repo: `${repo.owner}/${repo.name}`, number: item.number });
+    for (const reviewer of reviewers.filter((r) => !before.includes(r)))
+      ctx.webhooks.emit('pull_request', {
+        action: 'review_requested',
+        number: item.number,
+        pull_request: pullJson(ctx.webUrl, repo, item),
+        requested_reviewer: user(reviewer),
+        repository: repository(ctx.webUrl, repo),
+        sender: user(login(res)),
+      });
+    res.status(201).json(pullJson(ctx.webUrl, repo, item));
   });
 
   router.put('/repos/:owner/:repo/pulls/:number/merge', (req, res) => {
@@ -221,4 +227,68 @@ export function pullRoutes(ctx: RestContext): Router {
   });
 
   return router;
+}
+
+/** A review comment as GitHub's REST and webhooks show it. */
+function commentJson(c: ReviewComment) {
+  return {
+    id: c.id,
+    body: c.body,
+    path: c.path,
+    line: c.line,
+    side: c.side,
+    start_line: c.startLine ?? null,
+    start_side: c.startSide ?? null,
+    original_line: c.line,
+    position: c.position,
+    commit_id: c.commitId,
+    user: user(c.user),
+    pull_request_review_id: c.reviewId,
+  };
+}
+
+/**
+ * Where one comment of a new review goes, or GitHub's reason for refusing it: its path must be
+ * a file of the pull request, and its line (or legacy position) part of that file's diff on its
+ * side; a multi-line comment's start too, before its end and on the same side.
+ */
+function placeComment(
+  files: Array<{ filename: string; patch: string }>,
+  c: Record<string, unknown>,
+): Omit<ReviewComment, 'id' | 'user' | 'commitId' | 'reviewId'> | string {
+  const path = typeof c?.path === 'string' ? c.path : '';
+  const body = typeof c?.body === 'string' ? c.body : '';
+  const file = files.find((f) => f.filename === path);
+  if (!file) return 'Path could not be resolved';
+  let side: DiffSide = c.side === 'LEFT' ? 'LEFT' : 'RIGHT';
+  let line = Number(c.line);
+  if (c.line === undefined && c.position !== undefined) {
+    const at = lineAtPosition(file.patch, Number(c.position));
+    if (!at) return 'Pull request review thread position is invalid';
+    ({ side, line } = at);
+  }
+  if (!Number.isInteger(line) || !inDiff(file.patch, side, line)) return 'Pull request review thread line must be part of the diff';
+  const at = diffLines(file.patch).find((entry) => entry.side === side && entry.line === line)!;
+  const position = at.position;
+  let startLine: number | undefined;
+  let startSide: DiffSide | undefined;
+  if (c.start_line !== undefined && c.start_line !== null) {
+    startLine = Number(c.start_line);
+    startSide = c.start_side === 'LEFT' ? 'LEFT' : c.start_side === 'RIGHT' ? 'RIGHT' : side;
+    if (!Number.isInteger(startLine) || !inDiff(file.patch, startSide, startLine))
+      return 'Pull request review thread start line must be part of the diff';
+    if (startSide === side && startLine >= line) return 'Pull request review thread start_line must precede line';
+    const start = diffLines(file.patch).find((entry) => entry.side === startSide && entry.line === startLine)!;
+    if (start.hunk !== at.hunk) return 'Pull request review thread start line and line must be in the same hunk';
+  }
+  const suggestion = suggestionOf(body);
+  return {
+    path,
+    body,
+    line,
+    side,
+    position,
+    ...(startLine !== undefined ? { startLine, startSide } : {}),
+    ...(suggestion !== undefined ? { suggestion } : {}),
+  };
 }

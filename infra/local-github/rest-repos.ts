@@ -36,6 +36,16 @@ export function repoRoutes(ctx: RestContext): Router {
     if (repo) res.json(repository(ctx.webUrl, repo));
   });
 
+  // A branch and its head commit (`repos.getBranch`), as a settings reader asks what the default branch is at.
+  router.get('/repos/:owner/:repo/branches/*branch', (req, res) => {
+    const repo = repoOf(ctx, req, res);
+    if (!repo) return;
+    const name = req.params.branch.join('/');
+    const sha = revParse(repo.dir, `refs/heads/${name}`);
+    if (!sha) return void res.status(404).json({ message: 'Branch not found' });
+    res.json({ name, commit: { sha, url: `${ctx.webUrl}/${repo.owner}/${repo.name}/commit/${sha}` }, protected: false });
+  });
+
   // A commit object (`git.getCommit`): its message, tree and parents, as GitHub's git database API answers.
   router.get('/repos/:owner/:repo/git/commits/:sha', (req, res) => {
     const repo = repoOf(ctx, req, res);

@@ -29,7 +29,16 @@ export interface ReviewComment {
   body: string;
   user: string;
   path: string;
+  /** The line the comment ends on, on its side of the diff (the new file on `RIGHT`, the old one on `LEFT`). */
   line: number;
+  side: 'LEFT' | 'RIGHT';
+  /** A comment on several lines starts here (on `startSide`). */
+  startLine?: number;
+  startSide?: 'LEFT' | 'RIGHT';
+  /** Its legacy position in the file's patch (lines below the first hunk header). */
+  position: number;
+  /** The text of its ```suggestion block, when it has one (what "Commit suggestion" would put on the lines). */
+  suggestion?: string;
   commitId: string;
   reviewId: number;
   reactions?: Array<{ id: number; content: string; user: string }>;
@@ -40,6 +49,8 @@ export interface PullState {
   base: string;
   draft: boolean;
   merged: boolean;
+  /** Logins whose review was requested (and not yet given). */
+  requestedReviewers?: string[];
   /** The head commit when merged (the branch may move on afterwards). */
   mergedHeadSha?: string;
   mergeCommitSha?: string;
@@ -51,6 +62,8 @@ export interface IssueState {
   body: string;
   state: 'open' | 'closed';
   labels: string[];
+  /** Logins the issue or pull request is assigned to. */
+  assignees: string[];
   user: string;
   createdAt: string;
   updatedAt: string;
@@ -105,7 +118,9 @@ export interface WriteRecord {
     | 'labels.set'
     | 'push'
     | 'issue.create'
-    | 'issue.update';
+    | 'issue.update'
+    | 'assignees.set'
+    | 'reviewers.request';
   repo: string;
   number?: number;
   id?: number;

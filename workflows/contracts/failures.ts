@@ -16,6 +16,7 @@ export const FAILURE_CODES = [
   // Refusals by workflows.
   'steer_rejected',
   'agent_unknown',
+  'repo_agent_not_allowed',
   'plan_invalid',
   'resend_refused',
   // Bad activity input.

@@ -8,6 +8,7 @@ import type { ChatMessage, ToolCall, TurnPurpose } from '../../activities/models
 import type { Profile } from '../../agents/profile';
 import type { ReplyTarget, Requester, SteerInput } from './common';
 import type { UncertainWrite } from './resend';
+import type { EarlierReview } from './unit';
 import type { McpToolSchema } from '../../activities/mcp/types';
 import { workflowType } from './workflow-type';
 
@@ -110,6 +111,8 @@ export interface RunInput {
   replyTarget: ReplyTarget;
   /** The sandbox workspace to run in (default: the thread's); a unit's runs use the unit's checkout. */
   workspaceKey?: string;
+  /** The paths in play (a PR's changed files, the files a round works on): the AGENTS.md nearest to each is loaded first. */
+  paths?: string[];
   /**
    * The task queue of the host that holds that workspace, when it is already prepared (a
    * parent's workspace for a role child, a unit's checkout); absent: the run prepares it.
@@ -125,6 +128,16 @@ export interface RunInput {
   submitsTo?: 'unit';
   /** The money bound of this run, from the spend caps at its start (absent: none). */
   spendCap?: SpendCap;
+  /**
+   * A direct review of a PR its conversation reviewed before: that review's commit and findings,
+   * so this one reviews what changed since and says which findings the push resolved.
+   */
+  earlierReview?: EarlierReview;
+  /**
+   * The effect key a direct review is posted under, before `/<commit>` (absent: the run's own id): a
+   * conversation's automatic reviews share one, so a commit is reviewed once whichever run posts it.
+   */
+  reviewKey?: string;
   /** How the router picked the agent (absent: named by the message, sticky, or a child run). */
   routing?: RunRouting;
   /** Carried across continue-as-new; absent on the first start. */
@@ -162,8 +175,30 @@ export interface RunCarry {
   uncertain?: UncertainWrite[];
   /** The status card's key generation past an unconfirmed post, and the keys it may still turn up under (absent: generation 0). */
   card?: { generation: number; earlier: string[] };
+  /** What the run brought from its repository before its first turn (absent: nothing, or a run from before). */
+  repoContext?: RepoContext;
   /** The MCP tools discovered at the start (absent: none attached). */
   mcp?: McpRunTools;
+}
+
+/** What a run brought from its repository before its first turn (run/repo-context.ts). */
+export interface RepoContext {
+  repo: string;
+  /** The instruction files loaded, in prompt order, and the block the system prompt carries (the same bytes every turn). */
+  instructions?: { files: string[]; source: 'checkout' | 'github'; block: string; skipped?: string[] };
+  /** The setup commands of the repository's settings, run in the checkout's sandbox (absent: none, or no checkout). */
+  setup?: SetupOutcome;
+}
+
+/** How the repository's setup went before the first turn. */
+export interface SetupOutcome {
+  /** `cached`: done before in this workspace with the same commands and lockfiles, so not run again. */
+  state: 'running' | 'ran' | 'cached' | 'failed' | 'timed_out';
+  commands: number;
+  exitCode?: number;
+  durationMs?: number;
+  /** The end of its output (bounded). */
+  output?: string;
 }
 
 /** What a direct review or coding run works on and what it delivered (run/direct-work.ts). */
@@ -229,6 +264,10 @@ export interface RunStatus {
   cacheShare?: number;
   /** The run's money bound, when a spend cap applies. */
   spendCap?: SpendCap;
+  /** The repository instruction files the run loaded (the card names them). */
+  instructions?: string[];
+  /** The repository's setup before the first turn, with the end of its output. */
+  setup?: SetupOutcome;
   /** How the router picked the agent, for the card (absent: named, sticky, or a child). */
   routing?: { agent: string; reason: string; note?: string };
 }
@@ -281,6 +320,8 @@ export interface RunRecord {
    * lists them on, and `switchboard resend` repairs them there. Absent: none.
    */
   unconfirmed?: UncertainWrite[];
+  /** A direct review run: the commit it reviewed and how its review's delivery went (absent: no review delivered). */
+  reviewed?: { commitSha: string; status: 'confirmed' | 'unconfirmed' | 'refused' };
   /** Each MCP server's calls, errors and answer sizes (absent: none attached); the tools offered and what was left out. */
   mcp?: { usage: Record<string, McpServerUsage>; tools: string[]; problems: string[] };
 }

@@ -5,9 +5,10 @@
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { REPLY_TARGET_SHAPE, REQUESTER_SHAPE, type ReplyTarget, type Requester } from './common';
-import { boolean, nonBlank, object, optional, text, type Shape } from './shape';
+import { boolean, integer, nonBlank, object, oneOf, optional, text, type Shape } from './shape';
 import type { UncertainWrite } from './resend';
 import type { RunOutcome } from './run';
+import type { EarlierReview } from './unit';
 import { workflowType } from './workflow-type';
 
 /** One incoming message, normalised by a front end. */
@@ -29,7 +30,33 @@ export interface ThreadMessage {
   defaultAgent?: string;
   /** Where this message's run reports, when it differs from the thread's. */
   replyTarget?: ReplyTarget;
+  /**
+   * An automatic review of the conversation's pull request (the GitHub door sends it when the
+   * repository's review triggers ask): admitted as `review` for the actor, a push's debounced.
+   */
+  review?: AutoReview;
+  /**
+   * A ship unit for the conversation's issue (it was assigned to the bot, or labelled): the thread
+   * reads the issue's title, body and comments into the request before deciding.
+   */
+  seed?: IssueSeed;
 }
+
+/** What asked for an automatic review, and of which head. */
+export interface AutoReview {
+  trigger: 'opened' | 'ready_for_review' | 'review_requested' | 'push';
+  headSha?: string;
+  /** A push waits this long for the next one before the review starts (default 60). */
+  debounceSeconds?: number;
+}
+
+/** The issue a ship unit is asked for, and how. */
+export interface IssueSeed {
+  issue: number;
+  trigger: 'assigned' | 'labeled';
+}
+
+export const AUTO_REVIEW_TRIGGERS = ['opened', 'ready_for_review', 'review_requested', 'push'] as const;
 
 /** The shape the thread checks a `message` signal and a `sendMessage` update against. */
 export const THREAD_MESSAGE_SHAPE: Shape = object({
@@ -41,6 +68,8 @@ export const THREAD_MESSAGE_SHAPE: Shape = object({
   selfServe: optional(boolean()),
   defaultAgent: optional(text()),
   replyTarget: optional(REPLY_TARGET_SHAPE),
+  review: optional(object({ trigger: oneOf(AUTO_REVIEW_TRIGGERS), headSha: optional(text()), debounceSeconds: optional(integer(0)) })),
+  seed: optional(object({ issue: integer(1), trigger: oneOf(['assigned', 'labeled']) })),
 });
 
 export interface ThreadInput {
@@ -92,6 +121,18 @@ export interface ThreadCarry {
   workspaceHost?: string;
   /** Replies (a run's answer among them) that ended `unconfirmed`; absent: none. */
   uncertain?: UncertainWrite[];
+  /** The conversation's pull request reviews: commits reviewed, the last review's findings, a review waiting its turn (absent: none yet). */
+  reviews?: ThreadReviews;
+}
+
+/** What a PR conversation remembers of its reviews (thread/auto-review.ts). */
+export interface ThreadReviews {
+  /** Commits a review was posted (or may have been) for: each is reviewed once (the last 50). */
+  reviewed: string[];
+  /** The last posted review: the next says which of its findings a push resolved. */
+  earlier?: EarlierReview;
+  /** An automatic review waiting for its debounce (or for the run before it) to end. */
+  pending?: { message: ThreadMessage; dueAt: number };
 }
 
 /** The `state` query's answer. */
@@ -105,6 +146,8 @@ export interface ThreadState {
   outcomes: MessageOutcome[];
   /** Replies (a run's answer is `<run id>/answer`) whose delivery could not be confirmed, with any resend. */
   unconfirmed?: UncertainWrite[];
+  /** An automatic review waiting for its debounce or its turn: what asked for it, and when it is due (ISO). */
+  pendingReview?: { trigger: AutoReview['trigger']; dueAt: string };
 }
 
 /** One incoming message; sent with signal-with-start, so the first one starts the thread. */

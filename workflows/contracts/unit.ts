@@ -59,6 +59,12 @@ export interface RerunRound {
   review?: boolean;
 }
 
+/** A posted review the next one builds on: the commit it reviewed and its findings, numbered as posted (bounded). */
+export interface EarlierReview {
+  commitSha: string;
+  findings: Finding[];
+}
+
 export interface ReviewSummary {
   verdict: 'approve' | 'request_changes' | 'comment';
   commitSha: string;
@@ -90,6 +96,8 @@ export interface UnitCarry {
   postedReviews: number[];
   /** Commits the unit posted a review of (the last 50); absent in carries from before it was kept. */
   reviewedShas?: string[];
+  /** The last posted review's commit and findings: the next review says which of them a push resolved. */
+  earlier?: EarlierReview;
   checks?: ChecksState;
   runMinutes: number;
   reminders: number;

@@ -4,8 +4,9 @@ import type { ToolCall, ToolResult } from '../../activities/models/types';
 import type { ToolInput } from '../../tools';
 import type { GitHubWriteActivities, SetupActivities, UnitWorkspaceActivities } from '../activity-proxies';
 import type { DirectWorkState, RunInput } from '../contracts';
-import { applyGate, renderReview, validateSubmission } from '../unit/review-gate';
-import { fixesIssue, reviewRequest } from '../unit/unit-prompts';
+import { applyGate, validateSubmission } from '../unit/review-gate';
+import { renderReview, reviewComments } from '../unit/review-render';
+import { earlierReviewRequest, fixesIssue, reviewRequest } from '../unit/unit-prompts';
 import { failureMessage, fail, ok } from './executors/context';
 import type { RunState } from './run-state';
 
@@ -95,7 +96,11 @@ export class DirectWork {
           path: ws.path,
           gate: ship.addressSeverity,
         };
-        this.tellModel(reviewRequest({ repo, pullRequest: number, headSha: pr.headSha, base: pr.baseRef, gate: ship.addressSeverity }));
+        const earlier = this.earlier();
+        this.tellModel(
+          reviewRequest({ repo, pullRequest: number, headSha: pr.headSha, base: pr.baseRef, gate: ship.addressSeverity }) +
+            (earlier ? `\n${earlierReviewRequest(earlier)}` : ''),
+        );
         return undefined;
       }
       let onPr: { number: number; branch: string; base: string } | undefined;
@@ -150,7 +155,8 @@ export class DirectWork {
       return fail(call, 'This run has no pull request checked out to review; nothing was posted.');
     if (d.delivered?.status === 'confirmed')
       return fail(call, `The review of this commit was already posted (${d.delivered.url ?? d.delivered.what}); submit_review posts once.`);
-    const validated = validateSubmission(input);
+    const earlier = this.earlier();
+    const validated = validateSubmission(input, earlier?.findings.length ?? 0);
     if (!validated.ok) return fail(call, `The review is invalid: ${validated.problem}. Nothing was posted.`);
     state.submissions[call.name] = input;
     const { summary } = applyGate(validated.submission, d.gate, d.headSha);
@@ -169,8 +175,9 @@ export class DirectWork {
         number: d.pullRequest,
         commitSha: d.headSha,
         event: 'COMMENT',
-        body: renderReview(validated.submission, summary, d.gate),
-        effectKey: `${runId}/review/${d.headSha}`,
+        body: renderReview(validated.submission, summary, d.gate, { next: 'author', ...(earlier ? { earlier } : {}) }),
+        comments: reviewComments(validated.submission),
+        effectKey: `${state.input.reviewKey ?? runId}/review/${d.headSha}`,
       });
       d.delivered = {
         status: posted.status,
@@ -268,6 +275,14 @@ export class DirectWork {
         ? 'No review was posted: the run did not submit one.'
         : 'Nothing was pushed: the run did not call submit_description.';
     return finalText.trim() ? `${finalText}\n\n${line}` : line;
+  }
+
+  /** The conversation's earlier review, when it was of another commit than the one checked out. */
+  private earlier() {
+    const { state } = this.deps;
+    const earlier = state.input.earlierReview;
+    const head = state.direct?.headSha;
+    return earlier && head && earlier.commitSha !== head ? earlier : undefined;
   }
 
   /** The checkout's note goes before the request, so the model reads where it works first. */

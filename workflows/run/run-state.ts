@@ -22,6 +22,7 @@ import type {
   RunPhase,
   RunRecord,
   RunStatus,
+  RepoContext,
   SteerInput,
   ToolCallRecord,
   UncertainWrite,
@@ -96,6 +97,8 @@ export class RunState {
   uncertain: UncertainWrite[];
   /** The status card's key generation and the keys of earlier posts that were never confirmed (run/status-card.ts). */
   card: { generation: number; earlier: string[] };
+  /** What the run brought from its repository before its first turn (run/repo-context.ts). */
+  repoContext?: RepoContext;
   /** The MCP tools discovered at the start (run/mcp-tools.ts); absent when none is attached. */
   mcp?: McpRunTools;
 
@@ -125,14 +128,20 @@ export class RunState {
     this.cacheWritten = carry?.cacheWritten;
     this.uncertain = carry?.uncertain ?? [];
     this.card = carry?.card ?? { generation: 0, earlier: [] };
+    this.repoContext = carry?.repoContext;
     this.mcp = carry?.mcp;
     // The router's model turn that picked this agent is this run's to count (once: a carry has it already).
     if (!carry && input.routing?.usage) this.countUsage({ ...input.routing.usage, turn: 0, purpose: 'routing' });
   }
 
-  /** The system prompt every request carries: the run's own, and the block about its MCP tools once they are discovered. */
+  /**
+   * The system prompt every request carries: the input's, then the repository's instructions when
+   * the run loaded any, then the block about its MCP tools once they are discovered. Decided before
+   * the first turn and carried, so it is the same bytes every turn (the prompt cache depends on it).
+   */
   get system(): string {
-    return this.mcp?.block ? `${this.input.system}\n\n${this.mcp.block}` : this.input.system;
+    const blocks = [this.repoContext?.instructions?.block, this.mcp?.block].filter((block): block is string => Boolean(block));
+    return [this.input.system, ...blocks].join('\n\n');
   }
 
   /** Counts one MCP call in the server's usage and the run's cost record. */
@@ -287,6 +296,8 @@ export class RunState {
       ...(this.endedBy ? { endedBy: this.endedBy } : {}),
       cacheShare: this.cacheShare(),
       ...(this.input.spendCap ? { spendCap: this.input.spendCap } : {}),
+      ...(this.repoContext?.instructions?.files.length ? { instructions: this.repoContext.instructions.files } : {}),
+      ...(this.repoContext?.setup ? { setup: this.repoContext.setup } : {}),
       ...(this.input.routing ? { routing: routingView(this.input.routing) } : {}),
     };
   }
@@ -314,6 +325,7 @@ export class RunState {
       ...(this.cacheWritten !== undefined ? { cacheWritten: this.cacheWritten } : {}),
       ...(this.uncertain.length ? { uncertain: this.uncertain } : {}),
       ...(this.card.generation > 0 ? { card: this.card } : {}),
+      ...(this.repoContext ? { repoContext: this.repoContext } : {}),
       ...(this.mcp ? { mcp: this.mcp } : {}),
     };
   }
@@ -346,6 +358,9 @@ export class RunState {
       ...(this.input.spendCap ? { spendCap: this.input.spendCap } : {}),
       cardFailures: this.cardFailures,
       ...(this.uncertain.length ? { unconfirmed: this.uncertain } : {}),
+      ...(this.direct?.mode === 'review' && this.direct.delivered?.sha
+        ? { reviewed: { commitSha: this.direct.delivered.sha, status: this.direct.delivered.status } }
+        : {}),
       ...(this.mcp ? { mcp: { usage: this.mcp.usage, tools: this.mcp.tools.map((tool) => tool.name), problems: this.mcp.problems } } : {}),
     };
   }

@@ -1,6 +1,6 @@
 import { isCancellation } from '@temporalio/workflow';
 import type { WorkspaceRef } from '../../activities/sandbox/types';
-import type { McpActivities, SandboxActivities, WorkspacePrepareActivities } from '../activity-proxies';
+import type { InstructionsActivities, McpActivities, SandboxActivities, WorkspacePrepareActivities } from '../activity-proxies';
 import { failure } from '../contracts';
 import type { ExecutorActivities } from './executors/context';
 import { hostLostBy, timeoutOf } from './host-loss';
@@ -11,6 +11,8 @@ export const HOST_QUEUES_PATCH = 'workspace-calls-on-host-queue';
 /** The activities that use the workspace's files or processes, on one queue. */
 export type HostedActivities = Pick<ExecutorActivities, 'shell' | 'files' | 'skills' | 'attach'> & {
   workspaces: Pick<SandboxActivities, 'closeWorkspace'>;
+  /** The repository's instructions, read in the checkout's sandbox when given a workspace (absent in tests that read none). */
+  instructions?: InstructionsActivities;
   /** MCP calls: on the host when they name the workspace (a stdio server runs in its sandbox), else on the shared queue. */
   mcp: McpActivities;
 };
@@ -64,6 +66,13 @@ export class WorkspaceHost {
       },
       attach: { attachFile: (input) => this.call((on) => on.attach.attachFile(input)) },
       workspaces: { closeWorkspace: (input) => this.call((on) => on.workspaces.closeWorkspace(input)) },
+      instructions: {
+        loadInstructions: (input) =>
+          inWorkspace(input, (on) => {
+            if (!on.instructions) throw new Error('no instructions activity on this queue');
+            return on.instructions.loadInstructions(input);
+          }),
+      },
       mcp: {
         mcpDiscover: (input) => inWorkspace(input, (on) => on.mcp.mcpDiscover(input)),
         mcpCall: (input) => inWorkspace(input, (on) => on.mcp.mcpCall(input)),

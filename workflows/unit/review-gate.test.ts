@@ -1,4 +1,5 @@
-import { applyGate, atOrAbove, renderReview, validateSubmission, type Submission } from './review-gate';
+import { applyGate, atOrAbove, validateSubmission, type Submission } from './review-gate';
+import { renderReview, reviewComments } from './review-render';
 
 const finding = (severity: 'blocking' | 'major' | 'minor' | 'nit') => ({
   severity,
@@ -56,7 +57,36 @@ describe('the review gate', () => {
     const { summary } = applyGate(submission, 'minor', 'abcdef1234567890');
     const body = renderReview(submission, summary, 'minor');
     expect(body.split('\n')[0]).toBe('**Verdict: changes requested** (1 at or above `minor`)');
-    expect(body).toContain('| major | `src/a.ts:3` | **major defect** — When x is empty. Impact: It crashes. |');
-    expect(body).toContain('Reviewed commit abcdef123456.');
+    expect(body).toContain('| 1 | major | `src/a.ts:3` | major defect |');
+    expect(body).toContain('Reviewed commit abcdef123456. Findings at or above `minor` go back to a coding round.');
+  });
+
+  it('puts each finding on its lines with a suggestion where it has a fix, and says what an earlier review found resolved', () => {
+    const submission: Submission = {
+      verdict: 'request_changes',
+      summary: 'Two defects.',
+      findings: [
+        { ...finding('minor'), startLine: 2, suggestion: 'const a = 1;\nconst b = 2;' },
+        { ...finding('nit'), side: 'LEFT', suggestion: 'ignored on the left' },
+      ],
+      resolved: [1],
+    };
+    const [first, second] = reviewComments(submission);
+    expect(first).toMatchObject({ path: 'src/a.ts', line: 3, side: 'RIGHT', startLine: 2 });
+    expect(first.body).toBe(
+      '**minor** · minor defect\n\nWhen x is empty.\n\nImpact: It crashes.\n\n```suggestion\nconst a = 1;\nconst b = 2;\n```',
+    );
+    expect(first.fallback).toContain('1. **minor** `src/a.ts:2-3` — **minor defect**');
+    expect(second).toMatchObject({ side: 'LEFT' });
+    expect(second.body).not.toContain('suggestion');
+    const earlier = { commitSha: 'feedface00112233', findings: [finding('major')] };
+    const { summary } = applyGate(submission, 'minor', 'abcdef1234567890');
+    const body = renderReview(submission, summary, 'minor', { earlier, next: 'author' });
+    expect(body).toContain('**Resolved since the review of feedface0011:**\n- 1. ~~major defect~~ (`src/a.ts:3`)');
+    expect(body).toContain('should be addressed before merging');
+    expect(validateSubmission({ verdict: 'approve', summary: 's', findings: [], resolved: [2] }, 1)).toEqual({
+      ok: false,
+      problem: 'resolved names finding 2, and the earlier review had 1',
+    });
   });
 });

@@ -5,16 +5,30 @@ export interface Submission {
   verdict: 'approve' | 'request_changes' | 'comment';
   summary: string;
   findings: Finding[];
+  /** The numbers of the earlier review's findings this head resolves (a review after an earlier one). */
+  resolved?: number[];
 }
 
 export type ValidatedSubmission = { ok: true; submission: Submission } | { ok: false; problem: string };
 
-/** Checks a review run's `submit_review` against the tool's schema; a missing one is a problem too. */
-export function validateSubmission(raw: unknown): ValidatedSubmission {
+/**
+ * Checks a review run's `submit_review` against the tool's schema; a missing one is a problem
+ * too. `earlier`: how many findings the earlier review had, which `resolved` numbers must name.
+ */
+export function validateSubmission(raw: unknown, earlier = 0): ValidatedSubmission {
   if (raw === undefined) return { ok: false, problem: 'the review run ended without calling submit_review' };
   const parsed = parseToolInput(getTool('submit_review')!, raw);
   if (!parsed.ok) return { ok: false, problem: parsed.message };
-  return { ok: true, submission: parsed.value as Submission };
+  const submission = parsed.value as Submission;
+  const stray = (submission.resolved ?? []).find((number) => number > earlier);
+  if (stray !== undefined)
+    return {
+      ok: false,
+      problem: earlier
+        ? `resolved names finding ${stray}, and the earlier review had ${earlier}`
+        : 'resolved names earlier findings, and there was no earlier review',
+    };
+  return { ok: true, submission };
 }
 
 /** True when `severity` is at or above the gate (blocking > major > minor > nit). */
@@ -37,27 +51,4 @@ export function applyGate(
   const addressed = submission.findings.filter((finding) => atOrAbove(finding.severity, gate));
   const verdict = addressed.length > 0 ? 'request_changes' : 'approve';
   return { summary: { verdict, commitSha, counts, addressed: addressed.length, posted: 'not_posted' }, addressed };
-}
-
-/**
- * The review as posted. It is a COMMENT review whose first line carries the verdict, because
- * GitHub refuses an approval or a change request from the author of the PR (the unit opened it).
- */
-export function renderReview(submission: Submission, summary: ReviewSummary, gate: FindingSeverity): string {
-  const verdict =
-    summary.verdict === 'approve'
-      ? '**Verdict: approve**'
-      : `**Verdict: changes requested** (${summary.addressed} at or above \`${gate}\`)`;
-  const lines = [verdict, '', submission.summary];
-  if (submission.findings.length > 0) {
-    lines.push('', '| severity | where | finding |', '| --- | --- | --- |');
-    for (const finding of submission.findings) {
-      const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
-      lines.push(
-        `| ${finding.severity} | \`${cell(finding.path)}:${finding.line}\` | **${cell(finding.title)}** — ${cell(finding.scenario)} Impact: ${cell(finding.impact)} |`,
-      );
-    }
-  }
-  lines.push('', `Reviewed commit ${summary.commitSha.slice(0, 12)}. Findings at or above \`${gate}\` go back to a coding round.`);
-  return lines.join('\n');
 }

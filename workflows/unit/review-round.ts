@@ -1,6 +1,7 @@
 import type { UnitCarry, UnitOutcome } from '../contracts';
-import { applyGate, renderReview, validateSubmission } from './review-gate';
-import { reviewRequest } from './unit-prompts';
+import { applyGate, validateSubmission } from './review-gate';
+import { earlierReview, renderReview, reviewComments } from './review-render';
+import { earlierReviewRequest, reviewRequest } from './unit-prompts';
 import type { Unit } from './unit';
 import { lostRun, rerunReview } from './lost-work';
 import { rememberHost } from './unit-hosts';
@@ -54,15 +55,28 @@ export class ReviewRound {
       identity: 'read',
     });
     const host = rememberHost(unit, reviewKey, ws);
+    // The repository's gate where it sets one (its .switchboard.yml or the deployment's repositories section).
+    const gate = unit.repository?.settings.review.severity ?? ship.addressSeverity;
+    // A review after an earlier one looks at what changed since and says which findings the push resolved.
+    const earlier = c.earlier && c.earlier.commitSha !== pr.headSha ? c.earlier : undefined;
     let problem: string | undefined;
     let validated: ReturnType<typeof validateSubmission> = { ok: false, problem: 'no review run' };
     for (let attempt = 0; attempt <= REVIEW_RETRIES && !validated.ok; attempt += 1) {
       const request =
-        `${reviewRequest({ repo, pullRequest: c.pullRequest!, headSha: pr.headSha, base: pr.baseRef, gate: ship.addressSeverity })}\n(review ${c.reviews + 1} of this unit)` +
+        `${reviewRequest({ repo, pullRequest: c.pullRequest!, headSha: pr.headSha, base: pr.baseRef, gate })}` +
+        (earlier ? `\n${earlierReviewRequest(earlier)}` : '') +
+        `\n(review ${c.reviews + 1} of this unit)` +
         (problem ? `\nYour previous submission was invalid: ${problem}. Submit a valid review.` : '');
-      const record = await unit.runChild('review', settings.review, request, reviewKey, host);
+      const record = await unit.runChild(
+        'review',
+        settings.review,
+        request,
+        reviewKey,
+        host,
+        pr.files.map((file) => file.path),
+      );
       if (unit.inbox.stopped || unit.inbox.terminal) return undefined;
-      validated = validateSubmission(record?.submissions.submit_review);
+      validated = validateSubmission(record?.submissions.submit_review, earlier?.findings.length ?? 0);
       if (validated.ok) break;
       // A run that ended without its result (failed, cut, lost) is run again; the retry is for invalid submissions.
       const lost = record?.submissions.submit_review === undefined ? lostRun(record, 'review') : undefined;
@@ -70,7 +84,7 @@ export class ReviewRound {
       else problem = validated.problem;
     }
     if (!validated.ok) return unit.failWith(`the review run did not submit a valid review: ${validated.problem}`);
-    const { summary, addressed } = applyGate(validated.submission, ship.addressSeverity, pr.headSha);
+    const { summary, addressed } = applyGate(validated.submission, gate, pr.headSha);
     const current = await activities.github.githubPullGet({ repo, number: c.pullRequest!, identity: 'read' });
     if (current.headSha !== pr.headSha) {
       c.headSha = current.headSha;
@@ -82,13 +96,17 @@ export class ReviewRound {
       number: c.pullRequest!,
       commitSha: pr.headSha,
       event: 'COMMENT',
-      body: renderReview(validated.submission, summary, ship.addressSeverity),
+      body: renderReview(validated.submission, summary, gate, earlier ? { earlier } : {}),
+      comments: reviewComments(validated.submission),
       effectKey: `${unitId}/review/${pr.headSha}`,
     });
     if (posted.status === 'refused' && posted.code === 'head_moved') return undefined;
     c.reviews += 1;
     if (posted.id) c.postedReviews.push(posted.id);
-    if (posted.status !== 'refused') c.reviewedShas = [...(c.reviewedShas ?? []), pr.headSha].slice(-REVIEWED_SHAS_KEPT);
+    if (posted.status !== 'refused') {
+      c.reviewedShas = [...(c.reviewedShas ?? []), pr.headSha].slice(-REVIEWED_SHAS_KEPT);
+      c.earlier = earlierReview(pr.headSha, validated.submission.findings);
+    }
     c.lastReview = { ...summary, posted: posted.status };
     if (addressed.length > 0) {
       c.work.push({ kind: 'findings', source: 'review', findings: addressed });

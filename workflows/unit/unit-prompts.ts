@@ -1,5 +1,6 @@
 import type { Finding } from '../../tools';
-import type { UncertainWrite, UnitOutcome, UnitRecord, WorkItem } from '../contracts';
+import type { EarlierReview, UncertainWrite, UnitOutcome, UnitRecord, WorkItem } from '../contracts';
+import { findingPlace } from './review-render';
 import { describeWrite } from '../effects/uncertain-writes';
 
 function describeFinding(finding: Finding): string {
@@ -44,6 +45,20 @@ export function reviewRequest(context: { repo: string; pullRequest: number; head
     `See the change with \`git diff origin/${context.base}...HEAD\` (and github_pull_get for the description).`,
     `Report verified defects the PR introduces and broken rules that apply to the changed code; findings at or above \`${context.gate}\` go back to a coding round.`,
     'Call submit_review exactly once at the end.',
+  ].join('\n');
+}
+
+/**
+ * What a review after an earlier one is also asked: the earlier findings, numbered as posted,
+ * what changed since that commit, and which of them this head resolves (`resolved`).
+ */
+export function earlierReviewRequest(earlier: EarlierReview): string {
+  const sha = earlier.commitSha;
+  return [
+    `This head follows a review of commit ${sha.slice(0, 12)}, which found ${earlier.findings.length ? 'these' : 'nothing'}:`,
+    ...earlier.findings.map((f, i) => `${i + 1}. [${f.severity}] ${findingPlace(f)} — ${f.title}`),
+    `Review what changed since then first: \`git diff ${sha}..HEAD\` (if that commit is not in your checkout, review the whole change).`,
+    'In submit_review, list in `resolved` the numbers of the findings above that this head fixes, and report again, as findings, those that still hold.',
   ].join('\n');
 }
 

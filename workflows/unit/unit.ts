@@ -1,5 +1,5 @@
 import type { ShipSettings } from '../../activities/agents/agent-setup';
-import type { GitHubActivities } from '../../activities/github';
+import type { GitHubActivities, RepoSettingsResult } from '../../activities/github';
 import type { Profile } from '../../agents';
 import type { GitHubWriteActivities, HostBoundActivities, StatusActivities, UnitWorkspaceActivities } from '../activity-proxies';
 import {
@@ -80,6 +80,8 @@ export class Unit {
   nextTimer?: UnitState['nextTimer'];
   outcome?: UnitOutcome;
   endedBy?: string;
+  /** The repository's settings (its .switchboard.yml and the deployment's), read when the unit starts (absent: before they were). */
+  repository?: RepoSettingsResult;
 
   constructor(
     readonly input: ShipUnitInput,
@@ -126,6 +128,8 @@ export class Unit {
     request: string,
     workspaceKey: string,
     workspaceHost?: string,
+    /** The paths in play: the AGENTS.md nearest to each reaches the run first. */
+    paths?: string[],
   ): Promise<RunRecord | undefined> {
     // Stopped (or merged) while the workspace was being prepared: start nothing.
     if (this.halted()) return undefined;
@@ -147,6 +151,7 @@ export class Unit {
           workspaceKey,
           submitsTo: 'unit',
           ...(workspaceHost ? { workspaceHost } : {}),
+          ...(paths?.length ? { paths: paths.slice(0, 100) } : {}),
         },
         `${kind} run of ${this.unitId}`,
       );

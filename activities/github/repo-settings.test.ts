@@ -1,0 +1,114 @@
+import { startLocalGitHub, type LocalGitHub } from '../../infra/local-github';
+import { RepositoriesConfigSchema } from '../../infra/config/repository-section';
+import { createGitHubIdentities } from './identity';
+import { createRepoSettingsReader, mergeRepositorySettings, parseSettingsFile } from './repo-settings';
+
+const EVERY_KEY = `
+review:
+  triggers: [opened, ready_for_review, review_requested, push]
+  debounceSeconds: 30
+  severity: major
+issues:
+  assign: true
+  label: switchboard
+setup:
+  commands: ["npm ci"]
+  lockfiles: [package-lock.json]
+  timeoutSeconds: 300
+agents:
+  allowed: [ship, review, general]
+mcp:
+  agents:
+    review: [{ server: tracker, tools: ["get_*"] }]
+`;
+
+describe('a repository’s .switchboard.yml', () => {
+  it('reads every key', () => {
+    expect(parseSettingsFile(EVERY_KEY)).toEqual({
+      values: {
+        review: { triggers: ['opened', 'ready_for_review', 'review_requested', 'push'], debounceSeconds: 30, severity: 'major' },
+        issues: { assign: true, label: 'switchboard' },
+        setup: { commands: ['npm ci'], lockfiles: ['package-lock.json'], timeoutSeconds: 300 },
+        agents: { allowed: ['ship', 'review', 'general'] },
+        mcp: { agents: { review: [{ server: 'tracker', tools: ['get_*'] }] } },
+      },
+      problems: [],
+    });
+  });
+
+  it('names the key of each problem and keeps the sections that are valid', () => {
+    const parsed = parseSettingsFile(
+      'review:\n  triggers: [opened, pushed]\nissues:\n  label: go\n  lable: oops\nsetup:\n  commands: [make]\ncolour: red\n',
+    );
+    expect(parsed.values).toEqual({ setup: { commands: ['make'] } });
+    expect(parsed.problems).toEqual([
+      { key: 'review.triggers.1', message: expect.stringContaining('opened') },
+      { key: 'issues.lable', message: 'unknown key' },
+      { key: 'colour', message: 'unknown key (known: review, issues, setup, agents, mcp)' },
+    ]);
+    expect(parseSettingsFile('review: [\n').problems).toEqual([
+      { key: '(file)', message: expect.stringMatching(/^not valid YAML at line \d+/) },
+    ]);
+    expect(parseSettingsFile('- a\n').problems[0].key).toBe('(file)');
+    expect(parseSettingsFile('')).toEqual({ values: {}, problems: [] });
+  });
+
+  it('merges with the deployment’s settings so the stricter wins', () => {
+    const deployment = RepositoriesConfigSchema.parse({
+      'acme/app': {
+        review: { triggers: ['opened', 'push'], debounceSeconds: 10, severity: 'nit' },
+        issues: { assign: false },
+        setup: { timeoutSeconds: 120 },
+        agents: { allowed: ['review', 'ship', 'explore'] },
+      },
+    })['acme/app'];
+    const merged = mergeRepositorySettings(parseSettingsFile(EVERY_KEY).values, deployment, { severity: 'minor', repo: 'acme/app' });
+    expect(merged).toEqual({
+      review: { triggers: ['opened', 'push'], debounceSeconds: 30, severity: 'nit' },
+      issues: { assign: false, label: 'switchboard' },
+      setup: { commands: ['npm ci'], lockfiles: ['package-lock.json'], timeoutSeconds: 120 },
+      agents: { allowed: ['ship', 'review'], rule: '.switchboard.yml agents.allowed and repositories.acme/app.agents.allowed' },
+      mcp: { review: [{ server: 'tracker', tools: ['get_*'] }] },
+    });
+    // The deployment's attachments for the repository replace the file's: its own word on what its servers do.
+    const ours = RepositoriesConfigSchema.parse({ 'acme/app': { mcp: { agents: { review: [{ server: 'docs' }] } } } })['acme/app'];
+    expect(mergeRepositorySettings(parseSettingsFile(EVERY_KEY).values, ours, { severity: 'minor', repo: 'acme/app' }).mcp).toEqual({
+      review: [{ server: 'docs' }],
+    });
+    expect(mergeRepositorySettings({}, undefined, { severity: 'minor', repo: 'acme/app' })).toEqual({
+      review: { triggers: [], debounceSeconds: 60, severity: 'minor' },
+      issues: { assign: true },
+    });
+  });
+});
+
+describe('the settings reader', () => {
+  let github: LocalGitHub;
+  beforeAll(async () => {
+    github = await startLocalGitHub({ tokens: { read: ['read'], write: [] } });
+  });
+  afterAll(async () => {
+    await github.close();
+  });
+
+  it('reads the default branch with the read identity, once per commit, and answers a repository it cannot see', async () => {
+    github.createRepo('acme', 'settings', { '.switchboard.yml': EVERY_KEY }, { defaultBranch: 'trunk' });
+    const reader = createRepoSettingsReader({
+      identities: createGitHubIdentities({ apiUrl: github.apiUrl, gitUrl: github.gitUrl, tokens: { read: 'read' } }),
+    });
+    const contents = () => github.state.requests.filter((r) => r.path.includes('/contents/')).length;
+    const first = await reader.read('acme/settings');
+    expect(first).toMatchObject({ file: 'found', problems: [], settings: { issues: { label: 'switchboard' } } });
+    expect(first.commitSha).toMatch(/^[0-9a-f]{40}$/);
+    await reader.read('acme/settings');
+    expect(contents()).toBe(1);
+    github.commit('acme/settings', 'trunk', { '.switchboard.yml': 'review:\n  severity: loud\n' });
+    const broken = await reader.read('acme/settings');
+    expect(contents()).toBe(2);
+    expect(broken).toMatchObject({ file: 'found', problems: [{ key: 'review.severity' }], settings: { review: { severity: 'minor' } } });
+    expect(broken.fileSha).not.toBe(first.fileSha);
+    github.createRepo('acme', 'bare', { 'README.md': '#\n' });
+    expect(await reader.read('acme/bare')).toMatchObject({ file: 'absent', problems: [] });
+    expect(await reader.read('acme/missing')).toMatchObject({ file: 'unreadable', problems: [{ key: '(file)' }] });
+  });
+});

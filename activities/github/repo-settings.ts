@@ -1,0 +1,240 @@
+import { parse as parseYaml, YAMLError } from 'yaml';
+import { type z } from 'zod';
+import { FINDING_SEVERITIES, type FindingSeverity } from '../../tools/submit-review';
+import {
+  REPOSITORY_SECTIONS,
+  type RepositoriesConfig,
+  type RepositorySettingsInput,
+  type ReviewTrigger,
+} from '../../infra/config/repository-section';
+import type { McpAttachmentConfig } from '../../agents/mcp';
+import { httpStatusOf, toReadFailure } from './failures';
+import { type GitHubIdentities } from './identity';
+import { splitRepo } from './repo-name';
+
+/** The file a repository keeps its settings in, on its default branch. */
+export const SETTINGS_FILE = '.switchboard.yml';
+/** A larger settings file is not read (it is reported, naming the limit). */
+export const MAX_SETTINGS_BYTES = 64 * 1024;
+
+/** A repository's settings as the deployment applies them: the file and `repositories.<owner/name>` merged, defaults filled. */
+export interface RepositorySettings {
+  review: { triggers: ReviewTrigger[]; debounceSeconds: number; severity: FindingSeverity };
+  issues: { assign: boolean; label?: string };
+  /** Setup commands before the first model turn (absent: none). */
+  setup?: { commands: string[]; lockfiles: string[]; timeoutSeconds: number };
+  /** The agents that may run on the repository (absent: every agent the admission allows), and who said so. */
+  agents?: { allowed: string[]; rule: string };
+  /** MCP servers of the deployment attached to agents on this repository, by agent id (absent: none beyond the deployment's). */
+  mcp?: Record<string, McpAttachmentConfig[]>;
+}
+
+/** One problem with the settings file, naming the key (`review.triggers.1`) as the file spells it. */
+export interface SettingsProblem {
+  key: string;
+  message: string;
+}
+
+export interface RepoSettingsResult {
+  repo: string;
+  /** The default branch's commit the file was read at (absent when GitHub could not say). */
+  commitSha?: string;
+  /** `found`: the file was read (maybe with problems); `absent`: there is none; `unreadable`: GitHub would not give it. */
+  file: 'found' | 'absent' | 'unreadable';
+  /** The file's blob: a notice of its problems is said once per version of the file. */
+  fileSha?: string;
+  settings: RepositorySettings;
+  /** Keys of the file that were ignored, and why (a broken section is ignored whole; the others apply). */
+  problems: SettingsProblem[];
+}
+
+export const DEFAULT_DEBOUNCE_SECONDS = 60;
+export const DEFAULT_SETUP_TIMEOUT_SECONDS = 600;
+
+/** Parses and checks a settings file, section by section: what is valid applies, each problem names its key. */
+export function parseSettingsFile(text: string): { values: RepositorySettingsInput; problems: SettingsProblem[] } {
+  const problems: SettingsProblem[] = [];
+  let data: unknown;
+  try {
+    data = parseYaml(text);
+  } catch (error) {
+    const at = error instanceof YAMLError ? error.linePos?.[0] : undefined;
+    const where = at ? ` at line ${at.line}, column ${at.col}` : '';
+    return { values: {}, problems: [{ key: '(file)', message: `not valid YAML${where}` }] };
+  }
+  if (data === null || data === undefined) return { values: {}, problems };
+  if (typeof data !== 'object' || Array.isArray(data))
+    return { values: {}, problems: [{ key: '(file)', message: 'expected a mapping of sections (review, issues, setup, agents)' }] };
+  const values: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
+    const schema = (REPOSITORY_SECTIONS as Record<string, z.ZodType>)[key];
+    if (!schema) {
+      problems.push({ key, message: `unknown key (known: ${Object.keys(REPOSITORY_SECTIONS).join(', ')})` });
+      continue;
+    }
+    const parsed = schema.safeParse(value);
+    if (parsed.success) values[key] = parsed.data;
+    else problems.push(...parsed.error.issues.map((issue) => describeIssue(key, issue)));
+  }
+  return { values: values, problems };
+}
+
+function describeIssue(section: string, issue: z.core.$ZodIssue): SettingsProblem {
+  const path = [section, ...issue.path.map(String)].join('.');
+  if (issue.code === 'unrecognized_keys') return { key: issue.keys.map((key) => `${path}.${key}`).join(', '), message: 'unknown key' };
+  return { key: path, message: issue.message };
+}
+
+/**
+ * The file's settings and the deployment's for the same repository, merged so the stricter
+ * wins where both say something: fewer automatic review triggers (both lists must name one), the
+ * longer debounce, the gate that addresses more findings, assignment only if neither turns it
+ * off, the agents both allow; the deployment's label, setup and MCP attachments where it sets
+ * them (its own word on what runs), with the shorter time bound. Unset keys take the defaults.
+ * MCP attachments only ever name the deployment's own servers: one it does not configure stays off.
+ */
+export function mergeRepositorySettings(
+  file: RepositorySettingsInput,
+  deployment: RepositorySettingsInput | undefined,
+  defaults: { severity: FindingSeverity; repo: string },
+): RepositorySettings {
+  const ours = deployment ?? {};
+  const both = <T>(a: T[] | undefined, b: T[] | undefined): T[] | undefined => (a && b ? a.filter((item) => b.includes(item)) : (a ?? b));
+  const severities = [file.review?.severity, ours.review?.severity].filter((s): s is FindingSeverity => s !== undefined);
+  const severity = severities.length
+    ? severities.reduce((a, b) => (FINDING_SEVERITIES.indexOf(a) >= FINDING_SEVERITIES.indexOf(b) ? a : b))
+    : defaults.severity;
+  const debounces = [file.review?.debounceSeconds, ours.review?.debounceSeconds].filter((n): n is number => n !== undefined);
+  const label = ours.issues?.label ?? file.issues?.label;
+  const setup = ours.setup?.commands ? ours.setup : file.setup;
+  const timeouts = [file.setup?.timeoutSeconds, ours.setup?.timeoutSeconds].filter((n): n is number => n !== undefined);
+  const allowed = both(file.agents?.allowed, ours.agents?.allowed);
+  const mcp = ours.mcp?.agents ?? file.mcp?.agents;
+  const rule =
+    file.agents?.allowed && ours.agents?.allowed
+      ? `${SETTINGS_FILE} agents.allowed and repositories.${defaults.repo}.agents.allowed`
+      : file.agents?.allowed
+        ? `${SETTINGS_FILE} agents.allowed`
+        : `repositories.${defaults.repo}.agents.allowed`;
+  return {
+    review: {
+      triggers: both(file.review?.triggers, ours.review?.triggers) ?? [],
+      debounceSeconds: debounces.length ? Math.max(...debounces) : DEFAULT_DEBOUNCE_SECONDS,
+      severity,
+    },
+    issues: { assign: file.issues?.assign !== false && ours.issues?.assign !== false, ...(label ? { label } : {}) },
+    ...(setup?.commands?.length
+      ? {
+          setup: {
+            commands: setup.commands,
+            lockfiles: setup.lockfiles ?? [],
+            timeoutSeconds: timeouts.length ? Math.min(...timeouts) : DEFAULT_SETUP_TIMEOUT_SECONDS,
+          },
+        }
+      : {}),
+    ...(allowed ? { agents: { allowed, rule } } : {}),
+    ...(mcp && Object.keys(mcp).length > 0 ? { mcp } : {}),
+  };
+}
+
+export interface RepoSettingsDeps {
+  identities: Pick<GitHubIdentities, 'octokitFor' | 'tokenFor'>;
+  /** The deployment's `repositories` section. */
+  repositories?: RepositoriesConfig;
+  /** `review.addressSeverity`: the gate where neither the file nor the deployment sets one. */
+  defaultSeverity?: FindingSeverity;
+  /** How long a repository's default branch name is reused (default 60 s); its commit is asked every time. */
+  branchTtlMs?: number;
+  now?: () => number;
+}
+
+/**
+ * Reads `.switchboard.yml` from a repository's default branch with the read identity (the
+ * contents API: one request for the branch's commit, one for the file at that commit when it
+ * is not cached), parses it once per commit, and merges it with the deployment's settings for
+ * the repository. GitHub's silence is thrown (an activity retries it); a repository or file
+ * GitHub will not give is answered, never thrown, so a broken or hidden file never stops work.
+ */
+export function createRepoSettingsReader(deps: RepoSettingsDeps) {
+  const byCommit = new Map<
+    string,
+    { file: RepoSettingsResult['file']; fileSha?: string; values: RepositorySettingsInput; problems: SettingsProblem[] }
+  >();
+  const branches = new Map<string, { branch: string; at: number }>();
+  const now = deps.now ?? Date.now;
+  const deploymentFor = (repo: string) =>
+    Object.entries(deps.repositories ?? {}).find(([name]) => name.toLowerCase() === repo.toLowerCase())?.[1];
+  const answer = (repo: string, parsed: Omit<RepoSettingsResult, 'repo' | 'settings'> & { values: RepositorySettingsInput }) => {
+    const { values, ...rest } = parsed;
+    return {
+      repo,
+      ...rest,
+      settings: mergeRepositorySettings(values, deploymentFor(repo), { severity: deps.defaultSeverity ?? 'minor', repo }),
+    };
+  };
+
+  return {
+    async read(repo: string): Promise<RepoSettingsResult> {
+      if (!(await deps.identities.tokenFor('read')))
+        return answer(repo, {
+          file: 'unreadable',
+          values: {},
+          problems: [{ key: '(file)', message: `no GitHub read identity is configured, so ${SETTINGS_FILE} was not read` }],
+        });
+      const gh = await deps.identities.octokitFor('read');
+      const where = splitRepo(repo);
+      let commitSha: string;
+      try {
+        const cached = branches.get(repo.toLowerCase());
+        const branch =
+          cached && now() - cached.at < (deps.branchTtlMs ?? 60_000) ? cached.branch : (await gh.rest.repos.get(where)).data.default_branch;
+        branches.set(repo.toLowerCase(), { branch, at: cached?.branch === branch ? cached.at : now() });
+        commitSha = (await gh.rest.repos.getBranch({ ...where, branch })).data.commit.sha;
+      } catch (error) {
+        const status = httpStatusOf(error);
+        if (status === 404 || status === 401 || status === 403)
+          return answer(repo, {
+            file: 'unreadable',
+            values: {},
+            problems: [{ key: '(file)', message: `GitHub would not show ${repo}'s default branch to the read identity (HTTP ${status})` }],
+          });
+        throw toReadFailure(error, `the default branch of ${repo}`);
+      }
+      const key = `${repo.toLowerCase()}@${commitSha}`;
+      let parsed = byCommit.get(key);
+      if (!parsed) {
+        parsed = await readFile(gh, where, commitSha);
+        byCommit.set(key, parsed);
+        // The oldest commits drop off first (a Map iterates in insertion order).
+        if (byCommit.size > 500) byCommit.delete(byCommit.keys().next().value!);
+      }
+      return answer(repo, { commitSha, ...parsed });
+    },
+  };
+}
+
+async function readFile(
+  gh: Awaited<ReturnType<GitHubIdentities['octokitFor']>>,
+  where: { owner: string; repo: string },
+  ref: string,
+): Promise<{ file: RepoSettingsResult['file']; fileSha?: string; values: RepositorySettingsInput; problems: SettingsProblem[] }> {
+  try {
+    const { data } = await gh.rest.repos.getContent({ ...where, path: SETTINGS_FILE, ref });
+    if (Array.isArray(data) || data.type !== 'file')
+      return { file: 'found', values: {}, problems: [{ key: '(file)', message: `${SETTINGS_FILE} is not a file` }] };
+    if (data.size > MAX_SETTINGS_BYTES)
+      return {
+        file: 'found',
+        fileSha: data.sha,
+        values: {},
+        problems: [{ key: '(file)', message: `larger than ${MAX_SETTINGS_BYTES} bytes, so it was not read` }],
+      };
+    const parsed = parseSettingsFile(Buffer.from(data.content, 'base64').toString('utf8'));
+    return { file: 'found', fileSha: data.sha, ...parsed };
+  } catch (error) {
+    if (httpStatusOf(error) === 404) return { file: 'absent', values: {}, problems: [] };
+    throw toReadFailure(error, `${SETTINGS_FILE} of ${where.owner}/${where.repo}`);
+  }
+}
+
+export type RepoSettingsReader = ReturnType<typeof createRepoSettingsReader>;
