@@ -1,7 +1,5 @@
 import {
   allHandlersFinished,
-  CancellationScope,
-  ChildWorkflowFailure,
   condition,
   continueAsNew,
   getExternalWorkflowHandle,
@@ -9,9 +7,7 @@ import {
   patched,
   setCurrentDetails,
   setHandler,
-  sleep,
   startChild,
-  TerminatedFailure,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -23,11 +19,9 @@ import {
   repoReads,
   repoVetting,
   routingModels,
-  runProgress,
   setup,
   spendCheck,
   status as rawStatus,
-  units,
 } from './activity-proxies';
 import { autoReviewText, ReviewMemory } from './thread/auto-review';
 import { seededMessage, THREAD_SEEDS_ISSUES } from './thread/issue-seed';
@@ -40,13 +34,15 @@ import { InputGuard } from './input-guard';
 import { endThread } from './thread/end-thread';
 import { SwitchboardKind, Thread } from './search-attributes';
 import { decide, personOf } from './thread/decide';
-import { shipStart, SHIP_STEER_ADMITTED } from './thread/ship-start';
-import { stuckRunNotice, watchForStuck, type StuckRun } from './thread/run-watch';
+import { shipStart } from './thread/ship-start';
+import { stuckRunNotice } from './thread/run-watch';
+import { awaitRun } from './thread/await-run';
+import { startShipUnit } from './thread/ship-unit-start';
 import { needsVetting, VET_REPOSITORY_PATCH, vetInput, vetRefusal } from './thread/vet';
 import { admitSpend, SPEND_CAPS_PATCH, spendRefusal, spendScope } from './thread/spend';
 import type { SpendCap } from './contracts';
 import type { AgentSetup } from '../activities/agents/agent-setup';
-import { admitControl, type AdmissionRefusal, type Person } from '../agents';
+import { admitControl, type AdmissionRefusal } from '../agents';
 import {
   agentRunWorkflowType,
   messageSignal,
@@ -59,10 +55,8 @@ import {
   problemWith,
   uncertainWritesQuery,
   type MessageOutcome,
-  type RunRecord,
   type SavedExchange,
   type StopInput,
-  type ShipUnitInput,
   type ThreadInput,
   type ThreadMessage,
 } from './contracts';
@@ -462,78 +456,6 @@ export const STEER_ADMITTED = 'thread-steer-admitted';
 export const GITHUB_ACTOR_ADMITTED = 'thread-github-actor-admitted';
 /** Marks histories whose threads load the agent setup as a local activity (before: an activity). */
 export const PATCH_LOCAL_SETUP = 'thread-local-agent-setup';
-/** Marks histories whose threads watch their current run and let a stuck one go (run-watch.ts). */
-export const PATCH_WATCH_RUN = 'thread-watches-current-run';
-
-/**
- * The run's record, or that it is stuck: a run whose workflow task keeps failing is let go
- * (the thread stops waiting; the run stays for an operator, see `runs list --stuck`) so the
- * thread answers and takes new messages again.
- */
-async function awaitRun(
-  runId: string,
-  result: Promise<RunRecord>,
-  timing: ThreadInput['runWatch'],
-): Promise<{ record?: RunRecord; stuck?: StuckRun; terminated?: boolean }> {
-  const finished = result.then(
-    (record) => ({ record }),
-    // Terminated by an operator (`temporal workflow terminate`, the Web UI) is said as such, not as a failure.
-    (error: unknown) => (error instanceof ChildWorkflowFailure && error.cause instanceof TerminatedFailure ? { terminated: true } : {}),
-  );
-  if (!patched(PATCH_WATCH_RUN)) return finished;
-  const watch = new CancellationScope();
-  const deps = { ...timing, sleep, progress: (id: string) => runProgress.runProgress({ runId: id }) };
-  const stuck = watch
-    .run(() => watchForStuck(runId, deps))
-    .then(
-      (found) => ({ stuck: found }),
-      () => new Promise<never>(() => undefined),
-    );
-  try {
-    return await Promise.race([finished, stuck]);
-  } finally {
-    watch.cancel();
-  }
-}
-
-/**
- * A code-change request becomes a ship unit on its own id (never a child of the thread), as
- * `shipStart` names it. A unit that is already running gets the request as a steer, once the
- * admission says this person may steer it (their own, or theirs by the conversation's surface).
- */
-async function startShipUnit(
-  start: ReturnType<typeof shipStart>,
-  message: ThreadMessage,
-  setup: AgentSetup,
-): Promise<{ kind: 'unit' | 'refused'; unitId?: string; reply: string; code?: string }> {
-  if ('refused' in start) return { kind: 'refused', ...start.refused };
-  const { input } = start;
-  const { unitId } = input;
-  if (patched(SHIP_STEER_ADMITTED)) {
-    const refused = await existingUnitRefusal(input, personOf(message), setup);
-    if (refused) return { kind: 'refused', code: refused.code, reply: refused.message };
-  }
-  const started = await units.startUnit({ ...input, effectKey: `${workflowInfo().workflowId}/unit/${message.messageId}` });
-  if (started.status === 'refused') return { kind: 'refused', code: 'settings_missing', reply: started.reason ?? 'Not started.' };
-  return {
-    kind: 'unit',
-    unitId,
-    reply:
-      started.status === 'started'
-        ? `Started ship unit ${unitId}: coding, review and checks until the pull request is ready.`
-        : `Ship unit ${unitId} already exists; your message was sent to it as a steer.`,
-  };
-}
-
-/** Why this person may not steer the running unit the request names, or undefined (no such unit, or theirs to steer). */
-async function existingUnitRefusal(input: ShipUnitInput, person: Person, setup: AgentSetup): Promise<AdmissionRefusal | undefined> {
-  const existing = await units.inspectUnit({ unitId: input.unitId }).catch(() => undefined);
-  if (!existing || existing.outcome) return undefined;
-  const subject = { kind: 'unit' as const, id: input.unitId, requester: existing.requester, agent: 'ship', repo: input.repo };
-  const allowed = admitControl(setup, person, subject, 'steer');
-  return allowed.ok ? undefined : allowed;
-}
-
 function savedContext(saved: SavedExchange[]): ChatMessage[] {
   return saved.flatMap((exchange): ChatMessage[] => [
     { role: 'user', text: exchange.request },
