@@ -45,4 +45,15 @@ describe('status cards', () => {
     expect(textOf(slack.blocks)).toContain('*Cost:* $0.0612');
     expect(textOf(slack.blocks)).not.toContain('cache');
   });
+
+  it("on GitHub, promise an answer below only for a conversation's own run", () => {
+    const done = { ...status, outcome: 'completed' as const, endedBy: undefined };
+    expect(renderGitHubCard({ status: done, final: true })).toContain('The answer follows below.');
+    const unitRun = renderGitHubCard({ status: { ...done, answersTo: 'unit' }, final: true });
+    expect(unitRun).toContain("Its result goes into the ship unit's report.");
+    expect(unitRun).not.toContain('follows below');
+    const child = renderGitHubCard({ status: { ...done, answersTo: 'parent' }, final: true });
+    expect(child).toContain('Its answer went to the run that delegated to it.');
+    expect(renderGitHubCard({ status: { ...done, answersTo: 'unit' }, final: false })).not.toContain('report');
+  });
 });

@@ -24,6 +24,12 @@ const OUTCOME_WORDS: Record<RunOutcome, string> = {
   failed: '❌ Failed',
 };
 
+const ANSWER_WORDS: Record<NonNullable<RunStatus['answersTo']> | 'conversation', string> = {
+  conversation: 'The answer follows below.',
+  unit: "Its result goes into the ship unit's report.",
+  parent: 'Its answer went to the run that delegated to it.',
+};
+
 /**
  * The status comment's markdown: agent, model, phase (or outcome), the latest status line and
  * the facts. The answer is its own comment, so the final card only points at it.
@@ -48,7 +54,8 @@ export function renderGitHubCard(view: { status: RunStatus; final: boolean; webU
   const routed = routingWords(status);
   if (routed) lines.push(`<sub>${routed}</sub>`);
   if (!view.final && status.statusText) lines.push('', `> ${status.statusText.replace(/\n/g, ' ')}`);
-  if (view.final) lines.push('', 'The answer follows below.');
+  // Only a conversation's own run has its answer posted next; a unit's or a parent's run reports to them.
+  if (view.final) lines.push('', ANSWER_WORDS[status.answersTo ?? 'conversation']);
   lines.push('', `<sub>${facts.join(' · ')}</sub>`);
   // The setup's output, folded: what went wrong when it failed, what it did when it ran.
   if (status.setup?.output && status.setup.state !== 'cached')

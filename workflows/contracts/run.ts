@@ -268,6 +268,8 @@ export interface RunStatus {
   instructions?: string[];
   /** The repository's setup before the first turn, with the end of its output. */
   setup?: SetupOutcome;
+  /** Where the run's answer goes when it is not the conversation's next message: its unit's report, or the run that delegated to it. */
+  answersTo?: 'unit' | 'parent';
   /** How the router picked the agent, for the card (absent: named, sticky, or a child). */
   routing?: { agent: string; reason: string; note?: string };
 }

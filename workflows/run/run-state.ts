@@ -299,6 +299,7 @@ export class RunState {
       ...(this.repoContext?.instructions?.files.length ? { instructions: this.repoContext.instructions.files } : {}),
       ...(this.repoContext?.setup ? { setup: this.repoContext.setup } : {}),
       ...(this.input.routing ? { routing: routingView(this.input.routing) } : {}),
+      ...(this.input.submitsTo === 'unit' ? { answersTo: 'unit' as const } : this.input.parent ? { answersTo: 'parent' as const } : {}),
     };
   }
 
