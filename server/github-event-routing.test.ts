@@ -150,7 +150,7 @@ describe('repository events', () => {
     expect(repositoryEvent('pull_request', pull('labeled'), options)).toBeUndefined();
   });
 
-  test('an issue assigned to the bot or labelled starts its unit; unassigned or unlabelled stops it', () => {
+  test('an issue assigned to the bot or labelled starts its unit; unassigned, unlabelled or closed stops it', () => {
     expect(repositoryEvent('issues', issue('assigned', { assignee: { login: 'switchboard' } }), options)).toMatchObject({
       kind: 'issue',
       number: 8,
@@ -174,6 +174,10 @@ describe('repository events', () => {
       action: 'stop',
       label: 'bug',
     });
+    const closed = (reason: string) => issue('closed', { issue: { number: 8, title: 'Fix the total', body: '', state_reason: reason } });
+    expect(repositoryEvent('issues', closed('not_planned'), options)).toMatchObject({ action: 'stop', how: 'closed', actor: 'ana' });
+    // Closed as completed is also a merged `Fixes #n`: the unit settles on its PR's events instead.
+    expect(repositoryEvent('issues', closed('completed'), options)).toBeUndefined();
     expect(repositoryEvent('issues', issue('opened'), options)).toBeUndefined();
   });
 

@@ -197,7 +197,7 @@ function mention(
 /**
  * A repository event the door may turn into work, depending on the repository's settings
  * (server/github-work.ts): an automatic review of a pull request, or an issue's ship unit started
- * (assigned to the bot, labelled) or stopped (unassigned, unlabelled). Pure, like the routing above.
+ * (assigned to the bot, labelled) or stopped (unassigned, unlabelled, closed). Pure, like the routing above.
  */
 export type RepositoryEvent =
   | {
@@ -217,7 +217,7 @@ export type RepositoryEvent =
       repo: string;
       number: number;
       action: 'start' | 'stop';
-      how: 'assigned' | 'labeled';
+      how: 'assigned' | 'labeled' | 'closed';
       /** The label added or removed (the door compares it with the repository's `issues.label`). */
       label?: string;
       actor: string;
@@ -277,6 +277,9 @@ export function repositoryEvent(name: string, payload: Payload, options: RouteOp
       return { ...base, ...extra, action: payload.action === 'assigned' ? 'start' : 'stop', how: 'assigned' };
     if ((payload.action === 'labeled' || payload.action === 'unlabeled') && typeof label === 'string' && label)
       return { ...base, ...extra, action: payload.action === 'labeled' ? 'start' : 'stop', how: 'labeled', label };
+    // An issue closed as not planned needs no more work: its units at work stop. Closed as completed
+    // is also what merging a `Fixes #n` pull request does, so it stops nothing (the unit settles on its PR's own events).
+    if (payload.action === 'closed' && issue.state_reason === 'not_planned') return { ...base, ...extra, action: 'stop', how: 'closed' };
   }
   return undefined;
 }

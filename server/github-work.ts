@@ -69,9 +69,10 @@ export async function repositoryWork(deps: GitHubWorkDeps, event: RepositoryEven
       review: { trigger: event.trigger, ...(event.headSha ? { headSha: event.headSha } : {}), debounceSeconds: review.debounceSeconds },
     });
   }
-  const ours = event.how === 'assigned' ? issues.assign : issues.label !== undefined && event.label === issues.label;
+  const ours =
+    event.how === 'closed' || (event.how === 'assigned' ? issues.assign : issues.label !== undefined && event.label === issues.label);
   if (!ours) return false;
-  if (event.action === 'start')
+  if (event.action === 'start' && event.how !== 'closed')
     return startThreadWork(deps, event, 'ship', {
       // What the issue says now; the thread adds the comments when the message's turn comes.
       text: `agent:ship Issue #${event.number}: ${event.title}\n\n${event.body}`.trim(),
@@ -80,7 +81,12 @@ export async function repositoryWork(deps: GitHubWorkDeps, event: RepositoryEven
   const person = await personFor(deps, event.repo, event.actor);
   const threadId = threadIdOf(event.repo, event.number);
   const units = await runningUnits(deps.client, { Thread: threadId });
-  const why = event.how === 'assigned' ? 'the issue was unassigned from Switchboard' : `the ${event.label} label was removed`;
+  const why =
+    event.how === 'closed'
+      ? 'the issue was closed as not planned'
+      : event.how === 'assigned'
+        ? 'the issue was unassigned from Switchboard'
+        : `the ${event.label} label was removed`;
   const refused = await stopEach(deps, person, units, why);
   if (refused.length > 0)
     await deps.admission.gate.answer?.({

@@ -141,6 +141,8 @@ it('turns an issue assigned to the bot into a ready PR that fixes it, reviewed o
     60_000,
   );
   expect(settled.outcome).toBe('merged');
+  // `Fixes #n` closed the issue on the merge, as completed: that stops nothing, the unit settled on its PR.
+  expect(flows.item(issue.number).state).toBe('closed');
   const report = await waitUntil(
     async () => ours(issue.number).find((comment) => comment.body.startsWith(`Ship unit ${unitId} merged: the pull request was merged.`)),
     (found) => found !== undefined,
@@ -148,7 +150,7 @@ it('turns an issue assigned to the bot into a ready PR that fixes it, reviewed o
   expect(report!.body).toContain(`PR #${number} on ${flows.repo}; 2 coding rounds, 2 reviews.`);
 });
 
-it('starts a unit for a labelled issue and stops it when the label goes, and one for an assigned issue that stops when unassigned', async () => {
+it('starts a unit for a labelled issue and stops it when the label goes, and one for an assigned issue that stops when unassigned or closed', async () => {
   const { as, client, ours } = flows;
   const labelled = await as(ANA, 'POST', '/issues', { title: 'Take your time with the currency list', body: 'Later.' });
   await as(ANA, 'POST', `/issues/${labelled.number}/labels`, { labels: ['switchboard'] });
@@ -181,8 +183,23 @@ it('starts a unit for a labelled issue and stops it when the label goes, and one
     async () => ours(assigned.number).some((c) => /stopped by github:bob: the issue was unassigned from Switchboard/.test(c.body)),
     Boolean,
   );
+
+  // Closing an issue as not planned (by someone admitted to stop the unit, not the one who assigned it) stops its unit too.
+  const closing = await as(ANA, 'POST', '/issues', { title: 'Take your time with the tax table', body: 'Maybe never.' });
+  await as(ANA, 'POST', `/issues/${closing.number}/assignees`, { assignees: ['switchboard'] });
+  const byClosing = await flows.runningUnitOf(flows.threadOf(closing.number));
+  await as(BOB, 'PATCH', `/issues/${closing.number}`, { state: 'closed', state_reason: 'not_planned' });
+  const closed = await waitUntil(
+    () => client.workflow.getHandle(byClosing).query(unitStateQuery),
+    (state) => state.outcome === 'stopped',
+  );
+  expect(closed.pullRequest).toBeUndefined();
+  await waitUntil(
+    async () => ours(closing.number).some((c) => /stopped by github:bob: the issue was closed as not planned/.test(c.body)),
+    Boolean,
+  );
   // The thread recorded one start each, and nothing else is running for them.
-  for (const number of [labelled.number, assigned.number]) {
+  for (const number of [labelled.number, assigned.number, closing.number]) {
     const thread = await client.workflow.getHandle(flows.threadOf(number)).query(threadStateQuery);
     expect(thread.outcomes.filter((outcome) => outcome.kind === 'unit')).toHaveLength(1);
   }

@@ -101,6 +101,26 @@ describe('the local GitHub’s issue events and line comments', () => {
     expect(branch.commit.sha).toBe(pr.head.sha);
     expect((await call('/repos/acme/lines/branches/nope', 'GET', undefined, 'r')).status).toBe(404);
   });
+
+  it('closes the issues a merged pull request’s body fixes, and only those, with an event each', async () => {
+    const open = async (title: string) => (await json(call('/repos/acme/lines/issues', 'POST', { title, body: '' }))).number as number;
+    const [fixed, resolved, mentioned] = [await open('One'), await open('Two'), await open('Three')];
+    github.commit('acme/lines', 'fixes', { 'c.txt': 'c\n' });
+    const body = `Does the thing.\n\nFixes #${fixed}, resolves: #${resolved}; see #${mentioned} and other/repo#${fixed}.`;
+    const pr = await json(call('/repos/acme/lines/pulls', 'POST', { head: 'fixes', base: 'main', title: 'Fixes', body }));
+    events.length = 0;
+    expect((await call(`/repos/acme/lines/pulls/${pr.number}/merge`, 'PUT', {})).status).toBe(200);
+    const issueEvents = events.filter((e) => e.event === 'issues').map((e) => [e.payload.action, e.payload.issue.number]);
+    expect(issueEvents).toEqual([
+      ['closed', fixed],
+      ['closed', resolved],
+    ]);
+    const states = await Promise.all(
+      [fixed, resolved, mentioned].map(async (n) => (await json(call(`/repos/acme/lines/issues/${n}`, 'GET'))).state),
+    );
+    expect(states).toEqual(['closed', 'closed', 'open']);
+    expect(events.find((e) => e.event === 'issues')!.payload.issue.state_reason).toBe('completed');
+  });
 });
 
 describe('reading a unified diff', () => {

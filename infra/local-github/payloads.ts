@@ -35,6 +35,7 @@ export function issue(base: string, repo: RepoState, item: IssueState) {
     title: item.title,
     body: item.body,
     state: item.state,
+    state_reason: item.stateReason ?? null,
     labels: item.labels.map((name) => ({ name })),
     assignee: item.assignees?.[0] ? user(item.assignees[0]) : null,
     assignees: (item.assignees ?? []).map(user),

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { issue as issueJson, repository, user } from './payloads';
 import { login, now, page, record, repoOf, type RestContext } from './rest-context';
 import { type Comment, type IssueState } from './state';
-import { labelEvents } from './rest-issue-events';
+import { itemEvent, labelEvents } from './rest-issue-events';
 
 /** Issues, their comments and labels (pull requests are issues too). */
 export function issueRoutes(ctx: RestContext): Router {
@@ -144,14 +144,16 @@ export function issueRoutes(ctx: RestContext): Router {
     const item = repo?.issues.get(Number(req.params.number));
     if (!repo) return;
     if (!item) return void res.status(404).json({ message: 'Not Found' });
-    const { title, body, state, labels } = req.body ?? {};
+    const { title, body, state, labels, state_reason: reason } = req.body ?? {};
     const valid =
       (title === undefined || (typeof title === 'string' && title !== '')) &&
       (body === undefined || typeof body === 'string') &&
       (state === undefined || state === 'open' || state === 'closed') &&
+      (reason === undefined || reason === null || reason === 'completed' || reason === 'not_planned' || reason === 'reopened') &&
       optionalLabels(labels);
     if (!valid) return void res.status(422).json({ message: 'Validation Failed' });
     const labelsBefore = [...item.labels];
+    const stateBefore = item.state;
     Object.assign(item, {
       ...(title !== undefined ? { title } : {}),
       ...(body !== undefined ? { body } : {}),
@@ -161,6 +163,9 @@ export function issueRoutes(ctx: RestContext): Router {
     });
     record(ctx, res, { kind: 'issue.update', repo: `${repo.owner}/${repo.name}`, number: item.number });
     labelEvents(ctx, repo, item, labelsBefore, login(res));
+    // GitHub's reasons: closing is `completed` unless said otherwise; reopening is `reopened`.
+    if (item.state !== stateBefore) item.stateReason = item.state === 'closed' ? (reason ?? 'completed') : 'reopened';
+    if (item.state !== stateBefore) itemEvent(ctx, repo, item, item.state === 'closed' ? 'closed' : 'reopened', login(res), {});
     res.json(issueJson(ctx.webUrl, repo, item));
   });
 

@@ -4,6 +4,8 @@ import { headSha, pull as pullJson, repository, user } from './payloads';
 import { login, now, page, record, repoOf, type RestContext } from './rest-context';
 import { type IssueState, type RepoState, type Review, type ReviewComment } from './state';
 import { diffLines, inDiff, lineAtPosition, suggestionOf, type DiffSide } from './diff-positions';
+import { closedIssueNumbers } from './closing-keywords';
+import { itemEvent } from './rest-issue-events';
 
 /** Pull requests, their files, reviews, review comments, and merging. */
 export function pullRoutes(ctx: RestContext): Router {
@@ -223,6 +225,16 @@ export function pullRoutes(ctx: RestContext): Router {
     item.updatedAt = now();
     record(ctx, res, { kind: 'pull_request.merge', repo: `${repo.owner}/${repo.name}`, number: item.number });
     event('closed', repo, item, login(res));
+    // Merged into the default branch, its body's `Fixes #n` closes those issues, as GitHub does.
+    if (pr.base === repo.defaultBranch)
+      for (const number of closedIssueNumbers(item.body)) {
+        const issue = repo.issues.get(number);
+        if (!issue || issue.pull || issue.state !== 'open') continue;
+        issue.state = 'closed';
+        issue.stateReason = 'completed';
+        issue.updatedAt = now();
+        itemEvent(ctx, repo, issue, 'closed', login(res), {});
+      }
     res.json({ sha: merged, merged: true, message: 'Pull Request successfully merged' });
   });
 

@@ -61,6 +61,8 @@ export interface IssueState {
   title: string;
   body: string;
   state: 'open' | 'closed';
+  /** Why a closed issue was closed, as GitHub says it (a merged `Fixes #n` closes as `completed`). */
+  stateReason?: 'completed' | 'not_planned' | 'reopened';
   labels: string[];
   /** Logins the issue or pull request is assigned to. */
   assignees: string[];
