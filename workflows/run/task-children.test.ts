@@ -20,6 +20,8 @@ interface World {
   ownSession?: boolean;
   /** What every other `patched()` answers (default true). */
   patches?: boolean;
+  /** The deployment's MCP facts and attachments per repository (AgentSetup `mcp`, `repositoryMcp`). */
+  mcp?: Pick<AgentSetup, 'mcp' | 'repositoryMcp'>;
 }
 
 function children(parent?: RunInput['parent'], world: World = {}) {
@@ -55,6 +57,7 @@ function children(parent?: RunInput['parent'], world: World = {}) {
         config: defaultAgentsConfig(),
         ship: DEFAULT_SHIP_SETTINGS,
         ...(world.sandbox ? { sandbox: world.sandbox } : {}),
+        ...world.mcp,
       }),
     },
     workspaceKey: 't',
@@ -156,6 +159,22 @@ describe('TaskChildren', () => {
       });
       expect(vets).toEqual([]);
       expect(started).toEqual([]);
+    });
+
+    it("with the MCP servers the admission grants its agent, the deployment's attachments for the repository included", async () => {
+      const mcp = {
+        mcp: {
+          servers: { docs: { transport: 'http' as const }, tracker: { transport: 'http' as const } },
+          agents: { explore: [{ server: 'docs' }] },
+        },
+        repositoryMcp: { 'acme/app': { explore: [{ server: 'tracker', tools: ['search_*'] }] } },
+      };
+      const { tasks, started } = children(undefined, { agent: 'conductor', repo: 'acme/app', mcp });
+      await tasks.start(call, explore);
+      expect(started[0].input.profile.mcp?.servers).toEqual([
+        { server: 'docs', transport: 'http' },
+        { server: 'tracker', transport: 'http', tools: ['search_*'] },
+      ]);
     });
 
     it("keeps the parent's session in a run recorded before the change (the patch is not taken)", async () => {

@@ -131,6 +131,8 @@ export class TaskChildren {
       const refused = modelCheck(setup, { person, agent: target.definition.id, model: args.model }, target.definition);
       if (refused) return toolError(call, refused.message);
     }
+    // The MCP servers the admission grants the child's agent here (the deployment's attachments for the repository included).
+    let admittedMcp = setup.mcp ? admitMcp(setup.mcp, person, target.definition) : undefined;
     if (target.kind === 'agent') {
       const skip = person.surface === 'github' && !this.deps.patched(CHILD_GITHUB_ACTOR) ? (['github_actor'] as const) : [];
       const allowed = admitStart(setup, {
@@ -140,6 +142,7 @@ export class TaskChildren {
         skip,
       });
       if (!allowed.ok) return toolError(call, allowed.message);
+      if (setup.mcp) admittedMcp = allowed.mcp;
     }
     const ownSession = target.kind === 'agent' && this.deps.patched(AGENT_CHILD_OWN_SESSION);
     const bounds = {
@@ -153,7 +156,7 @@ export class TaskChildren {
           agent: target.definition,
           ...bounds,
           ...(setup.backends ? { tooling: { backends: setup.backends, conversation: 'api' as const } } : {}),
-          ...(setup.mcp ? { mcp: admitMcp(setup.mcp, person, target.definition) } : {}),
+          ...(admittedMcp ? { mcp: admittedMcp } : {}),
         })
       : resolveRoleProfile({ role: target.definition, ...bounds, depth });
     if (ownSession) {
