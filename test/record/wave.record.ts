@@ -9,7 +9,7 @@
 import { type Client } from '@temporalio/client';
 import { createGitHubActivities, createGitHubIdentities } from '../../activities/github';
 import { sendToThread } from '../../infra/thread-client';
-import { runStatusQuery, stopSignal, threadStateQuery, unitStateQuery, type ThreadMessage } from '../../workflows/contracts';
+import { prEventSignal, runStatusQuery, stopSignal, threadStateQuery, unitStateQuery, type ThreadMessage } from '../../workflows/contracts';
 import { saveHistory } from '../helpers/history';
 import { startHttpMcpServer, type HttpMcpServer } from '../helpers/mcp-servers';
 import { startRunKit, type RunKit } from '../helpers/run-kit';
@@ -214,6 +214,53 @@ describe('wave patches: routing, roles, repository context, issues, steers', () 
     await settled(threadId, 1);
     await saveHistory(client(), threadId, 'thread/issue-seeded');
     await saveHistory(client(), unitId, 'unit/issue-seeded-stopped');
+  });
+
+  // Patches: unit-knows-own-reviews-by-marker (a person's review reaches the unit: it reads the
+  // PR's reviews and tells its own, by their effect marker, from the person's), unit-repo-settings.
+  test("wave: a unit takes a person's review apart from its own", async () => {
+    const model = ship.kit.script('wave-unit', [
+      {
+        alternatives: [
+          {
+            when: { lastUserIncludes: 'of this unit)' },
+            text: 'Fine.',
+            toolCalls: [{ name: 'submit_review', input: { verdict: 'approve', summary: 'Good.', findings: [] } }],
+          },
+          { when: { lastUserIncludes: 'reviewed' }, text: 'Slow.', toolCalls: [{ name: 'bash', input: { command: 'sleep 3392' } }] },
+          {
+            text: 'Changing.',
+            toolCalls: [
+              { name: 'bash', input: { command: 'echo "Hello." >> README.md' } },
+              { name: 'submit_description', input: { title: 'Add a greeting', body: 'Adds a greeting line.' } },
+            ],
+          },
+        ],
+      },
+      { text: 'done' },
+    ]);
+    const unitId = `unit:${REPO}:record-wave-reviews`;
+    const unit = await ship.start({ unitId, request: 'Add a greeting to the README', model });
+    const checking = await waitUntil(
+      () => unit.query(unitStateQuery),
+      (state) => state.phase === 'checks',
+      120_000,
+    );
+    const number = checking.pullRequest!;
+    const posted = await fetch(`${ship.github.apiUrl}/repos/${REPO}/pulls/${number}/reviews`, {
+      method: 'POST',
+      headers: { authorization: 'token write-token', 'content-type': 'application/json' },
+      body: JSON.stringify({ event: 'COMMENT', body: 'Please say who reviewed it.' }),
+    });
+    const review = (await posted.json()) as { id: number };
+    await unit.signal(prEventSignal, { repo: REPO, number, kind: 'review', reviewState: 'commented', reviewId: review.id, actor: 'alice' });
+    await waitUntil(
+      () => unit.query(unitStateQuery),
+      (state) => state.phase === 'findings' && Boolean(state.currentRun?.includes('/coding-2')),
+    );
+    await unit.signal(stopSignal, { reason: 'recorded', by: 'tester' });
+    expect((await unit.result()).outcome).toBe('stopped');
+    await saveHistory(client(), unitId, 'unit/persons-review-taken');
   });
 
   // Patches: thread-steer-admitted (a reply from a collaborator whose role does not admit them to
