@@ -353,6 +353,11 @@ describe('GitHub: PR comment, review comment, issue comment', () => {
     );
     const admitted = await githubComment(BOB_GH, pr, `agent:general model:${models.hello} what is this?`);
     expect(await outcome(threadId, `github:${admitted.delivery.id}`)).toMatchObject({ kind: 'run', agent: 'general' });
+    // A mention while that run still works would steer it (docs/github.md): the next one waits for its end.
+    await waitUntil(
+      () => client.workflow.getHandle(threadId).query(threadStateQuery),
+      (state) => state.currentRunId === undefined,
+    );
     const model = await githubComment(ANA_GH, pr, 'model:anthropic:claude-opus-4-1 hi');
     expect(await outcome(threadId, `github:${model.delivery.id}`)).toMatchObject({ kind: 'refused', code: 'model_not_allowed' });
   });

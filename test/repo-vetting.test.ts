@@ -69,7 +69,8 @@ describe('repository vetting, from a Slack mention to the local GitHub', () => {
   });
 
   it("GitHub's silence is repo_unverified, and the same repository runs once GitHub answers", async () => {
-    github.faults.serverErrors({ path: '/repos/acme/open' }, 1, 503);
+    // The repository's own GET (the vet's), not the settings file below it that the thread reads first.
+    github.faults.serverErrors({ method: 'GET', path: /^\/repos\/acme\/open$/ }, 1, 503);
     const model = kit.script('open', [{ text: 'The README says: open.' }]);
     const before = gets('acme/open');
     const first = await mention(`agent:explore model:scripted:${model} in acme/open: what does the README say?`);

@@ -91,24 +91,25 @@ describe('the settings reader', () => {
     await github.close();
   });
 
-  it('reads the default branch with the read identity, once per commit, and answers a repository it cannot see', async () => {
+  it('reads the file on the default branch with the read identity, one request per read and never the repository itself, and answers a repository it cannot see', async () => {
     github.createRepo('acme', 'settings', { '.switchboard.yml': EVERY_KEY }, { defaultBranch: 'trunk' });
     const reader = createRepoSettingsReader({
       identities: createGitHubIdentities({ apiUrl: github.apiUrl, gitUrl: github.gitUrl, tokens: { read: 'read' } }),
     });
-    const contents = () => github.state.requests.filter((r) => r.path.includes('/contents/')).length;
+    const ofRepo = () => github.state.requests.filter((r) => r.path.startsWith('/repos/acme/settings'));
     const first = await reader.read('acme/settings');
     expect(first).toMatchObject({ file: 'found', problems: [], settings: { issues: { label: 'switchboard' } } });
-    expect(first.commitSha).toMatch(/^[0-9a-f]{40}$/);
-    await reader.read('acme/settings');
-    expect(contents()).toBe(1);
+    expect(first.fileSha).toMatch(/^[0-9a-f]{40}$/);
+    expect(await reader.read('acme/settings')).toEqual(first);
+    // The repository's GET is the vet's alone: the reader asks only for the file, on the default branch (trunk here).
+    expect(ofRepo().map((r) => `${r.method} ${r.path}`)).toEqual(Array(2).fill('GET /repos/acme/settings/contents/.switchboard.yml'));
     github.commit('acme/settings', 'trunk', { '.switchboard.yml': 'review:\n  severity: loud\n' });
     const broken = await reader.read('acme/settings');
-    expect(contents()).toBe(2);
     expect(broken).toMatchObject({ file: 'found', problems: [{ key: 'review.severity' }], settings: { review: { severity: 'minor' } } });
     expect(broken.fileSha).not.toBe(first.fileSha);
     github.createRepo('acme', 'bare', { 'README.md': '#\n' });
     expect(await reader.read('acme/bare')).toMatchObject({ file: 'absent', problems: [] });
-    expect(await reader.read('acme/missing')).toMatchObject({ file: 'unreadable', problems: [{ key: '(file)' }] });
+    // GitHub answers 404 alike for a repository the identity cannot see: no file, nothing to say.
+    expect(await reader.read('acme/missing')).toMatchObject({ file: 'absent', problems: [] });
   });
 });

@@ -37,7 +37,7 @@ export interface SettingsProblem {
 
 export interface RepoSettingsResult {
   repo: string;
-  /** The default branch's commit the file was read at (absent when GitHub could not say). */
+  /** The default branch's commit the file was read at: only in results recorded before the reader read the file alone. */
   commitSha?: string;
   /** `found`: the file was read (maybe with problems); `absent`: there is none; `unreadable`: GitHub would not give it. */
   file: 'found' | 'absent' | 'unreadable';
@@ -143,25 +143,18 @@ export interface RepoSettingsDeps {
   repositories?: RepositoriesConfig;
   /** `review.addressSeverity`: the gate where neither the file nor the deployment sets one. */
   defaultSeverity?: FindingSeverity;
-  /** How long a repository's default branch name is reused (default 60 s); its commit is asked every time. */
-  branchTtlMs?: number;
-  now?: () => number;
 }
 
 /**
- * Reads `.switchboard.yml` from a repository's default branch with the read identity (the
- * contents API: one request for the branch's commit, one for the file at that commit when it
- * is not cached), parses it once per commit, and merges it with the deployment's settings for
- * the repository. GitHub's silence is thrown (an activity retries it); a repository or file
- * GitHub will not give is answered, never thrown, so a broken or hidden file never stops work.
+ * Reads `.switchboard.yml` from a repository's default branch with the read identity: one
+ * contents request (no ref, so GitHub answers from the default branch), the file parsed once per
+ * version (its blob), merged with the deployment's settings for the repository. It never asks
+ * for the repository itself: that GET is the repository vet's (workflows/thread/vet.ts), one per
+ * message. GitHub's silence is thrown (an activity retries it); a repository or file GitHub will
+ * not give is answered, never thrown, so a broken or hidden file never stops work.
  */
 export function createRepoSettingsReader(deps: RepoSettingsDeps) {
-  const byCommit = new Map<
-    string,
-    { file: RepoSettingsResult['file']; fileSha?: string; values: RepositorySettingsInput; problems: SettingsProblem[] }
-  >();
-  const branches = new Map<string, { branch: string; at: number }>();
-  const now = deps.now ?? Date.now;
+  const byBlob = new Map<string, { values: RepositorySettingsInput; problems: SettingsProblem[] }>();
   const deploymentFor = (repo: string) =>
     Object.entries(deps.repositories ?? {}).find(([name]) => name.toLowerCase() === repo.toLowerCase())?.[1];
   const answer = (repo: string, parsed: Omit<RepoSettingsResult, 'repo' | 'settings'> & { values: RepositorySettingsInput }) => {
@@ -183,58 +176,42 @@ export function createRepoSettingsReader(deps: RepoSettingsDeps) {
         });
       const gh = await deps.identities.octokitFor('read');
       const where = splitRepo(repo);
-      let commitSha: string;
+      let data: Awaited<ReturnType<typeof gh.rest.repos.getContent>>['data'];
       try {
-        const cached = branches.get(repo.toLowerCase());
-        const branch =
-          cached && now() - cached.at < (deps.branchTtlMs ?? 60_000) ? cached.branch : (await gh.rest.repos.get(where)).data.default_branch;
-        branches.set(repo.toLowerCase(), { branch, at: cached?.branch === branch ? cached.at : now() });
-        commitSha = (await gh.rest.repos.getBranch({ ...where, branch })).data.commit.sha;
+        ({ data } = await gh.rest.repos.getContent({ ...where, path: SETTINGS_FILE }));
       } catch (error) {
         const status = httpStatusOf(error);
-        if (status === 404 || status === 401 || status === 403)
+        // GitHub answers 404 alike for a missing file and a repository the identity cannot see.
+        if (status === 404) return answer(repo, { file: 'absent', values: {}, problems: [] });
+        if (status === 401 || status === 403)
           return answer(repo, {
             file: 'unreadable',
             values: {},
-            problems: [{ key: '(file)', message: `GitHub would not show ${repo}'s default branch to the read identity (HTTP ${status})` }],
+            problems: [
+              { key: '(file)', message: `GitHub would not show ${repo}'s ${SETTINGS_FILE} to the read identity (HTTP ${status})` },
+            ],
           });
-        throw toReadFailure(error, `the default branch of ${repo}`);
+        throw toReadFailure(error, `${SETTINGS_FILE} of ${repo}`);
       }
-      const key = `${repo.toLowerCase()}@${commitSha}`;
-      let parsed = byCommit.get(key);
+      if (Array.isArray(data) || data.type !== 'file')
+        return answer(repo, { file: 'found', values: {}, problems: [{ key: '(file)', message: `${SETTINGS_FILE} is not a file` }] });
+      if (data.size > MAX_SETTINGS_BYTES)
+        return answer(repo, {
+          file: 'found',
+          fileSha: data.sha,
+          values: {},
+          problems: [{ key: '(file)', message: `larger than ${MAX_SETTINGS_BYTES} bytes, so it was not read` }],
+        });
+      let parsed = byBlob.get(data.sha);
       if (!parsed) {
-        parsed = await readFile(gh, where, commitSha);
-        byCommit.set(key, parsed);
-        // The oldest commits drop off first (a Map iterates in insertion order).
-        if (byCommit.size > 500) byCommit.delete(byCommit.keys().next().value!);
+        parsed = parseSettingsFile(Buffer.from(data.content ?? '', 'base64').toString('utf8'));
+        byBlob.set(data.sha, parsed);
+        // The oldest versions drop off first (a Map iterates in insertion order).
+        if (byBlob.size > 500) byBlob.delete(byBlob.keys().next().value!);
       }
-      return answer(repo, { commitSha, ...parsed });
+      return answer(repo, { file: 'found', fileSha: data.sha, ...parsed });
     },
   };
-}
-
-async function readFile(
-  gh: Awaited<ReturnType<GitHubIdentities['octokitFor']>>,
-  where: { owner: string; repo: string },
-  ref: string,
-): Promise<{ file: RepoSettingsResult['file']; fileSha?: string; values: RepositorySettingsInput; problems: SettingsProblem[] }> {
-  try {
-    const { data } = await gh.rest.repos.getContent({ ...where, path: SETTINGS_FILE, ref });
-    if (Array.isArray(data) || data.type !== 'file')
-      return { file: 'found', values: {}, problems: [{ key: '(file)', message: `${SETTINGS_FILE} is not a file` }] };
-    if (data.size > MAX_SETTINGS_BYTES)
-      return {
-        file: 'found',
-        fileSha: data.sha,
-        values: {},
-        problems: [{ key: '(file)', message: `larger than ${MAX_SETTINGS_BYTES} bytes, so it was not read` }],
-      };
-    const parsed = parseSettingsFile(Buffer.from(data.content, 'base64').toString('utf8'));
-    return { file: 'found', fileSha: data.sha, ...parsed };
-  } catch (error) {
-    if (httpStatusOf(error) === 404) return { file: 'absent', values: {}, problems: [] };
-    throw toReadFailure(error, `${SETTINGS_FILE} of ${where.owner}/${where.repo}`);
-  }
 }
 
 export type RepoSettingsReader = ReturnType<typeof createRepoSettingsReader>;

@@ -127,7 +127,8 @@ export async function startRunKit(label: string, options: RunKitOptions = {}): P
       ...(mcp ? { mcp: mcpSetupOf(mcp) } : {}),
     },
     ...(mcp ? { mcp: { servers: mcp.servers, ...(options.mcp?.env ? { env: options.mcp.env } : {}) } } : {}),
-    github: { identities },
+    // One gate, as the deployment's config gives both (review.addressSeverity): a repository's settings fall back to it.
+    github: { identities, ...(options.ship?.addressSeverity ? { defaultSeverity: options.ship.addressSeverity } : {}) },
     sandbox,
     sandboxHost,
     units: { client, taskQueue },
