@@ -31,7 +31,8 @@ export function issueEventRoutes(ctx: RestContext): Router {
   router.post('/repos/:owner/:repo/issues/:number/assignees', setAssignees(true));
   router.delete('/repos/:owner/:repo/issues/:number/assignees', setAssignees(false));
 
-  router.post('/repos/:owner/:repo/issues/:number/labels', (req, res) => {
+  /** Adds labels (POST) or replaces them (PUT), with an event per label that changed either way. */
+  const setLabels = (replace: boolean) => (req: Request, res: Response) => {
     const repo = repoOf(ctx, req, res);
     const item = itemOf(repo, req.params.number);
     if (!repo) return;
@@ -40,12 +41,14 @@ export function issueEventRoutes(ctx: RestContext): Router {
     if (!Array.isArray(labels) || !labels.every((l) => typeof l === 'string'))
       return void res.status(422).json({ message: 'Validation Failed' });
     const before = [...item.labels];
-    item.labels = [...new Set([...before, ...labels])];
+    item.labels = [...new Set(replace ? labels : [...before, ...labels])];
     item.updatedAt = now();
     record(ctx, res, { kind: 'labels.set', repo: `${repo.owner}/${repo.name}`, number: item.number });
     labelEvents(ctx, repo, item, before, login(res));
     res.json(item.labels.map((name) => ({ name })));
-  });
+  };
+  router.post('/repos/:owner/:repo/issues/:number/labels', setLabels(false));
+  router.put('/repos/:owner/:repo/issues/:number/labels', setLabels(true));
 
   router.delete('/repos/:owner/:repo/issues/:number/labels/:name', (req, res) => {
     const repo = repoOf(ctx, req, res);

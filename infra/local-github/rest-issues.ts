@@ -163,26 +163,12 @@ export function issueRoutes(ctx: RestContext): Router {
     });
     record(ctx, res, { kind: 'issue.update', repo: `${repo.owner}/${repo.name}`, number: item.number });
     labelEvents(ctx, repo, item, labelsBefore, login(res));
-    // GitHub's reasons: closing is `completed` unless said otherwise; reopening is `reopened`.
-    if (item.state !== stateBefore) item.stateReason = item.state === 'closed' ? (reason ?? 'completed') : 'reopened';
-    if (item.state !== stateBefore) itemEvent(ctx, repo, item, item.state === 'closed' ? 'closed' : 'reopened', login(res), {});
+    if (item.state !== stateBefore) {
+      // GitHub's reasons: closing is `completed` unless said otherwise; reopening is `reopened`.
+      item.stateReason = item.state === 'closed' ? (reason ?? 'completed') : 'reopened';
+      itemEvent(ctx, repo, item, item.state === 'closed' ? 'closed' : 'reopened', login(res), {});
+    }
     res.json(issueJson(ctx.webUrl, repo, item));
-  });
-
-  router.put('/repos/:owner/:repo/issues/:number/labels', (req, res) => {
-    const repo = repoOf(ctx, req, res);
-    const item = repo?.issues.get(Number(req.params.number));
-    if (!repo) return;
-    if (!item) return void res.status(404).json({ message: 'Not Found' });
-    const labels: unknown = Array.isArray(req.body) ? req.body : req.body?.labels;
-    if (!Array.isArray(labels) || !labels.every((l) => typeof l === 'string'))
-      return void res.status(422).json({ message: 'Validation Failed' });
-    const before = [...item.labels];
-    item.labels = [...new Set(labels)];
-    item.updatedAt = now();
-    record(ctx, res, { kind: 'labels.set', repo: `${repo.owner}/${repo.name}`, number: item.number });
-    labelEvents(ctx, repo, item, before, login(res));
-    res.json(item.labels.map((name) => ({ name })));
   });
 
   return router;

@@ -1,7 +1,7 @@
 import type { ToolCall, ToolResult } from '../../activities/models/types';
 import type { VetRepositoryInput, VetRepositoryResult } from '../../activities/github/types';
 import {
-  admitMcp,
+  type McpAdmission,
   admitStart,
   buildSystemPrompt,
   definitionOf,
@@ -131,8 +131,8 @@ export class TaskChildren {
       const refused = modelCheck(setup, { person, agent: target.definition.id, model: args.model }, target.definition);
       if (refused) return toolError(call, refused.message);
     }
-    // The MCP servers the admission grants the child's agent here (the deployment's attachments for the repository included).
-    let admittedMcp = setup.mcp ? admitMcp(setup.mcp, person, target.definition) : undefined;
+    // The MCP servers the admission grants an agent child here (the deployment's attachments for the repository included).
+    let admittedMcp: McpAdmission | undefined;
     if (target.kind === 'agent') {
       const skip = person.surface === 'github' && !this.deps.patched(CHILD_GITHUB_ACTOR) ? (['github_actor'] as const) : [];
       const allowed = admitStart(setup, {
@@ -142,7 +142,7 @@ export class TaskChildren {
         skip,
       });
       if (!allowed.ok) return toolError(call, allowed.message);
-      if (setup.mcp) admittedMcp = allowed.mcp;
+      admittedMcp = allowed.mcp;
     }
     const ownSession = target.kind === 'agent' && this.deps.patched(AGENT_CHILD_OWN_SESSION);
     const bounds = {
