@@ -14,6 +14,7 @@ import { saveLongOutput } from './saved-output';
 import { SandboxHost, SandboxUnavailable, type PreparedWorkspace, type SandboxLogger } from './sandbox-host';
 import { type UidRange } from './sandbox-uids';
 import { workspaceLayout } from './workspace-layout';
+import { type RepoCacheSettings } from './repo-cache/repo-cache';
 import {
   type BashInput,
   type BashResult,
@@ -68,6 +69,10 @@ export interface SandboxDeps {
   probe?: () => Promise<IsolationCheck>;
   /** Name resolution for the door (tests); the system resolver otherwise. */
   resolver?: Resolver;
+  /** `sandbox.repoCache`: the warm object caches of resident work on this host (docs/sandbox.md#warm-repositories). */
+  repoCache?: Partial<RepoCacheSettings>;
+  /** Told when a repository cache was made or evicted (the worker polls a queue per cached repository). */
+  onRepoCacheChange?: () => void;
 }
 
 function checkWorkspace(workspace: WorkspaceRef | undefined): asserts workspace is WorkspaceRef {
