@@ -10,6 +10,7 @@ import { WorkspaceGit } from '../workspace-git';
 import { CACHE_VIEW } from './cache-layout';
 import { readMeta } from './cache-store';
 import { CACHE_FETCH_SCRIPT } from './cache-scripts';
+import { SETUP_RESTORED, setupScript } from '../../../agents/repo-setup';
 import { RepoCache } from './repo-cache';
 
 jest.setTimeout(120_000);
@@ -197,6 +198,38 @@ describe('the repository cache of a worker host', () => {
     const again = await checkout(repo, fixture.workspace(true).key);
     expect(again).toMatchObject({ cached: true, localObjects: 0 });
     expect(again.cacheNotice).toBeUndefined();
+  });
+
+  test('setup results: kept from a first run in an untouched workspace, copied into the next resident checkout, never from a used one', async () => {
+    const repo = `acme/setup-${++counter}`;
+    github.createRepo('acme', repo.split('/')[1], { '.gitignore': 'deps/\n', 'lock.json': '{"v":1}\n', 'README.md': 'x\n' });
+    const commands = ['mkdir -p deps && echo built > deps/out.txt', 'echo tool > ~/.tool-cache', 'echo ran >> ~/ran.log'];
+    const setup = { repo, commands, lockfiles: ['lock.json'] };
+    const runSetup = (key: string) =>
+      fixture.activities.bash({ workspace: { key, network: true }, command: setupScript(commands, ['lock.json']), setup, machine: 'repo-resident' });
+    const first = fixture.workspace(true).key;
+    await checkout(repo, first);
+    const ran = await runSetup(first);
+    expect(ran.output).toMatch(/^switchboard-setup: running/);
+    const meta = (await readMeta(cache.layoutOf(repo).meta))!;
+    expect(meta.setups).toEqual([expect.objectContaining({ key: expect.stringMatching(/^[0-9a-f]{32}$/), bytes: expect.any(Number) })]);
+    // The next resident checkout: copied in, not run (its log has no line of its own), and noted as done there.
+    const second = fixture.workspace(true).key;
+    await checkout(repo, second);
+    const restored = await runSetup(second);
+    expect(restored.output).toBe(`${SETUP_RESTORED} (${meta.setups[0].key})\n`);
+    expect(await sh(second, 'cat deps/out.txt ~/.tool-cache; wc -l < ~/ran.log; git status --short')).toBe('built\ntool\n1\n');
+    expect((await runSetup(second)).output).toMatch(/^switchboard-setup: done before/);
+    // A workspace where a command ran before its setup gives nothing to others.
+    const used = fixture.workspace(true).key;
+    await checkout(repo, used);
+    await sh(used, 'echo "{\"v\":2}" > lock.json');
+    expect((await runSetup(used)).output).toMatch(/^switchboard-setup: running/);
+    expect((await readMeta(cache.layoutOf(repo).meta))!.setups).toHaveLength(1);
+    // repo-cold never gets them.
+    const cold = fixture.workspace(true).key;
+    await checkout(repo, cold, 'repo-cold');
+    expect((await runSetup(cold)).output).toMatch(/^switchboard-setup: running/);
   });
 
   test('a restarted worker uses the cache on disk after checking it against its seals', async () => {

@@ -66,14 +66,14 @@ const STEP_TIMEOUT_MS = 30 * 60_000;
 
 const byHost = new WeakMap<SandboxHost, RepoCache>();
 
+/** The cache a sandbox host's activities were built with, if any (the bash activity's setup results). */
+export function registeredRepoCache(host: SandboxHost): RepoCache | undefined {
+  return byHost.get(host);
+}
+
 /** The one cache of a sandbox host (the shared and the host queue's activities of a worker share it, and its queues). */
 export function repoCacheOf(deps: RepoCacheDeps): RepoCache {
-  let cache = byHost.get(deps.host);
-  if (!cache) {
-    cache = new RepoCache(deps);
-    byHost.set(deps.host, cache);
-  }
-  return cache;
+  return byHost.get(deps.host) ?? new RepoCache(deps);
 }
 
 /**
@@ -92,6 +92,7 @@ export class RepoCache {
   constructor(private readonly deps: RepoCacheDeps) {
     this.settings = { ...DEFAULT_REPO_CACHE, ...deps.settings };
     deps.host.setHolderSetup((layout) => this.holderSetup(layout));
+    byHost.set(deps.host, this);
   }
 
   private get dataDir(): string {
@@ -290,6 +291,46 @@ export class RepoCache {
       gone.push(entry.repo);
     }
     return gone;
+  }
+
+  /** A kept setup result of the repository with this key: the archive's path, when this host has it. */
+  async keptSetup(repo: string, key: string): Promise<string | undefined> {
+    if (!this.settings.enabled) return undefined;
+    const layout = cacheLayout(this.dataDir, repo);
+    const meta = await readMeta(layout.meta);
+    const kept = meta?.setups.find((setup) => setup.key === key);
+    if (!kept) return undefined;
+    const path = join(layout.setups, `${key}.tar`);
+    return (await stat(path).catch(() => undefined))?.size === kept.bytes ? path : undefined;
+  }
+
+  /** Where a setup result of the repository is written (the cache's own folders are made first). */
+  async setupPath(repo: string, key: string): Promise<string> {
+    const layout = cacheLayout(this.dataDir, repo);
+    await ensureCacheFolders(layout);
+    return join(layout.setups, `${key}.tar`);
+  }
+
+  /** Records a kept setup result; only the newest `keepSetups` of a repository stay. */
+  async keepSetup(repo: string, key: string, bytes: number): Promise<void> {
+    await this.serial(repo, async () => {
+      const layout = cacheLayout(this.dataDir, repo);
+      const meta = await readMeta(layout.meta);
+      if (!meta) {
+        await rm(join(layout.setups, `${key}.tar`), { force: true });
+        return;
+      }
+      const setups = [...meta.setups.filter((setup) => setup.key !== key), { key, bytes, at: new Date(this.now()).toISOString() }];
+      const dropped = setups.slice(0, Math.max(0, setups.length - this.settings.keepSetups));
+      for (const setup of dropped) await rm(join(layout.setups, `${setup.key}.tar`), { force: true });
+      await writeMeta(layout, { ...meta, setups: setups.slice(dropped.length) });
+    });
+    void this.sweep().catch(() => undefined);
+  }
+
+  /** A line in the worker's log about a repository's cache. */
+  log(repo: string, message: string): void {
+    this.deps.logger?.warn({ component: 'repo-cache', repo }, message);
   }
 
   /** The cache of a repository (tests and the setup store). */
