@@ -13,6 +13,7 @@ import { createUncertainClientActivities } from './units/uncertain-client';
 import { createRunProgressActivities } from './runs/run-progress';
 import { createUnitClientActivities, type UnitClientDeps } from './units/unit-client';
 import { createUnitWorkspaceActivities } from './units/unit-workspace';
+import { createResidentQueueActivities } from './units/resident-queue';
 import { createWebActivities, type WebActivityDeps } from './web';
 import { createSpendActivities } from './spend';
 import type { SpendConfig } from '../infra/config/spend-section';
@@ -114,6 +115,8 @@ export function createActivities(deps: ActivityDeps) {
       ...(deps.webUi ? { namespace: deps.webUi.namespace } : {}),
     }),
     ...createUncertainClientActivities({ client: deps.units.client }),
+    // Which hosts hold a repository's cache (the pollers of its resident queue).
+    ...createResidentQueueActivities({ client: deps.units.client, taskQueue: deps.units.taskQueue }),
     ...createRunProgressActivities({ client: deps.units.client }),
     ...createSpendActivities({ client: deps.units.client, taskQueue: deps.units.taskQueue, ...(deps.spend ? { config: deps.spend } : {}) }),
     ...createStatusActivities({

@@ -44,11 +44,10 @@ export async function launchHolder(launch: HolderLaunch): Promise<HolderRecord> 
     return await startHolder(layout, {
       cgroupPrefix: joinCgroupsArgv(cgroup?.procsFiles() ?? []),
       uid,
-      args: holderArguments(
-        { ...mounted, readOnly: extra.map((bind) => ({ source: bind.path, target: bind.target })) },
-        limits,
-        { dataDir: launch.dataDir, hiddenPaths: launch.hiddenPaths },
-      ),
+      args: holderArguments({ ...mounted, readOnly: extra.map((bind) => ({ source: bind.path, target: bind.target })) }, limits, {
+        dataDir: launch.dataDir,
+        hiddenPaths: launch.hiddenPaths,
+      }),
       ...files,
       ...(launch.owner ? { owner: launch.owner } : {}),
       ...(launch.binds?.length ? { binds: bindLabels(launch.binds) } : {}),

@@ -41,7 +41,11 @@ export function evictions(entries: readonly CacheEntry[], bounds: CacheBounds, n
     else if (now - entry.usedAt > bounds.maxAgeDays * DAY_MS)
       out.push({ name: entry.name, repo: entry.repo, why: `unused for more than ${bounds.maxAgeDays} days` });
     else if (entry.packs > bounds.maxPacks)
-      out.push({ name: entry.name, repo: entry.repo, why: `${entry.packs} packs, past the bound of ${bounds.maxPacks}: built again at its next use` });
+      out.push({
+        name: entry.name,
+        repo: entry.repo,
+        why: `${entry.packs} packs, past the bound of ${bounds.maxPacks}: built again at its next use`,
+      });
     else kept.push(entry);
   }
   const limit = bounds.maxMiB * 1024 * 1024;

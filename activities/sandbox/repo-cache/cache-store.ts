@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { chmod, lchown, lstat, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, lchown, lstat, mkdir, open, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type CacheLayout } from './cache-layout';
 
@@ -13,6 +13,8 @@ export interface SealedPack {
   idxBytes: number;
   packSha256: string;
   idxSha256: string;
+  /** Objects the pack holds (from its index, once sealed). */
+  objects?: number;
 }
 
 /** A setup result kept for the repository (setup-store.ts). */
@@ -37,7 +39,9 @@ export interface CacheMeta {
 export async function readMeta(path: string): Promise<CacheMeta | undefined> {
   try {
     const meta = JSON.parse(await readFile(path, 'utf8')) as CacheMeta;
-    return typeof meta.repo === 'string' && Array.isArray(meta.packs) ? { ...meta, tips: meta.tips ?? [], setups: meta.setups ?? [] } : undefined;
+    return typeof meta.repo === 'string' && Array.isArray(meta.packs)
+      ? { ...meta, tips: meta.tips ?? [], setups: meta.setups ?? [] }
+      : undefined;
   } catch {
     return undefined;
   }
@@ -106,7 +110,14 @@ export async function sealVerified(layout: CacheLayout, uid: number): Promise<Se
       await chmod(target, 0o444);
       sums.push(await sha256Of(target));
     }
-    sealed.push({ name, packBytes: sizes[0], idxBytes: sizes[1], packSha256: sums[0], idxSha256: sums[1] });
+    sealed.push({
+      name,
+      packBytes: sizes[0],
+      idxBytes: sizes[1],
+      packSha256: sums[0],
+      idxSha256: sums[1],
+      objects: await objectCount(join(layout.packs, `${name}.idx`)),
+    });
   }
   return sealed;
 }
@@ -127,15 +138,25 @@ export async function checkStore(layout: CacheLayout, meta: CacheMeta, hashes: b
       const path = join(layout.packs, `${pack.name}${ext}`);
       const found = await stat(path).catch(() => undefined);
       if (!found?.isFile()) return { ok: false, why: `${pack.name}${ext} is missing` };
-      if (found.size !== bytes) return { ok: false, why: `${pack.name}${ext} has ${found.size} bytes, not the ${bytes} it was sealed with` };
+      if (found.size !== bytes)
+        return { ok: false, why: `${pack.name}${ext} has ${found.size} bytes, not the ${bytes} it was sealed with` };
       if (hashes && (await sha256Of(path)) !== sum) return { ok: false, why: `${pack.name}${ext} is not the file that was sealed` };
     }
   }
   return { ok: true };
 }
 
-export async function removeQuietly(path: string): Promise<void> {
-  await rm(path, { recursive: true, force: true }).catch(() => undefined);
+/** The number of objects a pack index (version 2, sealed: the worker's own file) lists: its fanout table's last entry. */
+async function objectCount(idx: string): Promise<number | undefined> {
+  const file = await open(idx, 'r');
+  try {
+    const head = Buffer.alloc(8 + 256 * 4);
+    const { bytesRead } = await file.read(head, 0, head.length, 0);
+    if (bytesRead < head.length || head.readUInt32BE(0) !== 0xff744f63 || head.readUInt32BE(4) !== 2) return undefined;
+    return head.readUInt32BE(8 + 255 * 4);
+  } finally {
+    await file.close();
+  }
 }
 
 export function sha256Of(path: string): Promise<string> {

@@ -85,11 +85,21 @@ describe('the repository cache of a worker host', () => {
     expect(two).toMatchObject({ cached: true, localObjects: 0 });
     expect(await sh(second, 'git log --oneline | wc -l; cat src/g2.js')).toBe('8\ntwo\n');
     // ... and with a cache that is not refreshed (within refreshSeconds), exactly the new objects.
-    const stale = new RepoCache({ host: fixture.host, git: new WorkspaceGit(fixture.host, github.gitUrl), settings: { refreshSeconds: 3_600 } });
+    const stale = new RepoCache({
+      host: fixture.host,
+      git: new WorkspaceGit(fixture.host, github.gitUrl),
+      settings: { refreshSeconds: 3_600 },
+    });
     const staleUnits = createUnitWorkspaceActivities({ git: new WorkspaceGit(fixture.host, github.gitUrl), identities, repoCache: stale });
     github.commit(repo, 'main', { 'src/g3.js': 'three\n' });
     const third = fixture.workspace(true).key;
-    const three = await staleUnits.prepareUnitWorkspace({ workspaceKey: third, repo, branch: 'b', identity: 'read', machine: 'repo-resident' });
+    const three = await staleUnits.prepareUnitWorkspace({
+      workspaceKey: third,
+      repo,
+      branch: 'b',
+      identity: 'read',
+      machine: 'repo-resident',
+    });
     // One commit, its root tree, the src/ tree and one blob.
     expect(three).toMatchObject({ cached: true, localObjects: 4 });
     cache = new RepoCache({ host: fixture.host, git: new WorkspaceGit(fixture.host, github.gitUrl), settings: { refreshSeconds: 0 } });
@@ -168,7 +178,9 @@ describe('the repository cache of a worker host', () => {
     });
     github.commit(repo, 'main', { 'src/later.js': 'later\n' });
     const key = fixture.workspace(true).key;
-    expect(await planted.prepareUnitWorkspace({ workspaceKey: key, repo, branch: 'x', identity: 'read', machine: 'repo-resident' })).toMatchObject({
+    expect(
+      await planted.prepareUnitWorkspace({ workspaceKey: key, repo, branch: 'x', identity: 'read', machine: 'repo-resident' }),
+    ).toMatchObject({
       cached: true,
       localObjects: 0,
     });
@@ -179,7 +191,12 @@ describe('the repository cache of a worker host', () => {
     expect(meta.packs).toHaveLength(2);
     expect(readdirSync(layout.packs).sort()).toEqual(meta.packs.flatMap((pack) => [`${pack.name}.idx`, `${pack.name}.pack`]).sort());
     expect(readdirSync(join(layout.objects, 'info'))).toEqual([]);
-    for (const pack of meta.packs) expect(readFileSync(join(layout.packs, `${pack.name}.idx`)).subarray(0, 4).toString('hex')).toBe('ff744f63');
+    for (const pack of meta.packs)
+      expect(
+        readFileSync(join(layout.packs, `${pack.name}.idx`))
+          .subarray(0, 4)
+          .toString('hex'),
+      ).toBe('ff744f63');
   });
 
   test('a cache truncated by hand: the checkout fetches everything directly and says so; the next builds it again', async () => {
@@ -190,7 +207,9 @@ describe('the repository cache of a worker host', () => {
     truncateSync(join(layout.packs, pack), 100);
     const key = fixture.workspace(true).key;
     const fell = await checkout(repo, key);
-    expect(fell.cacheNotice).toMatch(new RegExp(`cache of ${repo} on this worker host was corrupt \\(${pack} has 100 bytes.*fetched everything directly`));
+    expect(fell.cacheNotice).toMatch(
+      new RegExp(`cache of ${repo} on this worker host was corrupt \\(${pack} has 100 bytes.*fetched everything directly`),
+    );
     expect(fell.cached).toBe(false);
     expect(fell.localObjects).toBeGreaterThan(20);
     expect(await sh(key, 'git log --oneline | wc -l')).toBe('6\n');
@@ -206,7 +225,12 @@ describe('the repository cache of a worker host', () => {
     const commands = ['mkdir -p deps && echo built > deps/out.txt', 'echo tool > ~/.tool-cache', 'echo ran >> ~/ran.log'];
     const setup = { repo, commands, lockfiles: ['lock.json'] };
     const runSetup = (key: string) =>
-      fixture.activities.bash({ workspace: { key, network: true }, command: setupScript(commands, ['lock.json']), setup, machine: 'repo-resident' });
+      fixture.activities.bash({
+        workspace: { key, network: true },
+        command: setupScript(commands, ['lock.json']),
+        setup,
+        machine: 'repo-resident',
+      });
     const first = fixture.workspace(true).key;
     await checkout(repo, first);
     const ran = await runSetup(first);
@@ -223,7 +247,7 @@ describe('the repository cache of a worker host', () => {
     // A workspace where a command ran before its setup gives nothing to others.
     const used = fixture.workspace(true).key;
     await checkout(repo, used);
-    await sh(used, 'echo "{\"v\":2}" > lock.json');
+    await sh(used, 'echo changed > lock.json');
     expect((await runSetup(used)).output).toMatch(/^switchboard-setup: running/);
     expect((await readMeta(cache.layoutOf(repo).meta))!.setups).toHaveLength(1);
     // repo-cold never gets them.
@@ -235,13 +259,19 @@ describe('the repository cache of a worker host', () => {
   test('a restarted worker uses the cache on disk after checking it against its seals', async () => {
     const repo = repository();
     await checkout(repo, fixture.workspace(true).key);
-    const host = createSandboxHost({ dataDir: fixture.dataDir, gitBaseUrl: github.gitUrl, identityToken: (scope) => identities.tokenFor(scope) });
+    const host = createSandboxHost({
+      dataDir: fixture.dataDir,
+      gitBaseUrl: github.gitUrl,
+      identityToken: (scope) => identities.tokenFor(scope),
+    });
     const git = new WorkspaceGit(host, github.gitUrl);
     const restarted = createUnitWorkspaceActivities({ git, identities, repoCache: new RepoCache({ host, git }) });
     const sandbox = createSandboxActivities({ dataDir: fixture.dataDir, gitBaseUrl: github.gitUrl }, host);
     const key = fixture.workspace(true).key;
     try {
-      expect(await restarted.prepareUnitWorkspace({ workspaceKey: key, repo, branch: 'x', identity: 'read', machine: 'repo-resident' })).toMatchObject({
+      expect(
+        await restarted.prepareUnitWorkspace({ workspaceKey: key, repo, branch: 'x', identity: 'read', machine: 'repo-resident' }),
+      ).toMatchObject({
         cached: true,
         localObjects: 0,
       });
@@ -251,10 +281,20 @@ describe('the repository cache of a worker host', () => {
       const bytes = readFileSync(join(layout.packs, pack));
       bytes[bytes.length - 30] ^= 0xff;
       writeFileSync(join(layout.packs, pack), bytes);
-      const host2 = createSandboxHost({ dataDir: fixture.dataDir, gitBaseUrl: github.gitUrl, identityToken: (scope) => identities.tokenFor(scope) });
+      const host2 = createSandboxHost({
+        dataDir: fixture.dataDir,
+        gitBaseUrl: github.gitUrl,
+        identityToken: (scope) => identities.tokenFor(scope),
+      });
       const git2 = new WorkspaceGit(host2, github.gitUrl);
       const third = createUnitWorkspaceActivities({ git: git2, identities, repoCache: new RepoCache({ host: host2, git: git2 }) });
-      const found = await third.prepareUnitWorkspace({ workspaceKey: fixture.workspace(true).key, repo, branch: 'x', identity: 'read', machine: 'repo-resident' });
+      const found = await third.prepareUnitWorkspace({
+        workspaceKey: fixture.workspace(true).key,
+        repo,
+        branch: 'x',
+        identity: 'read',
+        machine: 'repo-resident',
+      });
       expect(found.cacheNotice).toMatch(/corrupt \(.*is not the file that was sealed\)/);
       host2.shutDoors();
     } finally {

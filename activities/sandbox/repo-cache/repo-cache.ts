@@ -60,7 +60,7 @@ export interface RepoCacheDeps {
 
 const LABEL_PREFIX = 'repo-cache:';
 const bindLabel = (cacheName: string) => `${LABEL_PREFIX}${cacheName}`;
-const TIP = /^([0-9a-f]{40}|[0-9a-f]{64}) (refs\/heads\/[A-Za-z0-9._\/-]{1,200})$/;
+const TIP = /^([0-9a-f]{40}|[0-9a-f]{64}) (refs\/heads\/[A-Za-z0-9._/-]{1,200})$/;
 /** The cache's own steps may fetch a whole repository the first time. */
 const STEP_TIMEOUT_MS = 30 * 60_000;
 
@@ -180,14 +180,24 @@ export class RepoCache {
     const now = this.now();
     if (known?.refreshedAt && now - Date.parse(known.refreshedAt) < this.settings.refreshSeconds * 1_000) return known;
     await ensureCacheFolders(layout);
-    const meta: CacheMeta = known ?? { repo: layout.repo, createdAt: new Date(now).toISOString(), usedAt: new Date(now).toISOString(), packs: [], tips: [], setups: [] };
-    if (!known) {
-      this.deps.onChange?.();
-      await writeMeta(layout, meta);
-    }
+    const meta: CacheMeta = known ?? {
+      repo: layout.repo,
+      createdAt: new Date(now).toISOString(),
+      usedAt: new Date(now).toISOString(),
+      packs: [],
+      tips: [],
+      setups: [],
+    };
+    if (!known) await writeMeta(layout, meta);
     await this.dropUnsealed(layout, meta);
     const name = layout.workspace.name;
-    const fetched = await this.deps.git.script(name, CACHE_FETCH_SCRIPT, [remote, CACHE_VIEW], { identity: 'read', repo: layout.repo }, STEP_TIMEOUT_MS);
+    const fetched = await this.deps.git.script(
+      name,
+      CACHE_FETCH_SCRIPT,
+      [remote, CACHE_VIEW],
+      { identity: 'read', repo: layout.repo },
+      STEP_TIMEOUT_MS,
+    );
     if (fetched.code !== 0) throw new Error(`its fetch failed: ${tail(fetched)}`);
     const lines = fetched.stdout.split('\n');
     const tips = lines.flatMap((line) => {
@@ -210,6 +220,8 @@ export class RepoCache {
     }
     const refreshed = { ...meta, tips: tips.slice(0, 2_000), refreshedAt: new Date(this.now()).toISOString() };
     await writeMeta(layout, refreshed);
+    // A cache that now holds objects: this host starts polling the repository's resident queue.
+    if (!known?.packs.length && refreshed.packs.length > 0) this.deps.onChange?.();
     return refreshed;
   }
 
