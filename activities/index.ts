@@ -6,12 +6,14 @@ import { createGitHubActivities, type GitHubActivityDeps } from './github';
 import { createModelActivities, type ModelActivityDeps } from './models';
 import { createSandboxActivities, createSandboxHost, type SandboxDeps, type SandboxHost } from './sandbox';
 import { WorkspaceGit } from './sandbox/workspace-git';
+import { repoCacheOf } from './sandbox/repo-cache/repo-cache';
 import { createSkillActivities } from './skills';
 import { createStatusActivities, type SlackWebClient, type StatusActivityDeps } from './slack';
 import { createUncertainClientActivities } from './units/uncertain-client';
 import { createRunProgressActivities } from './runs/run-progress';
 import { createUnitClientActivities, type UnitClientDeps } from './units/unit-client';
 import { createUnitWorkspaceActivities } from './units/unit-workspace';
+import { createResidentQueueActivities } from './units/resident-queue';
 import { createWebActivities, type WebActivityDeps } from './web';
 import { createSpendActivities } from './spend';
 import type { SpendConfig } from '../infra/config/spend-section';
@@ -72,6 +74,14 @@ export function createActivities(deps: ActivityDeps) {
   const sandbox = createSandboxActivities(deps.sandbox, sandboxHost);
   // A unit's and a direct run's git runs in the workspace's sandbox, never on the host.
   const workspaceGit = new WorkspaceGit(sandboxHost, deps.sandbox.gitBaseUrl ?? deps.github.identities.gitUrl);
+  // The host's repository caches: built by their own sandboxes, borrowed read-only by resident checkouts.
+  const repoCache = repoCacheOf({
+    host: sandboxHost,
+    git: workspaceGit,
+    ...(deps.sandbox.repoCache ? { settings: deps.sandbox.repoCache } : {}),
+    ...(deps.sandbox.logger ? { logger: deps.sandbox.logger } : {}),
+    ...(deps.sandbox.onRepoCacheChange ? { onChange: deps.sandbox.onRepoCacheChange } : {}),
+  });
   return {
     // Runs that need a shell are refused before they start when the sandbox cannot isolate them.
     ...createAgentSetupActivities({
@@ -97,6 +107,7 @@ export function createActivities(deps: ActivityDeps) {
       git: workspaceGit,
       identities: deps.github.identities,
       ...(deps.sandbox.hostTaskQueue ? { hostTaskQueue: deps.sandbox.hostTaskQueue } : {}),
+      repoCache,
     }),
     ...createUnitClientActivities({
       ...deps.units,
@@ -104,6 +115,8 @@ export function createActivities(deps: ActivityDeps) {
       ...(deps.webUi ? { namespace: deps.webUi.namespace } : {}),
     }),
     ...createUncertainClientActivities({ client: deps.units.client }),
+    // Which hosts hold a repository's cache (the pollers of its resident queue).
+    ...createResidentQueueActivities({ client: deps.units.client, taskQueue: deps.units.taskQueue }),
     ...createRunProgressActivities({ client: deps.units.client }),
     ...createSpendActivities({ client: deps.units.client, taskQueue: deps.units.taskQueue, ...(deps.spend ? { config: deps.spend } : {}) }),
     ...createStatusActivities({

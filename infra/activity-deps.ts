@@ -35,6 +35,7 @@ export function activityDepsFromConfig(loaded: LoadedConfig, logger: Logger, cli
     hiddenPaths: config.sandbox.hiddenPaths,
     limits: config.sandbox.limits,
     uids: config.sandbox.uids,
+    repoCache: config.sandbox.repoCache,
   };
   // Status cards link to the run's session page, signed on the worker (the server shares the key).
   const links = sessionLinksFromConfig(config);

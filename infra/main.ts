@@ -13,6 +13,8 @@ import { dataConverterFromConfig } from './payloads';
 import { installMemoryReport } from './memory-report';
 import { WorkspaceJanitor } from '../activities/sandbox/janitor';
 import { workflowLiveness } from './workflow-liveness';
+import { ResidentQueues } from './resident-queues';
+import { registeredRepoCache } from '../activities/sandbox/repo-cache/repo-cache';
 
 /**
  * What this process runs. `npm start` runs everything (and starts the embedded Temporal when
@@ -74,6 +76,9 @@ export async function main(roles: Roles = ALL_IN_ONE): Promise<void> {
     if (roles.worker) {
       const nativeConnection = await connectWorker(target);
       stops.unshift(() => nativeConnection.close());
+      // One more queue per repository this host holds a cache of: resident work there prefers this host.
+      const resident: { queues?: ResidentQueues } = {};
+      deps.sandbox.onRepoCacheChange = () => void resident.queues?.sync();
       const running = await createSwitchboardWorker({
         connection: nativeConnection,
         namespace: config.temporal.namespace,
@@ -94,6 +99,18 @@ export async function main(roles: Roles = ALL_IN_ONE): Promise<void> {
         dataConverter,
         logger,
       });
+      const residents = new ResidentQueues({
+        connection: nativeConnection,
+        namespace: config.temporal.namespace,
+        taskQueue: config.temporal.taskQueue,
+        activities: createActivities(deps),
+        repos: () => registeredRepoCache(deps.sandboxHost!)?.repos() ?? Promise.resolve([]),
+        dataConverter,
+        logger,
+      });
+      resident.queues = residents;
+      void residents.sync();
+      stops.unshift(() => residents.stop());
       worker = running;
       // Sandboxes of workflows that were terminated (or otherwise ended without closing them) are ended here.
       const janitor = new WorkspaceJanitor({ host: deps.sandboxHost!, liveness: workflowLiveness(client), logger });

@@ -26,6 +26,8 @@ export interface SwitchboardWorkerOptions {
   memoryMiB?: number;
   /** Run workflows in this thread (the SDK's debug mode): only for the memory report (memory-report.ts). */
   inlineWorkflows?: boolean;
+  /** Activity pollers (the SDK's default unless set): a queue that only prefers a host needs one. */
+  activityPollers?: number;
 }
 
 /** Creates a worker that loads the prebuilt workflow bundle (never bundles at start). */
@@ -43,6 +45,7 @@ export async function createSwitchboardWorker(options: SwitchboardWorkerOptions)
     ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
     ...workerCapacity(options.memoryMiB ?? defaultWorkerMemoryMiB()),
     ...(options.inlineWorkflows ? { debugMode: true } : {}),
+    ...(options.activityPollers ? { maxConcurrentActivityTaskPolls: options.activityPollers } : {}),
     shutdownGraceTime: options.shutdownGraceTime ?? '10s',
     // A stop reaches a running command through its next heartbeat; keep that wait short.
     maxHeartbeatThrottleInterval: '2 seconds',

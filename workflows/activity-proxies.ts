@@ -90,6 +90,11 @@ export interface UnitWorkspaceActivities {
   releaseWorkspace(input: WorkspaceInput): Promise<unknown>;
 }
 
+/** Which hosts hold a repository's object cache: the queue they poll, when one polls it now (activities/units/resident-queue.ts). */
+export interface ResidentQueueActivities {
+  residentQueue(input: { repo: string }): Promise<{ queue?: string }>;
+}
+
 export interface UnitClientActivities {
   startUnit(input: ShipUnitInput & { effectKey?: string }): Promise<StartUnitResult>;
   inspectUnit(input: { unitId: string }): Promise<UnitState>;
@@ -236,11 +241,14 @@ export const LOCAL_POLICIES = {
   setup: { startToCloseTimeout: '10 seconds', retry: { maximumAttempts: 5 } },
   /** A start's spend-cap check: a visibility list and the listed runs' records or status (closed ones are remembered). */
   spendCheck: { startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumAttempts: 3 } },
+  /** Which hosts hold a repository's cache (one describe of a task queue); a failed look only sends the checkout to the shared queue. */
+  residentQueue: { startToCloseTimeout: '10 seconds', retry: { initialInterval: '1 second', maximumAttempts: 2 } },
 } as const satisfies Record<string, LocalActivityOptions>;
 
 export const setup = proxyActivities<SetupActivities>(POLICIES.setup);
 export const localSetup = proxyLocalActivities<SetupActivities>(LOCAL_POLICIES.setup);
 export const spendCheck = proxyLocalActivities<SpendCheckActivities>(LOCAL_POLICIES.spendCheck);
+export const residentQueues = proxyLocalActivities<ResidentQueueActivities>(LOCAL_POLICIES.residentQueue);
 export const runProgress = proxyActivities<RunProgressActivities>(POLICIES.runProgress);
 export const models = proxyActivities<ModelActivities>(POLICIES.modelTurn);
 export const closingModels = proxyActivities<ModelActivities>(POLICIES.closingSummary);
@@ -334,3 +342,11 @@ export function hostBound(taskQueue: string) {
 }
 
 export type HostBoundActivities = ReturnType<typeof hostBound>;
+
+/**
+ * A checkout sent to the queue of the hosts that hold the repository's cache: any of them may
+ * take it, within the same schedule-to-start bound as a host's own queue (then the shared queue).
+ */
+export function residentBound(taskQueue: string) {
+  return proxyActivities<Pick<UnitWorkspaceActivities, 'prepareUnitWorkspace'>>(onHost(HOST_POLICIES.unitWorkspace, taskQueue));
+}

@@ -35,6 +35,8 @@ import {
   workspaces,
   repoVetting,
   repoReads,
+  residentBound,
+  residentQueues,
 } from './activity-proxies';
 import {
   agentRunWorkflowType,
@@ -50,6 +52,7 @@ import {
   type StopInput,
 } from './contracts';
 import { DirectWork, directMode } from './run/direct-work';
+import { preferCacheHost } from './run/resident-host';
 import { commandReport } from './run/command-report';
 import { CANCEL_STOP, cancelAsStop, type OnCancel } from './cancel-as-stop';
 import type { ToolContext } from './run/executors';
@@ -265,7 +268,12 @@ async function agentRun(input: RunInput, onCancel: OnCancel): Promise<RunRecord>
             },
             workspace: {
               prepareUnitWorkspace: async (prepare) => {
-                const prepared = await unitWorkspace.prepareUnitWorkspace(prepare);
+                const prepared = await preferCacheHost({
+                  shared: unitWorkspace,
+                  lookup: residentQueues,
+                  onQueue: residentBound,
+                  patched,
+                }).prepareUnitWorkspace(prepare);
                 host.adopt(prepared.hostTaskQueue);
                 return prepared;
               },

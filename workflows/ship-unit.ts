@@ -11,7 +11,18 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import { githubUnitSteps, githubWrites, hostBound, repoReads, setup, status, unitWorkspace } from './activity-proxies';
+import {
+  githubUnitSteps,
+  githubWrites,
+  hostBound,
+  repoReads,
+  residentBound,
+  residentQueues,
+  setup,
+  status,
+  unitWorkspace,
+} from './activity-proxies';
+import { preferCacheHost } from './run/resident-host';
 import { repositoryRefusal } from '../agents';
 import { settingsNotice } from './thread/repo-settings';
 import {
@@ -118,13 +129,19 @@ async function shipUnit(input: ShipUnitInput, onCancel: OnCancel): Promise<UnitR
     },
   );
   const recording = uncertain.recording();
+  // A resident checkout goes first to a host that holds the repository's cache, when one is there.
+  const resident = preferCacheHost({ shared: unitWorkspace, lookup: residentQueues, onQueue: residentBound, patched });
   const unit = new Unit(
     input,
     c,
     inbox,
     loaded.settings,
     {
-      workspace: unitWorkspace,
+      workspace: {
+        prepareUnitWorkspace: (prepare) => resident.prepareUnitWorkspace(prepare),
+        commitWorkspace: (commit) => unitWorkspace.commitWorkspace(commit),
+        releaseWorkspace: (release) => unitWorkspace.releaseWorkspace(release),
+      },
       github: githubUnitSteps,
       githubWrites: { ...recording.githubWrites, mergePullRequest: (merge) => githubWrites.mergePullRequest(merge) },
       status: recording.status,

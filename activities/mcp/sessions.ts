@@ -7,6 +7,7 @@ import { commandEnvironment } from '../sandbox/command-environment';
 import { egressAllowFor, type EgressSettings } from '../sandbox/network/door-grant';
 import { SandboxUnavailable, type SandboxHost } from '../sandbox/sandbox-host';
 import { currentActivityContext } from '../sandbox/activity-context';
+import { markUsed } from '../sandbox/workspace-layout';
 import { guardedFetch, type McpResolver } from './guarded-fetch';
 import type { McpRunRef } from './types';
 
@@ -193,6 +194,8 @@ export class McpSessions {
       ...(ref.repo ? { repo: ref.repo } : {}),
     };
     const cwd = config.cwd ?? prepared.roots.work;
+    // A server acting for the run: the workspace is no longer only what the worker's own steps made.
+    await markUsed(prepared.layout);
     // The sandbox's own argv runs it as the workspace's unprivileged user; the shell only changes
     // folder and finds the program on the sandbox's PATH.
     const argv = host.argv(prepared, ['exec', '/bin/sh', '-c', 'cd "$1" && shift && exec "$@"', 'sh', cwd, config.command, ...config.args]);

@@ -5,7 +5,8 @@ import { startHolder, type HolderRecord } from './holder';
 import { holderArguments, SANDBOX_GROUP, SANDBOX_PASSWD, type IsolationCheck } from './isolation';
 import { type SandboxLimits } from './limits';
 import { seccompFilter } from './seccomp';
-import { WorkspaceDisk } from './workspace-disk';
+import { bindForHolder, WorkspaceDisk } from './workspace-disk';
+import { bindLabels, type HolderBind } from './holder-binds';
 import { type WorkspaceLayout } from './workspace-layout';
 
 export interface HolderLaunch {
@@ -17,6 +18,8 @@ export interface HolderLaunch {
   dataDir: string;
   hiddenPaths: readonly string[];
   owner?: string;
+  /** Read-only folders besides the disk (a repository's object cache). */
+  binds?: readonly HolderBind[];
 }
 
 /**
@@ -31,7 +34,9 @@ export async function launchHolder(launch: HolderLaunch): Promise<HolderRecord> 
   const disk = new WorkspaceDisk({ diskMiB: limits.diskMiB, images: isolation.diskImages === true });
   await disk.ensure(layout, uid);
   const mounted = await disk.mountForHolder(layout);
+  const extra: Array<{ path: string; target: string; detach(): Promise<void> }> = [];
   try {
+    for (const bind of launch.binds ?? []) extra.push({ ...(await bindForHolder(bind.source)), target: bind.target });
     const files = { seccomp: join(layout.state, 'seccomp.bpf'), passwd: join(layout.state, 'passwd'), group: join(layout.state, 'group') };
     await writeFile(files.seccomp, seccompFilter(isolation.seccomp), { mode: 0o600 });
     await writeFile(files.passwd, SANDBOX_PASSWD, { mode: 0o600 });
@@ -39,11 +44,16 @@ export async function launchHolder(launch: HolderLaunch): Promise<HolderRecord> 
     return await startHolder(layout, {
       cgroupPrefix: joinCgroupsArgv(cgroup?.procsFiles() ?? []),
       uid,
-      args: holderArguments(mounted, limits, { dataDir: launch.dataDir, hiddenPaths: launch.hiddenPaths }),
+      args: holderArguments({ ...mounted, readOnly: extra.map((bind) => ({ source: bind.path, target: bind.target })) }, limits, {
+        dataDir: launch.dataDir,
+        hiddenPaths: launch.hiddenPaths,
+      }),
       ...files,
       ...(launch.owner ? { owner: launch.owner } : {}),
+      ...(launch.binds?.length ? { binds: bindLabels(launch.binds) } : {}),
     });
   } finally {
     await mounted.detach();
+    for (const bind of extra) await bind.detach();
   }
 }

@@ -24,6 +24,8 @@ export interface HolderRecord {
   uid?: number;
   /** Workflows that used this sandbox since it started: the janitor ends it once all of them are closed. */
   owners?: string[];
+  /** The read-only folders it was started with besides its disk (holder-binds.ts labels). */
+  binds?: string[];
 }
 
 /** The file descriptor the holder's waiter watches: the workspace's lease file, open in the worker's folder. */
@@ -94,6 +96,7 @@ export interface HolderStart {
   passwd: string;
   group: string;
   owner?: string;
+  binds?: string[];
 }
 
 /** The descriptors bubblewrap reads its inputs from (see HolderStart). */
@@ -163,7 +166,13 @@ export async function startHolder(layout: WorkspaceLayout, start: HolderStart): 
   const startTime = pid === undefined ? undefined : processStartTime(pid);
   if (pid === undefined || startTime === undefined) throw new Error(`the sandbox holder did not stay up (info: ${info.trim()})`);
   await waitUntilReady(pid, layout);
-  const record: HolderRecord = { pid, startTime, uid: start.uid, owners: start.owner ? [start.owner] : [] };
+  const record: HolderRecord = {
+    pid,
+    startTime,
+    uid: start.uid,
+    owners: start.owner ? [start.owner] : [],
+    ...(start.binds?.length ? { binds: start.binds } : {}),
+  };
   await writeFile(recordPath(layout), JSON.stringify(record), { mode: 0o600 });
   return record;
 }

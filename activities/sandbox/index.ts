@@ -13,7 +13,9 @@ import { runCommand } from './run-command';
 import { saveLongOutput } from './saved-output';
 import { SandboxHost, SandboxUnavailable, type PreparedWorkspace, type SandboxLogger } from './sandbox-host';
 import { type UidRange } from './sandbox-uids';
-import { workspaceLayout } from './workspace-layout';
+import { markUsed, workspaceLayout } from './workspace-layout';
+import { registeredRepoCache, type RepoCacheSettings } from './repo-cache/repo-cache';
+import { SetupStore } from './repo-cache/setup-store';
 import {
   type BashInput,
   type BashResult,
@@ -68,6 +70,10 @@ export interface SandboxDeps {
   probe?: () => Promise<IsolationCheck>;
   /** Name resolution for the door (tests); the system resolver otherwise. */
   resolver?: Resolver;
+  /** `sandbox.repoCache`: the warm object caches of resident work on this host (docs/sandbox.md#warm-repositories). */
+  repoCache?: Partial<RepoCacheSettings>;
+  /** Told when a repository cache was made or evicted (the worker polls a queue per cached repository). */
+  onRepoCacheChange?: () => void;
 }
 
 function checkWorkspace(workspace: WorkspaceRef | undefined): asserts workspace is WorkspaceRef {
@@ -142,10 +148,56 @@ export function createSandboxActivities(deps: SandboxDeps, host: SandboxHost = c
     workspace: WorkspaceRef,
     refused: (message: string) => T,
     work: (files: WorkspaceFiles) => Promise<T>,
+    writes = false,
   ): Promise<T> {
     const prepared = await prepareOrRefuse(workspace);
     if (prepared instanceof SandboxUnavailable) return refused(prepared.message);
+    if (writes) await markUsed(prepared.layout);
     return work(new WorkspaceFiles(host, prepared, fileLimits));
+  }
+
+  let setups: SetupStore | undefined;
+  /** The host's setup results, when it keeps repository caches. */
+  function setupStore(): SetupStore | undefined {
+    const cache = registeredRepoCache(host);
+    if (cache && !setups) setups = new SetupStore(host, cache);
+    return setups;
+  }
+
+  /** One command in a prepared workspace: run, bounded, explained (hints), its long output saved. */
+  async function runBash(prepared: PreparedWorkspace, command: string, timeoutMs: number, notes: string[]): Promise<BashResult> {
+    const mode = prepared.isolation.mode;
+    const before = await prepared.cgroup?.events();
+    const outcome = await runCommand({
+      argv: host.commandArgv(prepared, command),
+      env: commandEnvironment(prepared.layout, mode, { port: prepared.door.port, gitBaseUrl }),
+      cwd: '/',
+      timeoutMs,
+      outputLimit: deps.outputLimit ?? 30_000,
+      heartbeatMs: deps.heartbeatMs,
+    });
+    const after = await prepared.cgroup?.events();
+    const bounds = boundsHint(
+      {
+        forkRefused: (after?.forkRefusals ?? 0) > (before?.forkRefusals ?? 0),
+        oomKilled: (after?.oomKills ?? 0) > (before?.oomKills ?? 0),
+        exitCode: outcome.exitCode,
+        output: outcome.output,
+      },
+      host.limits,
+    );
+    if (bounds) notes.unshift(bounds);
+    if (outcome.timedOut) {
+      notes.unshift(timeoutHint(timeoutMs));
+      outcome.output += `\n[stopped after ${Math.round(timeoutMs / 1000)} s: exit 124]`;
+    }
+    const savedOutput = await saveLongOutput(new WorkspaceFiles(host, prepared, fileLimits), prepared, outcome.output);
+    return {
+      ...outcome,
+      ...(notes.length > 0 ? { hint: notes.join('\n') } : {}),
+      ...(savedOutput ? { savedOutput } : {}),
+      isolation: mode,
+    };
   }
 
   return {
@@ -180,37 +232,12 @@ export function createSandboxActivities(deps: SandboxDeps, host: SandboxHost = c
         identity: input.identity ?? 'none',
         ...(input.repo ? { repo: input.repo } : {}),
       };
-      const before = await prepared.cgroup?.events();
-      const outcome = await runCommand({
-        argv: host.commandArgv(prepared, input.command),
-        env: commandEnvironment(prepared.layout, mode, { port: prepared.door.port, gitBaseUrl }),
-        cwd: '/',
-        timeoutMs,
-        outputLimit: deps.outputLimit ?? 30_000,
-        heartbeatMs: deps.heartbeatMs,
-      });
-      const after = await prepared.cgroup?.events();
-      const bounds = boundsHint(
-        {
-          forkRefused: (after?.forkRefusals ?? 0) > (before?.forkRefusals ?? 0),
-          oomKilled: (after?.oomKills ?? 0) > (before?.oomKills ?? 0),
-          exitCode: outcome.exitCode,
-          output: outcome.output,
-        },
-        host.limits,
-      );
-      if (bounds) notes.unshift(bounds);
-      if (outcome.timedOut) {
-        notes.unshift(timeoutHint(timeoutMs));
-        outcome.output += `\n[stopped after ${Math.round(timeoutMs / 1000)} s: exit 124]`;
-      }
-      const savedOutput = await saveLongOutput(new WorkspaceFiles(host, prepared, fileLimits), prepared, outcome.output);
-      return {
-        ...outcome,
-        ...(notes.length > 0 ? { hint: notes.join('\n') } : {}),
-        ...(savedOutput ? { savedOutput } : {}),
-        isolation: mode,
-      };
+      const execute = () => runBash(prepared, input.command, timeoutMs, notes);
+      // The repository's setup in a resident checkout may be copied in from the host; anything else marks the workspace used.
+      const store = input.setup && mode === 'bwrap' ? setupStore() : undefined;
+      if (store && input.setup) return store.run(prepared, input.setup, execute);
+      await markUsed(prepared.layout);
+      return execute();
     },
 
     async readFile(input: ReadFileInput): Promise<FileResult> {
@@ -228,6 +255,7 @@ export function createSandboxActivities(deps: SandboxDeps, host: SandboxHost = c
         input.workspace,
         (error): FileResult => ({ ok: false, path: input.path, code: 'sandbox_unavailable', error }),
         (files) => files.write(input.path, input.content),
+        true,
       );
     },
 

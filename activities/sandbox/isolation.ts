@@ -177,6 +177,8 @@ export interface HolderMounts {
   /** Host paths of the workspace's disk parts (a short-lived mount the workspace's uid can reach). */
   work: string;
   home: string;
+  /** Read-only folders besides the disk (holder-binds.ts), each from a short-lived mount too. */
+  readOnly?: ReadonlyArray<{ source: string; target: string }>;
 }
 
 /**
@@ -230,6 +232,7 @@ export function holderArguments(
     '--bind',
     mounts.home,
     SANDBOX_VIEW.home,
+    ...(mounts.readOnly ?? []).flatMap((bind) => ['--ro-bind', bind.source, bind.target]),
     // Nothing else is writable: the tmpfs root bubblewrap builds is made read-only too.
     '--remount-ro',
     '/',

@@ -7,6 +7,7 @@ import { WorkspaceCgroup } from './cgroups';
 import { entryArgv, shellArgs } from './entry-argv';
 import { addOwner, liveHolder, processStartTime, stopHolder, type HolderRecord } from './holder';
 import { launchHolder } from './holder-launch';
+import { NO_HOLDER_SETUP, type HolderSetupProvider } from './holder-binds';
 import {
   detectIsolationOnce,
   installed,
@@ -66,6 +67,8 @@ export interface SandboxHostOptions {
   resolver?: Resolver;
   limits?: Partial<SandboxLimits>;
   uids?: UidRange;
+  /** What a holder starts with beyond the defaults (a repository cache's binds); asked at each start. */
+  holderSetup?: HolderSetupProvider;
 }
 
 /** Thrown by prepare when commands may not run here; the activities turn it into a refusal. */
@@ -88,11 +91,18 @@ export class SandboxHost {
   private readonly uids: SandboxUids;
   private readonly uidRange: UidRange;
   private filterHex?: string;
+  private holderSetup?: HolderSetupProvider;
 
   constructor(private readonly options: SandboxHostOptions) {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.uidRange = options.uids ?? DEFAULT_UID_RANGE;
     this.uids = new SandboxUids(join(options.dataDir, 'sandbox-uids'), this.uidRange);
+    this.holderSetup = options.holderSetup;
+  }
+
+  /** Sets what holders start with beyond the defaults (the repository cache registers itself here). */
+  setHolderSetup(provider: HolderSetupProvider): void {
+    this.holderSetup = provider;
   }
 
   get dataDir(): string {
@@ -203,12 +213,14 @@ export class SandboxHost {
   ): Promise<HolderRecord> {
     // A holder of the earlier design (root) or processes left by a dead one: none may share the new sandbox.
     await this.endProcesses(layout, uid, cgroup);
+    const setup = (await this.holderSetup?.(layout)) ?? NO_HOLDER_SETUP;
     return launchHolder({
       layout,
       isolation,
       uid,
       ...(cgroup ? { cgroup } : {}),
-      limits: this.limits,
+      limits: setup.folderDisk ? { ...this.limits, diskMiB: 0 } : this.limits,
+      binds: setup.binds,
       dataDir: this.options.dataDir,
       hiddenPaths: this.options.hiddenPaths ?? [],
       ...(owner ? { owner } : {}),

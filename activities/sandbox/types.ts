@@ -26,6 +26,12 @@ export interface BashInput {
   /** The run's agent and machine class: they choose the destinations the network door allows. */
   agent?: string;
   machine?: string;
+  /**
+   * The command is the repository's setup (workflows/run/repo-context.ts): in a resident checkout
+   * the worker host copies in what the same setup produced before instead of running it, and keeps
+   * what a first run produced (docs/sandbox.md#setup-results).
+   */
+  setup?: { repo: string; commands: string[]; lockfiles: string[] };
 }
 
 export interface BashResult {

@@ -117,6 +117,24 @@ export class WorkspaceDisk {
   }
 }
 
+/**
+ * A host folder mounted where a holder's bubblewrap (as the workspace's uid) can bind it, like the
+ * disk: a fresh point under MOUNT_BASE, detached once the sandbox holds its own bind. The caller
+ * vouches that nothing a sandbox wrote lies on the source's path (root follows links here).
+ */
+export async function bindForHolder(source: string): Promise<{ path: string; detach(): Promise<void> }> {
+  await ensureMountBase();
+  const point = join(MOUNT_BASE, randomBytes(8).toString('hex'));
+  await mkdir(point, { mode: 0o700 });
+  try {
+    await hostExec('mount', ['--bind', source, point]);
+  } catch (error) {
+    await rmdir(point).catch(() => undefined);
+    throw error;
+  }
+  return { path: point, detach: () => detach(point) };
+}
+
 /** `/run/switchboard/mnt`: root's, traversable (so a uid can reach the one mount it is given), not listable. */
 async function ensureMountBase(): Promise<void> {
   await mkdir(MOUNT_BASE, { recursive: true, mode: 0o711 });

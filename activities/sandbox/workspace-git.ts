@@ -44,6 +44,8 @@ export interface GitGrant {
   identity: 'read' | 'write';
   /** The repository a write identity may push to. */
   repo: string;
+  /** False: the door refuses every request for this step (a step that must not reach anything). */
+  network?: boolean;
 }
 
 /** A workspace named by its key (new inputs) or by the host path of its checkout (inputs recorded before this design). */
@@ -89,7 +91,7 @@ export class WorkspaceGit {
     const prepared = await this.prepared(name);
     const door = prepared.door;
     const previous = door.grant;
-    const gitGrant: DoorGrant = { network: true, allow: [], identity: grant.identity, repo: grant.repo };
+    const gitGrant: DoorGrant = { network: grant.network !== false, allow: [], identity: grant.identity, repo: grant.repo };
     door.grant = gitGrant;
     try {
       const env = {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { chmod, mkdir } from 'node:fs/promises';
+import { chmod, mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type WorkspaceRef } from './types';
 
@@ -87,3 +87,18 @@ export async function ensureUnisolatedFolders(layout: WorkspaceLayout): Promise<
   await chmod(layout.tmp, 0o1777);
   await mkdir(layout.home, { recursive: true });
 }
+
+/**
+ * Notes (in the worker's own state folder) that something other than the worker's own steps ran
+ * in the workspace: a command, a file write, an MCP server. Only a workspace with no such note
+ * may give its setup's results to others (repo-cache/setup-store.ts).
+ */
+export async function markUsed(layout: WorkspaceLayout): Promise<void> {
+  await writeFile(join(layout.state, USED), '', { mode: 0o600, flag: 'a' }).catch(() => undefined);
+}
+
+export async function wasUsed(layout: WorkspaceLayout): Promise<boolean> {
+  return (await stat(join(layout.state, USED)).catch(() => undefined)) !== undefined;
+}
+
+const USED = 'used';

@@ -56,4 +56,14 @@ describe('status cards', () => {
     expect(child).toContain('Its answer went to the run that delegated to it.');
     expect(renderGitHubCard({ status: { ...done, answersTo: 'unit' }, final: false })).not.toContain('report');
   });
+
+  it('say a setup copied in from the host as such, without its output', () => {
+    const restored = { ...status, setup: { state: 'restored' as const, commands: 1, exitCode: 0, output: 'switchboard-setup: restored' } };
+    expect(textOf(renderCard({ status: restored, final: true }).blocks)).toContain(
+      "*Setup:* copied from this host's cache of an earlier run, not run again",
+    );
+    const github = renderGitHubCard({ status: restored, final: true });
+    expect(github).toContain("Setup: copied from this host's cache of an earlier run, not run again");
+    expect(github).not.toContain('Setup output');
+  });
 });

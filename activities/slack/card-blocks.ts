@@ -92,6 +92,7 @@ export function repoContextWords(status: RunStatus): { instructions?: string; se
         running: 'running',
         ran: `done${seconds}`,
         cached: 'done before in this workspace, not run again',
+        restored: "copied from this host's cache of an earlier run, not run again",
         failed: `failed${setup.exitCode !== undefined ? ` (exit ${setup.exitCode})` : ''}${seconds}; the run goes on`,
         timed_out: 'did not finish in its time; the run goes on',
       }[setup.state];

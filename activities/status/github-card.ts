@@ -58,7 +58,7 @@ export function renderGitHubCard(view: { status: RunStatus; final: boolean; webU
   if (view.final) lines.push('', ANSWER_WORDS[status.answersTo ?? 'conversation']);
   lines.push('', `<sub>${facts.join(' · ')}</sub>`);
   // The setup's output, folded: what went wrong when it failed, what it did when it ran.
-  if (status.setup?.output && status.setup.state !== 'cached')
+  if (status.setup?.output && status.setup.state !== 'cached' && status.setup.state !== 'restored')
     lines.push('', `<details><summary>Setup output</summary>\n\n\`\`\`\n${status.setup.output.replace(/```/g, "'''")}\n\`\`\`\n</details>`);
   return lines.join('\n');
 }

@@ -32,40 +32,81 @@ fresh_config() {
  * `*.lock` files). So the git directory is built aside and renamed into place (`.git` is either
  * whole or absent), a broken one (or a link, or a gitfile) is moved away before it is removed,
  * lock files are removed, and the configuration is written afresh on every call.
- * Arguments: remote, branch, base ('' = the remote's default branch), commit ('' = the branch tip).
- * Prints `head=`, `base=`, `baseSha=` and `work=` lines.
+ *
+ * With a repository cache (a resident workspace, docs/sandbox.md#warm-repositories) the checkout
+ * borrows the cache's objects as git alternates and starts its remote-tracking branches at the
+ * cache's tips, so its fetch brings only what the cache lacks (the fetch then corrects every
+ * branch from the remote). A checkout that borrowed from a cache it no longer has starts afresh;
+ * one whose fetch or switch fails while borrowing is made again without the cache
+ * (`cacheFallback=` says why).
+ * Arguments: remote, branch, base ('' = the remote's default branch), commit ('' = the branch tip),
+ * cache objects folder ('' = none), the cache's tips (`<sha> <ref>` lines).
+ * Prints `head=`, `base=`, `baseSha=`, `work=`, `cache=` (borrowing or not) and `objects=` (the
+ * objects the checkout holds of its own, beyond the cache).
  */
 export const CHECKOUT_SCRIPT = String.raw`${FRESH_CONFIG}
-remote="$1"; branch="$2"; base="$3"; commit="$4"
+remote="$1"; branch="$2"; base="$3"; commit="$4"; cache="${'$'}{5:-}"; tips="${'$'}{6:-}"
+alternates=.git/objects/info/alternates
 rm -rf .git-building-* .git-discarded-*
-if [ -e .git ] || [ -L .git ]; then
-  if [ -d .git ] && [ ! -L .git ]; then find .git -name '*.lock' -type f -delete 2>/dev/null || true; fi
-  if [ -L .git ] || [ ! -d .git ] || [ "$(g rev-parse --absolute-git-dir 2>/dev/null)" != "$WORK/.git" ] || ! g count-objects >/dev/null 2>&1; then
-    mv .git ".git-discarded-$$"
-    rm -rf ".git-discarded-$$"
-  fi
-fi
-if [ ! -d .git ]; then
+discard_git() {
+  mv .git ".git-discarded-$$"
+  rm -rf ".git-discarded-$$"
+}
+new_git() {
   building=".git-building-$$"
   g init -q --bare "$building"
   mv "$building" .git
+  fresh_config "$remote"
+}
+if [ -e .git ] || [ -L .git ]; then
+  if [ -d .git ] && [ ! -L .git ]; then find .git -name '*.lock' -type f -delete 2>/dev/null || true; fi
+  if [ -L .git ] || [ ! -d .git ] || [ "$(g rev-parse --absolute-git-dir 2>/dev/null)" != "$WORK/.git" ] || ! g count-objects >/dev/null 2>&1; then
+    discard_git
+  elif [ -s "$alternates" ] && { [ -z "$cache" ] || [ ! -d "$cache/pack" ] || [ "$(cat "$alternates")" != "$cache" ]; }; then
+    # Its objects were partly the cache's, which this workspace no longer has.
+    discard_git
+  fi
 fi
+if [ ! -d .git ]; then new_git; fi
 fresh_config "$remote"
-g fetch -q --prune origin '+refs/heads/*:refs/remotes/origin/*'
-if [ -z "$base" ]; then
-  base="$(g ls-remote --symref origin HEAD | sed -n 's|^ref: refs/heads/\(.*\)[[:space:]]HEAD$|\1|p')"
-  [ -n "$base" ] || base=main
+if [ -n "$cache" ] && [ -d "$cache/pack" ]; then
+  mkdir -p .git/objects/info
+  printf '%s\n' "$cache" > "$alternates"
+  printf '%s\n' "$tips" | while read -r sha ref; do
+    case "$ref" in refs/heads/?*) ;; *) continue ;; esac
+    tracking="refs/remotes/origin/${'$'}{ref#refs/heads/}"
+    g rev-parse -q --verify "$tracking" >/dev/null || g update-ref "$tracking" "$sha" 2>/dev/null || true
+  done
 fi
-if [ -n "$commit" ]; then start="$commit"
-elif g rev-parse --verify -q "refs/remotes/origin/$branch" >/dev/null; then start="origin/$branch"
-else start="origin/$base"; fi
-g checkout -q -f -B "$branch" "$start"
-g reset -q --hard "$start"
-g clean -qfd
+fetch_and_switch() {
+  g fetch -q --prune origin '+refs/heads/*:refs/remotes/origin/*' || return 1
+  if [ -z "$base" ]; then
+    base="$(g ls-remote --symref origin HEAD | sed -n 's|^ref: refs/heads/\(.*\)[[:space:]]HEAD$|\1|p')" || return 1
+    [ -n "$base" ] || base=main
+  fi
+  if [ -n "$commit" ]; then start="$commit"
+  elif g rev-parse --verify -q "refs/remotes/origin/$branch" >/dev/null; then start="origin/$branch"
+  else start="origin/$base"; fi
+  g checkout -q -f -B "$branch" "$start" && g reset -q --hard "$start" && g clean -qfd
+}
+if [ -s "$alternates" ]; then
+  failed="$TMPDIR/switchboard-checkout-$$.err"
+  if ! fetch_and_switch 2>"$failed"; then
+    echo "cacheFallback=$(tail -n 1 "$failed" | tr -d '\r' | cut -c1-300)"
+    discard_git
+    new_git
+    fetch_and_switch
+  fi
+  rm -f "$failed"
+else
+  fetch_and_switch
+fi
 echo "head=$(g rev-parse HEAD)"
 echo "base=$base"
 echo "baseSha=$(g rev-parse --verify -q "refs/remotes/origin/$base" || true)"
 echo "work=$WORK"
+if [ -s "$alternates" ]; then echo "cache=1"; else echo "cache=0"; fi
+echo "objects=$(g count-objects -v | sed -n 's/^count: //p; s/^in-pack: //p' | awk '{ n += $1 } END { print n + 0 }')"
 `;
 
 /**

@@ -2,6 +2,7 @@ import { failure } from '../../workflows/contracts';
 import { currentCallContext, withHeartbeat } from '../models/activity-context';
 import { type GitHubIdentities } from '../github/identity';
 import { ACTIVITY_HEARTBEAT_MS } from '../heartbeating';
+import { type RepoCache } from '../sandbox/repo-cache/repo-cache';
 import { parseFields, type WorkspaceGit } from '../sandbox/workspace-git';
 import { workspaceName } from '../sandbox/workspace-layout';
 import { CHECKOUT_SCRIPT, COMMIT_SCRIPT } from './git-scripts';
@@ -16,6 +17,11 @@ export interface PrepareUnitWorkspaceInput {
   /** Check out exactly this commit (a review of a PR head) instead of the branch tip. */
   checkoutSha?: string;
   identity: 'read' | 'write';
+  /**
+   * The machine class of the runs that use the checkout: `repo-resident` borrows from the host's
+   * cache of the repository; anything else (`repo-cold`, or a caller that does not say) never does.
+   */
+  machine?: string;
 }
 
 export interface UnitWorkspace {
@@ -28,6 +34,12 @@ export interface UnitWorkspace {
   baseSha?: string;
   /** The task queue of the host holding the checkout: its commit, push and release go there (absent on a worker without one). */
   hostTaskQueue?: string;
+  /** Whether the checkout borrows the objects of the host's cache of the repository (resident work). */
+  cached?: boolean;
+  /** Objects the checkout holds of its own: with a warm cache, only what the cache lacked. */
+  localObjects?: number;
+  /** Why the cache could not be used, when it could not (the checkout then fetched everything itself). */
+  cacheNotice?: string;
 }
 
 export interface CommitWorkspaceInput {
@@ -57,6 +69,8 @@ export function createUnitWorkspaceActivities(deps: {
   identities: Pick<GitHubIdentities, 'tokenFor' | 'gitRemote'>;
   /** This host's own task queue (infra/host-queue.ts), returned with the checkout. */
   hostTaskQueue?: string;
+  /** This host's repository caches (none: every checkout fetches everything itself). */
+  repoCache?: RepoCache;
 }) {
   const call = () => currentCallContext();
 
@@ -66,14 +80,25 @@ export function createUnitWorkspaceActivities(deps: {
         if (!(await deps.identities.tokenFor(input.identity)))
           throw failure('github_no_credential', `no GitHub credential for the '${input.identity}' identity`);
         const name = workspaceName(input.workspaceKey);
+        const remote = deps.identities.gitRemote(input.repo);
+        // Resident work borrows from the host's cache of the repository (fetched with the read identity); cold work never does.
+        const resident = input.machine === 'repo-resident' && (await deps.identities.tokenFor('read'));
+        const cache = resident
+          ? await deps.repoCache?.forCheckout({ repo: input.repo, workspace: name, remote })
+          : await deps.repoCache?.detach(name);
         const ran = await deps.git.script(
           name,
           CHECKOUT_SCRIPT,
-          [deps.identities.gitRemote(input.repo), input.branch, input.base ?? '', input.checkoutSha ?? ''],
+          [remote, input.branch, input.base ?? '', input.checkoutSha ?? '', cache?.objects ?? '', cache?.tips ?? ''],
           { identity: input.identity, repo: input.repo },
         );
         if (ran.code !== 0) throw gitFailed('checkout', ran);
         const fields = parseFields(ran.stdout);
+        let notice = cache?.notice;
+        if (fields.cacheFallback !== undefined) {
+          notice = `This checkout could not use the repository cache of ${input.repo} on its worker host (${fields.cacheFallback || 'git failed'}), so it fetched everything directly.`;
+          deps.repoCache?.checkoutFellBack(input.repo, notice);
+        }
         if (!/^[0-9a-f]{40}$/.test(fields.head ?? ''))
           throw gitFailed('checkout', { code: 0, stderr: `no commit checked out (${ran.stdout.trim().slice(-200)})` });
         return {
@@ -82,6 +107,9 @@ export function createUnitWorkspaceActivities(deps: {
           base: fields.base || input.base || 'main',
           ...(/^[0-9a-f]{40}$/.test(fields.baseSha ?? '') ? { baseSha: fields.baseSha } : {}),
           ...(deps.hostTaskQueue ? { hostTaskQueue: deps.hostTaskQueue } : {}),
+          ...(cache ? { cached: fields.cache === '1' } : {}),
+          ...(/^\d+$/.test(fields.objects ?? '') ? { localObjects: Number(fields.objects) } : {}),
+          ...(notice ? { cacheNotice: notice } : {}),
         };
       });
     },

@@ -45,6 +45,7 @@ describe('loadConfig', () => {
         openFiles: 4096,
       },
       uids: { first: 1_500_000_000, count: 100_000 },
+      repoCache: { enabled: true, maxMiB: 20_480, maxAgeDays: 14, maxPacks: 40, refreshSeconds: 10, setupMiB: 2_048, keepSetups: 3 },
     });
   });
 

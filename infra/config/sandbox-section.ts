@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DEFAULT_LIMITS } from '../../activities/sandbox/limits';
 import { HOST_PATTERN } from '../../activities/sandbox/network/egress-policy';
 import { DEFAULT_UID_RANGE } from '../../activities/sandbox/sandbox-uids';
+import { DEFAULT_REPO_CACHE } from '../../activities/sandbox/repo-cache/repo-cache';
 
 const Destinations = z
   .array(z.string().regex(HOST_PATTERN, 'a host pattern: *, example.com, *.example.com or an IPv4 address'))
@@ -41,6 +42,28 @@ export const SandboxConfigSchema = z
         cpuSeconds: z.number().int().min(1).default(DEFAULT_LIMITS.cpuSeconds),
         fileMiB: z.number().int().min(1).default(DEFAULT_LIMITS.fileMiB),
         openFiles: z.number().int().min(64).default(DEFAULT_LIMITS.openFiles),
+      })
+      .strict()
+      .prefault({}),
+    /**
+     * Warm repositories (docs/sandbox.md#warm-repositories): each worker host keeps an object cache
+     * per repository its resident work used, and the setup results per repository; bounded per host.
+     */
+    repoCache: z
+      .object({
+        enabled: z.boolean().default(DEFAULT_REPO_CACHE.enabled),
+        /** Every cache of the host together (packs and setup results), in MiB; the least recently used go first. */
+        maxMiB: z.number().int().min(64).default(DEFAULT_REPO_CACHE.maxMiB),
+        /** A cache unused for longer goes. */
+        maxAgeDays: z.number().int().min(1).default(DEFAULT_REPO_CACHE.maxAgeDays),
+        /** A cache past this many packs (one per refresh that brought something) is built again at its next use. */
+        maxPacks: z.number().int().min(2).max(1_000).default(DEFAULT_REPO_CACHE.maxPacks),
+        /** A cache refreshed less than this long ago is used as it is (the checkout's own fetch brings the rest). */
+        refreshSeconds: z.number().int().min(0).default(DEFAULT_REPO_CACHE.refreshSeconds),
+        /** The largest setup result kept, in MiB. */
+        setupMiB: z.number().int().min(1).default(DEFAULT_REPO_CACHE.setupMiB),
+        /** Setup results kept per repository (the newest). */
+        keepSetups: z.number().int().min(0).max(100).default(DEFAULT_REPO_CACHE.keepSetups),
       })
       .strict()
       .prefault({}),

@@ -48,6 +48,13 @@ export function serveGit(req: IncomingMessage, res: ServerResponse, projectRoot:
       REMOTE_USER: user,
       REMOTE_ADDR: req.socket.remoteAddress ?? '127.0.0.1',
       GIT_CONFIG_NOSYSTEM: '1',
+      // Partial clone, as GitHub serves it: `--filter=blob:none` (and the other filters), and a
+      // later fetch of any object by id (how a partial clone brings a blob when it needs it).
+      GIT_CONFIG_COUNT: '2',
+      GIT_CONFIG_KEY_0: 'uploadpack.allowFilter',
+      GIT_CONFIG_VALUE_0: 'true',
+      GIT_CONFIG_KEY_1: 'uploadpack.allowAnySHA1InWant',
+      GIT_CONFIG_VALUE_1: 'true',
     },
   });
   req.pipe(child.stdin);

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { type Client } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { projectRoot } from '../../infra/paths';
 import { waitUntil } from './wait';
@@ -28,6 +29,20 @@ export async function activityCounts(client: Client, workflowId: string): Promis
     else entry(type).timedOut += 1;
   }
   return counts;
+}
+
+/** The results of a workflow's completed activities of one type, in order (payloads decoded with the default converter). */
+export async function activityResults<T>(client: Client, workflowId: string, type: string): Promise<T[]> {
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  const scheduled = new Set<string>();
+  const results: T[] = [];
+  for (const event of history.events ?? []) {
+    if (event.activityTaskScheduledEventAttributes?.activityType?.name === type) scheduled.add(String(event.eventId));
+    const done = event.activityTaskCompletedEventAttributes;
+    if (done && scheduled.has(String(done.scheduledEventId)))
+      results.push(defaultPayloadConverter.fromPayload<T>(done.result!.payloads![0]));
+  }
+  return results;
 }
 
 /** Where recorded histories live: one JSON file per workflow run, grouped by workflow. */

@@ -17,6 +17,8 @@ import { createSandboxHost, type SandboxHost } from '../../activities/sandbox';
 import { hostTaskQueue } from '../../infra/host-queue';
 import { createLogger } from '../../infra/logger';
 import { createSwitchboardWorker } from '../../infra/worker';
+import { ResidentQueues } from '../../infra/resident-queues';
+import { registeredRepoCache, type RepoCacheSettings } from '../../activities/sandbox/repo-cache/repo-cache';
 import type { RunRecord } from '../../workflows/contracts';
 import { KIT_SCRIPTS } from './scripts';
 import { McpConfigSchema, mcpSetupOf } from '../../infra/config/mcp-section';
@@ -38,6 +40,8 @@ export interface RunKit {
   result(runId: string): Promise<RunRecord>;
   /** This kit's host queue (with `hostQueue`): where the workspaces it prepares are used and released. */
   hostTaskQueue?: string;
+  /** The resident queues this kit polls (with `residentQueues`). */
+  residentQueues?: ResidentQueues;
   /** Stops polling the shared queue only; the host queue (with `hostQueue`) keeps serving. */
   stopSharedWorker(): Promise<void>;
   close(): Promise<void>;
@@ -77,6 +81,13 @@ export interface RunKitOptions {
   taskQueue?: string;
   /** Serve a host queue of this kit's own, as a deployed worker does (infra/main.ts): workspaces are used on it. */
   hostQueue?: boolean;
+  /**
+   * Poll a resident queue per repository this kit's host holds a cache of, as a deployed worker
+   * does (infra/resident-queues.ts): resident checkouts prefer it. Off by default.
+   */
+  residentQueues?: boolean;
+  /** `sandbox.repoCache` (the defaults otherwise; `enabled: false` turns the caches off). */
+  repoCache?: Partial<RepoCacheSettings>;
   /** The `mcp` section (servers and attachments), and the environment HTTP servers' credentials are read from. */
   mcp?: { config: z.input<typeof McpConfigSchema>; env?: NodeJS.ProcessEnv };
 }
@@ -101,8 +112,11 @@ export async function startRunKit(label: string, options: RunKitOptions = {}): P
   mkdirSync(scripts);
   const logger = createLogger({ level: 'silent' });
   const identities = options.github ?? createGitHubIdentities({ apiUrl: 'http://127.0.0.1:9/api/v3', gitUrl: 'http://127.0.0.1:9' });
+  const resident: { queues?: ResidentQueues } = {};
   const sandbox = {
     dataDir,
+    ...(options.repoCache ? { repoCache: options.repoCache } : {}),
+    onRepoCacheChange: () => void resident.queues?.sync(),
     identityToken: (scope: 'read' | 'write') => identities.tokenFor(scope),
     gitBaseUrl: identities.gitUrl,
     ...(hostQueue ? { hostTaskQueue: hostQueue } : {}),
@@ -155,6 +169,17 @@ export async function startRunKit(label: string, options: RunKitOptions = {}): P
       })
     : undefined;
   const hostRunning = hostWorker?.run();
+  if (options.residentQueues) {
+    resident.queues = new ResidentQueues({
+      connection: environment.nativeConnection,
+      namespace: environment.namespace ?? 'default',
+      taskQueue,
+      activities: options.wrapActivities ? options.wrapActivities(activities) : activities,
+      repos: () => registeredRepoCache(sandboxHost)?.repos() ?? Promise.resolve([]),
+      ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
+    });
+    await resident.queues.sync();
+  }
   const stopShared = async () => {
     if (worker.getState() === 'RUNNING') worker.shutdown();
     await running;
@@ -178,7 +203,9 @@ export async function startRunKit(label: string, options: RunKitOptions = {}): P
     result: (runId) => followRun(client, runId, () => undefined),
     ...(hostQueue ? { hostTaskQueue: hostQueue } : {}),
     stopSharedWorker: stopShared,
+    ...(resident.queues ? { residentQueues: resident.queues } : {}),
     async close() {
+      await resident.queues?.stop();
       await stopShared();
       hostWorker?.shutdown();
       await hostRunning;

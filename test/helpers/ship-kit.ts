@@ -32,13 +32,21 @@ export async function startShipKit(
     wrapActivities?: RunKitOptions['wrapActivities'];
     /** More model settings (a local model server's URL and key). */
     models?: RunKitOptions['models'];
+    /** Run-kit options passed on as they are (a task queue shared with another kit, host and resident queues, the repository cache). */
+    kit?: Pick<RunKitOptions, 'taskQueue' | 'hostQueue' | 'residentQueues' | 'repoCache'>;
+    /** A local GitHub to share with another kit (its own otherwise); closed by its owner. */
+    github?: LocalGitHub;
   } = {},
 ): Promise<ShipKit> {
-  const github = await startLocalGitHub({
-    tokens: { read: ['read-token'], write: ['write-token'] },
-    ...(options.webhooks ? { webhookUrl: options.webhooks.url, webhookSecret: options.webhooks.secret } : {}),
-  });
-  github.createRepo('acme', 'app', { 'README.md': '# app\n', 'src/sum.js': 'module.exports = (a, b) => a + b;\n' });
+  const ownGitHub = !options.github;
+  const github =
+    options.github ??
+    (await startLocalGitHub({
+      tokens: { read: ['read-token'], write: ['write-token'] },
+      ...(options.webhooks ? { webhookUrl: options.webhooks.url, webhookSecret: options.webhooks.secret } : {}),
+    }));
+  if (!github.state.repo('acme', 'app'))
+    github.createRepo('acme', 'app', { 'README.md': '# app\n', 'src/sum.js': 'module.exports = (a, b) => a + b;\n' });
   const identities = createGitHubIdentities({
     apiUrl: github.apiUrl,
     gitUrl: github.gitUrl,
@@ -51,6 +59,7 @@ export async function startShipKit(
     ...(options.wrapActivities ? { wrapActivities: options.wrapActivities } : {}),
     ...(options.models ? { models: options.models } : {}),
     ship: { checksPollSeconds: 10, ...options.ship },
+    ...options.kit,
   });
   return {
     kit,
@@ -65,7 +74,7 @@ export async function startShipKit(
     },
     async close() {
       await kit.close();
-      await github.close();
+      if (ownGitHub) await github.close();
     },
   };
 }

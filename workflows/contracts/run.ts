@@ -192,8 +192,11 @@ export interface RepoContext {
 
 /** How the repository's setup went before the first turn. */
 export interface SetupOutcome {
-  /** `cached`: done before in this workspace with the same commands and lockfiles, so not run again. */
-  state: 'running' | 'ran' | 'cached' | 'failed' | 'timed_out';
+  /**
+   * `cached`: done before in this workspace with the same commands and lockfiles, so not run again;
+   * `restored`: not run, its results from an earlier run with the same key copied in from the worker host's cache.
+   */
+  state: 'running' | 'ran' | 'cached' | 'restored' | 'failed' | 'timed_out';
   commands: number;
   exitCode?: number;
   durationMs?: number;

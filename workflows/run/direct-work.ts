@@ -6,7 +6,7 @@ import type { GitHubWriteActivities, SetupActivities, UnitWorkspaceActivities } 
 import type { DirectWorkState, RunInput } from '../contracts';
 import { applyGate, validateSubmission } from '../unit/review-gate';
 import { renderReview, reviewComments } from '../unit/review-render';
-import { earlierReviewRequest, fixesIssue, reviewRequest } from '../unit/unit-prompts';
+import { earlierReviewRequest, fixesIssue, reviewRequest, workspaceNotice } from '../unit/unit-prompts';
 import { failureMessage, fail, ok } from './executors/context';
 import type { RunState } from './run-state';
 
@@ -86,6 +86,7 @@ export class DirectWork {
           base: pr.baseRef,
           checkoutSha: pr.headSha,
           identity: 'read',
+          machine: input.profile.machine,
         });
         state.direct = {
           mode,
@@ -99,7 +100,8 @@ export class DirectWork {
         const earlier = this.earlier();
         this.tellModel(
           reviewRequest({ repo, pullRequest: number, headSha: pr.headSha, base: pr.baseRef, gate: ship.addressSeverity }) +
-            (earlier ? `\n${earlierReviewRequest(earlier)}` : ''),
+            (earlier ? `\n${earlierReviewRequest(earlier)}` : '') +
+            workspaceNotice(ws),
         );
         return undefined;
       }
@@ -119,6 +121,7 @@ export class DirectWork {
         branch,
         identity: 'write',
         ...(onPr ? { base: onPr.base } : {}),
+        machine: input.profile.machine,
       });
       state.direct = {
         mode,
@@ -138,7 +141,7 @@ export class DirectWork {
           onPr
             ? `Then call submit_description once: Switchboard commits what is left and pushes the branch to pull request #${onPr.number}.`
             : 'Then call submit_description once: Switchboard commits what is left, pushes the branch and opens a draft pull request from your title and description.',
-        ].join('\n'),
+        ].join('\n') + workspaceNotice(ws),
       );
       return undefined;
     } catch (error) {

@@ -5,6 +5,7 @@ import type { WorkspaceRef } from '../../activities/sandbox/types';
 import type { InstructionsActivities, SandboxActivities } from '../activity-proxies';
 import type { RepoContext, SetupOutcome } from '../contracts';
 import type { RunState } from './run-state';
+import { SETUP_CACHED, SETUP_RESTORED, setupScript } from '../../agents/repo-setup';
 
 /**
  * The `patched()` id of a run that brings its repository along before its first turn: the
@@ -15,8 +16,6 @@ export const RUN_REPO_CONTEXT = 'run-repo-context';
 
 /** The end of the setup's output the card shows and the model is told. */
 const SETUP_OUTPUT_TAIL = 1_500;
-/** What the setup script prints first when its marker says it was done before. */
-const CACHED = 'switchboard-setup: done before';
 
 export interface RepoContextDeps {
   state: RunState;
@@ -82,6 +81,8 @@ export class RepoContextLoader {
       const ran = await activities.shell.bash({
         workspace,
         command: setupScript(setup.commands, setup.lockfiles),
+        // A resident checkout's worker host may copy in the results of the same setup instead of running it.
+        setup: { repo: state.repoContext!.repo, commands: setup.commands, lockfiles: setup.lockfiles },
         timeoutMs: setup.timeoutSeconds * 1_000,
         // The run's own grant: its identity and repository at the door, its agent's and machine's destinations.
         identity: profile.identity,
@@ -95,7 +96,15 @@ export class RepoContextLoader {
         .join('\n')
         .trim();
       Object.assign(outcome, {
-        state: ran.output.startsWith(CACHED) ? 'cached' : ran.timedOut ? 'timed_out' : ran.exitCode === 0 ? 'ran' : 'failed',
+        state: ran.output.startsWith(SETUP_CACHED)
+          ? 'cached'
+          : ran.output.startsWith(SETUP_RESTORED)
+            ? 'restored'
+            : ran.timedOut
+              ? 'timed_out'
+              : ran.exitCode === 0
+                ? 'ran'
+                : 'failed',
         exitCode: ran.exitCode,
         durationMs: ran.durationMs,
         ...(output ? { output: output.slice(-SETUP_OUTPUT_TAIL) } : {}),
@@ -154,36 +163,7 @@ export function instructionsBlock(repo: string, loaded: LoadedInstructions): str
   return parts.join('\n\n');
 }
 
-/** Single-quoted for sh: nothing inside is expanded. */
-function quoted(text: string): string {
-  return `'${text.replace(/'/g, `'\\''`)}'`;
-}
-
-/**
- * The setup as one shell script in the checkout. Its key is a hash of the commands and of each
- * named lockfile's contents; a marker under `$HOME/.switchboard/setup/<key>` (the workspace's own
- * home, kept with its files) says this workspace ran exactly this setup to success before, and
- * then nothing runs. Each command runs in order and the first failure ends it (`set -e`).
- */
-export function setupScript(commands: readonly string[], lockfiles: readonly string[]): string {
-  const hashed = [
-    `printf '%s\\n' ${quoted(commands.join('\n'))}`,
-    ...lockfiles.map(
-      (file) =>
-        `if [ -f ${quoted(file)} ]; then printf '%s ' ${quoted(file)}; sha256sum < ${quoted(file)}; else printf '%s missing\\n' ${quoted(file)}; fi`,
-    ),
-  ];
-  return [
-    `key=$( { ${hashed.join('; ')}; } | sha256sum | cut -c1-32 )`,
-    'marker="$HOME/.switchboard/setup/$key"',
-    `if [ -f "$marker" ]; then echo "${CACHED} ($key)"; exit 0; fi`,
-    'echo "switchboard-setup: running ($key)"',
-    `( set -e\n${commands.join('\n')}\n)`,
-    'code=$?',
-    'if [ "$code" -eq 0 ]; then mkdir -p "$HOME/.switchboard/setup" && date -u +%FT%TZ > "$marker"; fi',
-    'exit "$code"',
-  ].join('\n');
-}
+export { setupScript };
 
 /** What the model is told of the setup, with the end of its output when it failed. */
 export function setupNote(commands: readonly string[], outcome: SetupOutcome, timeoutSeconds: number): string {
@@ -192,6 +172,8 @@ export function setupNote(commands: readonly string[], outcome: SetupOutcome, ti
   switch (outcome.state) {
     case 'cached':
       return `(setup) The repository's setup (${list}) was done before in this workspace with the same commands and lockfiles, so it was not run again.`;
+    case 'restored':
+      return `(setup) The repository's setup (${list}) was not run: what it produced in an earlier run with the same commands and lockfiles (its untracked and ignored files, and its home folder) was copied into your workspace from this worker host's cache.`;
     case 'ran':
       return `(setup) The repository's setup ran in your workspace before your first turn and succeeded${seconds}: ${list}.`;
     default: {

@@ -1,5 +1,5 @@
 import type { UnitOutcome } from '../contracts';
-import { codingRequest, fixesIssue } from './unit-prompts';
+import { codingRequest, fixesIssue, workspaceNotice } from './unit-prompts';
 import type { Unit } from './unit';
 import { lostRoundOr, lostWork, rerunRound, roundsUsed } from './lost-work';
 import { hostGone, loseRound, rememberHost } from './unit-hosts';
@@ -42,6 +42,7 @@ export class CodingRound {
       branch: c.branch,
       identity: 'write',
       ...((c.base ?? ship.baseBranch) ? { base: c.base ?? ship.baseBranch } : {}),
+      machine: settings.coding.profile.machine,
     });
     c.base = ws.base;
     const host = rememberHost(unit, unitId, ws);
@@ -61,10 +62,11 @@ export class CodingRound {
           `Switchboard may not push to ${c.branch}, the branch of pull request #${c.pullRequest} (${probe.reason ?? probe.code ?? probe.status}); it made no change`,
         );
     }
-    const request = codingRequest(
-      { repo, branch: c.branch, base: c.base, round: c.round + 1, ...(c.pullRequest ? { pullRequest: c.pullRequest } : {}) },
-      c.work,
-    );
+    const request =
+      codingRequest(
+        { repo, branch: c.branch, base: c.base, round: c.round + 1, ...(c.pullRequest ? { pullRequest: c.pullRequest } : {}) },
+        c.work,
+      ) + workspaceNotice(ws);
     const record = await unit.runChild('coding', settings.coding, request, unitId, host);
     c.round += 1;
     if (unit.inbox.stopped || unit.inbox.terminal) return undefined;

@@ -1,7 +1,7 @@
 import type { UnitCarry, UnitOutcome } from '../contracts';
 import { applyGate, validateSubmission } from './review-gate';
 import { earlierReview, renderReview, reviewComments } from './review-render';
-import { earlierReviewRequest, reviewRequest } from './unit-prompts';
+import { earlierReviewRequest, reviewRequest, workspaceNotice } from './unit-prompts';
 import type { Unit } from './unit';
 import { lostRun, rerunReview } from './lost-work';
 import { rememberHost } from './unit-hosts';
@@ -53,6 +53,7 @@ export class ReviewRound {
       base: pr.baseRef,
       checkoutSha: pr.headSha,
       identity: 'read',
+      machine: settings.review.profile.machine,
     });
     const host = rememberHost(unit, reviewKey, ws);
     // The repository's gate where it sets one (its .switchboard.yml or the deployment's repositories section).
@@ -66,6 +67,7 @@ export class ReviewRound {
         `${reviewRequest({ repo, pullRequest: c.pullRequest!, headSha: pr.headSha, base: pr.baseRef, gate })}` +
         (earlier ? `\n${earlierReviewRequest(earlier)}` : '') +
         `\n(review ${c.reviews + 1} of this unit)` +
+        workspaceNotice(ws) +
         (problem ? `\nYour previous submission was invalid: ${problem}. Submit a valid review.` : '');
       const record = await unit.runChild(
         'review',

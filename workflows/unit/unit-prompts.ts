@@ -91,3 +91,8 @@ export function fixesIssue(body: string, issue: number | undefined): string {
   if (issue === undefined || new RegExp(`\\b(fix(es|ed)?|close[sd]?|resolve[sd]?) #${issue}\\b`, 'i').test(body)) return body;
   return `${body}\n\nFixes #${issue}`;
 }
+
+/** What a run is told when its checkout could not borrow from its host's repository cache (empty otherwise). */
+export function workspaceNotice(ws: { cacheNotice?: string }): string {
+  return ws.cacheNotice ? `\n\n(workspace) ${ws.cacheNotice}` : '';
+}
