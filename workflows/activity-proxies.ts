@@ -17,6 +17,7 @@ import type { AttachActivities } from '../activities/attach';
 import type { GitHubActivities } from '../activities/github';
 import type { ModelTurnInput, ModelTurnResult } from '../activities/models/types';
 import type { RunProgress } from '../activities/runs/run-progress';
+import type { RunOutcome, StartRunInput, StartRunResult } from '../activities/runs/run-start';
 import type {
   BashInput,
   BashResult,
@@ -61,6 +62,12 @@ export interface SpendCheckActivities {
 /** A thread's look at its current run (is its workflow task stuck failing?). */
 export interface RunProgressActivities {
   runProgress(input: { runId: string }): Promise<RunProgress>;
+}
+
+/** A thread starting its run through the worker's own client (eager workflow start), and reading the end of one that never said. */
+export interface RunStartActivities {
+  startRun(input: StartRunInput): Promise<StartRunResult>;
+  runOutcome(input: { runId: string }): Promise<RunOutcome>;
 }
 
 export interface ModelActivities {
@@ -223,6 +230,8 @@ export const POLICIES = {
   mcpClose: { startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumAttempts: 3 } },
   /** A thread describing its current run (a read; a failed look is just skipped). */
   runProgress: { startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumAttempts: 3 } },
+  /** A thread reading how its run ended when the run never said (terminated, timed out): a describe and a result. */
+  runOutcome: { startToCloseTimeout: '30 seconds', retry: backoff('1 second', '30 seconds', 10) },
   /** Starting, inspecting and listing units through the Temporal client. */
   unitClient: { startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumAttempts: 5 } },
 } as const satisfies Record<string, ActivityOptions>;
@@ -236,12 +245,20 @@ export const LOCAL_POLICIES = {
   setup: { startToCloseTimeout: '10 seconds', retry: { maximumAttempts: 5 } },
   /** A start's spend-cap check: a visibility list and the listed runs' records or status (closed ones are remembered). */
   spendCheck: { startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumAttempts: 3 } },
+  /**
+   * A thread starting its run (one start request; the run's first task comes back to this worker in
+   * the answer). Retried until Temporal takes it, as the thread's own task would be: a retry after a
+   * lost answer finds the run it started (activities/runs/run-start.ts).
+   */
+  startRun: { startToCloseTimeout: '30 seconds', retry: backoff('1 second', '30 seconds', 20) },
 } as const satisfies Record<string, LocalActivityOptions>;
 
 export const setup = proxyActivities<SetupActivities>(POLICIES.setup);
 export const localSetup = proxyLocalActivities<SetupActivities>(LOCAL_POLICIES.setup);
 export const spendCheck = proxyLocalActivities<SpendCheckActivities>(LOCAL_POLICIES.spendCheck);
 export const runProgress = proxyActivities<RunProgressActivities>(POLICIES.runProgress);
+export const runStarts = proxyLocalActivities<Pick<RunStartActivities, 'startRun'>>(LOCAL_POLICIES.startRun);
+export const runOutcomes = proxyActivities<Pick<RunStartActivities, 'runOutcome'>>(POLICIES.runOutcome);
 export const models = proxyActivities<ModelActivities>(POLICIES.modelTurn);
 export const closingModels = proxyActivities<ModelActivities>(POLICIES.closingSummary);
 export const routingModels = proxyActivities<ModelActivities>(POLICIES.routingTurn);

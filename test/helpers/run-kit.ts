@@ -16,7 +16,7 @@ import { type IsolationCheck } from '../../activities/sandbox/isolation';
 import { createSandboxHost, type SandboxHost } from '../../activities/sandbox';
 import { hostTaskQueue } from '../../infra/host-queue';
 import { createLogger } from '../../infra/logger';
-import { createSwitchboardWorker } from '../../infra/worker';
+import { createSwitchboardWorker, workerRunStarts } from '../../infra/worker';
 import type { RunRecord } from '../../workflows/contracts';
 import { KIT_SCRIPTS } from './scripts';
 import { McpConfigSchema, mcpSetupOf } from '../../infra/config/mcp-section';
@@ -132,6 +132,8 @@ export async function startRunKit(label: string, options: RunKitOptions = {}): P
     sandbox,
     sandboxHost,
     units: { client, taskQueue },
+    // As a deployed worker does: threads start their runs through the worker's own connection, eagerly.
+    runStarts: workerRunStarts(environment.nativeConnection, environment.namespace ?? 'default', options.dataConverter),
     ...(options.web ? { web: options.web } : {}),
     ...(options.skillDirs ? { skillDirs: options.skillDirs } : {}),
     ...(options.slack ? { slack: options.slack } : {}),
