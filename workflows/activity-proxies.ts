@@ -38,7 +38,7 @@ import type { SpendCheckInput } from '../activities/spend';
 import type { SpendVerdict } from '../agents/spend-caps';
 import type { WebActivities } from '../activities/web';
 import type { McpCallInput, McpCallResult, McpDiscovered, McpDiscoverInput } from '../activities/mcp/types';
-import type { ShipUnitInput, UnitState } from './contracts';
+import type { RunEnded, ShipUnitInput, UnitState } from './contracts';
 
 export type { AttachActivities, InstructionsActivities, SkillActivities, WebActivities };
 
@@ -68,6 +68,7 @@ export interface RunProgressActivities {
 export interface RunStartActivities {
   startRun(input: StartRunInput): Promise<StartRunResult>;
   runOutcome(input: { runId: string }): Promise<RunOutcome>;
+  reportRunEnd(input: { threadId: string; end: RunEnded }): Promise<boolean>;
 }
 
 export interface ModelActivities {
@@ -251,6 +252,8 @@ export const LOCAL_POLICIES = {
    * lost answer finds the run it started (activities/runs/run-start.ts).
    */
   startRun: { startToCloseTimeout: '30 seconds', retry: backoff('1 second', '30 seconds', 20) },
+  /** A run telling its thread its end (one signal, client to thread); past these tries the thread's run watch finds the end. */
+  reportRunEnd: { startToCloseTimeout: '30 seconds', retry: backoff('1 second', '10 seconds', 6) },
 } as const satisfies Record<string, LocalActivityOptions>;
 
 export const setup = proxyActivities<SetupActivities>(POLICIES.setup);
@@ -259,6 +262,7 @@ export const spendCheck = proxyLocalActivities<SpendCheckActivities>(LOCAL_POLIC
 export const runProgress = proxyActivities<RunProgressActivities>(POLICIES.runProgress);
 export const runStarts = proxyLocalActivities<Pick<RunStartActivities, 'startRun'>>(LOCAL_POLICIES.startRun);
 export const runOutcomes = proxyActivities<Pick<RunStartActivities, 'runOutcome'>>(POLICIES.runOutcome);
+export const runEndReports = proxyLocalActivities<Pick<RunStartActivities, 'reportRunEnd'>>(LOCAL_POLICIES.reportRunEnd);
 export const models = proxyActivities<ModelActivities>(POLICIES.modelTurn);
 export const closingModels = proxyActivities<ModelActivities>(POLICIES.closingSummary);
 export const routingModels = proxyActivities<ModelActivities>(POLICIES.routingTurn);

@@ -6,7 +6,7 @@ import {
   type WorkflowHandle,
 } from '@temporalio/client';
 import type { SearchAttributePair } from '@temporalio/common';
-import { agentRunWorkflowType, type RunEnded, type RunInput, type RunRecord } from '../../workflows/contracts';
+import { agentRunWorkflowType, runEndedSignal, type RunEnded, type RunInput, type RunRecord } from '../../workflows/contracts';
 import { Agent, Repo, Requester, SwitchboardKind, Thread } from '../../workflows/search-attributes';
 
 /** What a thread asks for when it starts a run (workflows/thread/run-start.ts). */
@@ -49,7 +49,8 @@ export interface RunStartDeps {
 }
 
 /**
- * `startRun` (a local activity of the thread) and `runOutcome` (an activity of its run watch).
+ * `startRun` (a local activity of the thread), `runOutcome` (an activity of its run watch) and
+ * `reportRunEnd` (a local activity of the run).
  * A run id is started once per life of its thread: a running run is followed (`USE_EXISTING`: a
  * retried start after a lost answer, or a thread reset to before its start), and a closed one the
  * same thread started is never started again (its end is read and the thread takes it), so nothing
@@ -105,6 +106,21 @@ export function createRunStartActivities(deps: RunStartDeps) {
     },
     async runOutcome(input: { runId: string }): Promise<RunOutcome> {
       return outcome(input.runId);
+    },
+    /**
+     * A run telling its thread how it ended (a local activity of the run's last task): the signal
+     * goes from this client straight to the thread, where a signal from workflow code would wait in
+     * the server's transfer queue first, and the run completes in the same task. False when the
+     * thread is gone (terminated): nobody is left to tell.
+     */
+    async reportRunEnd(input: { threadId: string; end: RunEnded }): Promise<boolean> {
+      try {
+        await deps.client.workflow.getHandle(input.threadId).signal(runEndedSignal, input.end);
+        return true;
+      } catch (error) {
+        if (error instanceof WorkflowNotFoundError) return false;
+        throw error;
+      }
     },
   };
 }
