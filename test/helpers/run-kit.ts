@@ -13,7 +13,7 @@ import { createGitHubIdentities, type GitHubIdentities } from '../../activities/
 import { defaultAgentsConfig, type AgentsConfigInput } from '../../agents/config';
 import { sendMessage, followRun, type AskOptions } from '../../cli/commands/ask';
 import { type IsolationCheck } from '../../activities/sandbox/isolation';
-import { createSandboxHost, type SandboxHost } from '../../activities/sandbox';
+import { createSandboxHost, type SandboxHost, type SandboxLimits } from '../../activities/sandbox';
 import { hostTaskQueue } from '../../infra/host-queue';
 import { createLogger } from '../../infra/logger';
 import { createSwitchboardWorker, workerRunStarts } from '../../infra/worker';
@@ -79,6 +79,8 @@ export interface RunKitOptions {
   hostQueue?: boolean;
   /** The `mcp` section (servers and attachments), and the environment HTTP servers' credentials are read from. */
   mcp?: { config: z.input<typeof McpConfigSchema>; env?: NodeJS.ProcessEnv };
+  /** `sandbox.limits` (e.g. `diskMiB: 0` for folder disks, no loop device per workspace); the defaults otherwise. */
+  sandboxLimits?: Partial<SandboxLimits>;
 }
 
 export async function startRunKit(label: string, options: RunKitOptions = {}): Promise<RunKit> {
@@ -107,6 +109,7 @@ export async function startRunKit(label: string, options: RunKitOptions = {}): P
     gitBaseUrl: identities.gitUrl,
     ...(hostQueue ? { hostTaskQueue: hostQueue } : {}),
     ...(options.sandboxProbe ? { probe: options.sandboxProbe } : {}),
+    ...(options.sandboxLimits ? { limits: options.sandboxLimits } : {}),
   };
   const sandboxHost = createSandboxHost(sandbox);
   const mcp = options.mcp ? McpConfigSchema.parse(options.mcp.config) : undefined;
