@@ -88,6 +88,7 @@ export class SandboxHost {
   private readonly uids: SandboxUids;
   private readonly uidRange: UidRange;
   private filterHex?: string;
+  private swept = 0;
 
   constructor(private readonly options: SandboxHostOptions) {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
@@ -233,8 +234,15 @@ export class SandboxHost {
     return door;
   }
 
-  /** Doors whose holder ended by itself (its folder was deleted) would keep a dead namespace alive. */
-  private sweepDoors(): void {
+  /**
+   * Doors whose holder ended by itself (its folder was deleted) would keep a dead namespace alive.
+   * Looked for at most every few seconds, not on every call: each look reads every door's holder
+   * in /proc, so on every call it would cost in proportion to the workspaces the host runs (a
+   * call's own workspace checks its holder anyway, doorFor).
+   */
+  private sweepDoors(now = Date.now()): void {
+    if (now - this.swept < DOOR_SWEEP_MS) return;
+    this.swept = now;
     for (const [name, door] of this.doors) {
       if (door.holderPid !== undefined && processStartTime(door.holderPid) === undefined) {
         door.close();
@@ -380,6 +388,9 @@ export class SandboxHost {
     this.doors.clear();
   }
 }
+
+/** How often prepare looks for doors whose holder ended by itself. */
+const DOOR_SWEEP_MS = 5_000;
 
 /** The prefix of a released workspace's folder while it is being removed. */
 const RELEASED = '.released-';
