@@ -76,3 +76,20 @@ export async function terminateGroup(pgid: number, graceMs = 2_000): Promise<voi
   const killDeadline = Date.now() + 1_000;
   while (groupAlive(pgid) && Date.now() < killDeadline) await delay(25);
 }
+
+/** Kills every process whose environment carries this workspace's marker (the unisolated reaper). */
+export function killMarkedProcesses(name: string): number {
+  const marker = `SWITCHBOARD_WORKSPACE=${name}`;
+  let killed = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (!readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0').includes(marker)) continue;
+      process.kill(Number(entry), 'SIGKILL');
+      killed += 1;
+    } catch {
+      // Gone already, or not ours to read.
+    }
+  }
+  return killed;
+}
