@@ -35,6 +35,9 @@ const TYPES: Array<[string, string]> = [
   ['prepareWorkspace', 'workspace preparation'],
 ];
 
+/** The calls that run a process in the sandbox (the entry chain and the helper): commands, file operations, preparation. */
+const SANDBOXED = ['bash', 'readFile', 'writeFile', 'prepareWorkspace'];
+
 interface Level {
   n: number;
   calls: Call[];
@@ -153,6 +156,10 @@ function report(levels: Level[]): string {
   rows.push(['calls done per second (all runs)', ...levels.map((level) => (level.calls.length / (level.wallMs / 1000)).toFixed(0))]);
   rows.push(['worker CPU (workflows, activities): s of CPU', ...levels.map((level) => level.cpu.worker.toFixed(1))]);
   rows.push(['sandboxed commands and helpers: s of CPU', ...levels.map((level) => level.cpu.commands.toFixed(1))]);
+  // CPU per sandboxed call holds still on a shared machine where latencies do not: the cost each call adds to the host.
+  const sandboxed = (level: Level) => level.calls.filter((call) => SANDBOXED.includes(call.type)).length;
+  rows.push(['worker CPU per sandboxed call, ms', ...levels.map((level) => ((level.cpu.worker * 1000) / sandboxed(level)).toFixed(1))]);
+  rows.push(['commands CPU per sandboxed call, ms', ...levels.map((level) => ((level.cpu.commands * 1000) / sandboxed(level)).toFixed(1))]);
   rows.push(['host CPU busy (all processes, both cores)', ...levels.map((level) => `${Math.round(level.cpu.hostBusy * 100)} %`)]);
   rows.push(['worker RSS, peak MiB', ...levels.map((level) => String(level.memory.rssPeakMiB))]);
   rows.push(['host memory used, growth MiB', ...levels.map((level) => String(level.memory.hostGrowthMiB))]);
