@@ -147,8 +147,8 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
     setCurrentDetails(
       currentDetails({
         phase: currentRunId ? 'running' : queue.length > 0 || deciding ? 'deciding' : 'idle',
+        // The current run is linked on the Runs line below.
         note: [
-          ...(currentRunId ? [`run ${currentRunId}`] : []),
           `${queue.length} queued`,
           `${runCount} run${runCount === 1 ? '' : 's'}`,
           ...(stickyAgent ? [`agent ${stickyAgent}`] : []),
