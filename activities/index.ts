@@ -11,6 +11,7 @@ import { createSkillActivities } from './skills';
 import { createStatusActivities, type SlackWebClient, type StatusActivityDeps } from './slack';
 import { createUncertainClientActivities } from './units/uncertain-client';
 import { createRunProgressActivities } from './runs/run-progress';
+import { createRunStartActivities, type RunStartDeps } from './runs/run-start';
 import { createUnitClientActivities, type UnitClientDeps } from './units/unit-client';
 import { createUnitWorkspaceActivities } from './units/unit-workspace';
 import { createResidentQueueActivities } from './units/resident-queue';
@@ -32,6 +33,12 @@ export interface ActivityDeps {
   github: GitHubActivityDeps;
   /** The Temporal client units are started and inspected with. */
   units: UnitClientDeps;
+  /**
+   * How threads start their runs: a client on the worker's own NativeConnection with `eager`, so
+   * the run's first task comes back to this worker in the start's answer (infra/main.ts builds it).
+   * Absent: through `units.client`, without eager start.
+   */
+  runStarts?: RunStartDeps;
   /** Where status cards link to the run (the Temporal Web UI) and the namespace in those links. */
   webUi?: { namespace: string; baseUrl?: string };
   /** Slack delivery of cards and answers for Slack threads; without it they are logged. */
@@ -118,6 +125,7 @@ export function createActivities(deps: ActivityDeps) {
     // Which hosts hold a repository's cache (the pollers of its resident queue).
     ...createResidentQueueActivities({ client: deps.units.client, taskQueue: deps.units.taskQueue }),
     ...createRunProgressActivities({ client: deps.units.client }),
+    ...createRunStartActivities(deps.runStarts ?? { client: deps.units.client, eager: false }),
     ...createSpendActivities({ client: deps.units.client, taskQueue: deps.units.taskQueue, ...(deps.spend ? { config: deps.spend } : {}) }),
     ...createStatusActivities({
       logger: deps.logger,

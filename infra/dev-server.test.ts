@@ -26,6 +26,7 @@ describe('devServerArgs', () => {
   it('gives every dev server eager activity dispatch and one task-queue partition', () => {
     const args = devServerArgs(base).join(' ');
     expect(args).toContain('--dynamic-config-value system.enableActivityEagerExecution=true');
+    expect(args).toContain('--dynamic-config-value system.enableEagerWorkflowStart=true');
     expect(args).toContain('--dynamic-config-value matching.numTaskqueueReadPartitions=1');
     expect(args).toContain('--dynamic-config-value matching.numTaskqueueWritePartitions=1');
   });

@@ -40,10 +40,13 @@ export interface DevServerOptions {
  * it). Eager activity dispatch hands an activity scheduled by a workflow task back to the
  * worker that completed that task in the same response, skipping a matching round trip: the
  * first `modelTurn` of a run starts one poll sooner. A cluster needs the same key set by its
- * operator (docs/performance.md).
+ * operator (docs/performance.md). Eager workflow start (a thread's run comes back to the worker
+ * that started it, in the start's answer) is on by default in the server; set here so a change of
+ * that default cannot slow every message unnoticed.
  */
 export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, boolean | number>> = {
   'system.enableActivityEagerExecution': true,
+  'system.enableEagerWorkflowStart': true,
   'matching.numTaskqueueReadPartitions': 1,
   'matching.numTaskqueueWritePartitions': 1,
 };

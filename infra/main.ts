@@ -8,7 +8,7 @@ import { reportStartupFailure } from './startup-errors';
 import { openTemporalClient, temporalTarget } from './temporal-connection';
 import { runtimeExporterAddress, startMetricsEndpoint } from './metrics';
 import { ensureTemporal } from './temporal-endpoint';
-import { connectWorker, createSwitchboardWorker } from './worker';
+import { connectWorker, createSwitchboardWorker, workerRunStarts } from './worker';
 import { dataConverterFromConfig } from './payloads';
 import { installMemoryReport } from './memory-report';
 import { WorkspaceJanitor } from '../activities/sandbox/janitor';
@@ -83,7 +83,8 @@ export async function main(roles: Roles = ALL_IN_ONE): Promise<void> {
         connection: nativeConnection,
         namespace: config.temporal.namespace,
         taskQueue: config.temporal.taskQueue,
-        activities: createActivities(deps),
+        // Threads start their runs through this worker's own connection: the run's first task comes back here eagerly.
+        activities: createActivities({ ...deps, runStarts: workerRunStarts(nativeConnection, config.temporal.namespace, dataConverter) }),
         bundlePath: process.env.SWITCHBOARD_WORKFLOW_BUNDLE || undefined,
         dataConverter,
         logger,

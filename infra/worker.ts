@@ -1,7 +1,9 @@
 import { existsSync } from 'node:fs';
 import { getHeapStatistics } from 'node:v8';
 import { type DataConverter, type Duration } from '@temporalio/common';
+import { Client } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
+import { type RunStartDeps } from '../activities/runs/run-start';
 import { SwitchboardError, TemporalUnreachableError } from './errors';
 import { type Logger } from './logger';
 import { type TemporalTarget } from './temporal-connection';
@@ -51,6 +53,15 @@ export async function createSwitchboardWorker(options: SwitchboardWorkerOptions)
     maxHeartbeatThrottleInterval: '2 seconds',
     defaultHeartbeatThrottleInterval: '2 seconds',
   });
+}
+
+/**
+ * How this worker's threads start their runs: a client on the worker's own NativeConnection (with
+ * the deployment's data converter), asking for eager workflow start, so a run's first workflow
+ * task comes back to this worker in the start's answer instead of through the task queue.
+ */
+export function workerRunStarts(connection: NativeConnection, namespace: string, dataConverter?: DataConverter): RunStartDeps {
+  return { client: new Client({ connection, namespace, ...(dataConverter ? { dataConverter } : {}) }), eager: true };
 }
 
 /** The worker's connection (same target as the clients'); a failure names the address and, in plain words, why. */

@@ -11,7 +11,7 @@ import {
   type RunInput,
   type UnitState,
 } from '../workflows/contracts';
-import { runsOf } from './helpers/history';
+import { runsOf, runsStartedBy } from './helpers/history';
 import { findingThenApprovalScript, REPO, startShipKit, type ShipKit } from './helpers/ship-kit';
 import { waitUntil } from './helpers/wait';
 import { shortHistoryEnvironment } from './record/servers';
@@ -110,11 +110,9 @@ describe('long lives through continue-as-new', () => {
     );
     const threads = await runsOf(client(), threadId, 2);
     const second = state.outcomes.find((o) => o.messageId === 'cli:queued-1')!;
-    // Started by the thread's second execution: the message was queued in the first and carried over.
-    expect((await client().workflow.getHandle(second.runId!).describe()).parentExecution).toEqual({
-      workflowId: threadId,
-      runId: threads[1],
-    });
+    // Started by the thread's second execution (its local activity, eagerly): the message was queued in the first and carried over.
+    expect((await runsStartedBy(client(), threadId, threads[1])).map((run) => run.runId)).toEqual([second.runId]);
+    expect((await runsStartedBy(client(), threadId, threads[0])).map((run) => run.runId)).toEqual([runId]);
     expect(second).toMatchObject({ kind: 'run', agent: 'coding', runId: `run:${threadId}:2` });
     expect(state).toMatchObject({ stickyAgent: 'coding', runCount: 2 });
     const input = await runInput(second.runId!);

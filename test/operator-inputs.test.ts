@@ -145,6 +145,30 @@ describe('malformed operator input', () => {
         },
         stop: { reason: 'enough', by: 'op' },
         resend: { effectKey: 'k', by: 'op', reason: 'missing' },
+        // A run's end as a run tells it (only the thread's current run's is taken; this thread has none).
+        runEnded: {
+          runId: `run:${threadId}:9`,
+          record: {
+            outcome: 'completed',
+            finalText: 'done',
+            workspaceHost: 'q@h',
+            unconfirmed: [
+              {
+                effectKey: 'k',
+                kind: 'reply',
+                target: 'cli',
+                text: 't',
+                reason: 'lost',
+                at: 1,
+                call: { activity: 'deliverReply', input: {} },
+              },
+            ],
+            reviewed: { commitSha: 'abc', status: 'confirmed' },
+            submissions: { submit_review: { findings: [{ title: 't', scenario: 's', impact: 'i' }] } },
+          },
+          failed: 'it failed',
+          terminated: false,
+        },
       },
       agentRunWorkflow: { steer: { text: 'go left', by: 'op' }, stop: { reason: 'enough', by: 'op' } },
       shipUnitWorkflow: {

@@ -12,6 +12,7 @@ import { startLocalSlack, type LocalSlack } from '../infra/local-slack';
 import { resolveTemporalBinary } from '../infra/temporal-binaries';
 import { sendToThread } from '../infra/thread-client';
 import { createGitHubWebhookRouter } from '../server/github-webhooks';
+import { localActivityMarker } from '../server/session/history/decode';
 import { githubDoorAdmission } from './helpers/github-admission';
 import {
   planWorkflowType,
@@ -253,8 +254,15 @@ describe('workflow reset', () => {
       expect(github.state.countWrites('issue.create', REPO)).toBe(1);
       expect(github.state.countWrites('comment.create', REPO)).toBe(1);
     }
-    // The thread, reset, decides again and runs the run again: the same writes are found, not repeated.
-    for (const point of resetPoints(() => after(threadId, (event) => Boolean(event.childWorkflowExecutionStartedEventAttributes)))) {
+    // The thread, reset, decides again and starts its run again: the run it started is closed, so it is
+    // adopted (its end read from Temporal), never run a second time, and nothing is written twice.
+    const runExecutions = async () => {
+      let count = 0;
+      for await (const _ of kit.client.workflow.list({ query: `WorkflowId = '${runId}'` })) count += 1;
+      return count;
+    };
+    const executionsBefore = await waitUntil(runExecutions, (count) => count >= 3);
+    for (const point of resetPoints(() => after(threadId, (event) => localActivityMarker(event)?.activityType === 'startRun'))) {
       const to = await point();
       await reset(threadId, to);
       await waitUntil(
@@ -265,6 +273,7 @@ describe('workflow reset', () => {
       expect({ to, twice: writtenTwice() }).toEqual({ to, twice: [] });
       expect(await failedTasks(threadId)).toEqual([]);
     }
+    expect(await runExecutions()).toBe(executionsBefore);
     expect(Object.keys(writtenKeys()).sort()).toEqual(Object.keys(before).sort());
     expect(github.state.countWrites('issue.create', REPO)).toBe(1);
     expect(github.state.countWrites('comment.create', REPO)).toBe(1);

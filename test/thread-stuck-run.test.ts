@@ -3,6 +3,8 @@ import { type TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { createAgentSetupActivities } from '../activities/agents/agent-setup';
 import { createRunProgressActivities } from '../activities/runs/run-progress';
+import { createRunStartActivities } from '../activities/runs/run-start';
+import { workerRunStarts } from '../infra/worker';
 import type { ReplyInput } from '../activities/status/types';
 import { defaultAgentsConfig } from '../agents/config';
 import { awaitOutcome } from '../infra/thread-client';
@@ -33,6 +35,7 @@ describe('a thread with a stuck run', () => {
       activities: {
         ...createAgentSetupActivities({ config: defaultAgentsConfig({}) }),
         ...createRunProgressActivities({ client: env.client }),
+        ...createRunStartActivities(workerRunStarts(env.nativeConnection, 'default')),
         deliverReply: async (input: ReplyInput) => {
           replies.push(input);
           return { status: 'recorded' as const };

@@ -17,6 +17,7 @@ import type { AttachActivities } from '../activities/attach';
 import type { GitHubActivities } from '../activities/github';
 import type { ModelTurnInput, ModelTurnResult } from '../activities/models/types';
 import type { RunProgress } from '../activities/runs/run-progress';
+import type { RunOutcome, StartRunInput, StartRunResult } from '../activities/runs/run-start';
 import type {
   BashInput,
   BashResult,
@@ -37,7 +38,7 @@ import type { SpendCheckInput } from '../activities/spend';
 import type { SpendVerdict } from '../agents/spend-caps';
 import type { WebActivities } from '../activities/web';
 import type { McpCallInput, McpCallResult, McpDiscovered, McpDiscoverInput } from '../activities/mcp/types';
-import type { ShipUnitInput, UnitState } from './contracts';
+import type { RunEnded, ShipUnitInput, UnitState } from './contracts';
 
 export type { AttachActivities, InstructionsActivities, SkillActivities, WebActivities };
 
@@ -61,6 +62,13 @@ export interface SpendCheckActivities {
 /** A thread's look at its current run (is its workflow task stuck failing?). */
 export interface RunProgressActivities {
   runProgress(input: { runId: string }): Promise<RunProgress>;
+}
+
+/** A thread starting its run through the worker's own client (eager workflow start), and reading the end of one that never said. */
+export interface RunStartActivities {
+  startRun(input: StartRunInput): Promise<StartRunResult>;
+  runOutcome(input: { runId: string }): Promise<RunOutcome>;
+  reportRunEnd(input: { threadId: string; end: RunEnded }): Promise<boolean>;
 }
 
 export interface ModelActivities {
@@ -228,6 +236,8 @@ export const POLICIES = {
   mcpClose: { startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumAttempts: 3 } },
   /** A thread describing its current run (a read; a failed look is just skipped). */
   runProgress: { startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumAttempts: 3 } },
+  /** A thread reading how its run ended when the run never said (terminated, timed out): a describe and a result. */
+  runOutcome: { startToCloseTimeout: '30 seconds', retry: backoff('1 second', '30 seconds', 10) },
   /** Starting, inspecting and listing units through the Temporal client. */
   unitClient: { startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumAttempts: 5 } },
 } as const satisfies Record<string, ActivityOptions>;
@@ -243,6 +253,14 @@ export const LOCAL_POLICIES = {
   spendCheck: { startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumAttempts: 3 } },
   /** Which hosts hold a repository's cache (one describe of a task queue); a failed look only sends the checkout to the shared queue. */
   residentQueue: { startToCloseTimeout: '10 seconds', retry: { initialInterval: '1 second', maximumAttempts: 2 } },
+  /**
+   * A thread starting its run (one start request; the run's first task comes back to this worker in
+   * the answer). Retried until Temporal takes it, as the thread's own task would be: a retry after a
+   * lost answer finds the run it started (activities/runs/run-start.ts).
+   */
+  startRun: { startToCloseTimeout: '30 seconds', retry: backoff('1 second', '30 seconds', 20) },
+  /** A run telling its thread its end (one signal, client to thread); past these tries the thread's run watch finds the end. */
+  reportRunEnd: { startToCloseTimeout: '30 seconds', retry: backoff('1 second', '10 seconds', 6) },
 } as const satisfies Record<string, LocalActivityOptions>;
 
 export const setup = proxyActivities<SetupActivities>(POLICIES.setup);
@@ -250,6 +268,9 @@ export const localSetup = proxyLocalActivities<SetupActivities>(LOCAL_POLICIES.s
 export const spendCheck = proxyLocalActivities<SpendCheckActivities>(LOCAL_POLICIES.spendCheck);
 export const residentQueues = proxyLocalActivities<ResidentQueueActivities>(LOCAL_POLICIES.residentQueue);
 export const runProgress = proxyActivities<RunProgressActivities>(POLICIES.runProgress);
+export const runStarts = proxyLocalActivities<Pick<RunStartActivities, 'startRun'>>(LOCAL_POLICIES.startRun);
+export const runOutcomes = proxyActivities<Pick<RunStartActivities, 'runOutcome'>>(POLICIES.runOutcome);
+export const runEndReports = proxyLocalActivities<Pick<RunStartActivities, 'reportRunEnd'>>(LOCAL_POLICIES.reportRunEnd);
 export const models = proxyActivities<ModelActivities>(POLICIES.modelTurn);
 export const closingModels = proxyActivities<ModelActivities>(POLICIES.closingSummary);
 export const routingModels = proxyActivities<ModelActivities>(POLICIES.routingTurn);

@@ -67,6 +67,7 @@ import { executeToolCalls } from './run/tool-dispatch';
 import { HOST_QUEUES_PATCH, WorkspaceHost } from './run/workspace-host';
 import { RepoContextLoader, RUN_REPO_CONTEXT, runRepository } from './run/repo-context';
 import { InputGuard } from './input-guard';
+import { reportingEnd } from './run/report-end';
 import { UncertainWrites } from './effects/uncertain-writes';
 import type { GitHubWriteActivities } from './activity-proxies';
 import { Agent, Outcome, Phase, Repo, Requester, SwitchboardKind, Thread } from './search-attributes';
@@ -78,7 +79,9 @@ import { Agent, Outcome, Phase, Repo, Requester, SwitchboardKind, Thread } from 
  * timers; the turn loop, the task children and the card are plain classes in run/.
  */
 export async function agentRunWorkflow(input: RunInput): Promise<RunRecord> {
-  return cancelAsStop((onCancel) => agentRun(input, onCancel));
+  const run = () => cancelAsStop((onCancel) => agentRun(input, onCancel));
+  // A run its thread started by a local activity (not as a child) tells the thread its end itself.
+  return input.reportEnd === 'thread' ? reportingEnd(input.threadId, workflowInfo().workflowId, run) : run();
 }
 
 async function agentRun(input: RunInput, onCancel: OnCancel): Promise<RunRecord> {

@@ -52,4 +52,18 @@ describe('Web UI details', () => {
       ].join('\n'),
     );
   });
+
+  it("link a thread's current run and the Web UI's list of its runs (by the Thread search attribute)", () => {
+    const text = currentDetails({
+      phase: 'running',
+      runs: { namespace: 'default', threadId: 'thread:cli:t', current: 'run:thread:cli:t:2' },
+    });
+    expect(text).toContain(
+      '- **Runs:** [run:thread:cli:t:2](/namespaces/default/workflows/run%3Athread%3Acli%3At%3A2) (running) · ' +
+        "[this thread's runs](/namespaces/default/workflows?query=Thread%3D%22thread%3Acli%3At%22)",
+    );
+    expect(currentDetails({ phase: 'idle', runs: { namespace: 'default', threadId: 'thread:cli:t' } })).toContain(
+      "- **Runs:** [this thread's runs](/namespaces/default/workflows?query=Thread%3D%22thread%3Acli%3At%22)",
+    );
+  });
 });

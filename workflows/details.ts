@@ -49,6 +49,11 @@ export interface CurrentDetailsInput {
   note?: string;
   /** Malformed signals dropped (workflows/input-guard.ts), in words. */
   dropped?: string;
+  /**
+   * A thread's runs: its current run, and the Web UI's list of every run of the thread (by the
+   * `Thread` search attribute: a run is started by a local activity, not as the thread's child).
+   */
+  runs?: { namespace: string; threadId: string; current?: string };
 }
 
 /** The Web UI's "Current details": what the workflow is doing now and what it waits for. */
@@ -61,7 +66,15 @@ export function currentDetails(input: CurrentDetailsInput): string {
   if (input.nextTimer) lines.push(`- **Next timer:** ${input.nextTimer.purpose} at ${input.nextTimer.at}`);
   if (input.note) lines.push(`- ${oneParagraph(input.note)}`);
   if (input.dropped) lines.push(`- **Dropped inputs:** ${oneParagraph(input.dropped)}`);
+  if (input.runs) lines.push(`- **Runs:** ${runLinks(input.runs)}`);
   return lines.join('\n').trim();
+}
+
+function runLinks(runs: NonNullable<CurrentDetailsInput['runs']>): string {
+  const base = `/namespaces/${encodeURIComponent(runs.namespace)}/workflows`;
+  const all = `${base}?query=${encodeURIComponent(`Thread="${runs.threadId}"`)}`;
+  const current = runs.current ? `[${runs.current}](${base}/${encodeURIComponent(runs.current)}) (running) · ` : '';
+  return `${current}[this thread's runs](${all})`;
 }
 
 function oneParagraph(text: string): string {

@@ -3,11 +3,9 @@ import {
   condition,
   continueAsNew,
   getExternalWorkflowHandle,
-  ParentClosePolicy,
   patched,
   setCurrentDetails,
   setHandler,
-  startChild,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -35,8 +33,8 @@ import { endThread } from './thread/end-thread';
 import { SwitchboardKind, Thread } from './search-attributes';
 import { decide, personOf } from './thread/decide';
 import { shipStart } from './thread/ship-start';
-import { stuckRunNotice } from './thread/run-watch';
-import { awaitRun } from './thread/await-run';
+import { EAGER_RUN_START, startRun } from './thread/run-start';
+import { answerOf, RunEnds, savedOutcome } from './thread/run-ends';
 import { startShipUnit } from './thread/ship-unit-start';
 import { needsVetting, VET_REPOSITORY_PATCH, vetInput, vetRefusal } from './thread/vet';
 import { admitSpend, SPEND_CAPS_PATCH, spendRefusal, spendScope } from './thread/spend';
@@ -44,8 +42,8 @@ import type { SpendCap } from './contracts';
 import type { AgentSetup } from '../activities/agents/agent-setup';
 import { admitControl, type AdmissionRefusal } from '../agents';
 import {
-  agentRunWorkflowType,
   messageSignal,
+  runEndedSignal,
   resendUpdate,
   sendMessageUpdate,
   steerSignal,
@@ -149,13 +147,14 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
     setCurrentDetails(
       currentDetails({
         phase: currentRunId ? 'running' : queue.length > 0 || deciding ? 'deciding' : 'idle',
+        // The current run is linked on the Runs line below.
         note: [
-          ...(currentRunId ? [`run ${currentRunId}`] : []),
           `${queue.length} queued`,
           `${runCount} run${runCount === 1 ? '' : 's'}`,
           ...(stickyAgent ? [`agent ${stickyAgent}`] : []),
         ].join(' · '),
         ...(guard.note() ? { dropped: guard.note() } : {}),
+        runs: { namespace: workflowInfo().namespace, threadId, ...(currentRunId ? { current: currentRunId } : {}) },
       }),
     );
   setHandler(uncertainWritesQuery, () => uncertainList);
@@ -230,6 +229,9 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
       .catch(() => undefined);
   };
   guard.signal(stopSignal, stopRun);
+  // The current run's end, told by the run itself (one started eagerly); any other run's is of the past.
+  const runEnds = new RunEnds(() => currentRunId);
+  guard.signal(runEndedSignal, (end) => runEnds.receive(end));
   // A cancelled thread stops its run (which settles and is answered as usual), then ends.
   let cancelled = false;
   onCancel(() => {
@@ -358,11 +360,11 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
             : {}),
       };
       showDetails();
-      const handle = await startChild(agentRunWorkflowType, {
-        workflowId: runId,
-        args: [
+      const started = await startRun(
+        {
+          runId,
           // The request first: it is what the Web UI's input view shows at the top.
-          {
+          input: {
             request: decision.request,
             requester: message.requester,
             threadId,
@@ -376,25 +378,25 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
             ...reviews.runExtras(decision.profile.tools, replyTarget, threadId),
             ...(decision.routing ? { routing: decision.routing } : {}),
           },
-        ],
-        // A run outlives a thread that continues-as-new; a terminated thread stops its run.
-        parentClosePolicy: ParentClosePolicy.ABANDON,
-        staticSummary: `${decision.agent}: ${decision.request.slice(0, 120)}`,
-        staticDetails: staticDetails({
-          kind: 'run',
-          request: decision.request,
-          requester: message.requester,
-          agent: decision.agent,
-          ...(decision.profile.repo ? { repo: decision.profile.repo.value } : {}),
-          ...(replyTarget.kind === 'github' ? { repo: replyTarget.repo, pullRequest: replyTarget.pullRequest } : {}),
-          threadId,
-          namespace: workflowInfo().namespace,
-        }),
-      });
+          staticSummary: `${decision.agent}: ${decision.request.slice(0, 120)}`,
+          staticDetails: staticDetails({
+            kind: 'run',
+            request: decision.request,
+            requester: message.requester,
+            agent: decision.agent,
+            ...(decision.profile.repo ? { repo: decision.profile.repo.value } : {}),
+            ...(replyTarget.kind === 'github' ? { repo: replyTarget.repo, pullRequest: replyTarget.pullRequest } : {}),
+            threadId,
+            namespace: workflowInfo().namespace,
+          }),
+        },
+        // Started by a local activity with eager workflow start, its end told by signal; threads recorded before started a child.
+        { eager: patched(EAGER_RUN_START), ends: runEnds, runWatch: input.runWatch },
+      );
       // Told once the run exists, so a caller that follows it (the CLI, the API) never finds no run.
       remember({ messageId: message.messageId, kind: 'run', runId, agent: decision.agent });
-      if (pendingStop) await handle.signal(stopSignal, pendingStop);
-      const ended = await awaitRun(runId, handle.result(), input.runWatch);
+      if (pendingStop) await started.stop(pendingStop);
+      const ended = await started.ended();
       const record = ended.record;
       currentRunId = undefined;
       currentRun = undefined;
@@ -403,20 +405,8 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
       // The run's own unconfirmed writes (its tools', its card's) are listed here, where `resend` repairs them.
       uncertain.adopt(record?.unconfirmed);
       reviews.record(record);
-      const answer = ended.stuck
-        ? stuckRunNotice(ended.stuck)
-        : record?.finalText ||
-          (record
-            ? `The run ended ${record.outcome}${record.endedBy ? ` (${record.endedBy})` : ''}.`
-            : ended.terminated
-              ? `The run was terminated (from Temporal, by an operator) before it produced an answer.`
-              : 'The run failed before it produced an answer.');
-      saved.push({
-        request: decision.request,
-        answer,
-        agent: decision.agent,
-        outcome: record?.outcome ?? (ended.terminated ? 'stopped' : 'failed'),
-      });
+      const answer = answerOf(ended);
+      saved.push({ request: decision.request, answer, agent: decision.agent, outcome: savedOutcome(ended) });
       saved.splice(0, Math.max(0, saved.length - SAVED_EXCHANGES));
       // An automatic review that posted its review has said everything there (its card says it ended).
       if (!(message.review && record?.reviewed?.status === 'confirmed'))

@@ -54,6 +54,23 @@ export function processStartTime(pid: number): string | undefined {
   }
 }
 
+/** Waits (up to a second) until the holder's process has ended (gone, or a zombie waiting for its parent). */
+export async function untilEnded(holder: HolderRecord, timeoutMs = 1_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && processRunning(holder.pid, holder.startTime)) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+/** Whether the process with this pid and start time still runs (a zombie does not). */
+function processRunning(pid: number, startTime: string): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields[19] === startTime && fields[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
 function parsesAsJson(text: string): boolean {
   try {
     JSON.parse(text);

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { readdir, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { sandboxBounds } from './bounds';
 import { WorkspaceCgroup } from './cgroups';
 import { entryArgv, shellArgs } from './entry-argv';
-import { addOwner, liveHolder, processStartTime, stopHolder, type HolderRecord } from './holder';
+import { addOwner, liveHolder, processStartTime, stopHolder, untilEnded, type HolderRecord } from './holder';
 import { launchHolder } from './holder-launch';
 import { NO_HOLDER_SETUP, type HolderSetupProvider } from './holder-binds';
 import {
@@ -22,6 +22,7 @@ import { type Resolver } from './network/door-grant';
 import { DOOR_PORT, listenInNamespace, listenOnHost } from './network/open-door';
 import { DEFAULT_UID_RANGE, processesOf, SandboxUids, type UidRange } from './sandbox-uids';
 import { seccompFilter } from './seccomp';
+import { killMarkedProcesses } from './process-group';
 import { sweepMounts, WorkspaceDisk } from './workspace-disk';
 import {
   SANDBOX_VIEW,
@@ -92,6 +93,7 @@ export class SandboxHost {
   private readonly uidRange: UidRange;
   private filterHex?: string;
   private holderSetup?: HolderSetupProvider;
+  private swept = 0;
 
   constructor(private readonly options: SandboxHostOptions) {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
@@ -245,8 +247,15 @@ export class SandboxHost {
     return door;
   }
 
-  /** Doors whose holder ended by itself (its folder was deleted) would keep a dead namespace alive. */
-  private sweepDoors(): void {
+  /**
+   * Doors whose holder ended by itself (its folder was deleted) would keep a dead namespace alive.
+   * Looked for at most every few seconds, not on every call: each look reads every door's holder
+   * in /proc, so on every call it would cost in proportion to the workspaces the host runs (a
+   * call's own workspace checks its holder anyway, doorFor).
+   */
+  private sweepDoors(now = Date.now()): void {
+    if (now - this.swept < DOOR_SWEEP_MS) return;
+    this.swept = now;
     for (const [name, door] of this.doors) {
       if (door.holderPid !== undefined && processStartTime(door.holderPid) === undefined) {
         door.close();
@@ -312,7 +321,11 @@ export class SandboxHost {
 
   /** Kills every process of the workspace's uid (the pid namespace took them with the holder; this is the proof) and removes its cgroups. */
   private async endProcesses(layout: WorkspaceLayout, uid: number, cgroup: WorkspaceCgroup | undefined): Promise<number> {
+    const holder = await liveHolder(layout);
     await stopHolder(layout);
+    // The kernel ends every process of the pid namespace before its init is gone: wait for that
+    // (one small read a look) before the proof below, which reads every process of the host.
+    if (holder) await untilEnded(holder);
     let killed = 0;
     for (let round = 0; round < 50; round += 1) {
       const left = processesOf(uid);
@@ -393,22 +406,8 @@ export class SandboxHost {
   }
 }
 
+/** How often prepare looks for doors whose holder ended by itself. */
+const DOOR_SWEEP_MS = 5_000;
+
 /** The prefix of a released workspace's folder while it is being removed. */
 const RELEASED = '.released-';
-
-/** Kills every process whose environment carries this workspace's marker (the unisolated reaper). */
-function killMarkedProcesses(name: string): number {
-  const marker = `SWITCHBOARD_WORKSPACE=${name}`;
-  let killed = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      if (!readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0').includes(marker)) continue;
-      process.kill(Number(entry), 'SIGKILL');
-      killed += 1;
-    } catch {
-      // Gone already, or not ours to read.
-    }
-  }
-  return killed;
-}

@@ -4,6 +4,7 @@ import { type Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { projectRoot } from '../../infra/paths';
+import { localActivityMarker } from '../../server/session/history/decode';
 import { waitUntil } from './wait';
 
 /** Per activity type: how many were scheduled, completed, failed and timed out in a workflow's history. */
@@ -43,6 +44,28 @@ export async function activityResults<T>(client: Client, workflowId: string, typ
       results.push(defaultPayloadConverter.fromPayload<T>(done.result!.payloads![0]));
   }
   return results;
+}
+
+/**
+ * The runs one execution of a thread started, in order, and how: by its `startRun` local activity
+ * (eager start; `eager` when the run's first task came back in the start's answer) or as a child.
+ */
+export async function runsStartedBy(
+  client: Client,
+  threadId: string,
+  executionRunId?: string,
+): Promise<Array<{ runId: string; how: 'eager' | 'local' | 'child' }>> {
+  const history = await client.workflow.getHandle(threadId, executionRunId).fetchHistory();
+  const runs: Array<{ runId: string; how: 'eager' | 'local' | 'child' }> = [];
+  for (const event of history.events ?? []) {
+    const child = event.startChildWorkflowExecutionInitiatedEventAttributes;
+    if (child?.workflowId) runs.push({ runId: child.workflowId, how: 'child' });
+    const local = localActivityMarker(event);
+    if (local?.activityType !== 'startRun' || !local.result?.[0]?.data) continue;
+    const started = JSON.parse(Buffer.from(local.result[0].data).toString('utf8')) as { runId: string; eager?: boolean };
+    runs.push({ runId: started.runId, how: started.eager ? 'eager' : 'local' });
+  }
+  return runs;
 }
 
 /** Where recorded histories live: one JSON file per workflow run, grouped by workflow. */

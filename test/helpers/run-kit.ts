@@ -13,12 +13,12 @@ import { createGitHubIdentities, type GitHubIdentities } from '../../activities/
 import { defaultAgentsConfig, type AgentsConfigInput } from '../../agents/config';
 import { sendMessage, followRun, type AskOptions } from '../../cli/commands/ask';
 import { type IsolationCheck } from '../../activities/sandbox/isolation';
-import { createSandboxHost, type SandboxHost } from '../../activities/sandbox';
+import { createSandboxHost, type SandboxHost, type SandboxLimits } from '../../activities/sandbox';
 import { hostTaskQueue } from '../../infra/host-queue';
 import { createLogger } from '../../infra/logger';
-import { createSwitchboardWorker } from '../../infra/worker';
 import { ResidentQueues } from '../../infra/resident-queues';
 import { registeredRepoCache, type RepoCacheSettings } from '../../activities/sandbox/repo-cache/repo-cache';
+import { createSwitchboardWorker, workerRunStarts } from '../../infra/worker';
 import type { RunRecord } from '../../workflows/contracts';
 import { KIT_SCRIPTS } from './scripts';
 import { McpConfigSchema, mcpSetupOf } from '../../infra/config/mcp-section';
@@ -90,6 +90,8 @@ export interface RunKitOptions {
   repoCache?: Partial<RepoCacheSettings>;
   /** The `mcp` section (servers and attachments), and the environment HTTP servers' credentials are read from. */
   mcp?: { config: z.input<typeof McpConfigSchema>; env?: NodeJS.ProcessEnv };
+  /** `sandbox.limits` (e.g. `diskMiB: 0` for folder disks, no loop device per workspace); the defaults otherwise. */
+  sandboxLimits?: Partial<SandboxLimits>;
 }
 
 export async function startRunKit(label: string, options: RunKitOptions = {}): Promise<RunKit> {
@@ -121,6 +123,7 @@ export async function startRunKit(label: string, options: RunKitOptions = {}): P
     gitBaseUrl: identities.gitUrl,
     ...(hostQueue ? { hostTaskQueue: hostQueue } : {}),
     ...(options.sandboxProbe ? { probe: options.sandboxProbe } : {}),
+    ...(options.sandboxLimits ? { limits: options.sandboxLimits } : {}),
   };
   const sandboxHost = createSandboxHost(sandbox);
   const mcp = options.mcp ? McpConfigSchema.parse(options.mcp.config) : undefined;
@@ -146,6 +149,8 @@ export async function startRunKit(label: string, options: RunKitOptions = {}): P
     sandbox,
     sandboxHost,
     units: { client, taskQueue },
+    // As a deployed worker does: threads start their runs through the worker's own connection, eagerly.
+    runStarts: workerRunStarts(environment.nativeConnection, environment.namespace ?? 'default', options.dataConverter),
     ...(options.web ? { web: options.web } : {}),
     ...(options.skillDirs ? { skillDirs: options.skillDirs } : {}),
     ...(options.slack ? { slack: options.slack } : {}),

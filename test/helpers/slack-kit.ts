@@ -20,6 +20,7 @@ import { createSlackFrontEnd, type SlackFrontEnd } from '../../server/slack';
 import { threadStateQuery, type RunRecord, type ThreadState } from '../../workflows/contracts';
 import { KIT_SCRIPTS } from './scripts';
 import { productWorker, sharedEnvironment, uniqueTaskQueue } from './temporal';
+import { workerRunStarts } from '../../infra/worker';
 
 export const BOT_TOKEN = 'xoxb-local-test-token';
 export const SIGNING_SECRET = 'local-signing-secret';
@@ -87,6 +88,7 @@ export async function startSlackKit(
       gitBaseUrl: identities.gitUrl,
     },
     units: { client: env.client, taskQueue },
+    runStarts: workerRunStarts(env.nativeConnection, 'default'),
     slack: {
       client: createSlackWebClient({ token: BOT_TOKEN, apiUrl: slack.apiUrl }),
       namespace: 'default',

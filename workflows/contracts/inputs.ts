@@ -7,7 +7,7 @@ import { STEER_INPUT_SHAPE, STOP_INPUT_SHAPE, steerSignal, steerUpdate, stopSign
 import { PLAN_UNIT_UPDATE_SHAPE, unitUpdateSignal } from './plan';
 import { RESEND_INPUT_SHAPE, resendUpdate } from './resend';
 import type { Shape } from './shape';
-import { messageSignal, sendMessageUpdate, THREAD_MESSAGE_SHAPE } from './thread';
+import { messageSignal, RUN_ENDED_SHAPE, runEndedSignal, sendMessageUpdate, THREAD_MESSAGE_SHAPE } from './thread';
 import { checksSignal, mergeSignal, prEventSignal, UNIT_CHECKS_EVENT_SHAPE, UNIT_MERGE_SHAPE, UNIT_PR_EVENT_SHAPE } from './unit';
 
 export interface MessageInput {
@@ -32,6 +32,7 @@ export const MESSAGE_INPUTS: Record<string, MessageInput[]> = {
     { name: sendMessageUpdate.name, kind: 'update', shape: THREAD_MESSAGE_SHAPE },
     stop,
     resend,
+    { name: runEndedSignal.name, kind: 'signal', shape: RUN_ENDED_SHAPE },
   ],
   agentRunWorkflow: [...steer, stop],
   shipUnitWorkflow: [

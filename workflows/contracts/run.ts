@@ -96,7 +96,8 @@ export interface RunRouting {
 }
 
 /** `spend`: a money cap (per run, or what was left of a daily cap when it started) ended it. */
-export type RunOutcome = 'completed' | 'stopped' | 'budget' | 'turns' | 'tokens' | 'spend' | 'failed';
+export const RUN_OUTCOMES = ['completed', 'stopped', 'budget', 'turns', 'tokens', 'spend', 'failed'] as const;
+export type RunOutcome = (typeof RUN_OUTCOMES)[number];
 
 export interface RunInput {
   threadId: string;
@@ -120,6 +121,11 @@ export interface RunInput {
   workspaceHost?: string;
   /** Set for child runs started by the `task` tool. */
   parent?: { workflowId: string; depth: number };
+  /**
+   * `thread`: the run was started by its thread through a local activity (eager workflow start),
+   * not as its child, so it tells the thread its end by the `runEnded` signal (workflows/thread/run-start.ts).
+   */
+  reportEnd?: 'thread';
   /**
    * `unit`: a ship unit's coding or review run; the unit prepared the checkout and delivers
    * `submit_review` / `submit_description` itself. Absent on a direct run, which prepares its
@@ -337,5 +343,8 @@ export type { ChatMessage, ToolCall };
 export const runStatusQuery = defineQuery<RunStatus>('status');
 
 export type AgentRunWorkflow = (input: RunInput) => Promise<RunRecord>;
-/** Started by a thread, a unit or a parent run as a child (`run:<thread-id>:<n>`, `<parent-id>/task-<k>`). */
+/**
+ * Started by its thread through a local activity (`run:<thread-id>:<n>`; before `thread-starts-run-eagerly`, as the
+ * thread's child), or by a unit or a parent run as a child (`<parent-id>/task-<k>`).
+ */
 export const agentRunWorkflowType = workflowType<AgentRunWorkflow>('agentRunWorkflow');

@@ -5,9 +5,9 @@
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { REPLY_TARGET_SHAPE, REQUESTER_SHAPE, type ReplyTarget, type Requester } from './common';
-import { boolean, integer, nonBlank, object, oneOf, optional, text, type Shape } from './shape';
+import { boolean, integer, listOf, nonBlank, object, oneOf, optional, text, type Shape } from './shape';
 import type { UncertainWrite } from './resend';
-import type { RunOutcome } from './run';
+import { RUN_OUTCOMES, type RunOutcome, type RunRecord } from './run';
 import type { EarlierReview } from './unit';
 import { workflowType } from './workflow-type';
 
@@ -161,6 +161,59 @@ export const threadStateQuery = defineQuery<ThreadState>('state');
  * continues-as-new or ends is answered `queued`; its decision then shows in the `state` query.
  */
 export const sendMessageUpdate = defineUpdate<MessageOutcome, [ThreadMessage]>('sendMessage');
+
+/**
+ * A run's end, as the run tells its thread (`runEnded`) when the thread started it by a local
+ * activity rather than as a child: its record, or why it has none. The thread's run watch covers
+ * a run that ends without saying so (terminated, timed out), workflows/thread/await-run.ts.
+ */
+export interface RunEnded {
+  runId: string;
+  record?: RunRecord;
+  /** The run's workflow failed, so it has no record: the failure in words. */
+  failed?: string;
+  /** Closed from outside (`temporal workflow terminate`, the Web UI): no code of the run ran. Found by the run watch. */
+  terminated?: boolean;
+}
+
+/**
+ * The shape a `runEnded` signal is checked against: the record's fields the thread reads (its
+ * answer, outcome, workspace host, unconfirmed writes and posted review), so no signal sent by
+ * hand can fail the thread's task; fields the thread never reads are not checked.
+ */
+export const RUN_ENDED_SHAPE: Shape = object({
+  runId: nonBlank(),
+  record: optional(
+    object({
+      outcome: oneOf(RUN_OUTCOMES),
+      finalText: text(),
+      endedBy: optional(text()),
+      workspaceHost: optional(nonBlank()),
+      unconfirmed: optional(
+        listOf(
+          object({
+            effectKey: nonBlank(),
+            kind: text(),
+            target: text(),
+            text: text(),
+            reason: text(),
+            at: integer(),
+            call: object({ activity: text(), input: object({}) }),
+          }),
+        ),
+      ),
+      reviewed: optional(object({ commitSha: nonBlank(), status: oneOf(['confirmed', 'unconfirmed', 'refused']) })),
+      submissions: object({
+        submit_review: optional(object({ findings: optional(listOf(object({ title: text(), scenario: text(), impact: text() }))) })),
+      }),
+    }),
+  ),
+  failed: optional(text()),
+  terminated: optional(boolean()),
+});
+
+/** Sent by a run its thread started by a local activity (`RunInput.reportEnd`), once, as its last step. */
+export const runEndedSignal = defineSignal<[RunEnded]>('runEnded');
 
 export type ThreadWorkflow = (input: ThreadInput) => Promise<void>;
 /** Signal-with-started on `thread:slack:…`, `thread:gh:…`, `thread:cli:…` or `thread:api:…`. */

@@ -1,5 +1,5 @@
 import type { RunProgress } from '../../activities/runs/run-progress';
-import { RUN_WATCH_EVERY_MS, RUN_WATCH_FIRST_MS, stuckRunNotice, watchForStuck } from './run-watch';
+import { RUN_WATCH_EVERY_MS, RUN_WATCH_FIRST_MS, stuckRunNotice, watchForStuck, watchRun } from './run-watch';
 
 /** Plays `looks` in order, then never answers again; resolves the watch's sleeps at once and records them. */
 function scripted(looks: Array<RunProgress | Error>) {
@@ -46,6 +46,17 @@ describe('watchForStuck', () => {
     ]);
     expect(outcome).toBe('still watching');
     expect(watch.looked()).toBe(4);
+  });
+
+  it('with closedEnds, resolves on the first look that finds the run closed (a run that never said it ended)', async () => {
+    const watch = scripted([fine, stuck(3), { open: false, workflowTaskAttempts: 0 }]);
+    await expect(watchRun('run:t:5', watch.deps, { closedEnds: true })).resolves.toEqual({ closed: true });
+    expect(watch.looked()).toBe(3);
+  });
+
+  it('with closedEnds, still lets a stuck run go', async () => {
+    const watch = scripted([stuck(4), stuck(4)]);
+    await expect(watchRun('run:t:6', watch.deps, { closedEnds: true })).resolves.toEqual({ stuck: { runId: 'run:t:6', attempts: 4 } });
   });
 
   it('tells the person what happened and where an operator looks', () => {

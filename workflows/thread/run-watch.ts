@@ -29,6 +29,19 @@ export interface StuckRun {
  * run ends. A look that fails (Temporal busy) counts as neither stuck nor fine.
  */
 export async function watchForStuck(runId: string, deps: RunWatchDeps): Promise<StuckRun> {
+  return (await watchRun(runId, deps)).stuck!;
+}
+
+/**
+ * `watchForStuck`, and with `closedEnds` also resolves on a look that finds the run closed: a run
+ * that tells its thread its end by signal (started eagerly) may close without a word when it is
+ * terminated from Temporal, and the watch is what notices.
+ */
+export async function watchRun(
+  runId: string,
+  deps: RunWatchDeps,
+  options: { closedEnds?: boolean } = {},
+): Promise<{ stuck?: StuckRun; closed?: true }> {
   let strikes = 0;
   let wait = deps.firstMs ?? RUN_WATCH_FIRST_MS;
   for (;;) {
@@ -36,9 +49,10 @@ export async function watchForStuck(runId: string, deps: RunWatchDeps): Promise<
     wait = deps.everyMs ?? RUN_WATCH_EVERY_MS;
     const progress = await deps.progress(runId).catch(() => undefined);
     if (!progress) continue;
+    if (!progress.open && options.closedEnds) return { closed: true };
     if (progress.open && progress.workflowTaskAttempts >= RUN_WATCH_STUCK_ATTEMPTS) strikes += 1;
     else strikes = 0;
-    if (strikes >= RUN_WATCH_STRIKES) return { runId, attempts: progress.workflowTaskAttempts };
+    if (strikes >= RUN_WATCH_STRIKES) return { stuck: { runId, attempts: progress.workflowTaskAttempts } };
   }
 }
 

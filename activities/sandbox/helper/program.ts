@@ -13,9 +13,47 @@
  *
  * Arguments: FILTER_HEX LIMITS_JSON ROOTS_JSON OP ARGS…
  * File operations print one JSON line (`{"ok":…}`), followed by the raw bytes for `read`/`tail`.
+ *
+ * It starts once per command and file operation, so its imports are kept to what every call
+ * needs: Python's `json` package (whose decoder compiles regular expressions on import) would
+ * double the interpreter's start; its C scanner and quoter (`_json`) read and write the little
+ * JSON here, and `ctypes` loads only where there is a filter to install (docs/performance.md).
  */
 export const HELPER_PROGRAM = String.raw`
-import ctypes, json, os, stat, sys, resource
+import os, stat, sys, resource
+try:
+    from _json import encode_basestring_ascii as quote, scanstring
+except ImportError:
+    from json.encoder import encode_basestring_ascii as quote
+    from json.decoder import scanstring
+
+def limits_of(text):
+    # {"NAME":integer,...} as the worker wrote it (JSON.stringify of rlimits: names and whole numbers only).
+    body = text.strip()[1:-1]
+    return {name.strip('"'): int(value) for name, value in (item.split(':') for item in body.split(','))} if body else {}
+
+def strings_of(text):
+    # ["…","…"] as the worker wrote it (JSON.stringify of strings), read with json's own string scanner.
+    values, index = [], 1
+    while text[index] == '"':
+        value, index = scanstring(text, index + 1, True)
+        values.append(value)
+        if text[index] == ',':
+            index += 1
+    return values
+
+def dumps(value):
+    if value is True or value is False:
+        return 'true' if value else 'false'
+    if value is None:
+        return 'null'
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return quote(value)
+    if isinstance(value, dict):
+        return '{' + ','.join(quote(key) + ':' + dumps(item) for key, item in value.items()) + '}'
+    return '[' + ','.join(dumps(item) for item in value) + ']'
 
 def fail(message):
     sys.stderr.write('switchboard sandbox helper: ' + message + '\n')
@@ -26,6 +64,7 @@ def confine(filter_hex, limits):
         resource.setrlimit(getattr(resource, 'RLIMIT_' + name), (value, value))
     if not filter_hex:
         return
+    import ctypes
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
     if libc.prctl(38, 1, 0, 0, 0) != 0:
@@ -85,7 +124,7 @@ def read_all(fd, limit):
 
 def answer(header, data=b''):
     out = sys.stdout.buffer
-    out.write(json.dumps(header).encode() + b'\n')
+    out.write(dumps(header).encode() + b'\n')
     out.write(data)
     out.flush()
 
@@ -201,8 +240,8 @@ def op_skills(roots, max_bytes, max_files):
     answer({'ok': True, 'skills': skills})
 
 def main(argv):
-    confine(argv[0], json.loads(argv[1]))
-    roots, op, rest = json.loads(argv[2]), argv[3], argv[4:]
+    confine(argv[0], limits_of(argv[1]))
+    roots, op, rest = strings_of(argv[2]), argv[3], argv[4:]
     if op == 'exec':
         os.execv(rest[0], rest)
     try:

@@ -122,6 +122,14 @@ async function decodeEvent(converter: LoadedDataConverter, event: RawEvent): Pro
       initiatedId: Number(childStarted.initiatedEventId),
       runId: childStarted.workflowExecution?.runId ?? '',
     };
+  const local = localActivityMarker(event);
+  if (local)
+    return {
+      ...base,
+      kind: 'localActivity',
+      activityType: local.activityType,
+      ...(local.failed ? { failed: true } : { result: await payload(local.result) }),
+    };
   const child = await decodeChildClosed(converter, event);
   if (child) return { ...base, ...child };
   const timer = event.timerStartedEventAttributes;
@@ -140,6 +148,27 @@ async function decodeEvent(converter: LoadedDataConverter, event: RawEvent): Pro
   if (upsert) return { ...base, kind: 'searchAttributes', values: searchAttributes(upsert.searchAttributes?.indexedFields) };
   const closed = await decodeClosed(converter, event);
   return closed ? { ...base, ...closed } : undefined;
+}
+
+/**
+ * A local activity as its history records it: a `core_local_activity` marker whose `data` names
+ * the activity type (plain JSON the SDK writes, never through the codec) and whose `result` is its
+ * answer; a failed one has a failure instead. The thread's agent setup and its run starts are local.
+ */
+export function localActivityMarker(event: RawEvent): { activityType: string; result?: Payload[]; failed?: boolean } | undefined {
+  const marker = event.markerRecordedEventAttributes;
+  if (marker?.markerName !== 'core_local_activity') return undefined;
+  const data = marker.details?.data?.payloads?.[0]?.data;
+  if (!data) return undefined;
+  let activityType: unknown;
+  try {
+    activityType = (JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type?: unknown }).activity_type;
+  } catch {
+    return undefined;
+  }
+  if (typeof activityType !== 'string') return undefined;
+  if (marker.failure) return { activityType, failed: true };
+  return { activityType, result: marker.details?.result?.payloads ?? [] };
 }
 
 type Closed = Extract<SessionEvent, { kind: 'closed' }>;

@@ -47,6 +47,8 @@ export type SessionEvent = Base &
     | { kind: 'updateAccepted'; name: string; updateId: string; input: Decoded }
     | { kind: 'updateCompleted'; updateId: string; result?: Decoded; failure?: string }
     | { kind: 'cancelRequested'; identity?: string }
+    /** A local activity (its marker): the type, and its answer unless it failed. */
+    | { kind: 'localActivity'; activityType: string; result?: Decoded; failed?: boolean }
     | { kind: 'childInitiated'; workflowId: string; workflowType: string }
     | { kind: 'childStarted'; initiatedId: number; runId: string }
     | {

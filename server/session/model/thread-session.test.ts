@@ -23,4 +23,27 @@ describe('a thread’s session, from its history', () => {
     expect(messages.length).toBeGreaterThan(0);
     expect(messages[0]).toMatchObject({ outcome: { kind: 'run', runId: `run:${workflowId}:1` } });
   });
+
+  it('reads the runs it started by a local activity (eager start) and their ends from `runEnded` or the run watch’s look', async () => {
+    const { workflowId, execution } = await recordedExecution('thread/eager-runs');
+    const session = buildThreadSession(workflowId, [execution]);
+    expect(session.runIds).toEqual([`run:${workflowId}:1`, `run:${workflowId}:2`]);
+    const runs = session.items.filter((item) => item.kind === 'run');
+    expect(runs).toEqual([
+      expect.objectContaining({
+        child: expect.objectContaining({ state: 'completed', record: expect.objectContaining({ outcome: 'completed' }) }),
+      }),
+      expect.objectContaining({
+        child: expect.objectContaining({ state: 'completed', record: expect.objectContaining({ outcome: 'stopped' }) }),
+      }),
+    ]);
+    const terminated = await recordedExecution('thread/eager-run-terminated');
+    const watched = buildThreadSession(terminated.workflowId, [terminated.execution]);
+    expect(watched.items.find((item) => item.kind === 'run')).toMatchObject({ child: { state: 'terminated' } });
+    const adopted = await recordedExecution('thread/eager-reset-adopted');
+    const reset = buildThreadSession(adopted.workflowId, [adopted.execution]);
+    expect(reset.items.find((item) => item.kind === 'run')).toMatchObject({
+      child: { state: 'completed', record: { finalText: 'Answered once.' } },
+    });
+  });
 });

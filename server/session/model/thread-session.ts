@@ -1,10 +1,14 @@
 import type { ReplyInput } from '../../../activities/status/types';
 import type { StartUnitResult } from '../../../activities/units/unit-client';
+import type { RunOutcome, StartRunResult } from '../../../activities/runs/run-start';
 import {
+  agentRunWorkflowType,
   messageSignal,
+  runEndedSignal,
   sendMessageUpdate,
   stopSignal,
   type MessageOutcome,
+  type RunEnded,
   type ShipUnitInput,
   type StopInput,
   type ThreadInput,
@@ -12,7 +16,7 @@ import {
   type ThreadState,
 } from '../../../workflows/contracts';
 import type { Execution, SessionEvent } from './events';
-import { objectOf, Trace, type ChildView } from './trace';
+import { isRunRecord, objectOf, Trace, type ChildView } from './trace';
 
 export type ThreadItem =
   | { kind: 'message'; at: number; message: ThreadMessage; outcome?: MessageOutcome }
@@ -50,6 +54,8 @@ export function buildThreadSession(
 ): ThreadSession {
   const session: ThreadSession = { kind: 'thread', workflowId, open: true, startedAt: 0, items: [], runIds: [], unitIds: [] };
   const byUpdate = new Map<string, Extract<ThreadItem, { kind: 'message' }>>();
+  // Runs started by a local activity (eager start), by run id: their end comes by signal (or the run watch's look).
+  const started = new Map<string, ChildView>();
   executions.forEach((execution, index) => {
     const trace = new Trace(execution.events, execution.runId);
     for (const event of execution.events) read(event, index === 0, trace);
@@ -79,6 +85,7 @@ export function buildThreadSession(
       }
       case 'signal':
         if (event.name === messageSignal.name) addMessage(event.at, objectOf<ThreadMessage>(event.input));
+        else if (event.name === runEndedSignal.name) endRun(objectOf<RunEnded>(event.input), event.at);
         else if (event.name === stopSignal.name) {
           const stop = objectOf<StopInput>(event.input);
           session.items.push({
@@ -107,9 +114,22 @@ export function buildThreadSession(
         session.items.push({ kind: 'run', at: event.at, child });
         return;
       }
+      case 'localActivity': {
+        const start = event.activityType === 'startRun' ? objectOf<StartRunResult>(event.result) : undefined;
+        if (!start?.runId) return;
+        const child: ChildView = { workflowId: start.runId, workflowType: agentRunWorkflowType.name, at: event.at, state: 'running' };
+        started.set(start.runId, child);
+        if (!session.runIds.includes(start.runId)) session.runIds.push(start.runId);
+        session.items.push({ kind: 'run', at: event.at, child });
+        if ('ended' in start) endRun(start.ended, event.at);
+        return;
+      }
       case 'activityScheduled': {
         const activity = trace.activities.get(event.id)!;
-        if (activity.type === 'startUnit') {
+        if (activity.type === 'runOutcome') {
+          const outcome = objectOf<RunOutcome>(activity.result);
+          if (outcome && !outcome.open) endRun(outcome, activity.endedAt ?? event.at);
+        } else if (activity.type === 'startUnit') {
           const input = objectOf<ShipUnitInput>(activity.input);
           const result = objectOf<StartUnitResult>(activity.result);
           if (!input?.unitId) return;
@@ -137,6 +157,16 @@ export function buildThreadSession(
       default:
         return;
     }
+  }
+
+  /** A run started eagerly ends: its record, or that it failed or was terminated. The first word about it counts. */
+  function endRun(end: RunEnded | undefined, at: number): void {
+    const child = end?.runId ? started.get(end.runId) : undefined;
+    if (!child || child.state !== 'running') return;
+    child.endedAt = at;
+    if (isRunRecord(end!.record)) Object.assign(child, { state: 'completed', record: end!.record });
+    else if (end!.terminated) child.state = 'terminated';
+    else Object.assign(child, { state: 'failed', ...(end!.failed ? { message: end!.failed } : {}) });
   }
 
   function addMessage(at: number, message: ThreadMessage | undefined): Extract<ThreadItem, { kind: 'message' }> | undefined {

@@ -1,0 +1,59 @@
+import type { RunEnded, RunOutcome, RunRecord } from '../contracts';
+import { stuckRunNotice, type StuckRun } from './run-watch';
+
+/** How a run the thread waited for ended, as far as its answer goes. */
+export interface EndedRun {
+  record?: RunRecord;
+  stuck?: StuckRun;
+  terminated?: boolean;
+  /** It failed without a record (its workflow raised, or it was cancelled or timed out), in words. */
+  failed?: string;
+}
+
+/**
+ * The end a run told its thread (`runEnded`), kept until the thread takes it. Only the current
+ * run's end is kept: a late or repeated one (a reset run ending again) is of a run the thread has
+ * moved past.
+ */
+export class RunEnds {
+  private end?: RunEnded;
+
+  constructor(private readonly current: () => string | undefined) {}
+
+  receive(end: RunEnded): void {
+    if (end.runId === this.current()) this.end = end;
+  }
+
+  has(runId: string): boolean {
+    return this.end?.runId === runId;
+  }
+
+  /** The end of `runId` as the thread answers from it (once), or undefined before it came. */
+  take(runId: string): EndedRun | undefined {
+    const end = this.has(runId) ? this.end : undefined;
+    if (!end) return undefined;
+    this.end = undefined;
+    return endedOf(end);
+  }
+}
+
+/** What the thread answers from: the record, or that the run was terminated or failed without one. */
+export function endedOf(end: Omit<RunEnded, 'runId'>): EndedRun {
+  if (end.record) return { record: end.record };
+  return end.terminated ? { terminated: true } : { failed: end.failed ?? 'it ended without a record' };
+}
+
+/** What the person is told when a run ends: its answer, or how it ended without one. */
+export function answerOf(ended: EndedRun): string {
+  const { record } = ended;
+  if (ended.stuck) return stuckRunNotice(ended.stuck);
+  if (record) return record.finalText || `The run ended ${record.outcome}${record.endedBy ? ` (${record.endedBy})` : ''}.`;
+  return ended.terminated
+    ? `The run was terminated (from Temporal, by an operator) before it produced an answer.`
+    : 'The run failed before it produced an answer.';
+}
+
+/** The outcome a saved exchange remembers: the record's, else stopped (terminated) or failed. */
+export function savedOutcome(ended: EndedRun): RunOutcome {
+  return ended.record?.outcome ?? (ended.terminated ? 'stopped' : 'failed');
+}
