@@ -1,42 +1,25 @@
+import { CONFINE_PROGRAM } from './confine';
+
 /**
- * The program every sandboxed process starts from, run by the system's Python inside the
- * sandbox as its unprivileged user (`python3 -I -S -c PROGRAM …`). It is ours, passed on the
- * command line (never a file the sandbox could change), and does two things:
+ * The program every sandboxed process starts from, run by the system's Python
+ * (`python3 -I -S -c PROGRAM …`). It is ours, passed on the command line (never a file the
+ * sandbox could change), and does two things:
  *
- * 1. confines itself: resource limits (rlimits), `no_new_privs`, and the seccomp filter built by
- *    seccomp.ts (a filter is inherited only by children, so every command entered into the
- *    holder needs its own);
+ * 1. confines itself (confine.ts): resource limits (rlimits), `no_new_privs`, the seccomp filter
+ *    built by seccomp.ts (a filter is inherited only by children, so every process entered into
+ *    the holder needs its own), and, entering a holder, the sandbox's user namespace and user;
  * 2. then either executes the command (`exec`) or does one file operation for the worker's file
  *    tools inside the sandbox (`read`, `tail`, `write`, `list`, `skills`). The worker never opens
  *    a workspace file itself: a FIFO, a device or a link swapped mid-call can only stall or
  *    mislead this process, which the worker bounds with a timeout and reads as hostile data.
  *
- * Arguments: FILTER_HEX LIMITS_JSON ROOTS_JSON OP ARGS…
+ * Arguments: FILTER_HEX LIMITS_JSON ENTRY_JSON ROOTS_JSON OP ARGS…
  * File operations print one JSON line (`{"ok":…}`), followed by the raw bytes for `read`/`tail`.
  */
-export const HELPER_PROGRAM = String.raw`
-import ctypes, json, os, stat, sys, resource
-
-def fail(message):
-    sys.stderr.write('switchboard sandbox helper: ' + message + '\n')
-    sys.exit(125)
-
-def confine(filter_hex, limits):
-    for name, value in limits.items():
-        resource.setrlimit(getattr(resource, 'RLIMIT_' + name), (value, value))
-    if not filter_hex:
-        return
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
-    if libc.prctl(38, 1, 0, 0, 0) != 0:
-        fail('no_new_privs refused: ' + os.strerror(ctypes.get_errno()))
-    program = bytes.fromhex(filter_hex)
-    buffer = ctypes.create_string_buffer(program, len(program))
-    class Fprog(ctypes.Structure):
-        _fields_ = [('len', ctypes.c_ushort), ('filter', ctypes.c_void_p)]
-    fprog = Fprog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
-    if libc.prctl(22, 2, ctypes.addressof(fprog), 0, 0) != 0:
-        fail('seccomp refused: ' + os.strerror(ctypes.get_errno()))
+export const HELPER_PROGRAM =
+  CONFINE_PROGRAM +
+  String.raw`
+import stat
 
 class Refused(Exception):
     def __init__(self, code, error):
@@ -201,10 +184,13 @@ def op_skills(roots, max_bytes, max_files):
     answer({'ok': True, 'skills': skills})
 
 def main(argv):
-    confine(argv[0], json.loads(argv[1]))
-    roots, op, rest = json.loads(argv[2]), argv[3], argv[4:]
+    confine(argv[0], json.loads(argv[1]), json.loads(argv[2]))
+    roots, op, rest = json.loads(argv[3]), argv[4], argv[5:]
     if op == 'exec':
-        os.execv(rest[0], rest)
+        try:
+            os.execv(rest[0], rest)
+        except OSError as error:
+            fail('cannot run ' + rest[0] + ': ' + (error.strerror or str(error)))
     try:
         if op == 'read':
             op_read(roots, rest[0], int(rest[1]))
