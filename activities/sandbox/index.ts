@@ -9,6 +9,7 @@ import { boundsHint, clampedTimeoutNote, timeoutHint, unisolatedNote } from './h
 import { type IsolationCheck, type IsolationSetting } from './isolation';
 import { type SandboxLimits } from './limits';
 import { DEFAULT_EGRESS, egressAllowFor, type EgressSettings, type Resolver } from './network/door-grant';
+import { type PushPolicy } from './network/receive-pack';
 import { runCommand } from './run-command';
 import { saveLongOutput } from './saved-output';
 import { SandboxHost, SandboxUnavailable, type PreparedWorkspace, type SandboxLogger } from './sandbox-host';
@@ -68,6 +69,8 @@ export interface SandboxDeps {
   probe?: () => Promise<IsolationCheck>;
   /** Name resolution for the door (tests); the system resolver otherwise. */
   resolver?: Resolver;
+  /** The rules the door judges a push's ref updates by: the deployment's `github.pushes`, narrowed per repository. */
+  pushPolicy?: PushPolicy;
 }
 
 function checkWorkspace(workspace: WorkspaceRef | undefined): asserts workspace is WorkspaceRef {
@@ -89,6 +92,7 @@ export function createSandboxHost(deps: SandboxDeps): SandboxHost {
     ...(deps.resolver ? { resolver: deps.resolver } : {}),
     ...(deps.limits ? { limits: deps.limits } : {}),
     ...(deps.uids ? { uids: deps.uids } : {}),
+    ...(deps.pushPolicy ? { pushPolicy: deps.pushPolicy } : {}),
   });
   // Decided (and logged, loudly when isolation is off or missing) at start, not at the first command.
   void host.isolationCheck();
@@ -179,6 +183,7 @@ export function createSandboxActivities(deps: SandboxDeps, host: SandboxHost = c
         allow: egressAllowFor(egress, input.agent, input.machine),
         identity: input.identity ?? 'none',
         ...(input.repo ? { repo: input.repo } : {}),
+        ...(input.refs ? { refs: input.refs } : {}),
       };
       const before = await prepared.cgroup?.events();
       const outcome = await runCommand({

@@ -19,6 +19,7 @@ import { DEFAULT_LIMITS, type SandboxLimits } from './limits';
 import { Door, type DoorLogger } from './network/door';
 import { type Resolver } from './network/door-grant';
 import { DOOR_PORT, listenInNamespace, listenOnHost } from './network/open-door';
+import { type PushPolicy } from './network/receive-pack';
 import { DEFAULT_UID_RANGE, processesOf, SandboxUids, type UidRange } from './sandbox-uids';
 import { seccompFilter } from './seccomp';
 import { sweepMounts, WorkspaceDisk } from './workspace-disk';
@@ -66,6 +67,8 @@ export interface SandboxHostOptions {
   resolver?: Resolver;
   limits?: Partial<SandboxLimits>;
   uids?: UidRange;
+  /** The rules the door judges pushes by (the defaults when absent). */
+  pushPolicy?: PushPolicy;
 }
 
 /** Thrown by prepare when commands may not run here; the activities turn it into a refusal. */
@@ -228,6 +231,7 @@ export class SandboxHost {
       ...(this.options.identityToken ? { identityToken: this.options.identityToken } : {}),
       ...(this.options.logger ? { logger: this.options.logger } : {}),
       ...(this.options.resolver ? { resolver: this.options.resolver } : {}),
+      ...(this.options.pushPolicy ? { pushPolicy: this.options.pushPolicy } : {}),
     });
     this.doors.set(layout.name, door);
     return door;
