@@ -20,7 +20,7 @@ import { Door, type DoorLogger } from './network/door';
 import { type Resolver } from './network/door-grant';
 import { DOOR_PORT, listenInNamespace, listenOnHost } from './network/open-door';
 import { type PushPolicy } from './network/receive-pack';
-import { DEFAULT_UID_RANGE, processesOf, SandboxUids, type UidRange } from './sandbox-uids';
+import { LEGACY_UID_RANGE, processesOf, SandboxUids, uidRangeFor, type UidRange } from './sandbox-uids';
 import { seccompFilter } from './seccomp';
 import { sweepMounts, WorkspaceDisk } from './workspace-disk';
 import {
@@ -94,8 +94,11 @@ export class SandboxHost {
 
   constructor(private readonly options: SandboxHostOptions) {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
-    this.uidRange = options.uids ?? DEFAULT_UID_RANGE;
-    this.uids = new SandboxUids(join(options.dataDir, 'sandbox-uids'), this.uidRange);
+    // A range of its own per deployment (the configured one, else one derived from the data dir);
+    // workspaces made when every deployment shared the legacy range keep their uids.
+    const { range, configured } = uidRangeFor(options.dataDir, options.uids);
+    this.uidRange = range;
+    this.uids = new SandboxUids(join(options.dataDir, 'sandbox-uids'), range, configured ? [] : [LEGACY_UID_RANGE]);
   }
 
   get dataDir(): string {

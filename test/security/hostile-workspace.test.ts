@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { requireBubblewrap } from '../../activities/sandbox/test-support';
-import { DEFAULT_UID_RANGE } from '../../activities/sandbox/sandbox-uids';
+import { defaultUidRange } from '../../activities/sandbox/sandbox-uids';
 import { workspaceName } from '../../activities/sandbox/workspace-layout';
 import { followRun, sendMessage } from '../../cli/commands/ask';
 import { startLocalGitHub, type LocalGitHub } from '../../infra/local-github';
@@ -138,8 +138,10 @@ describe('the workspace is hostile', () => {
     await waitFor(async () => (sleeper = processWithCmdline(`sleep\0${marker}\0`)) !== undefined, 90_000);
     // From the host: every process of the sandbox runs as the workspace's own uid, none as root.
     const uid = Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${sleeper}/status`, 'utf8'))![1]);
-    expect(uid).toBeGreaterThanOrEqual(DEFAULT_UID_RANGE.first);
-    expect(uid).toBeLessThan(DEFAULT_UID_RANGE.first + DEFAULT_UID_RANGE.count);
+    // The deployment's own range (sandbox.uids unset: derived from its data dir).
+    const range = defaultUidRange(join(dir, 'data'));
+    expect(uid).toBeGreaterThanOrEqual(range.first);
+    expect(uid).toBeLessThan(range.first + range.count);
     const members = processesIn(readlinkSync(`/proc/${sleeper}/ns/pid`));
     expect(members.length).toBeGreaterThan(2);
     expect(members.filter((member) => member.uid === 0)).toEqual([]);
