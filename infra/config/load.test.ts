@@ -44,8 +44,11 @@ describe('loadConfig', () => {
         fileMiB: 4096,
         openFiles: 4096,
       },
-      uids: { first: 1_500_000_000, count: 100_000 },
     });
+    // No uid range unless one is set: each deployment then gets its own, derived from its data dir (sandbox-uids.ts).
+    expect(config.sandbox.uids).toBeUndefined();
+    // What runs may push: their own branches under switchboard/, admitted pull requests' branches as fast-forwards.
+    expect(config.github.pushes).toEqual({ branchPrefix: 'switchboard/', pullRequestHeads: true, forceOwnBranch: true, deleteOwnBranch: true });
   });
 
   it('reads switchboard.yaml by default and lets environment variables win', () => {
