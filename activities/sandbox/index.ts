@@ -5,7 +5,7 @@ import { BASH_TIMEOUT_DEFAULT_MS, BASH_TIMEOUT_MAX_MS } from '../../tools/bash';
 import { currentActivityContext } from './activity-context';
 import { commandEnvironment } from './command-environment';
 import { DEFAULT_FILE_LIMITS, WorkspaceFiles, type FileLimits } from './files';
-import { boundsHint, clampedTimeoutNote, timeoutHint, unisolatedNote } from './hints';
+import { boundsHint, clampedTimeoutNote, isFull, timeoutHint, unisolatedNote } from './hints';
 import { type IsolationCheck, type IsolationSetting } from './isolation';
 import { type SandboxLimits } from './limits';
 import { DEFAULT_EGRESS, egressAllowFor, type EgressSettings, type Resolver } from './network/door-grant';
@@ -14,7 +14,7 @@ import { runCommand } from './run-command';
 import { saveLongOutput } from './saved-output';
 import { SandboxHost, SandboxUnavailable, type PreparedWorkspace, type SandboxLogger } from './sandbox-host';
 import { type UidRange } from './sandbox-uids';
-import { workspaceLayout } from './workspace-layout';
+import { SANDBOX_VIEW, workspaceLayout } from './workspace-layout';
 import {
   type BashInput,
   type BashResult,
@@ -97,6 +97,21 @@ export function createSandboxHost(deps: SandboxDeps): SandboxHost {
   // Decided (and logged, loudly when isolation is off or missing) at start, not at the first command.
   void host.isolationCheck();
   return host;
+}
+
+/** Which of an isolated workspace's bounded filesystems are full now (its disk only when it is a bounded image). */
+async function fullFilesystems(
+  files: WorkspaceFiles,
+  prepared: PreparedWorkspace,
+  limits: SandboxLimits,
+): Promise<Array<'disk' | 'tmp' | 'shm'>> {
+  const parts: Record<string, 'disk' | 'tmp' | 'shm'> = {
+    ...(prepared.isolation.diskImages && limits.diskMiB > 0 ? { [SANDBOX_VIEW.work]: 'disk' as const } : {}),
+    [SANDBOX_VIEW.tmp]: 'tmp',
+    '/dev/shm': 'shm',
+  };
+  const spaces = await files.spaces(Object.keys(parts));
+  return spaces.filter(isFull).map((space) => parts[space.path]);
 }
 
 /** The workflow an activity works for: the janitor's evidence that a sandbox is still in use. */
@@ -195,12 +210,15 @@ export function createSandboxActivities(deps: SandboxDeps, host: SandboxHost = c
         heartbeatMs: deps.heartbeatMs,
       });
       const after = await prepared.cgroup?.events();
+      const failed = outcome.exitCode !== 0 && !outcome.timedOut;
       const bounds = boundsHint(
         {
           forkRefused: (after?.forkRefusals ?? 0) > (before?.forkRefusals ?? 0),
           oomKilled: (after?.oomKills ?? 0) > (before?.oomKills ?? 0),
-          exitCode: outcome.exitCode,
-          output: outcome.output,
+          ...(outcome.signal ? { signal: outcome.signal } : {}),
+          ...(failed && mode === 'bwrap'
+            ? { full: await fullFilesystems(new WorkspaceFiles(host, prepared, fileLimits), prepared, host.limits) }
+            : {}),
         },
         host.limits,
       );
@@ -210,8 +228,9 @@ export function createSandboxActivities(deps: SandboxDeps, host: SandboxHost = c
         outcome.output += `\n[stopped after ${Math.round(timeoutMs / 1000)} s: exit 124]`;
       }
       const savedOutput = await saveLongOutput(new WorkspaceFiles(host, prepared, fileLimits), prepared, outcome.output);
+      const { signal: _signal, ...result } = outcome;
       return {
-        ...outcome,
+        ...result,
         ...(notes.length > 0 ? { hint: notes.join('\n') } : {}),
         ...(savedOutput ? { savedOutput } : {}),
         isolation: mode,

@@ -63,7 +63,7 @@ def confine(filter_hex, limits, entry):
     if entry:
         os.chdir('/')
     for name, value in limits.items():
-        resource.setrlimit(getattr(resource, 'RLIMIT_' + name), (value, value))
+        resource.setrlimit(getattr(resource, 'RLIMIT_' + name), tuple(value) if isinstance(value, list) else (value, value))
     if not filter_hex:
         return
     if entry:

@@ -9,7 +9,8 @@ import { CONFINE_PROGRAM } from './confine';
  *    built by seccomp.ts (a filter is inherited only by children, so every process entered into
  *    the holder needs its own), and, entering a holder, the sandbox's user namespace and user;
  * 2. then either executes the command (`exec`) or does one file operation for the worker's file
- *    tools inside the sandbox (`read`, `tail`, `write`, `list`, `skills`). The worker never opens
+ *    tools inside the sandbox (`read`, `tail`, `write`, `list`, `skills`,
+ *    `space`). The worker never opens
  *    a workspace file itself: a FIFO, a device or a link swapped mid-call can only stall or
  *    mislead this process, which the worker bounds with a timeout and reads as hostile data.
  *
@@ -183,10 +184,26 @@ def op_skills(roots, max_bytes, max_files):
             skills.append({'dir': skill, 'text': text.decode('utf-8', 'replace'), 'files': files})
     answer({'ok': True, 'skills': skills})
 
+def op_space(paths):
+    """How full each filesystem is: the kernel's own counters (statvfs), never what a command printed."""
+    spaces = []
+    for path in paths:
+        try:
+            info = os.statvfs(path)
+        except OSError:
+            continue
+        spaces.append({'path': path, 'size': info.f_blocks * info.f_frsize, 'free': info.f_bavail * info.f_frsize})
+    answer({'ok': True, 'spaces': spaces})
+
 def main(argv):
     confine(argv[0], json.loads(argv[1]), json.loads(argv[2]))
     roots, op, rest = json.loads(argv[3]), argv[4], argv[5:]
     if op == 'exec':
+        # Python ignores SIGPIPE and SIGXFSZ for itself, and an ignored signal stays ignored across
+        # exec: the command gets the defaults back (a pipe's reader gone ends the writer; a file
+        # past RLIMIT_FSIZE ends its process).
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+        signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
         try:
             os.execv(rest[0], rest)
         except OSError as error:
@@ -202,6 +219,8 @@ def main(argv):
             op_list(roots, rest[0], int(rest[1]), int(rest[2]))
         elif op == 'skills':
             op_skills(roots, int(rest[0]), int(rest[1]))
+        elif op == 'space':
+            op_space(rest)
         else:
             fail('unknown operation ' + op)
     except Refused as refusal:
