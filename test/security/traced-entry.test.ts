@@ -116,5 +116,7 @@ describe('a tracer left running in a workspace', () => {
     // ...and it was live and held each kind of process.
     const markers = ['command-probe-1', 'command-probe-4', 'git-step-probe', 'mcp-server-probe'];
     expect(markers.filter((marker) => !attached.some((event) => event.cmdline?.includes(marker)))).toEqual([]);
+    // The sandbox's init (bubblewrap's pid 1) is within its reach too, and filtered as well.
+    expect(attached.find((event) => event.pid === 1)).toMatchObject({ name: 'bwrap', seccomp: '2' });
   });
 });
