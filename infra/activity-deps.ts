@@ -24,7 +24,11 @@ export function activityDepsFromConfig(loaded: LoadedConfig, logger: Logger, cli
   const identities = githubIdentitiesFromEnvironment(config.github, (name) => readSecret(name));
   const slack = slackStatusDepsFromConfig(config, readSecret('slackBotToken'));
   // One settings reader per process: the worker's activities and the webhook door share its per-commit cache.
-  const settings = createRepoSettingsReader({ identities, repositories: config.repositories, defaultSeverity: config.review.addressSeverity });
+  const settings = createRepoSettingsReader({
+    identities,
+    repositories: config.repositories,
+    defaultSeverity: config.review.addressSeverity,
+  });
   // The sandbox's network door adds the run's own scoped token to git requests for the git host;
   // commands never see it.
   const sandbox: SandboxDeps = {

@@ -26,7 +26,9 @@ export function createPushBranch(identities: GitHubIdentities, workspaceGit: () 
       const remote = identities.gitRemote(input.repo);
       const ref = `refs/heads/${input.branch}`;
       // The door lets this step update the one branch it names: the caller's own, or the pull request's it was admitted to.
-      const refs = input.pullRequest ? { own: [], pullRequest: { number: input.pullRequest, head: input.branch } } : { own: [input.branch] };
+      const refs = input.pullRequest
+        ? { own: [], pullRequest: { number: input.pullRequest, head: input.branch } }
+        : { own: [input.branch] };
       const grant = { identity, repo: input.repo, refs };
       const ran = await git.script(
         name,

@@ -27,10 +27,12 @@ export function createPushPolicy(deps: {
       try {
         const gh = await deps.identities.octokitFor('read');
         const { data: pr } = await gh.rest.pulls.get({ ...splitRepo(repo), pull_number: number });
-        if (pr.state !== 'open') return `${ref}: pull request #${number} is ${pr.merged ? 'merged' : 'closed'}, so its branch is no longer pushed to`;
+        if (pr.state !== 'open')
+          return `${ref}: pull request #${number} is ${pr.merged ? 'merged' : 'closed'}, so its branch is no longer pushed to`;
         if (pr.head.ref !== branch || pr.head.repo?.full_name?.toLowerCase() !== repo.toLowerCase())
           return `${ref} is no longer pull request #${number}'s branch in ${repo}`;
-        if (pr.base.repo.default_branch === branch) return `${ref} is ${repo}'s default branch: a run never pushes to it, even as a pull request's branch`;
+        if (pr.base.repo.default_branch === branch)
+          return `${ref} is ${repo}'s default branch: a run never pushes to it, even as a pull request's branch`;
         const { data: found } = await gh.rest.repos.getBranch({ ...splitRepo(repo), branch });
         if (found.protected) return `${ref} is a protected branch: a run never pushes to it`;
         return undefined;

@@ -48,7 +48,12 @@ describe('loadConfig', () => {
     // No uid range unless one is set: each deployment then gets its own, derived from its data dir (sandbox-uids.ts).
     expect(config.sandbox.uids).toBeUndefined();
     // What runs may push: their own branches under switchboard/, admitted pull requests' branches as fast-forwards.
-    expect(config.github.pushes).toEqual({ branchPrefix: 'switchboard/', pullRequestHeads: true, forceOwnBranch: true, deleteOwnBranch: true });
+    expect(config.github.pushes).toEqual({
+      branchPrefix: 'switchboard/',
+      pullRequestHeads: true,
+      forceOwnBranch: true,
+      deleteOwnBranch: true,
+    });
   });
 
   it('reads switchboard.yaml by default and lets environment variables win', () => {

@@ -20,11 +20,13 @@ export const PushesConfigSchema = z
       .regex(BRANCH_PREFIX, 'one or more branch-name parts, each ending in /, e.g. switchboard/')
       .refine((prefix) => !prefix.split('/').some((part) => part.endsWith('.lock') || part.endsWith('.')), 'not a valid branch prefix')
       .default(DEFAULT_BRANCH_PREFIX)
-      .describe('Where runs and units create their own branches (a unit: <prefix><owner>/<repo>-<slug>; a coding run: <prefix><thread>-<n>).'),
+      .describe(
+        'Where runs and units create their own branches (a unit: <prefix><owner>/<repo>-<slug>; a coding run: <prefix><thread>-<n>).',
+      ),
     pullRequestHeads: z
       .boolean()
       .default(true)
-      .describe("Whether a unit or coding run admitted to an existing pull request may push to its head branch (fast-forwards only)."),
+      .describe('Whether a unit or coding run admitted to an existing pull request may push to its head branch (fast-forwards only).'),
     forceOwnBranch: z.boolean().default(true).describe('Whether a run may rewrite (force-push) a branch it created.'),
     deleteOwnBranch: z.boolean().default(true).describe('Whether a run may delete a branch it created.'),
   })
