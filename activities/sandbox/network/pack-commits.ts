@@ -49,6 +49,7 @@ export function packCommits(pack: Buffer, options: { hash: 'sha1' | 'sha256'; ma
     }
     const entry: Entry = { type };
     if (type === OBJ_OFS_DELTA) {
+      if (at >= end) return { ok: false, reason: 'the pack has a malformed delta offset' };
       byte = pack[at++];
       let distance = byte & 0x7f;
       while (byte & 0x80) {
@@ -58,6 +59,7 @@ export function packCommits(pack: Buffer, options: { hash: 'sha1' | 'sha256'; ma
       }
       entry.baseOffset = offset - distance;
     } else if (type === OBJ_REF_DELTA) {
+      if (at + idBytes > end) return { ok: false, reason: 'the pack has a malformed delta base' };
       entry.baseId = pack.toString('hex', at, at + idBytes);
       at += idBytes;
     } else if (!TYPE_NAMES[type]) return { ok: false, reason: `the pack has an object of unknown type ${type}` };
