@@ -2,6 +2,7 @@ import { type Client } from '@temporalio/client';
 import { type ActivityDeps } from '../activities';
 import { createSandboxHost, type SandboxDeps } from '../activities/sandbox';
 import { createRepoSettingsReader, githubIdentitiesFromEnvironment } from '../activities/github';
+import { createPushPolicy } from '../activities/github/push-policy';
 import { modelDepsFromConfig } from '../activities/models/from-config';
 import { slackStatusDepsFromConfig } from '../activities/slack/from-config';
 import { webDepsFromConfig } from '../activities/web/from-config';
@@ -22,6 +23,12 @@ export function activityDepsFromConfig(loaded: LoadedConfig, logger: Logger, cli
   const dataDir = resolveConfigPath(loaded, config.dataDir);
   const identities = githubIdentitiesFromEnvironment(config.github, (name) => readSecret(name));
   const slack = slackStatusDepsFromConfig(config, readSecret('slackBotToken'));
+  // One settings reader per process: the worker's activities and the webhook door share its per-commit cache.
+  const settings = createRepoSettingsReader({
+    identities,
+    repositories: config.repositories,
+    defaultSeverity: config.review.addressSeverity,
+  });
   // The sandbox's network door adds the run's own scoped token to git requests for the git host;
   // commands never see it.
   const sandbox: SandboxDeps = {
@@ -36,6 +43,8 @@ export function activityDepsFromConfig(loaded: LoadedConfig, logger: Logger, cli
     limits: config.sandbox.limits,
     uids: config.sandbox.uids,
     repoCache: config.sandbox.repoCache,
+    // The door judges every push's ref updates by the deployment's rules, narrowed by the repository's settings.
+    pushPolicy: createPushPolicy({ rules: config.github.pushes, settings, identities }),
   };
   // Status cards link to the run's session page, signed on the worker (the server shares the key).
   const links = sessionLinksFromConfig(config);
@@ -53,8 +62,7 @@ export function activityDepsFromConfig(loaded: LoadedConfig, logger: Logger, cli
     sandboxHost: createSandboxHost(sandbox),
     github: {
       identities,
-      // One settings reader per process: the worker's activities and the webhook door share its per-commit cache.
-      settings: createRepoSettingsReader({ identities, repositories: config.repositories, defaultSeverity: config.review.addressSeverity }),
+      settings,
     },
     units: {
       client,
@@ -72,6 +80,7 @@ export function activityDepsFromConfig(loaded: LoadedConfig, logger: Logger, cli
         addressSeverity: config.review.addressSeverity,
         ...config.ship,
         planMergeAuthority: config.plan.mergeAuthority,
+        branchPrefix: config.github.pushes.branchPrefix,
       },
       ...(config.models.allowed ? { allowedModels: config.models.allowed } : {}),
       admission: config.admission,

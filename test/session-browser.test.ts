@@ -86,6 +86,12 @@ describe('session pages in Chromium, on the demo', () => {
     expect(await page.locator('button.danger', { hasText: 'Stop' }).count()).toBe(1);
     await expectAccessible(page);
 
+    // Signing out is a form post of the page's own origin (the server refuses one from elsewhere): the view goes back to the link's.
+    await Promise.all([page.waitForURL(/notice=signed_out/), page.click('button:has-text("Sign out")')]);
+    expect(await page.innerText('#notice')).toBe('Signed out.');
+    expect(await page.locator('textarea[name="text"]').count()).toBe(0);
+    await shot(page, 'signed-out');
+
     // Ana merges the ready PR on GitHub; the unit settles merged, and the open page says so by itself.
     const ready = await demo!.ready(150_000);
     const merged = await fetch(`${demo!.github.apiUrl}/repos/${fullRepoName}/pulls/${ready.pullRequest}/merge`, {

@@ -219,6 +219,23 @@ describe('session pages /session', () => {
       (html) => html.includes('badge warn">stopped'),
     );
     expect(after).toContain('Stop</strong> by alice');
+
+    // Signing out is a form of this server's pages too: another site's page cannot do it.
+    const signOut = (headers: Record<string, string>) =>
+      fetch(`${api.origin}/session/sign-out?next=${encodeURIComponent(path)}`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, ...headers },
+        body: '',
+      });
+    const elsewhere = await signOut({ origin: 'https://elsewhere.example' });
+    expect(elsewhere.status).toBe(403);
+    expect(elsewhere.headers.get('set-cookie')).toBeNull();
+    expect((await signOut({ 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+    const signedOut = await signOut(origin);
+    expect(signedOut.status).toBe(303);
+    expect(signedOut.headers.get('location')).toContain('notice=signed_out');
+    expect(signedOut.headers.get('set-cookie')).toMatch(/switchboard_session=;|Expires=Thu, 01 Jan 1970/i);
   });
 
   it('has a page for the thread, linking its runs', async () => {

@@ -99,6 +99,8 @@ async function shipUnit(input: ShipUnitInput, onCancel: OnCancel): Promise<UnitR
   const guard = new InputGuard('shipUnitWorkflow', () => showDetails());
   // A setup that fails settles the unit `failed` like any other end (unit/unit-setup.ts).
   const loaded = await loadUnitSettings(input, () => setup.loadAgentSetup());
+  // A new unit's branch goes under the deployment's prefix (setups recorded before it name none: the default, as before).
+  if (!input.carry && loaded.settings?.ship.branchPrefix) c.branch = unitBranchName(unitId, loaded.settings.ship.branchPrefix);
 
   const notifyPlan = async (progress: PlanUnitProgress): Promise<void> => {
     if (!input.plan) return;

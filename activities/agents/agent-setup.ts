@@ -18,6 +18,8 @@ export interface ShipSettings {
   reminderHours: number;
   baseBranch?: string;
   planMergeAuthority: boolean;
+  /** Where units and coding runs create their branches (`github.pushes.branchPrefix`); absent in setups recorded before it: `switchboard/`. */
+  branchPrefix?: string;
 }
 
 export interface AgentSetup {

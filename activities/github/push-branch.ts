@@ -25,7 +25,11 @@ export function createPushBranch(identities: GitHubIdentities, workspaceGit: () 
         return { status: 'refused', effectKey: key, code: 'forbidden', reason: `no GitHub credential for the '${identity}' identity` };
       const remote = identities.gitRemote(input.repo);
       const ref = `refs/heads/${input.branch}`;
-      const grant = { identity, repo: input.repo };
+      // The door lets this step update the one branch it names: the caller's own, or the pull request's it was admitted to.
+      const refs = input.pullRequest
+        ? { own: [], pullRequest: { number: input.pullRequest, head: input.branch } }
+        : { own: [input.branch] };
+      const grant = { identity, repo: input.repo, refs };
       const ran = await git.script(
         name,
         PUSH_SCRIPT,
@@ -40,6 +44,16 @@ export function createPushBranch(identities: GitHubIdentities, workspaceGit: () 
       const sha = fields.sha ?? '';
       if (fields.pushed === '1') return { status: 'confirmed', effectKey: key, sha };
       const output = `${ran.stdout}\n${ran.stderr}`;
+      // The door refused a ref of the push (the rule in its words): not a lease lost to someone else.
+      const door = /Switchboard refused: (.*)$/m.exec(output);
+      if (door)
+        return {
+          status: 'refused',
+          effectKey: key,
+          code: 'forbidden',
+          reason: `Switchboard refused the push: ${door[1].replace(/\)\s*$/, '').trim()}`,
+          sha,
+        };
       if (/stale info|\[rejected\]|failed to push/i.test(output) && !/returned error: 40[13]/.test(output)) {
         // A retry of a push that already landed sees its own commit there: that is success.
         const now = await git.script(name, REMOTE_SHA_SCRIPT, [remote, ref], grant);

@@ -20,6 +20,9 @@ agents:
 mcp:
   agents:
     review: [{ server: tracker, tools: ["get_*"] }]
+pushes:
+  forceOwnBranch: false
+  pullRequestHeads: true
 `;
 
 describe('a repository’s .switchboard.yml', () => {
@@ -31,6 +34,7 @@ describe('a repository’s .switchboard.yml', () => {
         setup: { commands: ['npm ci'], lockfiles: ['package-lock.json'], timeoutSeconds: 300 },
         agents: { allowed: ['ship', 'review', 'general'] },
         mcp: { agents: { review: [{ server: 'tracker', tools: ['get_*'] }] } },
+        pushes: { forceOwnBranch: false, pullRequestHeads: true },
       },
       problems: [],
     });
@@ -44,7 +48,7 @@ describe('a repository’s .switchboard.yml', () => {
     expect(parsed.problems).toEqual([
       { key: 'review.triggers.1', message: expect.stringContaining('opened') },
       { key: 'issues.lable', message: 'unknown key' },
-      { key: 'colour', message: 'unknown key (known: review, issues, setup, agents, mcp)' },
+      { key: 'colour', message: 'unknown key (known: review, issues, setup, agents, mcp, pushes)' },
     ]);
     expect(parseSettingsFile('review: [\n').problems).toEqual([
       { key: '(file)', message: expect.stringMatching(/^not valid YAML at line \d+/) },
@@ -60,6 +64,7 @@ describe('a repository’s .switchboard.yml', () => {
         issues: { assign: false },
         setup: { timeoutSeconds: 120 },
         agents: { allowed: ['review', 'ship', 'explore'] },
+        pushes: { deleteOwnBranch: false, forceOwnBranch: true },
       },
     })['acme/app'];
     const merged = mergeRepositorySettings(parseSettingsFile(EVERY_KEY).values, deployment, { severity: 'minor', repo: 'acme/app' });
@@ -69,6 +74,8 @@ describe('a repository’s .switchboard.yml', () => {
       setup: { commands: ['npm ci'], lockfiles: ['package-lock.json'], timeoutSeconds: 120 },
       agents: { allowed: ['ship', 'review'], rule: '.switchboard.yml agents.allowed and repositories.acme/app.agents.allowed' },
       mcp: { review: [{ server: 'tracker', tools: ['get_*'] }] },
+      // Each switch only turns off: the file's false and the deployment's false both hold, neither's true widens.
+      pushes: { forceOwnBranch: false, deleteOwnBranch: false },
     });
     // The deployment's attachments for the repository replace the file's: its own word on what its servers do.
     const ours = RepositoriesConfigSchema.parse({ 'acme/app': { mcp: { agents: { review: [{ server: 'docs' }] } } } })['acme/app'];

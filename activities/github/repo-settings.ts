@@ -27,6 +27,8 @@ export interface RepositorySettings {
   agents?: { allowed: string[]; rule: string };
   /** MCP servers of the deployment attached to agents on this repository, by agent id (absent: none beyond the deployment's). */
   mcp?: Record<string, McpAttachmentConfig[]>;
+  /** What the file or the deployment turned off of `github.pushes` for this repository (absent: nothing). */
+  pushes?: { pullRequestHeads?: false; forceOwnBranch?: false; deleteOwnBranch?: false };
 }
 
 /** One problem with the settings file, naming the key (`review.triggers.1`) as the file spells it. */
@@ -110,6 +112,12 @@ export function mergeRepositorySettings(
   const timeouts = [file.setup?.timeoutSeconds, ours.setup?.timeoutSeconds].filter((n): n is number => n !== undefined);
   const allowed = both(file.agents?.allowed, ours.agents?.allowed);
   const mcp = ours.mcp?.agents ?? file.mcp?.agents;
+  // Each push switch only turns off: either layer saying false is enough, and true widens nothing.
+  const pushes = Object.fromEntries(
+    (['pullRequestHeads', 'forceOwnBranch', 'deleteOwnBranch'] as const)
+      .filter((key) => file.pushes?.[key] === false || ours.pushes?.[key] === false)
+      .map((key) => [key, false]),
+  ) as NonNullable<RepositorySettings['pushes']>;
   const rule =
     file.agents?.allowed && ours.agents?.allowed
       ? `${SETTINGS_FILE} agents.allowed and repositories.${defaults.repo}.agents.allowed`
@@ -134,6 +142,7 @@ export function mergeRepositorySettings(
       : {}),
     ...(allowed ? { agents: { allowed, rule } } : {}),
     ...(mcp && Object.keys(mcp).length > 0 ? { mcp } : {}),
+    ...(Object.keys(pushes).length > 0 ? { pushes } : {}),
   };
 }
 

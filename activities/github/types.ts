@@ -186,7 +186,13 @@ export interface PushBranchInput extends Effect {
   workspaceKey?: string;
   /** Inputs recorded before the workspace key: the checkout's host path, `<dataDir>/workspaces/<name>/work`. */
   workingDirectory?: string;
+  /**
+   * The branch pushed to: the caller's own (under the deployment's branch prefix), or, with
+   * `pullRequest`, that pull request's head branch, which the caller was admitted to push to
+   * (the door then takes fast-forwards only).
+   */
   branch: string;
+  pullRequest?: number;
   sourceRef?: string;
   /** The SHA the remote branch is expected to be at (omit for "whatever we last fetched"). */
   expectedRemoteSha?: string;

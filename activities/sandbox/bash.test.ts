@@ -30,6 +30,18 @@ describe.each(['bwrap', 'unisolated-unsafe'] as const)('sandbox bash (isolation:
     if (!isolated) expect(result.hint).toMatch(/without bubblewrap isolation \((isolation is off|.*not)/);
   });
 
+  test("a pipeline's writer ends when its reader has gone (SIGPIPE and SIGXFSZ keep their default in commands)", async () => {
+    const result = await fixture.activities.bash({
+      workspace: fixture.workspace(),
+      command: 'yes | head -1; echo "writer=${PIPESTATUS[0]}"; trap -p; grep SigIgn /proc/self/status',
+    });
+    expect(result.output).toMatch(/^y\nwriter=141\n/);
+    expect(result.output).not.toMatch(/Broken pipe/);
+    // Neither SIGPIPE (13) nor SIGXFSZ (25) is ignored: bits 12 and 24 of the mask are clear.
+    const ignored = BigInt(`0x${/SigIgn:\s+([0-9a-f]+)/.exec(result.output)![1]}`);
+    expect(ignored & ((1n << 12n) | (1n << 24n))).toBe(0n);
+  });
+
   test('a timeout answers exit 124 with the setsid -f detach recipe and never nohup', async () => {
     const started = Date.now();
     const result = await fixture.activities.bash({ workspace: fixture.workspace(), command: 'echo begun; sleep 30', timeoutMs: 1_000 });

@@ -150,6 +150,15 @@ export class WorkspaceFiles {
     return { ok: true, entries: Array.isArray(answer.header.entries) ? answer.header.entries : [] };
   }
 
+  /** Size and free bytes of the filesystems at `paths`, from the kernel's counters inside the sandbox (unreadable ones left out). */
+  async spaces(paths: readonly string[]): Promise<Array<{ path: string; size: number; free: number }>> {
+    const answer = await this.call<{ spaces: Array<{ path: string; size: number; free: number }> }>(['space', ...paths], HEADER_ROOM);
+    if (!answer.ok || !Array.isArray(answer.header.spaces)) return [];
+    return answer.header.spaces.filter(
+      (space) => typeof space?.path === 'string' && Number.isFinite(space.size) && Number.isFinite(space.free),
+    );
+  }
+
   /** The checkout's `.switchboard/skills/<name>/` folders (at its root or one folder down), read in one call. */
   async repositorySkills(maxBytes: number, maxFiles: number): Promise<RepositorySkill[]> {
     const answer = await this.call<{ skills: RepositorySkill[] }>(['skills', String(maxBytes), String(maxFiles)], 16 * 1024 * 1024);

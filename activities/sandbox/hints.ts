@@ -30,17 +30,30 @@ export function unisolatedNote(reason: string): string {
   return `This command ran without bubblewrap isolation (${reason}); /tmp is the machine's, so keep job files in $TMPDIR as the detach recipe does.`;
 }
 
-/** What a command ran into, when it went past one of the workspace's bounds. */
+/**
+ * What the kernel counted while a command ran: the workspace's cgroup counters (fork refusals
+ * at pids.max, OOM kills), the signal that ended the call's own process (SIGXCPU and SIGXFSZ are
+ * what RLIMIT_CPU and RLIMIT_FSIZE send), and which of its filesystems are full now (statvfs).
+ * Never what the command printed or the exit status it chose: a command that prints "No space
+ * left on device" or exits 152 gets no hint for it.
+ */
 export interface BoundsSeen {
   forkRefused: boolean;
   oomKilled: boolean;
-  exitCode: number;
-  output: string;
+  signal?: NodeJS.Signals;
+  /** Filesystems of the workspace that are full after the command. */
+  full?: ReadonlyArray<'disk' | 'tmp' | 'shm'>;
+}
+
+/** A filesystem with less free than this (1 MiB, or 1% of it) counts as full. */
+export function isFull(space: { size: number; free: number }): boolean {
+  return space.size > 0 && space.free <= Math.max(1024 * 1024, space.size / 100);
 }
 
 /**
  * Says which bound a failed command hit, so the model (and the person reading the card) learns
- * why, not just that it failed. The bounds themselves are enforced by the kernel.
+ * why, not just that it failed. The bounds themselves are enforced by the kernel; what is said
+ * here is what the kernel counted (BoundsSeen), so it is never said of a bound nobody reached.
  */
 export function boundsHint(seen: BoundsSeen, limits: SandboxLimits): string | undefined {
   const notes: string[] = [];
@@ -48,11 +61,11 @@ export function boundsHint(seen: BoundsSeen, limits: SandboxLimits): string | un
     notes.push(`The workspace reached its bound of ${limits.processes} processes and threads: new ones were refused (fork failed).`);
   if (seen.oomKilled)
     notes.push(`A process was killed for memory: the workspace may use ${limits.memoryMiB} MiB, /tmp and /dev/shm included.`);
-  if (seen.exitCode === 152) notes.push(`A process used up its ${limits.cpuSeconds} s of CPU time and was stopped (SIGXCPU).`);
-  if (seen.exitCode === 153) notes.push(`A file grew past the ${limits.fileMiB} MiB a process may write (SIGXFSZ).`);
-  if (/No space left on device/i.test(seen.output))
-    notes.push(
-      `A disk is full: the workspace's files have ${limits.diskMiB > 0 ? `${limits.diskMiB} MiB` : 'the host disk'}, /tmp ${limits.tmpMiB} MiB and /dev/shm ${limits.shmMiB} MiB; delete what is not needed.`,
-    );
+  if (seen.signal === 'SIGXCPU') notes.push(`The command used up its ${limits.cpuSeconds} s of CPU time and was stopped (SIGXCPU).`);
+  if (seen.signal === 'SIGXFSZ') notes.push(`The command wrote a file past the ${limits.fileMiB} MiB a process may write (SIGXFSZ).`);
+  const sizes = { disk: `${limits.diskMiB} MiB`, tmp: `${limits.tmpMiB} MiB`, shm: `${limits.shmMiB} MiB` };
+  const names = { disk: "the workspace's disk (/workspace and $HOME)", tmp: '/tmp', shm: '/dev/shm' };
+  for (const part of seen.full ?? [])
+    notes.push(`${names[part][0].toUpperCase()}${names[part].slice(1)} is full: it holds ${sizes[part]}; delete what is not needed.`);
   return notes.length > 0 ? notes.join('\n') : undefined;
 }

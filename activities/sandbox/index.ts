@@ -5,15 +5,16 @@ import { BASH_TIMEOUT_DEFAULT_MS, BASH_TIMEOUT_MAX_MS } from '../../tools/bash';
 import { currentActivityContext } from './activity-context';
 import { commandEnvironment } from './command-environment';
 import { DEFAULT_FILE_LIMITS, WorkspaceFiles, type FileLimits } from './files';
-import { boundsHint, clampedTimeoutNote, timeoutHint, unisolatedNote } from './hints';
+import { boundsHint, clampedTimeoutNote, isFull, timeoutHint, unisolatedNote } from './hints';
 import { type IsolationCheck, type IsolationSetting } from './isolation';
 import { type SandboxLimits } from './limits';
 import { DEFAULT_EGRESS, egressAllowFor, type EgressSettings, type Resolver } from './network/door-grant';
+import { type PushPolicy } from './network/receive-pack';
 import { runCommand } from './run-command';
 import { saveLongOutput } from './saved-output';
 import { SandboxHost, SandboxUnavailable, type PreparedWorkspace, type SandboxLogger } from './sandbox-host';
 import { type UidRange } from './sandbox-uids';
-import { markUsed, workspaceLayout } from './workspace-layout';
+import { markUsed, SANDBOX_VIEW, workspaceLayout } from './workspace-layout';
 import { registeredRepoCache, type RepoCacheSettings } from './repo-cache/repo-cache';
 import { SetupStore } from './repo-cache/setup-store';
 import {
@@ -74,6 +75,8 @@ export interface SandboxDeps {
   repoCache?: Partial<RepoCacheSettings>;
   /** Told when a repository cache was made or evicted (the worker polls a queue per cached repository). */
   onRepoCacheChange?: () => void;
+  /** The rules the door judges a push's ref updates by: the deployment's `github.pushes`, narrowed per repository. */
+  pushPolicy?: PushPolicy;
 }
 
 function checkWorkspace(workspace: WorkspaceRef | undefined): asserts workspace is WorkspaceRef {
@@ -95,10 +98,26 @@ export function createSandboxHost(deps: SandboxDeps): SandboxHost {
     ...(deps.resolver ? { resolver: deps.resolver } : {}),
     ...(deps.limits ? { limits: deps.limits } : {}),
     ...(deps.uids ? { uids: deps.uids } : {}),
+    ...(deps.pushPolicy ? { pushPolicy: deps.pushPolicy } : {}),
   });
   // Decided (and logged, loudly when isolation is off or missing) at start, not at the first command.
   void host.isolationCheck();
   return host;
+}
+
+/** Which of an isolated workspace's bounded filesystems are full now (its disk only when it is a bounded image). */
+async function fullFilesystems(
+  files: WorkspaceFiles,
+  prepared: PreparedWorkspace,
+  limits: SandboxLimits,
+): Promise<Array<'disk' | 'tmp' | 'shm'>> {
+  const parts: Record<string, 'disk' | 'tmp' | 'shm'> = {
+    ...(prepared.isolation.diskImages && limits.diskMiB > 0 ? { [SANDBOX_VIEW.work]: 'disk' as const } : {}),
+    [SANDBOX_VIEW.tmp]: 'tmp',
+    '/dev/shm': 'shm',
+  };
+  const spaces = await files.spaces(Object.keys(parts));
+  return spaces.filter(isFull).map((space) => parts[space.path]);
 }
 
 /** The workflow an activity works for: the janitor's evidence that a sandbox is still in use. */
@@ -177,12 +196,15 @@ export function createSandboxActivities(deps: SandboxDeps, host: SandboxHost = c
       heartbeatMs: deps.heartbeatMs,
     });
     const after = await prepared.cgroup?.events();
+    const failed = outcome.exitCode !== 0 && !outcome.timedOut;
     const bounds = boundsHint(
       {
         forkRefused: (after?.forkRefusals ?? 0) > (before?.forkRefusals ?? 0),
         oomKilled: (after?.oomKills ?? 0) > (before?.oomKills ?? 0),
-        exitCode: outcome.exitCode,
-        output: outcome.output,
+        ...(outcome.signal ? { signal: outcome.signal } : {}),
+        ...(failed && mode === 'bwrap'
+          ? { full: await fullFilesystems(new WorkspaceFiles(host, prepared, fileLimits), prepared, host.limits) }
+          : {}),
       },
       host.limits,
     );
@@ -192,8 +214,9 @@ export function createSandboxActivities(deps: SandboxDeps, host: SandboxHost = c
       outcome.output += `\n[stopped after ${Math.round(timeoutMs / 1000)} s: exit 124]`;
     }
     const savedOutput = await saveLongOutput(new WorkspaceFiles(host, prepared, fileLimits), prepared, outcome.output);
+    const { signal: _signal, ...result } = outcome;
     return {
-      ...outcome,
+      ...result,
       ...(notes.length > 0 ? { hint: notes.join('\n') } : {}),
       ...(savedOutput ? { savedOutput } : {}),
       isolation: mode,
@@ -231,6 +254,7 @@ export function createSandboxActivities(deps: SandboxDeps, host: SandboxHost = c
         allow: egressAllowFor(egress, input.agent, input.machine),
         identity: input.identity ?? 'none',
         ...(input.repo ? { repo: input.repo } : {}),
+        ...(input.refs ? { refs: input.refs } : {}),
       };
       const execute = () => runBash(prepared, input.command, timeoutMs, notes);
       // The repository's setup in a resident checkout may be copied in from the host; anything else marks the workspace used.

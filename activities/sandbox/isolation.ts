@@ -120,6 +120,7 @@ export async function detectIsolation(): Promise<IsolationCheck> {
         HELPER_PROGRAM,
         filter,
         '{}',
+        '{}',
         '[]',
         'exec',
         '/bin/sh',

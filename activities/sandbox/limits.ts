@@ -40,15 +40,23 @@ const MIB = 1024 * 1024;
 export const mib = (value: number): number => value * MIB;
 
 /**
- * The rlimits the exec helper sets before it runs anything (names as Python's `resource`
- * module spells them after `RLIMIT_`). RLIMIT_NPROC counts every process of the real uid on
- * the host, so it bounds a workspace only when its uid is its own: unisolated, commands run as
- * the worker's user and NPROC is left alone.
+ * Seconds a process that ignores SIGXCPU at its CPU bound still gets before SIGKILL. With the
+ * soft and hard limits equal the kernel sends SIGKILL straight away, and then nothing tells a
+ * CPU bound from any other kill; SIGXCPU at the soft limit does.
  */
-export function rlimits(limits: SandboxLimits, isolated: boolean): Record<string, number> {
+export const CPU_GRACE_SECONDS = 5;
+
+/**
+ * The rlimits the exec helper sets before it runs anything (names as Python's `resource`
+ * module spells them after `RLIMIT_`; a number is both soft and hard limit, a pair is
+ * `[soft, hard]`). RLIMIT_NPROC counts every process of the real uid on the host, so it bounds
+ * a workspace only when its uid is its own: unisolated, commands run as the worker's user and
+ * NPROC is left alone.
+ */
+export function rlimits(limits: SandboxLimits, isolated: boolean): Record<string, number | [number, number]> {
   return {
     ...(isolated ? { NPROC: limits.processes } : {}),
-    CPU: limits.cpuSeconds,
+    CPU: [limits.cpuSeconds, limits.cpuSeconds + CPU_GRACE_SECONDS],
     FSIZE: mib(limits.fileMiB),
     NOFILE: limits.openFiles,
     CORE: 0,
@@ -66,7 +74,7 @@ export function describeLimits(limits: SandboxLimits, enforced: { cgroupPids: bo
       limits.diskMiB > 0 && enforced.diskImage
         ? `${limits.diskMiB} MiB ext4 image per workspace`
         : `unbounded total (a plain folder${limits.diskMiB > 0 ? ': this host cannot mount loop devices' : ': sandbox.limits.diskMiB is 0'}); one file at most ${limits.fileMiB} MiB`,
-    cpu: `${limits.cpuSeconds} s of CPU per process (RLIMIT_CPU)`,
+    cpu: `${limits.cpuSeconds} s of CPU per process (RLIMIT_CPU: SIGXCPU, then SIGKILL ${CPU_GRACE_SECONDS} s later)`,
     fileSize: `${limits.fileMiB} MiB per file (RLIMIT_FSIZE)`,
     openFiles: `${limits.openFiles} per process (RLIMIT_NOFILE)`,
   };

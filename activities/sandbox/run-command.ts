@@ -23,6 +23,8 @@ export interface CommandOutcome {
   truncated: boolean;
   timedOut: boolean;
   durationMs: number;
+  /** The signal that ended the call's own process, as the kernel reported it (never an exit status a command chose). */
+  signal?: NodeJS.Signals;
 }
 
 /**
@@ -70,7 +72,14 @@ export async function runCommand(spec: CommandSpec): Promise<CommandOutcome> {
     await drain(child.stdout, child.stderr);
     if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new CancelledFailure('the command was cancelled');
     const exitCode = timedOut ? 124 : (code ?? 128 + (killedBy ? constants.signals[killedBy] : 0));
-    return { exitCode, output: buffer.text(), truncated: buffer.truncated, timedOut, durationMs: Date.now() - started };
+    return {
+      exitCode,
+      output: buffer.text(),
+      truncated: buffer.truncated,
+      timedOut,
+      durationMs: Date.now() - started,
+      ...(killedBy && !timedOut ? { signal: killedBy } : {}),
+    };
   } finally {
     clearTimeout(timer);
     if (heartbeat) clearInterval(heartbeat);

@@ -20,7 +20,8 @@ import { DEFAULT_LIMITS, type SandboxLimits } from './limits';
 import { Door, type DoorLogger } from './network/door';
 import { type Resolver } from './network/door-grant';
 import { DOOR_PORT, listenInNamespace, listenOnHost } from './network/open-door';
-import { DEFAULT_UID_RANGE, processesOf, SandboxUids, type UidRange } from './sandbox-uids';
+import { type PushPolicy } from './network/receive-pack';
+import { LEGACY_UID_RANGE, processesOf, SandboxUids, uidRangeFor, type UidRange } from './sandbox-uids';
 import { seccompFilter } from './seccomp';
 import { killMarkedProcesses } from './process-group';
 import { sweepMounts, WorkspaceDisk } from './workspace-disk';
@@ -70,6 +71,8 @@ export interface SandboxHostOptions {
   uids?: UidRange;
   /** What a holder starts with beyond the defaults (a repository cache's binds); asked at each start. */
   holderSetup?: HolderSetupProvider;
+  /** The rules the door judges pushes by (the defaults when absent). */
+  pushPolicy?: PushPolicy;
 }
 
 /** Thrown by prepare when commands may not run here; the activities turn it into a refusal. */
@@ -97,8 +100,11 @@ export class SandboxHost {
 
   constructor(private readonly options: SandboxHostOptions) {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
-    this.uidRange = options.uids ?? DEFAULT_UID_RANGE;
-    this.uids = new SandboxUids(join(options.dataDir, 'sandbox-uids'), this.uidRange);
+    // A range of its own per deployment (the configured one, else one derived from the data dir);
+    // workspaces made when every deployment shared the legacy range keep their uids.
+    const { range, configured } = uidRangeFor(options.dataDir, options.uids);
+    this.uidRange = range;
+    this.uids = new SandboxUids(join(options.dataDir, 'sandbox-uids'), range, configured ? [] : [LEGACY_UID_RANGE]);
     this.holderSetup = options.holderSetup;
   }
 
@@ -242,6 +248,7 @@ export class SandboxHost {
       ...(this.options.identityToken ? { identityToken: this.options.identityToken } : {}),
       ...(this.options.logger ? { logger: this.options.logger } : {}),
       ...(this.options.resolver ? { resolver: this.options.resolver } : {}),
+      ...(this.options.pushPolicy ? { pushPolicy: this.options.pushPolicy } : {}),
     });
     this.doors.set(layout.name, door);
     return door;

@@ -1,3 +1,5 @@
+import type { OwnedRefs } from '../../workflows/contracts/pushes';
+
 /**
  * The contract of the sandbox activities (`bash`, `readFile`, `writeFile`, `jobStatus`,
  * workspace lifecycle). Workflows import these types only.
@@ -23,6 +25,8 @@ export interface BashInput {
   identity?: 'none' | 'read' | 'write';
   /** The repository the run is bound to (`owner/name`): the only one a write identity may push to. */
   repo?: string;
+  /** The branches of `repo` the run owns or was admitted to: the only refs the door lets its pushes update. */
+  refs?: OwnedRefs;
   /** The run's agent and machine class: they choose the destinations the network door allows. */
   agent?: string;
   machine?: string;

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { currentActivityContext } from './activity-context';
 import { commandEnvironment } from './command-environment';
 import { runCaptured, type CapturedRun } from './helper/run-helper';
+import { type OwnedRefs } from '../../workflows/contracts/pushes';
 import { type DoorGrant } from './network/door-grant';
 import { type PreparedWorkspace, type SandboxHost } from './sandbox-host';
 import { layoutByName, workspaceName } from './workspace-layout';
@@ -46,6 +47,8 @@ export interface GitGrant {
   repo: string;
   /** False: the door refuses every request for this step (a step that must not reach anything). */
   network?: boolean;
+  /** The branches of `repo` the step may push to (none: no push passes the door). */
+  refs?: OwnedRefs;
 }
 
 /** A workspace named by its key (new inputs) or by the host path of its checkout (inputs recorded before this design). */
@@ -91,7 +94,13 @@ export class WorkspaceGit {
     const prepared = await this.prepared(name);
     const door = prepared.door;
     const previous = door.grant;
-    const gitGrant: DoorGrant = { network: grant.network !== false, allow: [], identity: grant.identity, repo: grant.repo };
+    const gitGrant: DoorGrant = {
+      network: grant.network !== false,
+      allow: [],
+      identity: grant.identity,
+      repo: grant.repo,
+      ...(grant.refs ? { refs: grant.refs } : {}),
+    };
     door.grant = gitGrant;
     try {
       const env = {

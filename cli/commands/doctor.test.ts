@@ -1,7 +1,8 @@
 import { existsSync, mkdtempSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { defaultUidRange, processesOf } from '../../activities/sandbox/sandbox-uids';
 import { randomUUID } from 'node:crypto';
 import { resolveTemporalBinary } from '../../infra/temporal-binaries';
 import { startMoto } from '../../test/helpers/moto';
@@ -11,11 +12,12 @@ import { runDoctor, type DoctorOptions } from './doctor';
 async function doctor(
   env: NodeJS.ProcessEnv,
   options: Pick<DoctorOptions, 'sandboxProbe'> = {},
+  cwd = mkdtempSync(join(tmpdir(), 'switchboard-doctor-')),
 ): Promise<{ code: number; output: string }> {
   const lines: string[] = [];
   const code = await runDoctor({
     env,
-    cwd: mkdtempSync(join(tmpdir(), 'switchboard-doctor-')),
+    cwd,
     write: (line) => lines.push(line),
     ...options,
   });
@@ -27,7 +29,8 @@ describe('switchboard doctor', () => {
   const base = { PATH: process.env.PATH, TEMPORAL_TEST_SERVER_PATH: process.env.TEMPORAL_TEST_SERVER_PATH, ANTHROPIC_API_KEY: 'k' };
 
   it('passes against a running server with our search attributes', async () => {
-    const { code, output } = await doctor({ ...base, TEMPORAL_ADDRESS: address });
+    const cwd = mkdtempSync(join(tmpdir(), 'switchboard-doctor-'));
+    const { code, output } = await doctor({ ...base, TEMPORAL_ADDRESS: address }, {}, cwd);
     expect(output).toMatch(/ok {4}temporal CLI: .*temporal version 1\.9\.1/);
     expect(output).toMatch(/ok {4}temporal server: /);
     expect(output).toMatch(/ok {4}search attributes: all registered/);
@@ -36,7 +39,13 @@ describe('switchboard doctor', () => {
     );
     expect(output).toMatch(/ok {4}sandbox: bubblewrap isolates commands .*network door: nsenter/);
     // The uid mapping, the seccomp filter and every bound in force, one line each.
-    expect(output).toMatch(/ {6}user: each workspace runs as a host uid of its own \(1500000000…1500099999\), mapped to uid 1000/);
+    // The deployment's own uid range (derived from its data dir), and that nothing else on the host runs in it.
+    const range = defaultUidRange(join(cwd, '.data'));
+    const uids = `${range.first}…${range.first + range.count - 1}`;
+    expect(output).toContain(`      user: each workspace runs as a host uid of its own (${uids}), mapped to uid 1000`);
+    expect(output).toContain(
+      `      uids: ${uids} (this deployment's own, derived from its data dir; sandbox.uids sets another); no process of another deployment or account runs as one of them`,
+    );
     expect(output).toMatch(/ {6}seccomp: x64 filter: \d+ syscalls refused/);
     expect(output).toMatch(/ {6}cgroups: cgroup v1: pids, memory, cpu per workspace/);
     for (const bound of [
@@ -51,6 +60,30 @@ describe('switchboard doctor', () => {
     ])
       expect(output).toContain(`      ${bound}`);
     expect(code).toBe(0);
+  });
+
+  it("names the processes of another deployment or account that run as uids of this deployment's range", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'switchboard-doctor-'));
+    const uid = defaultUidRange(join(cwd, '.data')).first + 7;
+    const foreign = spawn('setpriv', ['--reuid', String(uid), '--regid', String(uid), '--clear-groups', '--', 'sleep', '600'], {
+      stdio: 'ignore',
+    });
+    try {
+      await waitUntil(
+        async () => processesOf(uid).length,
+        (count) => count > 0,
+      );
+      const { code, output } = await doctor({ ...base, TEMPORAL_ADDRESS: address }, {}, cwd);
+      expect(output).toMatch(
+        new RegExp(
+          `uids: .*WARNING: 1 process not of this deployment runs as uids of it \\(pid ${foreign.pid} as uid ${uid}\\).*give each deployment on a host its own sandbox.uids range`,
+        ),
+      );
+      // A warning, not a failure: the uid is simply never handed out here.
+      expect(code).toBe(0);
+    } finally {
+      foreign.kill('SIGKILL');
+    }
   });
 
   it('prints the exact create lines for missing search attributes, and they work', async () => {

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { type Command } from 'commander';
 import { webDepsFromConfig } from '../../activities/web/from-config';
-import { loadConfig, readSecret, type LoadedConfig } from '../../infra/config';
+import { loadConfig, readSecret, resolveConfigPath, type LoadedConfig } from '../../infra/config';
 import { describeError, TemporalUnreachableError } from '../../infra/errors';
 import { projectRoot } from '../../infra/paths';
 import { binaryVersion, findTemporalBinary, resolveTemporalBinary, type BinaryKind } from '../../infra/temporal-binaries';
@@ -13,6 +13,7 @@ import { canonicalModel } from '../../agents/model-choice';
 import { githubIdentity, modelKeyFix } from '../../infra/preflight';
 import { detectIsolation, readinessOf, type IsolationCheck } from '../../activities/sandbox/isolation';
 import { sandboxBounds } from '../../activities/sandbox/bounds';
+import { foreignProcesses, uidRangeFor, type UidRange } from '../../activities/sandbox/sandbox-uids';
 import { DEFAULT_LIMITS } from '../../activities/sandbox/limits';
 import { payloadsDir, payloadStoreFromConfig, S3Store } from '../../infra/payloads';
 
@@ -212,8 +213,11 @@ async function checkSandbox(
       'ok    sandbox: bubblewrap isolates commands (own user, mount, pid, network, IPC and UTS namespaces); network door: nsenter (util-linux)',
     );
     const { limits, uids } = loaded.config.sandbox;
-    const bounds = sandboxBounds(check, { ...DEFAULT_LIMITS, ...limits }, uids);
+    const dataDir = resolveConfigPath(loaded, loaded.config.dataDir);
+    const { range, configured } = uidRangeFor(dataDir, uids);
+    const bounds = sandboxBounds(check, { ...DEFAULT_LIMITS, ...limits }, range);
     write(`      user: ${bounds.user}`);
+    write(`      ${uidRangeLine(range, configured, foreignProcesses(range, join(dataDir, 'sandbox-uids')))}`);
     write(`      seccomp: ${bounds.seccomp}`);
     write(`      cgroups: ${bounds.cgroups}`);
     for (const [name, line] of Object.entries(bounds.limits)) write(`      ${name}: ${line}`);
@@ -226,6 +230,17 @@ async function checkSandbox(
   }
   write(`FAIL  sandbox: ${readiness.reason}; shell agents are refused until this is fixed`);
   return readiness.fix!;
+}
+
+/** Which uids this deployment's workspaces run as, and whether anything else on the host runs as one of them. */
+function uidRangeLine(range: UidRange, configured: boolean, foreign: Array<{ pid: number; uid: number }>): string {
+  const where = `${range.first}…${range.first + range.count - 1} (${configured ? 'sandbox.uids' : "this deployment's own, derived from its data dir; sandbox.uids sets another"})`;
+  if (foreign.length === 0) return `uids: ${where}; no process of another deployment or account runs as one of them`;
+  const named = foreign
+    .slice(0, 5)
+    .map(({ pid, uid }) => `pid ${pid} as uid ${uid}`)
+    .join(', ');
+  return `uids: ${where}; WARNING: ${foreign.length} process${foreign.length === 1 ? '' : 'es'} not of this deployment run${foreign.length === 1 ? 's' : ''} as uids of it (${named}${foreign.length > 5 ? ', …' : ''}): another deployment or account shares the range, and its uids are never handed out here; give each deployment on a host its own sandbox.uids range`;
 }
 
 /** The Debian packages from scripts/system-packages.json, checked by the same script `npm install` runs. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PushesConfigSchema } from './pushes-section';
 
 /**
  * Where GitHub is and which App (if any) Switchboard acts as. Tokens and the App's private
@@ -24,6 +25,8 @@ export const GitHubConfigSchema = z
       .default(5 * 1024 * 1024),
     /** Per-request timeout of GitHub API calls. */
     requestTimeoutMs: z.number().int().positive().default(20_000),
+    /** What runs and units may push: their own branches under a prefix, admitted pull requests' branches (pushes-section.ts). */
+    pushes: PushesConfigSchema.prefault({}),
   })
   .strict();
 

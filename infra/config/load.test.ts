@@ -44,8 +44,16 @@ describe('loadConfig', () => {
         fileMiB: 4096,
         openFiles: 4096,
       },
-      uids: { first: 1_500_000_000, count: 100_000 },
       repoCache: { enabled: true, maxMiB: 20_480, maxAgeDays: 14, maxPacks: 40, refreshSeconds: 10, setupMiB: 2_048, keepSetups: 3 },
+    });
+    // No uid range unless one is set: each deployment then gets its own, derived from its data dir (sandbox-uids.ts).
+    expect(config.sandbox.uids).toBeUndefined();
+    // What runs may push: their own branches under switchboard/, admitted pull requests' branches as fast-forwards.
+    expect(config.github.pushes).toEqual({
+      branchPrefix: 'switchboard/',
+      pullRequestHeads: true,
+      forceOwnBranch: true,
+      deleteOwnBranch: true,
     });
   });
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { FINDING_SEVERITIES } from '../../tools/submit-review';
 import { REPOSITORY_PATTERN } from '../../tools/github-fields';
 import { McpAttachmentSchema } from './mcp-section';
+import { RepositoryPushesSchema } from './pushes-section';
 
 /**
  * A repository's own settings: what `.switchboard.yml` on its default branch may say, and what
@@ -92,6 +93,7 @@ export const REPOSITORY_SECTIONS = {
   setup: RepositorySetupSchema,
   agents: RepositoryAgentsSchema,
   mcp: RepositoryMcpSchema,
+  pushes: RepositoryPushesSchema,
 } as const;
 
 export const RepositorySettingsSchema = z
@@ -101,6 +103,7 @@ export const RepositorySettingsSchema = z
     setup: RepositorySetupSchema.optional(),
     agents: RepositoryAgentsSchema.optional(),
     mcp: RepositoryMcpSchema.optional(),
+    pushes: RepositoryPushesSchema.optional(),
   })
   .strict();
 

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_LIMITS } from '../../activities/sandbox/limits';
 import { HOST_PATTERN } from '../../activities/sandbox/network/egress-policy';
-import { DEFAULT_UID_RANGE } from '../../activities/sandbox/sandbox-uids';
 import { DEFAULT_REPO_CACHE } from '../../activities/sandbox/repo-cache/repo-cache';
 
 const Destinations = z
@@ -67,14 +66,18 @@ export const SandboxConfigSchema = z
       })
       .strict()
       .prefault({}),
-    /** Host uids workspaces run as, one each: a range no account or subordinate-id range on the host uses. */
+    /**
+     * Host uids workspaces run as, one each: a range no account, subordinate-id range or other
+     * deployment on the host uses. Unset: 100 000 uids at an offset derived from the data dir
+     * (sandbox-uids.ts defaultUidRange), so each deployment has its own.
+     */
     uids: z
       .object({
-        first: z.number().int().min(65_536).max(4_000_000_000).default(DEFAULT_UID_RANGE.first),
-        count: z.number().int().min(16).max(10_000_000).default(DEFAULT_UID_RANGE.count),
+        first: z.number().int().min(65_536).max(4_000_000_000),
+        count: z.number().int().min(16).max(10_000_000).default(100_000),
       })
       .strict()
-      .prefault({}),
+      .optional(),
   })
   .strict();
 

@@ -42,7 +42,13 @@ export interface LocalGitHub {
     owner: string,
     name: string,
     files: Record<string, string>,
-    options?: { defaultBranch?: string; private?: boolean; hiddenFrom?: Scope[]; collaborators?: Record<string, CollaboratorRole> },
+    options?: {
+      defaultBranch?: string;
+      private?: boolean;
+      hiddenFrom?: Scope[];
+      collaborators?: Record<string, CollaboratorRole>;
+      protectedBranches?: string[];
+    },
   ): RepoState;
   /** Gives a person a role on a repository (undefined: takes it away), as its Settings → Collaborators page does. */
   setCollaborator(repo: string, login: string, role: CollaboratorRole | undefined): void;
@@ -182,6 +188,7 @@ export async function startLocalGitHub(options: LocalGitHubOptions): Promise<Loc
         defaultBranch,
         private: repoOptions.private ?? true,
         ...(repoOptions.hiddenFrom ? { hiddenFrom: repoOptions.hiddenFrom } : {}),
+        ...(repoOptions.protectedBranches ? { protectedBranches: repoOptions.protectedBranches } : {}),
         collaborators: new Map(Object.entries(repoOptions.collaborators ?? {}).map(([login, role]) => [login.toLowerCase(), role])),
         issues: new Map(),
         nextNumber: 1,

@@ -43,7 +43,11 @@ export function repoRoutes(ctx: RestContext): Router {
     const name = req.params.branch.join('/');
     const sha = revParse(repo.dir, `refs/heads/${name}`);
     if (!sha) return void res.status(404).json({ message: 'Branch not found' });
-    res.json({ name, commit: { sha, url: `${ctx.webUrl}/${repo.owner}/${repo.name}/commit/${sha}` }, protected: false });
+    res.json({
+      name,
+      commit: { sha, url: `${ctx.webUrl}/${repo.owner}/${repo.name}/commit/${sha}` },
+      protected: repo.protectedBranches?.includes(name) ?? false,
+    });
   });
 
   // A commit object (`git.getCommit`): its message, tree and parents, as GitHub's git database API answers.

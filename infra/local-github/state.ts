@@ -105,6 +105,8 @@ export interface RepoState {
   nextNumber: number;
   checkRuns: Map<string, CheckRunState[]>;
   statuses: Map<string, StatusState[]>;
+  /** Branches under protection rules (`repos.getBranch` says `protected: true`). */
+  protectedBranches?: string[];
 }
 
 /** One write the local GitHub applied, so tests can count effects. */

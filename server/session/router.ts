@@ -63,6 +63,8 @@ export function createSessionRouter(options: SessionRouterOptions): Router {
   });
 
   router.post('/sign-out', ...forms, (req, res) => {
+    // Like every form here: another site's page may not sign a person out behind their back.
+    if (!sameOrigin(req)) return sendRefusal(res, 403, 'Sign out from a page of this server.');
     res.clearCookie(SESSION_COOKIE, { path: SESSION_PATH });
     res.redirect(303, withNotice(safeNext(req.query.next ?? req.body?.next), 'signed_out'));
   });

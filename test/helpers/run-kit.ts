@@ -9,7 +9,9 @@ import { stringify } from 'yaml';
 import type { z } from 'zod';
 import { createActivities, type ActivityDeps } from '../../activities';
 import { DEFAULT_SHIP_SETTINGS, type ShipSettings } from '../../activities/agents/agent-setup';
-import { createGitHubIdentities, type GitHubIdentities } from '../../activities/github';
+import { createGitHubIdentities, createRepoSettingsReader, type GitHubIdentities } from '../../activities/github';
+import { createPushPolicy } from '../../activities/github/push-policy';
+import { DEFAULT_PUSH_RULES } from '../../activities/sandbox/network/push-rules';
 import { defaultAgentsConfig, type AgentsConfigInput } from '../../agents/config';
 import { sendMessage, followRun, type AskOptions } from '../../cli/commands/ask';
 import { type IsolationCheck } from '../../activities/sandbox/isolation';
@@ -124,6 +126,10 @@ export async function startRunKit(label: string, options: RunKitOptions = {}): P
     ...(hostQueue ? { hostTaskQueue: hostQueue } : {}),
     ...(options.sandboxProbe ? { probe: options.sandboxProbe } : {}),
     ...(options.sandboxLimits ? { limits: options.sandboxLimits } : {}),
+    // With a GitHub, the door judges pushes as the product's does: the repository's settings, the pull request's state.
+    ...(options.github
+      ? { pushPolicy: createPushPolicy({ rules: DEFAULT_PUSH_RULES, settings: createRepoSettingsReader({ identities }), identities }) }
+      : {}),
   };
   const sandboxHost = createSandboxHost(sandbox);
   const mcp = options.mcp ? McpConfigSchema.parse(options.mcp.config) : undefined;

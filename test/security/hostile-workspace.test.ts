@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { requireBubblewrap } from '../../activities/sandbox/test-support';
-import { DEFAULT_UID_RANGE } from '../../activities/sandbox/sandbox-uids';
+import { defaultUidRange } from '../../activities/sandbox/sandbox-uids';
 import { workspaceName } from '../../activities/sandbox/workspace-layout';
 import { followRun, sendMessage } from '../../cli/commands/ask';
 import { startLocalGitHub, type LocalGitHub } from '../../infra/local-github';
@@ -138,8 +138,10 @@ describe('the workspace is hostile', () => {
     await waitFor(async () => (sleeper = processWithCmdline(`sleep\0${marker}\0`)) !== undefined, 90_000);
     // From the host: every process of the sandbox runs as the workspace's own uid, none as root.
     const uid = Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${sleeper}/status`, 'utf8'))![1]);
-    expect(uid).toBeGreaterThanOrEqual(DEFAULT_UID_RANGE.first);
-    expect(uid).toBeLessThan(DEFAULT_UID_RANGE.first + DEFAULT_UID_RANGE.count);
+    // The deployment's own range (sandbox.uids unset: derived from its data dir).
+    const range = defaultUidRange(join(dir, 'data'));
+    expect(uid).toBeGreaterThanOrEqual(range.first);
+    expect(uid).toBeLessThan(range.first + range.count);
     const members = processesIn(readlinkSync(`/proc/${sleeper}/ns/pid`));
     expect(members.length).toBeGreaterThan(2);
     expect(members.filter((member) => member.uid === 0)).toEqual([]);
@@ -236,21 +238,24 @@ describe('the workspace is hostile', () => {
   it('a fork storm, a memory hog and disk, /tmp and /dev/shm fillers each fail their own command; the worker and another run stay healthy', async () => {
     const storm = `n=0; while [ $n -lt 2000 ]; do setsid -f sleep 1000 </dev/null >/dev/null 2>&1 || break; n=$((n + 1)); done; echo "detached=$n"`;
     const hog = `python3 -c "b = bytearray(${LIMITS.memoryMiB * 3} * 1024 * 1024); print('allocated', len(b))"; echo "hog-exit=$?"`;
-    const disk = 'dd if=/dev/zero of=big bs=1M count=1000 2>&1 | grep -v records; rm -f big';
-    const tmp = 'dd if=/dev/zero of=/tmp/big bs=1M count=500 2>&1 | grep -v records; rm -f /tmp/big';
-    const shm = 'dd if=/dev/zero of=/dev/shm/big bs=1M count=500 2>&1 | grep -v records; rm -f /dev/shm/big';
+    // Each filler fails its command and leaves its filesystem full for the call's look; the next step frees it.
+    const disk = 'dd if=/dev/zero of=big bs=1M count=1000 2>&1 | grep -v records; false';
+    const tmp = 'dd if=/dev/zero of=/tmp/big bs=1M count=500 2>&1 | grep -v records; false';
+    const shm = 'dd if=/dev/zero of=/dev/shm/big bs=1M count=500 2>&1 | grep -v records; false';
     const turns = [
       { text: 'Storm.', toolCalls: [{ name: 'bash', input: { command: storm, timeoutMs: 120_000 } }] },
       { text: 'Hog.', toolCalls: [{ name: 'bash', input: { command: `${keep('storm')}\npkill sleep; ${hog}` } }] },
       { text: 'Disk.', toolCalls: [{ name: 'bash', input: { command: `${keep('hog')}\n${disk}` } }] },
-      { text: 'Tmp.', toolCalls: [{ name: 'bash', input: { command: `${keep('disk')}\n${tmp}` } }] },
-      { text: 'Shm.', toolCalls: [{ name: 'bash', input: { command: `${keep('tmp')}\n${shm}` } }] },
+      { text: 'Tmp.', toolCalls: [{ name: 'bash', input: { command: `rm -f big\n${keep('disk')}\n${tmp}` } }] },
+      { text: 'Shm.', toolCalls: [{ name: 'bash', input: { command: `rm -f /tmp/big\n${keep('tmp')}\n${shm}` } }] },
       {
         text: 'Report.',
         toolCalls: [
           {
             name: 'bash',
-            input: { command: `${keep('shm')}\nfor f in storm hog disk tmp shm; do echo "== $f"; cat /tmp/report/$f; done` },
+            input: {
+              command: `rm -f /dev/shm/big\n${keep('shm')}\nfor f in storm hog disk tmp shm; do echo "== $f"; cat /tmp/report/$f; done`,
+            },
           },
         ],
       },
@@ -274,7 +279,10 @@ describe('the workspace is hostile', () => {
     expect(report.hog).not.toMatch(/^allocated /m);
     expect(report.hog).toMatch(/killed for memory: the workspace may use 384 MiB/);
     for (const part of ['disk', 'tmp', 'shm']) expect(report[part]).toMatch(/No space left on device/);
-    expect(report.disk).toMatch(/workspace's files have 300 MiB/);
+    // Said from the filesystems' own counters (statvfs in the sandbox), each with its size.
+    expect(report.disk).toMatch(/The workspace's disk \(\/workspace and \$HOME\) is full: it holds 300 MiB/);
+    expect(report.tmp).toMatch(/\/tmp is full: it holds 64 MiB/);
+    expect(report.shm).toMatch(/\/dev\/shm is full: it holds 32 MiB/);
     // The image on the worker's disk holds no more than its bound.
     const image = join(dir, 'data', 'workspaces', workspaceName(mallory.threadId), 'disk.img');
     expect(statSync(image).blocks * 512).toBeLessThanOrEqual(LIMITS.diskMiB * 1024 * 1024);

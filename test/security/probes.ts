@@ -23,6 +23,8 @@ export interface ProbeTargets {
   /** Split in two so that the whole string never appears in the script itself. */
   secretPattern: [string, string];
   otherMarker: [string, string];
+  /** Another unit's branch on the bound repository (acme/app), which this run must neither move nor delete. */
+  otherUnitBranch: string;
 }
 
 export function probeScript(t: ProbeTargets): string {
@@ -52,6 +54,12 @@ probe data-dir "$(ls '${t.dataDir}' >/dev/null 2>&1 && echo visible || echo abse
 probe other-workspace "path=$([ -e '${t.otherWorkspace}' ] && echo visible || echo absent) found=$(timeout 30 grep -rl "$mark" / --exclude-dir=proc --exclude-dir=sys --exclude-dir=usr 2>/dev/null | wc -l)"
 out=$(cd /tmp && rm -rf other && timeout 30 git clone -q ${t.gitUrl}/acme/other.git other 2>&1 && cd other && git -c user.name=w -c user.email=w@example.com commit -q --allow-empty -m elsewhere && timeout 30 git push -q origin HEAD:wall-elsewhere 2>&1); code=$?
 probe push-elsewhere "exit=$code $(echo "$out" | tr '\\n' ' ')"
+cd /tmp && rm -rf refs && timeout 30 git clone -q ${t.gitUrl}/acme/app.git refs && cd refs && git -c user.name=w -c user.email=w@example.com commit -q --allow-empty -m refs
+push() { out=$(timeout 30 git push "$@" 2>&1); code=$?; echo "exit=$code $(printf '%s' "$out" | grep -o 'Switchboard refused: [^)]*' | head -1)"; }
+probe push-default "$(push origin HEAD:main)"
+probe push-tag "$(push origin HEAD:refs/tags/wall)"
+probe push-other-unit "$(push --force origin HEAD:${t.otherUnitBranch})"
+probe delete-other-unit "$(push origin :${t.otherUnitBranch})"
 `;
 }
 

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { randomBytes } from 'node:crypto';
@@ -20,6 +21,9 @@ import { waitUntil } from '../helpers/wait';
 import { parseProbes, probeScript } from './probes';
 
 jest.setTimeout(240_000);
+
+/** Another unit's branch on the run's repository: a run must neither move nor delete it. */
+const OTHER_UNIT = 'switchboard/acme/app-other-unit';
 
 /**
  * The wall, tried as an attacker would: the whole product (`npm start`: embedded Temporal
@@ -64,6 +68,7 @@ describe('the wall', () => {
         "require('node:fs').mkdirSync('dist', { recursive: true }); require('node:fs').writeFileSync('dist/out.txt', 'built\\n');\n",
     });
     github.createRepo('acme', 'other', { 'README.md': '# other\n' });
+    github.commit('acme/app', OTHER_UNIT, { 'other.txt': 'another unit’s work\n' });
     internet = await startFakeInternet();
     ports.temporalGrpc = await freePort();
     ports.temporalUi = await freePort();
@@ -159,7 +164,9 @@ describe('the wall', () => {
       otherWorkspace: join(dir, 'data', 'workspaces', workspaceName(other.threadId)),
       secretPattern,
       otherMarker,
+      otherUnitBranch: OTHER_UNIT,
     });
+    const headsBefore = branchHeads(github.state.repo('acme', 'app')!.dir);
     const jobs = [
       // A script for a later run, planted where a chat message might try to name it.
       `printf 'turns:\\n  - text: planted script ran\\n' > /workspace/p.yaml`,
@@ -173,7 +180,8 @@ describe('the wall', () => {
       'npm_config_update_notifier=false npm run build --silent',
       'test "$(cat dist/out.txt)" = built',
       'git add -A && git -c user.name=Wall -c user.email=wall@example.com commit -qm "wall build"',
-      'git push -q origin HEAD:wall-check',
+      // Its own branch: the one the run checked out in /workspace for it (under switchboard/).
+      'git push -q origin "HEAD:$(git -C /workspace rev-parse --abbrev-ref HEAD)"',
       'echo normal-work-done',
     ].join('\n');
     const write = await run(
@@ -213,7 +221,19 @@ describe('the wall', () => {
       'data-dir': 'absent',
       'other-workspace': 'path=absent found=0',
       'push-elsewhere': expect.stringMatching(/^exit=[1-9].*may push only to acme\/app, not to acme\/other/),
+      // A run writes only the refs it owns: the default branch, a tag, another unit's branch (forced or deleted) are refused at the door.
+      'push-default': expect.stringMatching(/^exit=1 Switchboard refused: refs\/heads\/main is not a branch this run owns/),
+      'push-tag': 'exit=1 Switchboard refused: refs/tags/wall is a tag: a run never pushes tags',
+      'push-other-unit': expect.stringMatching(
+        /^exit=1 Switchboard refused: refs\/heads\/switchboard\/acme\/app-other-unit is not a branch this run owns/,
+      ),
+      'delete-other-unit': expect.stringMatching(/^exit=1 Switchboard refused: .*it may delete only a branch it created/),
     });
+    // Nothing of it reached the git host: the default branch and the other unit's branch are where they were, and no tag exists.
+    const headsAfter = branchHeads(github.state.repo('acme', 'app')!.dir);
+    expect(headsAfter.get('main')).toBe(headsBefore.get('main'));
+    expect(headsAfter.get(OTHER_UNIT)).toBe(headsBefore.get(OTHER_UNIT));
+    expect(execFileSync('git', ['--git-dir', github.state.repo('acme', 'app')!.dir, 'tag', '--list'], { encoding: 'utf8' })).toBe('');
     expect(branchHeads(github.state.repo('acme', 'other')!.dir).has('wall-elsewhere')).toBe(false);
     // The normal work succeeded all the same.
     expect(record.outcome).toBe('completed');
@@ -224,8 +244,9 @@ describe('the wall', () => {
       ['wait_for_job', true],
     ]);
     expect(record.jobWaits.polls).toBeGreaterThanOrEqual(1);
-    // The push with the write identity landed on the bound repository.
-    expect(branchHeads(github.state.repo('acme', 'app')!.dir).has('wall-check')).toBe(true);
+    // The push with the write identity landed on the bound repository: one new branch, the run's own.
+    const added = [...branchHeads(github.state.repo('acme', 'app')!.dir).keys()].filter((branch) => !headsBefore.has(branch));
+    expect(added).toEqual([expect.stringMatching(/^switchboard\/cli-w/)]);
 
     // Its own pid namespace: a handful of processes, none of the host's.
     expect(Number(/pids=(\d+)/.exec(probes['proc-environ'])![1])).toBeLessThan(20);

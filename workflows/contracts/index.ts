@@ -9,6 +9,7 @@
 export * from './common';
 export * from './failures';
 export * from './plan';
+export * from './pushes';
 export * from './resend';
 export * from './run';
 export * from './thread';

@@ -3,7 +3,7 @@ import type { GitHubActivities } from '../../activities/github';
 import type { ToolCall, ToolResult } from '../../activities/models/types';
 import type { ToolInput } from '../../tools';
 import type { GitHubWriteActivities, SetupActivities, UnitWorkspaceActivities } from '../activity-proxies';
-import type { DirectWorkState, RunInput } from '../contracts';
+import { DEFAULT_BRANCH_PREFIX, type DirectWorkState, type RunInput } from '../contracts';
 import { applyGate, validateSubmission } from '../unit/review-gate';
 import { renderReview, reviewComments } from '../unit/review-render';
 import { earlierReviewRequest, fixesIssue, reviewRequest, workspaceNotice } from '../unit/unit-prompts';
@@ -32,14 +32,17 @@ export function directMode(input: RunInput): DirectWorkState['mode'] | undefined
   return undefined;
 }
 
-/** The branch a direct coding run pushes when it does not work on a PR: one per run, so a push is repeatable. */
-export function directBranchName(runId: string): string {
+/**
+ * The branch a direct coding run pushes when it does not work on a PR: one per run, so a push is
+ * repeatable, under the deployment's branch prefix (the only place the network door lets it push).
+ */
+export function directBranchName(runId: string, prefix: string = DEFAULT_BRANCH_PREFIX): string {
   const safe = runId
     .replace(/^run:thread:/, '')
     .replace(/[^A-Za-z0-9._-]+/g, '-')
     .replace(/-{2,}/g, '-')
     .replace(/^[-.]+|[-.]+$/g, '');
-  return `switchboard/${safe || 'run'}`;
+  return `${prefix}${safe || 'run'}`;
 }
 
 /**
@@ -114,7 +117,7 @@ export class DirectWork {
         else
           note = `Pull request #${askedFrom}'s branch is ${pr.state === 'open' ? `in ${pr.headRepo ?? 'a deleted fork'}, not ${repo}` : pr.state}, so this change goes to a new branch and a new draft pull request.`;
       }
-      const branch = onPr?.branch ?? directBranchName(runId);
+      const branch = onPr?.branch ?? directBranchName(runId, ship.branchPrefix);
       const ws = await activities.workspace.prepareUnitWorkspace({
         workspaceKey,
         repo,
@@ -216,6 +219,8 @@ export class DirectWork {
           identity: 'write',
           workspaceKey,
           branch: d.branch,
+          // Asked from a pull request: its branch, which this run was admitted to (the door takes fast-forwards only).
+          ...(d.pullRequest ? { pullRequest: d.pullRequest } : {}),
           effectKey: `${runId}/push/${commit.headSha}`,
           // Never over someone else's commits: the branch must still be where this run left it.
           expectedRemoteSha: d.pushedSha ?? (d.pullRequest ? d.headSha : ''),

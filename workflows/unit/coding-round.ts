@@ -53,6 +53,7 @@ export class CodingRound {
         identity: 'write',
         workspaceKey: unitId,
         branch: c.branch,
+        pullRequest: c.pullRequest,
         effectKey: `${unitId}/push-check/${c.round + 1}`,
         expectedRemoteSha: ws.headSha,
         dryRun: true,
@@ -110,8 +111,9 @@ export class CodingRound {
           workspaceKey: unitId,
           branch: c.branch,
           effectKey: `${unitId}/push/${c.round}`,
-          // On a person's PR: only on top of the head this round started from, never over their newer commits.
-          ...(onPersonsPr ? { expectedRemoteSha: expectedRemoteSha ?? ws.headSha } : {}),
+          // On a person's PR: only on top of the head this round started from, never over their newer commits;
+          // the door takes the PR's branch (which this unit was admitted to) for fast-forwards only.
+          ...(onPersonsPr ? { expectedRemoteSha: expectedRemoteSha ?? ws.headSha, pullRequest: c.pullRequest } : {}),
         });
       } catch (error) {
         if (host && hostGone(error)) return loseRound(unit, unitId);

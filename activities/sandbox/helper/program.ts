@@ -1,81 +1,26 @@
+import { CONFINE_PROGRAM } from './confine';
+
 /**
- * The program every sandboxed process starts from, run by the system's Python inside the
- * sandbox as its unprivileged user (`python3 -I -S -c PROGRAM …`). It is ours, passed on the
- * command line (never a file the sandbox could change), and does two things:
+ * The program every sandboxed process starts from, run by the system's Python
+ * (`python3 -I -S -c PROGRAM …`). It is ours, passed on the command line (never a file the
+ * sandbox could change), and does two things:
  *
- * 1. confines itself: resource limits (rlimits), `no_new_privs`, and the seccomp filter built by
- *    seccomp.ts (a filter is inherited only by children, so every command entered into the
- *    holder needs its own);
+ * 1. confines itself (confine.ts): resource limits (rlimits), `no_new_privs`, the seccomp filter
+ *    built by seccomp.ts (a filter is inherited only by children, so every process entered into
+ *    the holder needs its own), and, entering a holder, the sandbox's user namespace and user;
  * 2. then either executes the command (`exec`) or does one file operation for the worker's file
- *    tools inside the sandbox (`read`, `tail`, `write`, `list`, `skills`). The worker never opens
+ *    tools inside the sandbox (`read`, `tail`, `write`, `list`, `skills`,
+ *    `space`). The worker never opens
  *    a workspace file itself: a FIFO, a device or a link swapped mid-call can only stall or
  *    mislead this process, which the worker bounds with a timeout and reads as hostile data.
  *
- * Arguments: FILTER_HEX LIMITS_JSON ROOTS_JSON OP ARGS…
+ * Arguments: FILTER_HEX LIMITS_JSON ENTRY_JSON ROOTS_JSON OP ARGS…
  * File operations print one JSON line (`{"ok":…}`), followed by the raw bytes for `read`/`tail`.
- *
- * It starts once per command and file operation, so its imports are kept to what every call
- * needs: Python's `json` package (whose decoder compiles regular expressions on import) would
- * double the interpreter's start; its C scanner and quoter (`_json`) read and write the little
- * JSON here, and `ctypes` loads only where there is a filter to install (docs/performance.md).
  */
-export const HELPER_PROGRAM = String.raw`
-import os, stat, sys, resource
-try:
-    from _json import encode_basestring_ascii as quote, scanstring
-except ImportError:
-    from json.encoder import encode_basestring_ascii as quote
-    from json.decoder import scanstring
-
-def limits_of(text):
-    # {"NAME":integer,...} as the worker wrote it (JSON.stringify of rlimits: names and whole numbers only).
-    body = text.strip()[1:-1]
-    return {name.strip('"'): int(value) for name, value in (item.split(':') for item in body.split(','))} if body else {}
-
-def strings_of(text):
-    # ["…","…"] as the worker wrote it (JSON.stringify of strings), read with json's own string scanner.
-    values, index = [], 1
-    while text[index] == '"':
-        value, index = scanstring(text, index + 1, True)
-        values.append(value)
-        if text[index] == ',':
-            index += 1
-    return values
-
-def dumps(value):
-    if value is True or value is False:
-        return 'true' if value else 'false'
-    if value is None:
-        return 'null'
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, str):
-        return quote(value)
-    if isinstance(value, dict):
-        return '{' + ','.join(quote(key) + ':' + dumps(item) for key, item in value.items()) + '}'
-    return '[' + ','.join(dumps(item) for item in value) + ']'
-
-def fail(message):
-    sys.stderr.write('switchboard sandbox helper: ' + message + '\n')
-    sys.exit(125)
-
-def confine(filter_hex, limits):
-    for name, value in limits.items():
-        resource.setrlimit(getattr(resource, 'RLIMIT_' + name), (value, value))
-    if not filter_hex:
-        return
-    import ctypes
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
-    if libc.prctl(38, 1, 0, 0, 0) != 0:
-        fail('no_new_privs refused: ' + os.strerror(ctypes.get_errno()))
-    program = bytes.fromhex(filter_hex)
-    buffer = ctypes.create_string_buffer(program, len(program))
-    class Fprog(ctypes.Structure):
-        _fields_ = [('len', ctypes.c_ushort), ('filter', ctypes.c_void_p)]
-    fprog = Fprog(len(program) // 8, ctypes.cast(buffer, ctypes.c_void_p))
-    if libc.prctl(22, 2, ctypes.addressof(fprog), 0, 0) != 0:
-        fail('seccomp refused: ' + os.strerror(ctypes.get_errno()))
+export const HELPER_PROGRAM =
+  CONFINE_PROGRAM +
+  String.raw`
+import stat
 
 class Refused(Exception):
     def __init__(self, code, error):
@@ -239,11 +184,30 @@ def op_skills(roots, max_bytes, max_files):
             skills.append({'dir': skill, 'text': text.decode('utf-8', 'replace'), 'files': files})
     answer({'ok': True, 'skills': skills})
 
+def op_space(paths):
+    """How full each filesystem is: the kernel's own counters (statvfs), never what a command printed."""
+    spaces = []
+    for path in paths:
+        try:
+            info = os.statvfs(path)
+        except OSError:
+            continue
+        spaces.append({'path': path, 'size': info.f_blocks * info.f_frsize, 'free': info.f_bavail * info.f_frsize})
+    answer({'ok': True, 'spaces': spaces})
+
 def main(argv):
-    confine(argv[0], limits_of(argv[1]))
-    roots, op, rest = strings_of(argv[2]), argv[3], argv[4:]
+    confine(argv[0], loads(argv[1]), loads(argv[2]))
+    roots, op, rest = loads(argv[3]), argv[4], argv[5:]
     if op == 'exec':
-        os.execv(rest[0], rest)
+        # Python ignores SIGPIPE and SIGXFSZ for itself, and an ignored signal stays ignored across
+        # exec: the command gets the defaults back (a pipe's reader gone ends the writer; a file
+        # past RLIMIT_FSIZE ends its process).
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+        signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+        try:
+            os.execv(rest[0], rest)
+        except OSError as error:
+            fail('cannot run ' + rest[0] + ': ' + (error.strerror or str(error)))
     try:
         if op == 'read':
             op_read(roots, rest[0], int(rest[1]))
@@ -255,6 +219,8 @@ def main(argv):
             op_list(roots, rest[0], int(rest[1]), int(rest[2]))
         elif op == 'skills':
             op_skills(roots, int(rest[0]), int(rest[1]))
+        elif op == 'space':
+            op_space(rest)
         else:
             fail('unknown operation ' + op)
     except Refused as refusal:

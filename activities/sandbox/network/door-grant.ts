@@ -1,6 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { blockedReason, hostAllowed } from './egress-policy';
+import { type OwnedRefs } from './push-rules';
 
 /**
  * What a workspace's door lets its commands do right now. Set by each bash call from the
@@ -16,6 +17,8 @@ export interface DoorGrant {
   identity: 'none' | 'read' | 'write';
   /** The repository the run is bound to (`owner/name`); the only one a write identity pushes to. */
   repo?: string;
+  /** The branches of `repo` the run owns or was admitted to (push-rules.ts); none: every push is refused. */
+  refs?: OwnedRefs;
 }
 
 /** The egress settings of the `sandbox` config section. */

@@ -93,14 +93,14 @@ describe('the network door (bwrap)', () => {
   test('git clones and pushes with the run identity added outside: no token anywhere in the sandbox', async () => {
     const workspace = fixture.workspace(true);
     const remote = `${github.gitUrl}/acme/app.git`;
-    const write = { identity: 'write' as const, repo: 'acme/app' };
+    const write = { identity: 'write' as const, repo: 'acme/app', refs: { own: ['switchboard/sandbox-branch'] } };
     const clone = await run(
       {
         ...write,
         command: [
           `git clone -q ${remote} app && cd app`,
           'git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m "from the sandbox"',
-          'git push -q origin HEAD:sandbox-branch 2>&1 && echo pushed',
+          'git push -q origin HEAD:switchboard/sandbox-branch 2>&1 && echo pushed',
           'git config --get remote.origin.url',
         ].join(' && '),
       },

@@ -3,6 +3,7 @@ import { connect, type Server as NetServer, type Socket } from 'node:net';
 import { type Duplex } from 'node:stream';
 import { resolveDestination, systemResolver, type DoorGrant, type Resolver } from './door-grant';
 import { forwardGit, GIT_DOOR_PREFIX, refuse } from './git-forward';
+import { type PushPolicy } from './receive-pack';
 
 export interface DoorLogger {
   info(details: object, message: string): void;
@@ -16,6 +17,8 @@ export interface DoorOptions {
   identityToken?: (scope: 'read' | 'write') => Promise<string | undefined>;
   logger?: DoorLogger;
   resolver?: Resolver;
+  /** The rules pushes are judged by (the deployment's, narrowed per repository). */
+  pushPolicy?: PushPolicy;
 }
 
 const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
@@ -81,6 +84,7 @@ export class Door {
         await forwardGit(req, res, this.grant, {
           gitBaseUrl: this.options.gitBaseUrl,
           ...(this.options.identityToken ? { identityToken: this.options.identityToken } : {}),
+          ...(this.options.pushPolicy ? { pushPolicy: this.options.pushPolicy } : {}),
           onRefusal: ({ repo, reason }) => this.refused(`git ${repo}`, reason),
         });
         return;

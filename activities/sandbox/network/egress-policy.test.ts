@@ -85,13 +85,31 @@ describe('egress policy', () => {
       ok: true,
       upstreamPath: '/acme/app.git/info/refs?service=git-receive-pack',
     });
-    expect(routeGitRequest(url('/git/acme/app/git-upload-pack'), { ...write, identity: 'read' })).toMatchObject({ ok: true });
-    expect(routeGitRequest(url('/git/acme/app.git/git-receive-pack'), { ...write, identity: 'read' })).toMatchObject({ ok: false });
-    expect(routeGitRequest(url('/git/acme/other.git/git-receive-pack'), write)).toMatchObject({ ok: false });
+    expect(routeGitRequest(url('/git/acme/app/git-upload-pack'), { ...write, identity: 'read' }, 'POST')).toMatchObject({ ok: true });
+    expect(routeGitRequest(url('/git/acme/app.git/git-receive-pack'), { ...write, identity: 'read' }, 'POST')).toMatchObject({ ok: false });
+    expect(routeGitRequest(url('/git/acme/other.git/git-receive-pack'), write, 'POST')).toMatchObject({ ok: false });
     expect(routeGitRequest(url('/git/acme/app.git/objects/info/packs'), write)).toMatchObject({ ok: false });
     expect(routeGitRequest(url('/git/../../etc/passwd/info/refs?service=git-upload-pack'), write)).toMatchObject({ ok: false });
     expect(routeGitRequest(url('/git/acme/app.git/info/refs?service=git-upload-pack'), { ...write, network: false })).toMatchObject({
       ok: false,
     });
+  });
+
+  it("forwards exactly git's smart-HTTP requests: GET info/refs?service=…, POST to a service, nothing else", () => {
+    const read = { network: true, allow: ['*'], identity: 'read' as const };
+    const route = (path: string, method: string) => routeGitRequest(new URL(path, 'http://door'), read, method);
+    expect(route('/git/acme/app.git/info/refs?service=git-upload-pack', 'GET')).toMatchObject({ ok: true });
+    expect(route('/git/acme/app.git/git-upload-pack', 'POST')).toMatchObject({ ok: true, upstreamPath: '/acme/app.git/git-upload-pack' });
+    for (const [path, method] of [
+      ['/git/acme/app.git/info/refs?service=git-upload-pack', 'DELETE'],
+      ['/git/acme/app.git/info/refs?service=git-upload-pack', 'POST'],
+      ['/git/acme/app.git/git-upload-pack', 'GET'],
+      ['/git/acme/app.git/git-upload-pack', 'PUT'],
+      ['/git/acme/app.git/info/refs?service=git-upload-pack&x=1', 'GET'],
+      ['/git/acme/app.git/info/refs?x=1&service=git-upload-pack', 'GET'],
+      ['/git/acme/app.git/git-upload-pack?service=git-upload-pack', 'POST'],
+      ['/git/api/v3/info/refs?service=git-upload-pack', 'GET'],
+    ])
+      expect([path, method, route(path, method)]).toEqual([path, method, { ok: false, reason: expect.any(String) }]);
   });
 });

@@ -1,6 +1,7 @@
 import { isCancellation } from '@temporalio/workflow';
 import type { ToolCall, ToolResult } from '../../../activities/models/types';
 import { describeBash, describeFile, findFilesCommand, grepCommand, HONEST_LISTINGS, listDirectoryCommand } from '../tool-text';
+import type { OwnedRefs } from '../../contracts';
 import { errorMessage, fail, ok, type ToolContext, type ToolExecutor } from './context';
 
 /** How a shell command's result begins when its worker was lost mid-command (a unit reads it: the round's work may be gone). */
@@ -36,8 +37,20 @@ export const writeFile: ToolExecutor<'write_file'> = async (ctx, call, input) =>
   return result.ok ? ok(call, `Wrote ${result.bytes} bytes to ${result.path}.`) : fail(call, `${result.code}: ${result.error}`);
 };
 
+/**
+ * The branches this run's own commands may push to: a direct coding run's branch (its own, or
+ * the pull request's it was asked from and admitted to). No other run pushes from its shell: a
+ * unit's runs leave the push to the unit, and the door refuses a push that names no owned ref.
+ */
+function ownedRefs(ctx: ToolContext): OwnedRefs | undefined {
+  const direct = ctx.state.direct;
+  if (direct?.mode !== 'coding' || !direct.branch) return undefined;
+  return direct.pullRequest ? { own: [], pullRequest: { number: direct.pullRequest, head: direct.branch } } : { own: [direct.branch] };
+}
+
 async function runBash(ctx: ToolContext, call: ToolCall, command: string, timeoutMs?: number): Promise<ToolResult> {
   const { profile } = ctx.state.input;
+  const refs = ownedRefs(ctx);
   try {
     const result = await ctx.activities.shell.bash({
       workspace: ctx.workspace,
@@ -46,6 +59,7 @@ async function runBash(ctx: ToolContext, call: ToolCall, command: string, timeou
       identity: profile.identity,
       // The network door lets a write identity push only to this repository, and picks the agent's destinations.
       ...(profile.repo ? { repo: profile.repo.value } : {}),
+      ...(refs ? { refs } : {}),
       agent: profile.agent,
       machine: profile.machine,
     });
