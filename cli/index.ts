@@ -14,6 +14,7 @@ import { registerRoleCommands } from './commands/roles';
 import { registerResendCommand } from './commands/resend';
 import { registerPayloadsCommand } from './commands/payloads';
 import { registerSessionCommand } from './commands/session';
+import { registerSetupCommands } from './commands/setup';
 
 /** Builds the `switchboard` operator command; each command lives in cli/commands/. */
 export function createProgram(): Command {
@@ -21,9 +22,10 @@ export function createProgram(): Command {
   program
     .name('switchboard')
     .description(
-      'Operate Switchboard: check the setup, list agents, ask, inspect and steer runs, units and plans, usage and cost, API tokens, MCP, the claim-check folder, session page links; run a worker or the front ends.',
+      'Operate Switchboard: make its GitHub App and Slack app, check the setup, list agents, ask, inspect and steer runs, units and plans, usage and cost, API tokens, MCP, the claim-check folder, session page links; run a worker or the front ends.',
     )
     .showHelpAfterError();
+  registerSetupCommands(program);
   registerDoctorCommand(program);
   registerAgentsCommand(program);
   registerProfileCommand(program);

@@ -46,7 +46,8 @@ describe('the quick start', () => {
     expect(scripts.pretest).toBe('node scripts/provision-moto.js');
     // The helper that starts moto reads the script's own pin; nothing else names a version to keep equal.
     expect(readFileSync(join(root, 'scripts', 'provision-moto.js'), 'utf8')).toContain(`const MOTO_VERSION = '${MOTO_VERSION}';`);
-    for (const file of ['README.md', join('.ci', 'run')]) expect(readFileSync(join(root, file), 'utf8')).not.toMatch(/pip install[^\n]*moto/);
+    for (const file of ['README.md', join('.ci', 'run')])
+      expect(readFileSync(join(root, file), 'utf8')).not.toMatch(/pip install[^\n]*moto/);
     // CI runs what the README says: npm ci (the install), then npm test.
     expect(readFileSync(join(root, '.ci', 'run'), 'utf8')).toMatch(/\nnpm test\n?$/);
   });

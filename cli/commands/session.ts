@@ -25,7 +25,8 @@ export function registerSessionCommand(program: Command): void {
         try {
           await client.workflow.getHandle(workflowId).describe();
         } catch (error) {
-          if (error instanceof WorkflowNotFoundError) throw new Error(`no workflow ${workflowId} in namespace ${config.temporal.namespace}`);
+          if (error instanceof WorkflowNotFoundError)
+            throw new Error(`no workflow ${workflowId} in namespace ${config.temporal.namespace}`);
           throw error;
         }
         const ttlHours = Math.min(options.hours ?? config.sessions.linkTtlHours, config.sessions.linkTtlHours);

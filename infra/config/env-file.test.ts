@@ -16,7 +16,9 @@ describe('the env file', () => {
 
   it('reads KEY=value lines, comments, quotes and export, and names a bad line', () => {
     const parsed = parseEnvFile(
-      ["# GitHub App", "export GITHUB_APP_ID=123", "PLAIN = spaced ", "SINGLE='a \\n b'", 'DOUBLE="x\\ny \\"q\\""', '', 'EMPTY='].join('\n'),
+      ['# GitHub App', 'export GITHUB_APP_ID=123', 'PLAIN = spaced ', "SINGLE='a \\n b'", 'DOUBLE="x\\ny \\"q\\""', '', 'EMPTY='].join(
+        '\n',
+      ),
     );
     expect(Object.fromEntries(parsed)).toEqual({
       GITHUB_APP_ID: '123',
@@ -51,7 +53,11 @@ describe('the env file', () => {
     const report = applyEnvFile(env, dir);
     expect(report).toEqual({ path: file, found: true, applied: ['FROM_FILE'], mode: 0o600 });
     expect(env).toEqual({ BOTH: 'environment', FROM_FILE: 'file' });
-    expect(applyEnvFile({}, join(dir, 'elsewhere'))).toEqual({ path: join(dir, 'elsewhere', 'switchboard.env'), found: false, applied: [] });
+    expect(applyEnvFile({}, join(dir, 'elsewhere'))).toEqual({
+      path: join(dir, 'elsewhere', 'switchboard.env'),
+      found: false,
+      applied: [],
+    });
     const untouched = { BOTH: 'environment' };
     expect(withEnvFile(untouched, dir)).toEqual({ BOTH: 'environment', FROM_FILE: 'file' });
     expect(untouched).toEqual({ BOTH: 'environment' });
