@@ -6,6 +6,7 @@ import { SwitchboardError, TemporalUnreachableError } from './errors';
 import { type Logger } from './logger';
 import { type TemporalTarget } from './temporal-connection';
 import { workflowBundlePath } from './paths';
+import { processTracing } from './tracing';
 
 export interface SwitchboardWorkerOptions {
   connection: NativeConnection;
@@ -40,6 +41,9 @@ export async function createSwitchboardWorker(options: SwitchboardWorkerOptions)
     taskQueue: options.taskQueue,
     ...(options.activitiesOnly ? {} : { workflowBundle: { codePath } }),
     activities: options.activities,
+    // Traces (infra/tracing.ts): each activity's span, and the sink the workflows' spans leave by.
+    interceptors: processTracing().workerInterceptors(),
+    sinks: processTracing().workerSinks(),
     ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
     ...workerCapacity(options.memoryMiB ?? defaultWorkerMemoryMiB()),
     ...(options.inlineWorkflows ? { debugMode: true } : {}),

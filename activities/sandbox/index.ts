@@ -1,3 +1,4 @@
+import { inSpan } from '../tracing';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { failure } from '../../workflows/contracts';
@@ -181,14 +182,27 @@ export function createSandboxActivities(deps: SandboxDeps, host: SandboxHost = c
         ...(input.repo ? { repo: input.repo } : {}),
       };
       const before = await prepared.cgroup?.events();
-      const outcome = await runCommand({
-        argv: host.commandArgv(prepared, input.command),
-        env: commandEnvironment(prepared.layout, mode, { port: prepared.door.port, gitBaseUrl }),
-        cwd: '/',
-        timeoutMs,
-        outputLimit: deps.outputLimit ?? 30_000,
-        heartbeatMs: deps.heartbeatMs,
-      });
+      // The command as a span of its own: how it was confined and how it ended, never its text or output.
+      const outcome = await inSpan(
+        'sandbox exec',
+        { 'switchboard.sandbox.isolation': mode, 'switchboard.sandbox.network': input.workspace.network === true },
+        async (span) => {
+          const ran = await runCommand({
+            argv: host.commandArgv(prepared, input.command),
+            env: commandEnvironment(prepared.layout, mode, { port: prepared.door.port, gitBaseUrl }),
+            cwd: '/',
+            timeoutMs,
+            outputLimit: deps.outputLimit ?? 30_000,
+            heartbeatMs: deps.heartbeatMs,
+          });
+          span.setAttributes({
+            'process.exit.code': ran.exitCode,
+            'switchboard.sandbox.timed_out': ran.timedOut,
+            'switchboard.sandbox.output_truncated': ran.truncated,
+          });
+          return ran;
+        },
+      );
       const after = await prepared.cgroup?.events();
       const bounds = boundsHint(
         {

@@ -146,7 +146,7 @@ async function checkWebhook(loaded: LoadedConfig, env: NodeJS.ProcessEnv, app: O
   const expected = base ? `${base}${GITHUB_WEBHOOK_PATH}` : undefined;
   let config: { url?: string; content_type?: string };
   try {
-    config = (await app.request('GET /app/hook/config')).data as typeof config;
+    config = (await app.request('GET /app/hook/config')).data;
   } catch (error) {
     return [
       {
