@@ -14,6 +14,10 @@ export const TRACED_SIGNING_SECRET = 'traces-signing-secret-0123456789';
 export const TRACED_CHANNEL = 'C0TRACES';
 
 export interface TracedProduct {
+  /** The server's base URL. */
+  url: string;
+  /** The product's data dir. */
+  dataDir: string;
   receiver: OtlpReceiver;
   slack: LocalSlack;
   product: SwitchboardProcess;
@@ -31,7 +35,7 @@ export interface TracedProduct {
  */
 export async function startTracedProduct(
   name: string,
-  options: { otel?: Record<string, string>; config?: Record<string, unknown> } = {},
+  options: { otel?: Record<string, string>; config?: Record<string, unknown>; env?: Record<string, string> } = {},
 ): Promise<TracedProduct> {
   const dir = mkdtempSync(join(tmpdir(), `${name}-`));
   if (options.config) writeFileSync(join(dir, 'switchboard.yaml'), stringify(options.config));
@@ -58,6 +62,7 @@ export async function startTracedProduct(
       OTEL_SERVICE_NAME: 'switchboard-traces-test',
       ...(options.config ? { SWITCHBOARD_CONFIG: join(dir, 'switchboard.yaml') } : {}),
       ...options.otel,
+      ...options.env,
     },
   });
   await waitUntil(
@@ -70,6 +75,8 @@ export async function startTracedProduct(
     90_000,
   );
   return {
+    url: `http://127.0.0.1:${port}`,
+    dataDir: join(dir, 'data'),
     receiver,
     slack,
     product,
