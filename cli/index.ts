@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { applyEnvFile } from '../infra/config/env-file';
 import { registerAskCommand } from './commands/ask';
 import { registerAgentsCommand } from './commands/agents';
 import { registerDoctorCommand } from './commands/doctor';
@@ -12,6 +13,8 @@ import { registerTokensCommand } from './commands/tokens';
 import { registerRoleCommands } from './commands/roles';
 import { registerResendCommand } from './commands/resend';
 import { registerPayloadsCommand } from './commands/payloads';
+import { registerSessionCommand } from './commands/session';
+import { registerSetupCommands } from './commands/setup';
 
 /** Builds the `switchboard` operator command; each command lives in cli/commands/. */
 export function createProgram(): Command {
@@ -19,9 +22,10 @@ export function createProgram(): Command {
   program
     .name('switchboard')
     .description(
-      'Operate Switchboard: check the setup, list agents, ask, inspect and steer runs, units and plans, usage and cost, API tokens, MCP, the claim-check folder; run a worker or the front ends.',
+      'Operate Switchboard: make its GitHub App and Slack app, check the setup, list agents, ask, inspect and steer runs, units and plans, usage and cost, API tokens, MCP, the claim-check folder, session page links; run a worker or the front ends.',
     )
     .showHelpAfterError();
+  registerSetupCommands(program);
   registerDoctorCommand(program);
   registerAgentsCommand(program);
   registerProfileCommand(program);
@@ -38,11 +42,14 @@ export function createProgram(): Command {
   registerMcpCommand(program);
   registerRoleCommands(program);
   registerPayloadsCommand(program);
+  registerSessionCommand(program);
   return program;
 }
 
 export async function runCli(argv: string[] = process.argv): Promise<void> {
   try {
+    // The deployment's secrets (SWITCHBOARD_ENV_FILE, else ./switchboard.env) under the environment.
+    applyEnvFile();
     await createProgram().parseAsync(argv);
   } catch (error) {
     console.error(error instanceof Error ? error.message : String(error));

@@ -11,7 +11,9 @@ export async function buildWorkflowBundle(workflowsPath: string, outFile = workf
   const { bundleWorkflowCode } = await import('@temporalio/worker');
   // The tolerant payload converter sits beside the workflows (workflows/payload-converter.ts, or its compiled .js).
   const payloadConverterPath = join(dirname(workflowsPath), 'payload-converter');
-  const { code } = await bundleWorkflowCode({ workflowsPath, payloadConverterPath, logger: quietLogger });
+  // Temporal's OpenTelemetry interceptors, switched on per workflow by its start (workflows/tracing/).
+  const workflowInterceptorModules = [join(dirname(workflowsPath), 'tracing', 'index')];
+  const { code } = await bundleWorkflowCode({ workflowsPath, payloadConverterPath, workflowInterceptorModules, logger: quietLogger });
   mkdirSync(dirname(outFile), { recursive: true });
   writeFileSync(outFile, code);
   return outFile;
@@ -24,7 +26,11 @@ export async function buildWorkflowBundle(workflowsPath: string, outFile = workf
  */
 export function bundleSources(root = projectRoot()): string[] {
   const seen = new Set<string>();
-  const pending = [join(root, 'workflows', 'index.ts'), join(root, 'workflows', 'payload-converter.ts')];
+  const pending = [
+    join(root, 'workflows', 'index.ts'),
+    join(root, 'workflows', 'payload-converter.ts'),
+    join(root, 'workflows', 'tracing', 'index.ts'),
+  ];
   while (pending.length > 0) {
     const file = pending.pop()!;
     if (seen.has(file) || !existsSync(file)) continue;

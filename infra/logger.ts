@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import pino from 'pino';
+import { context, isSpanContextValid, trace } from '@opentelemetry/api';
 import type PinoPretty from 'pino-pretty';
 import { type LogLevel, type LogMetadata, type Logger as TemporalLogger } from '@temporalio/common';
 import { Runtime } from '@temporalio/worker';
@@ -24,6 +25,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     base: { service: 'switchboard' },
     // An error is written out wherever it is passed (`err`, `error`, `cause`, any field), never as `{}`.
     formatters: { log: serializeErrors },
+    // A line written while a traced span is active (a request, an activity) names it: trace_id, span_id.
+    mixin: traceIds,
     serializers: { err: (value: unknown) => (isErrorLike(value) ? serializeError(value) : value) },
   };
   if (readable) {
@@ -35,6 +38,13 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     );
   }
   return pino(base, destination);
+}
+
+/** The active span's ids, when tracing is on and a span is active (infra/tracing.ts); else nothing. */
+export function traceIds(): Record<string, string> {
+  const span = trace.getSpan(context.active())?.spanContext();
+  if (!span || !isSpanContextValid(span)) return {};
+  return { trace_id: span.traceId, span_id: span.spanId };
 }
 
 /** An error as a log field: its type, message, stack and, in turn, its cause (and a Temporal failure's code). */

@@ -15,6 +15,7 @@ import { WorkspaceJanitor } from '../activities/sandbox/janitor';
 import { workflowLiveness } from './workflow-liveness';
 import { ResidentQueues } from './resident-queues';
 import { registeredRepoCache } from '../activities/sandbox/repo-cache/repo-cache';
+import { installTracing, type Tracing } from './tracing';
 
 /**
  * What this process runs. `npm start` runs everything (and starts the embedded Temporal when
@@ -45,7 +46,17 @@ export async function main(roles: Roles = ALL_IN_ONE): Promise<void> {
     ...(memoryReport ? { sigusr2: 'memory-report' } : {}),
   });
 
-  const stops: Array<() => Promise<void>> = [];
+  let tracing: Tracing;
+  try {
+    tracing = installTracing(process.env, roles.worker && roles.server ? 'all' : roles.worker ? 'worker' : 'server');
+  } catch (error) {
+    reportStartupFailure(logger, error);
+    process.exitCode = 1;
+    return;
+  }
+  if (tracing.enabled) logger.info(`Traces ${tracing.description}`);
+  // Last of all at a stop: what the other stops did is traced too.
+  const stops: Array<() => Promise<void>> = [() => tracing.shutdown()];
   const shutdown = onceShutdown(logger, stops);
   const onSignal = (signal: NodeJS.Signals) => {
     // A second Ctrl-C (or SIGTERM) does not wait for the first one's graceful stop.

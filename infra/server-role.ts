@@ -7,6 +7,7 @@ import { createServerApp } from '../server/app';
 import { apiMountsFromConfig, doorFromConfig } from '../server/api/from-config';
 import { codecMountFromConfig } from '../server/codec/from-config';
 import { createGitHubWebhookRouter } from '../server/github-webhooks';
+import { GITHUB_WEBHOOK_PATH } from '../server/github-event-routing';
 import { type FrontEndMetrics } from '../server/metrics';
 import { sessionMountFromConfig } from '../server/session/from-config';
 import { slackFrontEndFromConfig } from '../server/slack';
@@ -21,8 +22,7 @@ import { type TemporalEndpoint } from './temporal-endpoint';
 import { createDoorAdmission, type DoorAdmission } from './door-admission';
 import { createRepoSettingsReader } from '../activities/github/repo-settings';
 
-/** Where GitHub delivers webhooks. */
-export const GITHUB_WEBHOOK_PATH = '/webhooks/github';
+export { GITHUB_WEBHOOK_PATH };
 
 export interface ServerRoleContext {
   loaded: LoadedConfig;

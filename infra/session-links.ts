@@ -1,4 +1,6 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { existsSync, linkSync, lstatSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { type SwitchboardConfig } from './config';
 import { readSecret } from './config/secrets';
 import { ConfigError } from './errors';
@@ -91,21 +93,78 @@ export function serverBaseUrl(config: Pick<SwitchboardConfig, 'http'>): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${config.http.port}`;
 }
 
+/** The key file in the data dir that signs links when SWITCHBOARD_SESSION_SECRET is not set. */
+export const SESSION_KEY_FILE = 'session.key';
+
+/** Where the link key comes from: the environment, or the data dir's key file (made on first use). */
+export interface SessionKey {
+  secret: string;
+  source: 'environment' | 'file';
+  /** The key file, for `file`. */
+  file?: string;
+}
+
 /**
- * The deployment's link signer: undefined when the pages are off or `SWITCHBOARD_SESSION_SECRET`
- * is unset (no link is signed then); a key shorter than 32 characters stops the start.
+ * The key session links are signed with. `SWITCHBOARD_SESSION_SECRET` wins (a key shorter than
+ * 32 characters stops the start); without it, `<dataDir>/session.key`, generated once (32 random
+ * bytes, hex) and kept with mode 0600, so a default start signs links and they survive restarts.
+ * Deleting the file rotates the key and voids every link signed with it. Processes on other
+ * hosts do not share a data dir: there the environment carries one key for all (docs/deploy.md).
+ */
+export function sessionKey(config: Pick<SwitchboardConfig, 'dataDir'>, env: NodeJS.ProcessEnv = process.env): SessionKey {
+  const secret = readSecret('sessionSecret', env);
+  if (secret) {
+    if (secret.length < MIN_SECRET_LENGTH) {
+      throw new ConfigError([
+        `SWITCHBOARD_SESSION_SECRET: at least ${MIN_SECRET_LENGTH} characters (e.g. \`openssl rand -hex 32\`); it signs session page links`,
+      ]);
+    }
+    return { secret, source: 'environment' };
+  }
+  const file = join(config.dataDir, SESSION_KEY_FILE);
+  return { secret: readOrCreateKey(file), source: 'file', file };
+}
+
+/**
+ * Reads the key file, or makes it: written under a temporary name with mode 0600 and linked into
+ * place, so two processes starting at once (the worker and the server) end up with one key —
+ * the second link fails and that process reads the first one's file.
+ */
+function readOrCreateKey(file: string): string {
+  if (!existsSync(file)) {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    const temporary = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+    writeFileSync(temporary, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+    try {
+      linkSync(temporary, file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      rmSync(temporary, { force: true });
+    }
+  }
+  const stat = lstatSync(file);
+  if (!stat.isFile()) throw new ConfigError([`${file}: the session link key must be a regular file; delete it to make a new key`]);
+  if ((stat.mode & 0o077) !== 0) {
+    throw new ConfigError([
+      `${file}: the session link key is readable by others (mode ${(stat.mode & 0o777).toString(8)}): \`chmod 600 ${file}\`, or delete it to make a new key`,
+    ]);
+  }
+  const secret = readFileSync(file, 'utf8').trim();
+  if (secret.length < MIN_SECRET_LENGTH) {
+    throw new ConfigError([`${file}: the session link key is shorter than ${MIN_SECRET_LENGTH} characters; delete it to make a new key`]);
+  }
+  return secret;
+}
+
+/**
+ * The deployment's link signer, or undefined when the pages are off. The key is
+ * SWITCHBOARD_SESSION_SECRET, else the data dir's key file (`sessionKey`).
  */
 export function sessionLinksFromConfig(
-  config: Pick<SwitchboardConfig, 'http' | 'sessions'>,
+  config: Pick<SwitchboardConfig, 'http' | 'sessions' | 'dataDir'>,
   env: NodeJS.ProcessEnv = process.env,
 ): SessionLinks | undefined {
   if (!config.sessions.enabled) return undefined;
-  const secret = readSecret('sessionSecret', env);
-  if (!secret) return undefined;
-  if (secret.length < MIN_SECRET_LENGTH) {
-    throw new ConfigError([
-      `SWITCHBOARD_SESSION_SECRET: at least ${MIN_SECRET_LENGTH} characters (e.g. \`openssl rand -hex 32\`); it signs session page links`,
-    ]);
-  }
-  return new SessionLinks(secret, config.sessions.linkTtlHours * HOUR, serverBaseUrl(config));
+  return new SessionLinks(sessionKey(config, env).secret, config.sessions.linkTtlHours * HOUR, serverBaseUrl(config));
 }

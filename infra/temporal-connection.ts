@@ -3,9 +3,11 @@ import { readFileSync } from 'node:fs';
 import { Client, type Connection, type WorkflowClientInterceptor } from '@temporalio/client';
 import { toClientOptions } from '@temporalio/envconfig';
 import { type TLSConfig } from '@temporalio/common/lib/internal-non-workflow';
+import { type NativeConnection } from '@temporalio/worker';
 import { type LoadedConfig } from './config';
 import { ConfigError } from './errors';
 import { connectTemporal } from './temporal';
+import { processTracing } from './tracing';
 
 /**
  * The one place where Switchboard's processes get their Temporal connections and clients:
@@ -82,12 +84,17 @@ export interface ClientExtras {
   dataConverter?: DataConverter;
 }
 
-/** Every Temporal client of ours is made here, so what all clients must carry is added once. */
-export function createTemporalClient(connection: Connection, namespace: string, extras: ClientExtras = {}): Client {
+/**
+ * Every Temporal client of ours is made here, so what all clients must carry is added once: the
+ * OpenTelemetry interceptor when this process traces (infra/tracing.ts), so each start, signal and
+ * update carries the caller's span to the workflow.
+ */
+export function createTemporalClient(connection: Connection | NativeConnection, namespace: string, extras: ClientExtras = {}): Client {
+  const interceptors = [...processTracing().clientInterceptors(), ...(extras.interceptors ?? [])];
   return new Client({
     connection,
     namespace,
-    ...(extras.interceptors?.length ? { interceptors: { workflow: extras.interceptors } } : {}),
+    ...(interceptors.length ? { interceptors: { workflow: interceptors } } : {}),
     ...(extras.dataConverter ? { dataConverter: extras.dataConverter } : {}),
   });
 }

@@ -1,13 +1,13 @@
 import { existsSync } from 'node:fs';
 import { getHeapStatistics } from 'node:v8';
 import { type DataConverter, type Duration } from '@temporalio/common';
-import { Client } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { type RunStartDeps } from '../activities/runs/run-start';
 import { SwitchboardError, TemporalUnreachableError } from './errors';
 import { type Logger } from './logger';
-import { type TemporalTarget } from './temporal-connection';
+import { createTemporalClient, type TemporalTarget } from './temporal-connection';
 import { workflowBundlePath } from './paths';
+import { processTracing } from './tracing';
 
 export interface SwitchboardWorkerOptions {
   connection: NativeConnection;
@@ -44,6 +44,9 @@ export async function createSwitchboardWorker(options: SwitchboardWorkerOptions)
     taskQueue: options.taskQueue,
     ...(options.activitiesOnly ? {} : { workflowBundle: { codePath } }),
     activities: options.activities,
+    // Traces (infra/tracing.ts): each activity's span, and the sink the workflows' spans leave by.
+    interceptors: processTracing().workerInterceptors(),
+    sinks: processTracing().workerSinks(),
     ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
     ...workerCapacity(options.memoryMiB ?? defaultWorkerMemoryMiB()),
     ...(options.inlineWorkflows ? { debugMode: true } : {}),
@@ -61,7 +64,7 @@ export async function createSwitchboardWorker(options: SwitchboardWorkerOptions)
  * task comes back to this worker in the start's answer instead of through the task queue.
  */
 export function workerRunStarts(connection: NativeConnection, namespace: string, dataConverter?: DataConverter): RunStartDeps {
-  return { client: new Client({ connection, namespace, ...(dataConverter ? { dataConverter } : {}) }), eager: true };
+  return { client: createTemporalClient(connection, namespace, dataConverter ? { dataConverter } : {}), eager: true };
 }
 
 /** The worker's connection (same target as the clients'); a failure names the address and, in plain words, why. */

@@ -3,6 +3,7 @@ import express, { type Express, type NextFunction, type Request, type RequestHan
 import { type Logger } from '../infra/logger';
 import { checkHealth, type HealthSources } from './health';
 import { type FrontEndMetrics } from './metrics';
+import { tracingMiddleware } from './tracing';
 
 export interface ServerDeps {
   /** The Temporal client front ends signal workflows through. */
@@ -39,6 +40,7 @@ export function createServerApp(deps: ServerDeps): Express {
 
   for (const mount of deps.mounts ?? []) {
     if (deps.metrics) app.use(mount.path, deps.metrics.middleware(frontEndName(mount.path)));
+    app.use(mount.path, tracingMiddleware(frontEndName(mount.path)));
     app.use(mount.path, mount.handler);
   }
 

@@ -1,4 +1,13 @@
-import { malformedGitHubPayload, repositoryEvent, routeGitHubEvent, stopCommand } from './github-event-routing';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  GITHUB_WEBHOOK_EVENTS,
+  isWebhookEvent,
+  malformedGitHubPayload,
+  repositoryEvent,
+  routeGitHubEvent,
+  stopCommand,
+} from './github-event-routing';
 import { checksSignal, messageSignal, prEventSignal, shipUnitWorkflowType, threadWorkflowType } from '../workflows/contracts';
 
 const repository = { full_name: 'acme/app' };
@@ -188,5 +197,19 @@ describe('repository events', () => {
     expect(stopCommand('please stop')).toBeUndefined();
     const routed = routeGitHubEvent('issue_comment', comment('@switchboard stop'), options);
     expect(routed?.args[0]).toMatchObject({ text: 'stop', addressedToRun: true });
+  });
+});
+
+describe('the webhook events Switchboard acts on', () => {
+  test('are exactly those the routing handles: the App subscribes to this list alone', () => {
+    const source = readFileSync(join(__dirname, 'github-event-routing.ts'), 'utf8');
+    const routing = source.slice(source.indexOf('export function routeGitHubEvent'));
+    const handled = new Set([
+      ...[...routing.matchAll(/case '([a-z_]+)':/g)].map((match) => match[1]),
+      ...[...routing.matchAll(/name === '([a-z_]+)'/g)].map((match) => match[1]),
+    ]);
+    expect([...handled].sort()).toEqual(GITHUB_WEBHOOK_EVENTS.map((entry) => entry.event).sort());
+    expect(isWebhookEvent('issue_comment')).toBe(true);
+    expect(isWebhookEvent('push')).toBe(false);
   });
 });

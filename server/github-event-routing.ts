@@ -84,6 +84,30 @@ export function malformedGitHubPayload(name: string, payload: unknown): string |
   return undefined;
 }
 
+/** Where GitHub delivers webhooks on the server (the App's webhook URL is the public URL and this). */
+export const GITHUB_WEBHOOK_PATH = '/webhooks/github';
+
+/**
+ * The webhook events Switchboard acts on, in one list: the App manifest of `switchboard setup
+ * github` subscribes to exactly these, `switchboard doctor` checks an App against them, and the
+ * webhook route acknowledges any other event without reading it. `routeGitHubEvent` and
+ * `repositoryEvent` below handle each (github-event-routing.test.ts keeps them equal).
+ */
+export const GITHUB_WEBHOOK_EVENTS = [
+  { event: 'issues', why: 'an issue assigned to the bot or labelled becomes a ship unit; unassigned, unlabelled or closed stops it' },
+  { event: 'issue_comment', why: 'mentions of the bot on issues and pull requests' },
+  { event: 'pull_request', why: "a unit's pull request opened, pushed, closed or merged; automatic reviews" },
+  { event: 'pull_request_review', why: "people's reviews of a unit's pull request" },
+  { event: 'pull_request_review_comment', why: 'mentions of the bot on lines of a pull request' },
+  { event: 'check_suite', why: "CI finished on a unit's head commit" },
+  { event: 'check_run', why: "CI finished on a unit's head commit" },
+] as const;
+
+/** Whether Switchboard acts on this webhook event at all. */
+export function isWebhookEvent(name: string): boolean {
+  return GITHUB_WEBHOOK_EVENTS.some((entry) => entry.event === name);
+}
+
 /**
  * The one mapping from GitHub events to workflows. Pure: the webhook route verifies, parses,
  * calls this, and signals what it returns. Undefined means "not ours; acknowledge and drop".

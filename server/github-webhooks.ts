@@ -2,7 +2,14 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import express, { type NextFunction, type Request, type Response, Router } from 'express';
 import { type Logger } from '../infra/logger';
-import { isBotLogin, malformedGitHubPayload, repositoryEvent, type RoutedGitHubEvent, routeGitHubEvent } from './github-event-routing';
+import {
+  isBotLogin,
+  isWebhookEvent,
+  malformedGitHubPayload,
+  repositoryEvent,
+  type RoutedGitHubEvent,
+  routeGitHubEvent,
+} from './github-event-routing';
 import { conversationCommand, repositoryWork, type GitHubWorkDeps, type WorkOutcome } from './github-work';
 import { createControlAdmission, type ControlAdmissionDoor } from './control-admission';
 import type { RepoSettingsResult } from '../activities/github/repo-settings';
@@ -92,6 +99,13 @@ export function createGitHubWebhookRouter(options: GitHubWebhookOptions): Router
       const event = req.get('x-github-event');
       const deliveryId = req.get('x-github-delivery');
       if (!event || !deliveryId) return void res.status(400).json({ error: 'missing_event_headers' });
+      // GitHub's ping (a new hook, or a test delivery from `switchboard doctor`): signed, so the secret is right.
+      if (event === 'ping') {
+        options.logger.info({ deliveryId }, 'GitHub webhook ping: the signature checks with GITHUB_WEBHOOK_SECRET');
+        return void res.status(202).json({ ok: true, pong: true });
+      }
+      // An event Switchboard does not act on (the App subscribes to GITHUB_WEBHOOK_EVENTS alone) is not even read.
+      if (!isWebhookEvent(event)) return void res.status(202).json({ ok: true, ignored: true });
       let payload: unknown;
       try {
         payload = JSON.parse(body);

@@ -5,6 +5,7 @@ import { DEMO, fullRepoName } from '../infra/demo/session';
 import { git } from '../infra/local-github/git-store';
 import { testTemporalAddress, uniqueTaskQueue } from './helpers/temporal';
 import { waitUntil } from './helpers/wait';
+import { startOtlpReceiver, traceTree, type OtlpReceiver } from './helpers/otlp-receiver';
 
 jest.setTimeout(180_000);
 
@@ -19,12 +20,22 @@ function alive(pid: number): boolean {
 
 describe('npm run demo, driven on the suite’s Temporal', () => {
   let demo: Demo | undefined;
+  let receiver: OtlpReceiver | undefined;
   afterAll(async () => {
     await demo?.stop();
+    await receiver?.close();
   });
 
   it('plays the whole loop to the ready report, and its stop leaves nothing running', async () => {
-    demo = await startDemo({ temporalAddress: testTemporalAddress(), taskQueue: uniqueTaskQueue('demo') });
+    // Its Switchboard exports traces (OTLP/JSON here) to a local receiver, and every line it prints is kept.
+    receiver = await startOtlpReceiver();
+    const printed: string[] = [];
+    demo = await startDemo({
+      temporalAddress: testTemporalAddress(),
+      taskQueue: uniqueTaskQueue('demo'),
+      print: (line) => printed.push(line),
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '200' },
+    });
     const ready: ReadyReport = await demo.ready(150_000);
     const repo = demo.github.state.repo(DEMO.repo.owner, DEMO.repo.name)!;
     const pull = repo.issues.get(ready.pullRequest)!;
@@ -114,6 +125,38 @@ describe('npm run demo, driven on the suite’s Temporal', () => {
     const ours = issue.comments.filter((comment) => comment.user === 'switchboard[bot]').map((comment) => comment.body);
     expect(ours.filter((body) => body.startsWith('**coding**'))).toEqual([expect.stringContaining('Instructions: AGENTS.md')]);
     expect(demo.ci.runs.find((run) => run.sha === story.headSha)?.conclusion).toBe('success');
+
+    // A signed session link was printed for every workflow of both stories, and each opens its page.
+    const issueThread = `thread:gh:${fullRepoName}#${story.issue}`;
+    const linked = await waitUntil(
+      async () =>
+        [...printed.join('\n').matchAll(/^ {2}\S.* (\S+)\n {15}session: (\S+)$/gm)].map((match) => ({ id: match[1], url: match[2] })),
+      (links) =>
+        links.some((link) => link.id === story.unitId) &&
+        links.filter((link) => link.id.startsWith(`run:${issueThread}`) || link.id.startsWith(`${story.unitId}/`)).length >= 2,
+      30_000,
+    );
+    expect(linked.map((link) => link.id)).toEqual(expect.arrayContaining([demo.threadId, ready.unitId, issueThread, story.unitId]));
+    // (A thread's own page is issue 32's to make answer: the runs' and units' pages open.)
+    for (const link of linked.filter((each) => !each.id.startsWith('thread:')))
+      expect((await fetch(link.url, { signal: AbortSignal.timeout(20_000) })).status).toBe(200);
+
+    // One trace of the first unit, from Ana's Slack mention through the unit's coding and review runs, shown as the receiver got it.
+    const unitTrace = await waitUntil(
+      async () =>
+        receiver!.spans.find(
+          (span) => span.name === 'RunWorkflow:agentRunWorkflow' && String(span.attributes.workflowId).startsWith(`${ready.unitId}/`),
+        )?.traceId,
+      (traceId) => traceId !== undefined,
+      30_000,
+    );
+    const tree = traceTree(receiver.spans, unitTrace!);
+    console.log(`The trace of the demo's first unit (${unitTrace!}), as the local OTLP receiver got it:\n${tree}`);
+    expect(tree.split('\n')[0]).toMatch(/^POST \/slack\/events /);
+    expect(tree).toContain('StartWorkflow:shipUnitWorkflow');
+    expect(tree.match(/RunWorkflow:agentRunWorkflow/g)?.length).toBe(4);
+    expect(tree).toContain('sandbox exec');
+    expect(receiver.requests['application/json']).toBeGreaterThan(0);
 
     // Stop: the unit settles (releasing its workspaces), Switchboard exits, no sandbox is left.
     const { dir, productPid } = demo;

@@ -25,11 +25,30 @@ describe('the system packages of the quick start', () => {
   });
 });
 
-/** The S3 server the tests start is installed by the README and CI at the version the helper names. */
-describe('moto in the quick start', () => {
-  it('is pinned alike in the README, CI and test/helpers/moto.ts', () => {
-    const pin = `--target .moto "moto[server]==${MOTO_VERSION}"`;
-    expect(readFileSync(join(projectRoot(), 'README.md'), 'utf8')).toContain(`python3 -m pip install ${pin}`);
-    expect(readFileSync(join(projectRoot(), '.ci', 'run'), 'utf8')).toContain(pin);
+/** The quick start is the system packages line and two commands: the main job, and the tests. */
+describe('the quick start', () => {
+  const root = projectRoot();
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const block = /## Quick start[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+  const commands = block
+    .split('\n')
+    .map((line) => line.replace(/\s+#.*$/, '').trim())
+    .filter(Boolean);
+
+  it('is three lines: the packages, `npm install && npm start`, `npm test`', () => {
+    expect(commands).toHaveLength(3);
+    expect(commands[0]).toMatch(/^sudo apt-get install -y /);
+    expect(commands.slice(1)).toEqual(['npm install && npm start', 'npm test']);
+  });
+
+  it('needs no install line for what only the tests use: npm test provisions moto through the project script', () => {
+    const scripts = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    expect(scripts.pretest).toBe('node scripts/provision-moto.js');
+    // The helper that starts moto reads the script's own pin; nothing else names a version to keep equal.
+    expect(readFileSync(join(root, 'scripts', 'provision-moto.js'), 'utf8')).toContain(`const MOTO_VERSION = '${MOTO_VERSION}';`);
+    for (const file of ['README.md', join('.ci', 'run')])
+      expect(readFileSync(join(root, file), 'utf8')).not.toMatch(/pip install[^\n]*moto/);
+    // CI runs what the README says: npm ci (the install), then npm test.
+    expect(readFileSync(join(root, '.ci', 'run'), 'utf8')).toMatch(/\nnpm test\n?$/);
   });
 });

@@ -1,3 +1,4 @@
+import { followMessage } from './tracing';
 import {
   allHandlersFinished,
   condition,
@@ -254,7 +255,7 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
     if (cancelled) break;
     if (queue.length === 0 && reviews.waitMs(Date.now()) !== 0) continue;
     let message = queue.length > 0 ? queue.shift()! : reviews.take()!;
-    deciding = message.messageId;
+    deciding = followMessage(message.messageId);
     // A message queued before messages were checked whole (carried, or accepted by an older
     // worker) is answered as refused rather than failing the thread's task on every retry.
     const malformed = problemWith(THREAD_MESSAGE_SHAPE, message);

@@ -1,6 +1,7 @@
 import { createAppAuth } from '@octokit/auth-app';
 import { Octokit } from '@octokit/rest';
 import { failure } from '../../workflows/contracts';
+import { tokenPermissions } from './app-permissions';
 
 /** The GitHub identity a run's profile grants. `none` has no credential at all. */
 export type IdentityScope = 'none' | 'read' | 'write';
@@ -45,12 +46,12 @@ export interface GitHubIdentities {
 }
 
 /**
- * What an App token may do per scope. A read run gets no write permission at all, so even a
- * shell in its sandbox cannot push: GitHub itself refuses.
+ * What an App token may do per scope (activities/github/app-permissions.ts, the one list). A read
+ * run gets no write permission at all, so even a shell in its sandbox cannot push: GitHub itself refuses.
  */
 export const APP_PERMISSIONS: Record<'read' | 'write', Record<string, 'read' | 'write'>> = {
-  read: { contents: 'read', pull_requests: 'read', issues: 'read', checks: 'read', metadata: 'read' },
-  write: { contents: 'write', pull_requests: 'write', issues: 'write', checks: 'read', metadata: 'read' },
+  read: tokenPermissions('read'),
+  write: tokenPermissions('write'),
 };
 
 /**

@@ -1,3 +1,5 @@
+import { SpanKind } from '@opentelemetry/api';
+import { inSpan } from '../tracing';
 import type { CacheMultipliers, ModelPrice } from '../../infra/config/prices-section';
 import { type Logger } from '../../infra/logger';
 import { currentCallContext, withHeartbeat } from './activity-context';
@@ -65,36 +67,59 @@ export function createModelActivities(deps: ModelActivityDeps) {
     const { provider, id } = parseModelId(model);
     const call = currentCallContext();
     const started = Date.now();
-    const result = await withHeartbeat(call, heartbeatIntervalMs, () => {
-      if (provider === 'anthropic') return anthropicTurn(id, input, call, { env: env(), baseUrl: deps.anthropicBaseUrl, timeoutMs });
-      if (provider === 'openai') {
-        return openaiTurn(id, input, call, {
-          env: env(),
-          baseUrl: deps.openaiBaseUrl,
-          timeoutMs,
-          maxTokensField: deps.openaiMaxTokensField ?? 'max_completion_tokens',
-          reasoningEffort: deps.openaiReasoningEffort ?? false,
-          promptCacheKey: deps.openaiPromptCacheKey ?? true,
-        });
-      }
-      return scriptedTurn(id, input, call, { baseDir: deps.baseDir, dirs: deps.scriptedDirs ?? DEFAULT_SCRIPTED_DIRS });
-    });
-    // Priced by the id the run asked for (what the config names), not the provider's dated answer.
-    const price = deps.prices ? turnPrice({ models: deps.prices, cache: deps.cacheMultipliers }, model, result.usage) : undefined;
-    const costUsd = price?.usd;
-    deps.logger?.debug(
+    // The GenAI semantic conventions' client span: the model, tokens in and out, the cache, the cost; never the prompt.
+    return inSpan(
+      `chat ${id}`,
       {
-        runId: input.runId,
-        turn: input.turn,
-        model: result.model,
-        usage: result.usage,
-        costUsd,
-        toolCalls: result.toolCalls.length,
-        ms: Date.now() - started,
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.provider.name': provider,
+        'gen_ai.request.model': id,
+        'switchboard.turn': input.turn ?? 0,
       },
-      'model turn',
+      async (span) => {
+        const result = await withHeartbeat(call, heartbeatIntervalMs, () => {
+          if (provider === 'anthropic') return anthropicTurn(id, input, call, { env: env(), baseUrl: deps.anthropicBaseUrl, timeoutMs });
+          if (provider === 'openai') {
+            return openaiTurn(id, input, call, {
+              env: env(),
+              baseUrl: deps.openaiBaseUrl,
+              timeoutMs,
+              maxTokensField: deps.openaiMaxTokensField ?? 'max_completion_tokens',
+              reasoningEffort: deps.openaiReasoningEffort ?? false,
+              promptCacheKey: deps.openaiPromptCacheKey ?? true,
+            });
+          }
+          return scriptedTurn(id, input, call, { baseDir: deps.baseDir, dirs: deps.scriptedDirs ?? DEFAULT_SCRIPTED_DIRS });
+        });
+        // Priced by the id the run asked for (what the config names), not the provider's dated answer.
+        const price = deps.prices ? turnPrice({ models: deps.prices, cache: deps.cacheMultipliers }, model, result.usage) : undefined;
+        const costUsd = price?.usd;
+        deps.logger?.debug(
+          {
+            runId: input.runId,
+            turn: input.turn,
+            model: result.model,
+            usage: result.usage,
+            costUsd,
+            toolCalls: result.toolCalls.length,
+            ms: Date.now() - started,
+          },
+          'model turn',
+        );
+        span.setAttributes({
+          'gen_ai.response.model': result.model,
+          'gen_ai.response.finish_reasons': [result.stopReason],
+          'gen_ai.usage.input_tokens': result.usage.inputTokens,
+          'gen_ai.usage.output_tokens': result.usage.outputTokens,
+          'gen_ai.usage.cache_read.input_tokens': result.usage.cacheReadTokens ?? 0,
+          'gen_ai.usage.cache_creation.input_tokens': result.usage.cacheWriteTokens ?? 0,
+          'switchboard.tool_calls': result.toolCalls.length,
+          ...(costUsd !== undefined ? { 'switchboard.cost_usd': costUsd } : {}),
+        });
+        return price ? { ...result, costUsd: price.usd, costWithoutCacheUsd: price.withoutCacheUsd } : result;
+      },
+      SpanKind.CLIENT,
     );
-    return price ? { ...result, costUsd: price.usd, costWithoutCacheUsd: price.withoutCacheUsd } : result;
   }
 
   return { modelTurn };

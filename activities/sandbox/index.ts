@@ -1,3 +1,4 @@
+import { inSpan } from '../tracing';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { failure } from '../../workflows/contracts';
@@ -184,17 +185,36 @@ export function createSandboxActivities(deps: SandboxDeps, host: SandboxHost = c
   }
 
   /** One command in a prepared workspace: run, bounded, explained (hints), its long output saved. */
-  async function runBash(prepared: PreparedWorkspace, command: string, timeoutMs: number, notes: string[]): Promise<BashResult> {
+  async function runBash(
+    prepared: PreparedWorkspace,
+    command: string,
+    timeoutMs: number,
+    notes: string[],
+    network: boolean,
+  ): Promise<BashResult> {
     const mode = prepared.isolation.mode;
     const before = await prepared.cgroup?.events();
-    const outcome = await runCommand({
-      argv: host.commandArgv(prepared, command),
-      env: commandEnvironment(prepared.layout, mode, { port: prepared.door.port, gitBaseUrl }),
-      cwd: '/',
-      timeoutMs,
-      outputLimit: deps.outputLimit ?? 30_000,
-      heartbeatMs: deps.heartbeatMs,
-    });
+    // The command as a span of its own: how it was confined and how it ended, never its text or output.
+    const outcome = await inSpan(
+      'sandbox exec',
+      { 'switchboard.sandbox.isolation': mode, 'switchboard.sandbox.network': network },
+      async (span) => {
+        const ran = await runCommand({
+          argv: host.commandArgv(prepared, command),
+          env: commandEnvironment(prepared.layout, mode, { port: prepared.door.port, gitBaseUrl }),
+          cwd: '/',
+          timeoutMs,
+          outputLimit: deps.outputLimit ?? 30_000,
+          heartbeatMs: deps.heartbeatMs,
+        });
+        span.setAttributes({
+          'process.exit.code': ran.exitCode,
+          'switchboard.sandbox.timed_out': ran.timedOut,
+          'switchboard.sandbox.output_truncated': ran.truncated,
+        });
+        return ran;
+      },
+    );
     const after = await prepared.cgroup?.events();
     const failed = outcome.exitCode !== 0 && !outcome.timedOut;
     const bounds = boundsHint(
@@ -256,7 +276,7 @@ export function createSandboxActivities(deps: SandboxDeps, host: SandboxHost = c
         ...(input.repo ? { repo: input.repo } : {}),
         ...(input.refs ? { refs: input.refs } : {}),
       };
-      const execute = () => runBash(prepared, input.command, timeoutMs, notes);
+      const execute = () => runBash(prepared, input.command, timeoutMs, notes, input.workspace.network === true);
       // The repository's setup in a resident checkout may be copied in from the host; anything else marks the workspace used.
       const store = input.setup && mode === 'bwrap' ? setupStore() : undefined;
       if (store && input.setup) return store.run(prepared, input.setup, execute);

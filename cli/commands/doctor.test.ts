@@ -202,7 +202,8 @@ describe('switchboard doctor', () => {
   it('names a missing system package and the exact apt command', async () => {
     // A PATH that has every package's command but bwrap and pip3.
     const bin = mkdtempSync(join(tmpdir(), 'switchboard-doctor-path-'));
-    for (const command of ['git', 'pgrep', 'nsenter', 'curl', 'ip', 'openssl', 'chromium']) symlinkSync(which(command), join(bin, command));
+    for (const command of ['git', 'pgrep', 'nsenter', 'curl', 'ip', 'openssl', 'chromium', 'systemd-analyze'])
+      symlinkSync(which(command), join(bin, command));
     const { code, output } = await doctor({ ...base, PATH: bin, TEMPORAL_ADDRESS: address });
     expect(code).toBe(1);
     expect(output).toMatch(/ok {4}git: .* \(git\)/);

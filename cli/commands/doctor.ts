@@ -1,8 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { type Command } from 'commander';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { type Command, InvalidArgumentError } from 'commander';
 import { webDepsFromConfig } from '../../activities/web/from-config';
-import { loadConfig, readSecret, resolveConfigPath, type LoadedConfig } from '../../infra/config';
+import { envFilePath, loadConfig, parseEnvFile, readSecret, resolveConfigPath, withEnvFile, type LoadedConfig } from '../../infra/config';
+import { checkGitHubApp } from '../setup/github-check';
+import { checkSlack } from '../setup/slack-check';
 import { describeError, TemporalUnreachableError } from '../../infra/errors';
 import { projectRoot } from '../../infra/paths';
 import { binaryVersion, findTemporalBinary, resolveTemporalBinary, type BinaryKind } from '../../infra/temporal-binaries';
@@ -17,9 +20,15 @@ import { foreignProcesses, uidRangeFor, type UidRange } from '../../activities/s
 import { DEFAULT_LIMITS } from '../../activities/sandbox/limits';
 import { payloadsDir, payloadStoreFromConfig, S3Store } from '../../infra/payloads';
 
+/** The parts of `doctor` (`--only` picks some; the config is always read). */
+export const DOCTOR_PARTS = ['system', 'temporal', 'credentials', 'github', 'slack', 'payloads', 'sandbox'] as const;
+export type DoctorPart = (typeof DOCTOR_PARTS)[number];
+
 export interface DoctorOptions {
   env?: NodeJS.ProcessEnv;
   cwd?: string;
+  /** Only these parts (default: all). */
+  only?: DoctorPart[];
   write?: (line: string) => void;
   /** How the machine is probed for bubblewrap (tests simulate a machine without it). */
   sandboxProbe?: () => Promise<IsolationCheck>;
@@ -30,9 +39,18 @@ export interface DoctorOptions {
  * code: 0 when all is well, 1 with the fix for each problem otherwise.
  */
 export async function runDoctor(options: DoctorOptions = {}): Promise<number> {
-  const env = options.env ?? process.env;
   const write = options.write ?? ((line: string) => console.log(line));
   const problems: string[] = [];
+  const part = (name: DoctorPart) => !options.only || options.only.includes(name);
+  let env = options.env ?? process.env;
+  try {
+    // The deployment's env file under the environment, as every process reads it at start.
+    env = withEnvFile(env, options.cwd);
+    write(envFileLine(env, options.cwd ?? process.cwd()));
+  } catch (error) {
+    write(`FAIL  env file: ${describeError(error)}`);
+    problems.push('fix the env file line named above');
+  }
 
   let loaded: LoadedConfig | undefined;
   try {
@@ -46,9 +64,9 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<number> {
     problems.push('fix the configuration values named above');
   }
 
-  for (const line of systemPackageLines(env, problems)) write(line);
+  if (part('system')) for (const line of systemPackageLines(env, problems)) write(line);
 
-  for (const kind of ['cli', 'test-server'] as BinaryKind[]) {
+  for (const kind of part('system') ? (['cli', 'test-server'] as BinaryKind[]) : []) {
     const label = kind === 'cli' ? 'temporal CLI' : 'temporal test server';
     const found = findTemporalBinary(kind, { env });
     if (found) {
@@ -60,10 +78,22 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<number> {
     }
   }
 
-  if (loaded) write(`info  tools: ${describeWebTools(loaded, env)}`);
-  if (loaded) for (const line of credentialLines(loaded, env, problems)) write(line);
+  if (loaded && part('credentials')) write(`info  tools: ${describeWebTools(loaded, env)}`);
+  if (loaded && part('credentials')) for (const line of credentialLines(loaded, env, problems)) write(line);
+  // GitHub and Slack answer for what they granted: the App's permissions, events, installation and
+  // webhook; the bot token's scopes.
+  for (const [name, check] of [
+    ['github', () => checkGitHubApp(loaded!, env)],
+    ['slack', () => checkSlack(loaded!, env)],
+  ] as const) {
+    if (!loaded || !part(name)) continue;
+    for (const entry of await check()) {
+      write(entry.line);
+      if (entry.problem) problems.push(entry.problem);
+    }
+  }
 
-  if (loaded) {
+  if (loaded && part('temporal')) {
     const { temporal } = loaded.config;
     const address = temporal.address ?? `${temporal.embedded.ip}:${temporal.embedded.port}`;
     try {
@@ -93,12 +123,12 @@ export async function runDoctor(options: DoctorOptions = {}): Promise<number> {
     }
   }
 
-  if (loaded) {
+  if (loaded && part('payloads')) {
     const problem = await checkPayloadStore(loaded, write);
     if (problem) problems.push(problem);
   }
 
-  if (loaded) {
+  if (loaded && part('sandbox')) {
     const problem = await checkSandbox(loaded, write, options.sandboxProbe ?? detectIsolation);
     if (problem) problems.push(problem);
   }
@@ -154,6 +184,8 @@ function credentialLines(loaded: LoadedConfig, env: NodeJS.ProcessEnv, problems:
     lines.push(`FAIL  model: the default model ${model} cannot be called: ${fix}`);
     problems.push(`${fix} for the default model ${model} (agents.defaults.model)`);
   } else lines.push(`ok    model: the default model ${model} has its key (or needs none)`);
+  // An App's identities are checked by the GitHub part (which mints their tokens).
+  if (loaded.config.github.appId || readSecret('githubAppPrivateKey', env)) return lines;
   const identity = githubIdentity(loaded, env);
   for (const scope of ['read', 'write'] as const) {
     const source = identity[scope];
@@ -243,6 +275,16 @@ function uidRangeLine(range: UidRange, configured: boolean, foreign: Array<{ pid
   return `uids: ${where}; WARNING: ${foreign.length} process${foreign.length === 1 ? '' : 'es'} not of this deployment run${foreign.length === 1 ? 's' : ''} as uids of it (${named}${foreign.length > 5 ? ', …' : ''}): another deployment or account shares the range, and its uids are never handed out here; give each deployment on a host its own sandbox.uids range`;
 }
 
+/** Where the env file is and what it gave (its mode: the secrets in it are for this user alone). */
+function envFileLine(env: NodeJS.ProcessEnv, cwd: string): string {
+  const path = envFilePath(env, cwd);
+  if (!existsSync(path)) return `info  env file: none at ${path} (SWITCHBOARD_ENV_FILE; \`npx switchboard setup\` writes it)`;
+  const mode = statSync(path).mode & 0o777;
+  const count = parseEnvFile(readFileSync(path, 'utf8'), path).size;
+  const open = (mode & 0o077) !== 0;
+  return `${open ? 'WARN' : 'ok  '}  env file: ${path}, ${count} variable${count === 1 ? '' : 's'}, mode ${mode.toString(8)}${open ? ` (others can read its secrets: chmod 600 ${path})` : ''}`;
+}
+
 /** The Debian packages from scripts/system-packages.json, checked by the same script `npm install` runs. */
 function systemPackageLines(env: NodeJS.ProcessEnv, problems: string[]): string[] {
   const script = join(projectRoot(), 'scripts', 'check-system.js');
@@ -261,6 +303,16 @@ function systemPackageLines(env: NodeJS.ProcessEnv, problems: string[]): string[
   return lines;
 }
 
+function onlyParts(value: string): DoctorPart[] {
+  const parts = value
+    .split(',')
+    .map((each) => each.trim())
+    .filter(Boolean);
+  const unknown = parts.filter((each) => !(DOCTOR_PARTS as readonly string[]).includes(each));
+  if (unknown.length > 0 || parts.length === 0) throw new InvalidArgumentError(`parts are ${DOCTOR_PARTS.join(', ')}`);
+  return parts as DoctorPart[];
+}
+
 function tryResolve(kind: BinaryKind, env: NodeJS.ProcessEnv): string {
   try {
     resolveTemporalBinary(kind, { env });
@@ -274,9 +326,10 @@ export function registerDoctorCommand(program: Command): void {
   program
     .command('doctor')
     .description(
-      'check the config, the system packages, the Temporal binaries, model keys, GitHub identities, the server, the search attributes, the payload store and the sandbox',
+      'check the env file, the config, the system packages, the Temporal binaries, model keys, the GitHub App (permissions, events, installation, webhook test delivery) and Slack scopes, the server, the search attributes, the payload store and the sandbox',
     )
-    .action(async () => {
-      process.exitCode = await runDoctor();
+    .option('--only <parts>', `only these parts, comma-separated: ${DOCTOR_PARTS.join(', ')}`, onlyParts)
+    .action(async (options: { only?: DoctorPart[] }) => {
+      process.exitCode = await runDoctor(options.only ? { only: options.only } : {});
     });
 }

@@ -2,9 +2,9 @@ import { z } from 'zod';
 
 /**
  * The live session pages (`/session/<workflow id>` on the HTTP server, server/session/). A page
- * opens with a link signed by the server key (`SWITCHBOARD_SESSION_SECRET`, from the environment
- * only) for one workflow until it expires, or with an API token. Without the secret no link is
- * signed: cards carry none and pages open with API tokens only.
+ * opens with a link signed by the deployment's key for one workflow until it expires, or with an
+ * API token. The key is `SWITCHBOARD_SESSION_SECRET` (environment only), else `<dataDir>/session.key`,
+ * generated once (infra/session-links.ts).
  */
 export const SessionsConfigSchema = z
   .object({

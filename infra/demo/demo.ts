@@ -199,7 +199,8 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
     const product: ProductProcess = spawnProduct({
       projectRoot: root,
       logFile,
-      env: { ...options.env, SWITCHBOARD_CONFIG: configFile, ...secrets },
+      // The demo's own secrets only: never a developer's switchboard.env from the working directory.
+      env: { ...options.env, SWITCHBOARD_CONFIG: configFile, SWITCHBOARD_ENV_FILE: join(dir, 'switchboard.env'), ...secrets },
     });
     const pages = new SessionLinks(secrets.SWITCHBOARD_SESSION_SECRET, DEMO_LINK_TTL_MS, appUrl);
     stops.unshift(() => product.stop());
@@ -217,18 +218,23 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
     print(`${DEMO.person.name} in #${DEMO.channel.name}: ${mention.replace(`<@${DEMO.bot.userId}>`, `@${DEMO.bot.name}`)}`);
     if (links) print(`Every workflow of this conversation: ${links.list(`Thread="${threadId}"`)}`);
 
-    const follower = followThread({
-      client,
-      namespace: NAMESPACE,
-      threadId,
-      ...(temporal.uiUrl ? { uiUrl: temporal.uiUrl } : {}),
-      onNew: (workflow) =>
-        print(
-          `  ${describe(workflow).padEnd(12)} ${workflow.workflowId}\n               session: ${pages.url(workflow.workflowId)}` +
-            (workflow.link ? `\n               Temporal: ${workflow.link}` : ''),
-        ),
-    });
-    stops.unshift(() => follower.stop());
+    // Every workflow of a conversation, as it appears: its session page and its Web UI page.
+    const follow = (thread: string) => {
+      const followed = followThread({
+        client,
+        namespace: NAMESPACE,
+        threadId: thread,
+        ...(temporal.uiUrl ? { uiUrl: temporal.uiUrl } : {}),
+        onNew: (workflow) =>
+          print(
+            `  ${describe(workflow).padEnd(12)} ${workflow.workflowId}\n               session: ${pages.url(workflow.workflowId)}` +
+              (workflow.link ? `\n               Temporal: ${workflow.link}` : ''),
+          ),
+      });
+      stops.unshift(() => followed.stop());
+      return followed;
+    };
+    const follower = follow(threadId);
     // First of all, while Switchboard still runs: the unit settles and releases its workspaces
     // (their sandboxes end with them).
     const threads = [threadId];
@@ -262,7 +268,10 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
           maintainerToken,
           product,
           firstPullRequest,
-          onThread: (thread) => threads.push(thread),
+          onThread: (thread) => {
+            threads.push(thread);
+            follow(thread);
+          },
           print,
           timeoutMs,
         }),

@@ -16,8 +16,13 @@ async function main(): Promise<void> {
   const aborted = new AbortController();
   const port = (name: string, fallback: number) => (process.env[name] ? Number(process.env[name]) : fallback);
   // Settles once the demo is up or has failed to start (having cleaned up after itself).
+  // Traces go where the standard variables say (docs/operations.md#traces), as for `npm start`.
+  const otel = Object.fromEntries(
+    Object.entries(process.env).filter(([name, value]) => name.startsWith('OTEL_') && value !== undefined),
+  ) as Record<string, string>;
   const starting: Promise<Demo | undefined> = startDemo({
     print,
+    env: otel,
     signal: aborted.signal,
     ports: {
       slack: port('DEMO_SLACK_PORT', 3100),

@@ -16,6 +16,8 @@ import { basicPassword, parseGitPath, serveGit } from './smart-http';
 import { LocalGitHubState, type CheckRunState, type CollaboratorRole, type RepoState, type Scope, type StatusState } from './state';
 import { WebhookSender } from './webhook-sender';
 import { appRoutes, type LocalGitHubApp } from './app-tokens';
+import { AppRegistry } from './app-registry';
+import { appPages } from './app-pages';
 
 export interface LocalGitHubOptions {
   /** Accepted tokens by scope. */
@@ -27,6 +29,8 @@ export interface LocalGitHubOptions {
   webhookSecret?: string;
   /** Accept GitHub App JWTs and mint installation tokens narrowed by the requested permissions. */
   app?: LocalGitHubApp;
+  /** The person signed in to the web pages, who creates and installs Apps from manifests (default `local-admin`). */
+  webUser?: string;
   port?: number;
 }
 
@@ -38,6 +42,8 @@ export interface LocalGitHub {
   state: LocalGitHubState;
   faults: Faults;
   webhooks: WebhookSender;
+  /** The Apps (from manifests, or handed in), their installations and webhook deliveries. */
+  apps: AppRegistry;
   createRepo(
     owner: string,
     name: string,
@@ -74,11 +80,16 @@ export async function startLocalGitHub(options: LocalGitHubOptions): Promise<Loc
   const state = new LocalGitHubState();
   const faults = new Faults();
   const webhooks = new WebhookSender(options.webhookUrl, options.webhookSecret);
+  const appDeliveries = new Set<Promise<unknown>>();
   const scopes = new Map<string, Scope>([
     ...options.tokens.read.map((t) => [t, 'read'] as const),
     ...options.tokens.write.map((t) => [t, 'write'] as const),
   ]);
-  const loginOf = (token: string) => options.logins?.[token] ?? 'switchboard[bot]';
+  // Tokens minted for an App made from a manifest act as that App's bot.
+  const botLogins = new Map<string, string>();
+  const loginOf = (token: string) => options.logins?.[token] ?? botLogins.get(token) ?? 'switchboard[bot]';
+  const apps = new AppRegistry();
+  if (options.app) apps.addKnown(Number(options.app.appId), options.app.publicKey, options.app.installationId);
   let webUrl = '';
   const ctx: RestContext = {
     state,
@@ -95,7 +106,18 @@ export async function startLocalGitHub(options: LocalGitHubOptions): Promise<Loc
     next();
   });
   api.use(faults.middleware());
-  if (options.app) api.use(appRoutes(options.app, (token, scope) => scopes.set(token, scope)));
+  api.use(
+    appRoutes({
+      registry: apps,
+      ...(options.app ? { known: options.app } : {}),
+      grant: (token, scope, login) => {
+        scopes.set(token, scope);
+        if (login) botLogins.set(token, login);
+      },
+      webUrl: () => webUrl,
+      apiUrl: () => `${webUrl}/api/v3`,
+    }),
+  );
   api.use((req, res, next) => {
     const match = /^(?:token|bearer)\s+(.+)$/i.exec(req.get('authorization') ?? '');
     const scope = match ? scopes.get(match[1]) : undefined;
@@ -113,6 +135,24 @@ export async function startLocalGitHub(options: LocalGitHubOptions): Promise<Loc
 
   const app = express();
   app.use('/api/v3', api);
+  app.use(appPages({ registry: apps, state, webUser: options.webUser ?? 'local-admin', webUrl: () => webUrl }));
+  // An installed App hears the events it subscribed to, on its own webhook, signed with its own secret.
+  webhooks.subscribe((event, payload) => {
+    const repo = (payload as { repository?: { full_name?: string } }).repository?.full_name?.toLowerCase();
+    for (const registered of apps.apps.values()) {
+      if (!registered.sender || !registered.events.includes(event)) continue;
+      const installed = registered.installations
+        .map((id) => apps.installations.get(id)!)
+        .find(
+          (each) =>
+            each.repositorySelection === 'all' || (repo !== undefined && each.repositories.some((name) => name.toLowerCase() === repo)),
+        );
+      if (!installed) continue;
+      const sending = registered.sender.deliver(event, { ...payload, installation: { id: installed.id } }).catch(() => undefined);
+      appDeliveries.add(sending);
+      void sending.finally(() => appDeliveries.delete(sending));
+    }
+  });
 
   async function handleGit(req: IncomingMessage, res: ServerResponse, target: NonNullable<ReturnType<typeof parseGitPath>>) {
     const repo = state.repo(target.owner, target.repo);
@@ -177,6 +217,7 @@ export async function startLocalGitHub(options: LocalGitHubOptions): Promise<Loc
     state,
     faults,
     webhooks,
+    apps,
     createRepo(owner, name, files, repoOptions = {}) {
       const defaultBranch = repoOptions.defaultBranch ?? 'main';
       const dir = join(root, owner, `${name}.git`);
@@ -252,6 +293,7 @@ export async function startLocalGitHub(options: LocalGitHubOptions): Promise<Loc
     },
     async close() {
       await webhooks.settle();
+      await Promise.all([...appDeliveries]);
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       rmSync(root, { recursive: true, force: true });

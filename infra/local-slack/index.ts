@@ -4,7 +4,8 @@ import express, { type Request, type Response } from 'express';
 import { SlackEventSender, type SendOptions, type SendResult } from './event-sender';
 import { SlackFaults } from './faults';
 import { LocalSlackState, type LocalMessage, type LocalUser } from './state';
-import { WEB_API_METHODS, type WebApiContext } from './web-api';
+import { scopeNeeded, WEB_API_METHODS, type WebApiContext } from './web-api';
+import { slackBotScopes } from '../../activities/slack/app-needs';
 import { pageRoutes } from './web-page';
 
 export { SlackEventSender, slackSignature, type SendOptions, type SendResult } from './event-sender';
@@ -26,6 +27,13 @@ export interface LocalSlackOptions {
   users?: LocalUser[];
   port?: number;
   host?: string;
+  /**
+   * The bot token's scopes, as installing the app granted them (default: what Switchboard's
+   * manifest asks for, activities/slack/app-needs.ts). Every answer reports them in
+   * `x-oauth-scopes`, as Slack does, and a method whose scope is missing is refused with
+   * `missing_scope`, naming what it needed.
+   */
+  scopes?: string[];
 }
 
 /** One Web API call as the local Slack received it. */
@@ -69,7 +77,7 @@ export interface LocalSlack {
 
 /**
  * A stand-in for Slack on loopback: the Web API subset Switchboard calls (form- or
- * JSON-encoded, token checked), an in-memory workspace, every call recorded, fault
+ * JSON-encoded, token and scopes checked), an in-memory workspace, every call recorded, fault
  * injection, and signed event delivery to the app. The `/_local/*` routes let the offline
  * demo play a person with curl, and `GET /` is a read-only page that shows the workspace
  * as Slack would, live.
@@ -83,6 +91,7 @@ export async function startLocalSlack(options: LocalSlackOptions): Promise<Local
   const team = options.team ?? { id: 'T0LOCAL', name: 'local' };
   const bot = options.bot ?? { userId: 'U0SWITCHBOARD', botId: 'B0SWITCHBOARD', name: 'switchboard' };
   const context: WebApiContext = { state, team, bot, baseUrl: () => local.url };
+  const scopes = options.scopes ?? slackBotScopes().map((need) => need.scope);
   const app = express();
 
   app.post('/api/:method', express.urlencoded({ extended: false }), express.json(), (req: Request, res: Response) => {
@@ -95,6 +104,12 @@ export async function startLocalSlack(options: LocalSlackOptions): Promise<Local
     if (token !== options.botToken) return void res.json(answer(call, { ok: false, error: 'invalid_auth' }));
     const handler = WEB_API_METHODS[method];
     if (!handler) return void res.json(answer(call, { ok: false, error: 'unknown_method' }));
+    res.set('x-oauth-scopes', scopes.join(','));
+    const needed = scopeNeeded(method, params);
+    if (needed) res.set('x-accepted-oauth-scopes', needed);
+    if (needed && !scopes.includes(needed)) {
+      return void res.json(answer(call, { ok: false, error: 'missing_scope', needed, provided: scopes.join(',') }));
+    }
     const fault = faults.take(method);
     if (fault?.kind === 'rate_limited') {
       call.outcome = 'rate_limited';

@@ -165,6 +165,32 @@ export const WEB_API_METHODS: Record<string, Method> = {
   },
 };
 
+/**
+ * The bot scope each method needs, as Slack documents it (a history read needs the scope of the
+ * conversation's kind: a channel id's first letter says which). Undefined: any token may call it.
+ */
+export function scopeNeeded(method: string, params: Params): string | undefined {
+  switch (method) {
+    case 'chat.postMessage':
+    case 'chat.update':
+    case 'chat.postEphemeral':
+      return 'chat:write';
+    case 'conversations.replies': {
+      const kind = (text(params.channel) ?? 'C')[0];
+      return kind === 'D' ? 'im:history' : kind === 'G' ? 'groups:history' : 'channels:history';
+    }
+    case 'reactions.add':
+      return 'reactions:write';
+    case 'files.getUploadURLExternal':
+    case 'files.completeUploadExternal':
+      return 'files:write';
+    case 'users.info':
+      return 'users:read';
+    default:
+      return undefined;
+  }
+}
+
 function text(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }

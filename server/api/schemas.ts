@@ -116,7 +116,7 @@ const LinksSchema = z
       .string()
       .optional()
       .describe(
-        "The workflow's live session page, signed for it alone and expiring (`sessions.linkTtlHours`); absent without SWITCHBOARD_SESSION_SECRET.",
+        "The workflow's live session page, signed for it alone and expiring (`sessions.linkTtlHours`); absent when `sessions.enabled` is off.",
       ),
   })
   .meta({ id: 'Links' });

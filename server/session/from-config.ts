@@ -3,7 +3,7 @@ import { type RequestHandler } from 'express';
 import { TokenTable } from '../../infra/api-tokens';
 import { type LoadedConfig } from '../../infra/config';
 import { type Logger } from '../../infra/logger';
-import { SESSION_PATH, serverBaseUrl, sessionLinksFromConfig } from '../../infra/session-links';
+import { SESSION_PATH, serverBaseUrl, sessionKey, sessionLinksFromConfig } from '../../infra/session-links';
 import { type Door } from '../api/door';
 import { sessionAdmissionFrom } from './admission';
 import { doorAdmissionFromConfig, type DoorAdmission } from '../../infra/door-admission';
@@ -13,8 +13,8 @@ import { createSessionRouter } from './router';
 
 /**
  * The session pages' mount (`/session`), or undefined when `sessions.enabled` is off. Links are
- * signed with SWITCHBOARD_SESSION_SECRET (without it, pages open with API tokens only, and the
- * log says so). Returns the hub too, for the process to close its watchers at shutdown.
+ * signed with SWITCHBOARD_SESSION_SECRET, else the data dir's key file (infra/session-links.ts).
+ * Returns the hub too, for the process to close its watchers at shutdown.
  */
 export function sessionMountFromConfig(
   loaded: LoadedConfig,
@@ -29,7 +29,13 @@ export function sessionMountFromConfig(
   const { config } = loaded;
   if (!config.sessions.enabled) return undefined;
   const links = sessionLinksFromConfig(config, env);
-  if (!links) logger.info('Session pages sign no links: set SWITCHBOARD_SESSION_SECRET (32+ characters) to put them on status cards');
+  const key = sessionKey(config, env);
+  logger.info(
+    key.file ? { keyFile: key.file } : {},
+    key.file
+      ? 'Session page links are signed with the data dir key (delete it to void every link; SWITCHBOARD_SESSION_SECRET wins)'
+      : 'Session page links are signed with SWITCHBOARD_SESSION_SECRET',
+  );
   const redact = createRedactor(env);
   const webUi = webUiBaseUrl
     ? (id: string) =>

@@ -18,7 +18,7 @@ import type { SessionWatcher } from './watcher';
 
 export interface SessionRouterOptions {
   hub: SessionHub;
-  /** The link signer; none when SWITCHBOARD_SESSION_SECRET is unset (pages open with API tokens only). */
+  /** The link signer; none only in tests of token-only access (a deployment always has one: infra/session-links.ts). */
   links?: SessionLinks;
   tokens: TokenTable;
   /** The admission seam (admission.ts): may this person view without a link, steer, stop? */

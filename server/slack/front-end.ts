@@ -6,6 +6,7 @@ import { type AdmissionFacts, type AgentsConfig } from '../../agents';
 import { createAgentSetupActivities } from '../../activities/agents/agent-setup';
 import { createControlAdmission } from '../control-admission';
 import { type SlackConfig } from '../../infra/config/slack-section';
+import { SLACK_EVENTS, type SlackEventName } from '../../activities/slack/app-needs';
 import { readSecret } from '../../infra/config/secrets';
 import { SwitchboardError } from '../../infra/errors';
 import { type Logger } from '../../infra/logger';
@@ -103,6 +104,9 @@ function untilStarted(router: Router, eventsPath: string, started: () => boolean
   return gate;
 }
 
+/** The listened-to event names, keyed by themselves: a name not in the app's list does not compile. */
+const SLACK_EVENT = Object.fromEntries(Object.keys(SLACK_EVENTS).map((name) => [name, name])) as { [K in SlackEventName]: K };
+
 function registerHandlers(app: App, options: SlackFrontEndOptions, reader: SlackWebClient, logger: BoltLogger): void {
   const seen = new Set<string>();
   const limit = options.rememberEvents ?? 10_000;
@@ -149,10 +153,11 @@ function registerHandlers(app: App, options: SlackFrontEndOptions, reader: Slack
     await signalThread(options, routed);
     log.info({ eventId: envelope.event_id, threadId: routed.threadId, kind: routed.kind }, 'Slack message sent to its thread');
   };
-  app.event('app_mention', onMessage);
-  app.event('message', onMessage);
+  // The event names are the app's one list (activities/slack/app-needs.ts), which the manifest subscribes to.
+  app.event(SLACK_EVENT.app_mention, onMessage);
+  app.event(SLACK_EVENT.message, onMessage);
 
-  app.event('reaction_added', async ({ event, body }) => {
+  app.event(SLACK_EVENT.reaction_added, async ({ event, body }) => {
     if (event.reaction !== options.config.slack.stopReaction || event.item.type !== 'message') return;
     const { channel, ts } = event.item;
     const teamId = (body as { team_id: string }).team_id;

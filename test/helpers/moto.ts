@@ -1,14 +1,15 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { CreateBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { projectRoot } from '../../infra/paths';
 import { freePort } from './ports';
 
-/** The moto version the README's quick start and .ci/run install (pip, into `.moto/`). */
-export const MOTO_VERSION = '5.2.1';
-const INSTALL = `python3 -m pip install --target .moto "moto[server]==${MOTO_VERSION}"`;
+/** The moto version `npm test` provisions into `.moto/` (scripts/provision-moto.js holds the one pin). */
+export const MOTO_VERSION = (createRequire(__filename)('../../scripts/provision-moto.js') as { MOTO_VERSION: string }).MOTO_VERSION;
+const INSTALL = `node scripts/provision-moto.js (or: python3 -m pip install --target .moto "moto[server]==${MOTO_VERSION}")`;
 
 /** Any credentials do for moto; they are passed the way a deployment passes them (the AWS environment). */
 export const MOTO_CREDENTIALS = { accessKeyId: 'switchboard-test', secretAccessKey: 'switchboard-test-secret' };

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../../infra/paths';
 
@@ -29,6 +30,8 @@ export function spawnSwitchboard(options: { env: Record<string, string>; cwd?: s
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       HOME: process.env.HOME ?? '/tmp',
       SWITCHBOARD_LOG_FORMAT: 'json',
+      // Never a developer's own switchboard.env from the project folder.
+      SWITCHBOARD_ENV_FILE: join(tmpdir(), 'switchboard-tests-have-no-env-file', 'switchboard.env'),
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -2,6 +2,7 @@ import type { ToolCall, ToolResult } from '../../activities/models/types';
 import { getTool, parseToolInput, type ToolName } from '../../tools';
 import { EXECUTORS, type ToolContext, type ToolExecutor } from './executors';
 import { fail } from './executors/context';
+import { traceTool } from '../tracing';
 
 /**
  * Runs one turn's tool calls: a tool outside the run's toolset is answered as an error and
@@ -53,7 +54,7 @@ async function executeOne(ctx: ToolContext, call: ToolCall): Promise<ToolResult>
   const lossesBefore = ctx.workspaceLoss?.().losses ?? 0;
   let result: ToolResult;
   try {
-    result = await execute();
+    result = await traceTool(call, execute);
   } catch (error) {
     if ((error as { type?: string }).type !== 'workspace_lost') throw error;
     return fail(call, (error as Error).message);
