@@ -12,6 +12,7 @@ import { registerTokensCommand } from './commands/tokens';
 import { registerRoleCommands } from './commands/roles';
 import { registerResendCommand } from './commands/resend';
 import { registerPayloadsCommand } from './commands/payloads';
+import { registerBoardCommand } from './commands/board';
 
 /** Builds the `switchboard` operator command; each command lives in cli/commands/. */
 export function createProgram(): Command {
@@ -19,7 +20,7 @@ export function createProgram(): Command {
   program
     .name('switchboard')
     .description(
-      'Operate Switchboard: check the setup, list agents, ask, inspect and steer runs, units and plans, usage and cost, API tokens, MCP, the claim-check folder; run a worker or the front ends.',
+      'Operate Switchboard: check the setup, list agents, ask, inspect and steer runs, units and plans, team boards, usage and cost, API tokens, MCP, the claim-check folder; run a worker or the front ends.',
     )
     .showHelpAfterError();
   registerDoctorCommand(program);
@@ -38,6 +39,7 @@ export function createProgram(): Command {
   registerMcpCommand(program);
   registerRoleCommands(program);
   registerPayloadsCommand(program);
+  registerBoardCommand(program);
   return program;
 }
 

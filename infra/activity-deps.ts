@@ -76,6 +76,7 @@ export function activityDepsFromConfig(loaded: LoadedConfig, logger: Logger, cli
       admission: config.admission,
       repositories: config.repositories,
       mcp: mcpSetupOf(config.mcp),
+      board: config.board,
       logger,
     },
   };

@@ -11,7 +11,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import { githubUnitSteps, githubWrites, hostBound, repoReads, setup, status, unitWorkspace } from './activity-proxies';
+import { boards, githubUnitSteps, githubWrites, hostBound, repoReads, setup, status, unitWorkspace } from './activity-proxies';
 import { repositoryRefusal } from '../agents';
 import { settingsNotice } from './thread/repo-settings';
 import {
@@ -48,6 +48,7 @@ import { IdleRound } from './unit/idle-round';
 import { PeoplesReviews } from './unit/peoples-reviews';
 import { ReviewRound } from './unit/review-round';
 import { Settle } from './unit/settle';
+import { consolidateUnit } from './unit/consolidate';
 import { Unit } from './unit/unit';
 import { loadUnitSettings } from './unit/unit-setup';
 import { unitDetails } from './unit/unit-details';
@@ -270,6 +271,8 @@ async function shipUnit(input: ShipUnitInput, onCancel: OnCancel): Promise<UnitR
     unit.endedBy = failureReason(error);
   }
   const record = await new Settle(unit).run(unit.outcome);
+  // Where the repository's board consolidates units, rem-agent reads this one's work (docs/board.md).
+  await consolidateUnit(unit.repository?.settings.board, input, record, { boards, patched });
   // A resend in flight finishes (and is recorded) before the unit closes.
   await condition(allHandlersFinished);
   return record;

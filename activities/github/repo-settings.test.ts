@@ -44,7 +44,7 @@ describe('a repository’s .switchboard.yml', () => {
     expect(parsed.problems).toEqual([
       { key: 'review.triggers.1', message: expect.stringContaining('opened') },
       { key: 'issues.lable', message: 'unknown key' },
-      { key: 'colour', message: 'unknown key (known: review, issues, setup, agents, mcp)' },
+      { key: 'colour', message: 'unknown key (known: review, issues, setup, agents, mcp, board)' },
     ]);
     expect(parseSettingsFile('review: [\n').problems).toEqual([
       { key: '(file)', message: expect.stringMatching(/^not valid YAML at line \d+/) },

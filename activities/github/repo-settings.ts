@@ -8,6 +8,7 @@ import {
   type ReviewTrigger,
 } from '../../infra/config/repository-section';
 import type { McpAttachmentConfig } from '../../agents/mcp';
+import { boardPolicy, repoBoardId, type BoardPolicy } from '../../agents/board';
 import { httpStatusOf, toReadFailure } from './failures';
 import { type GitHubIdentities } from './identity';
 import { splitRepo } from './repo-name';
@@ -27,6 +28,8 @@ export interface RepositorySettings {
   agents?: { allowed: string[]; rule: string };
   /** MCP servers of the deployment attached to agents on this repository, by agent id (absent: none beyond the deployment's). */
   mcp?: Record<string, McpAttachmentConfig[]>;
+  /** The repository's team board (absent: neither the file nor the deployment has a `board` section, so it is off). */
+  board?: BoardPolicy;
 }
 
 /** One problem with the settings file, naming the key (`review.triggers.1`) as the file spells it. */
@@ -134,6 +137,16 @@ export function mergeRepositorySettings(
       : {}),
     ...(allowed ? { agents: { allowed, rule } } : {}),
     ...(mcp && Object.keys(mcp).length > 0 ? { mcp } : {}),
+    ...(file.board || ours.board
+      ? {
+          board: boardPolicy(
+            repoBoardId(defaults.repo),
+            file.board,
+            ours.board,
+            ours.board && !file.board ? `repositories.${defaults.repo}.board` : `${SETTINGS_FILE} board`,
+          ),
+        }
+      : {}),
   };
 }
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { FINDING_SEVERITIES } from '../../tools/submit-review';
 import { REPOSITORY_PATTERN } from '../../tools/github-fields';
+import { BoardSettingsSchema } from './board-section';
 import { McpAttachmentSchema } from './mcp-section';
 
 /**
@@ -92,6 +93,7 @@ export const REPOSITORY_SECTIONS = {
   setup: RepositorySetupSchema,
   agents: RepositoryAgentsSchema,
   mcp: RepositoryMcpSchema,
+  board: BoardSettingsSchema,
 } as const;
 
 export const RepositorySettingsSchema = z
@@ -101,6 +103,7 @@ export const RepositorySettingsSchema = z
     setup: RepositorySetupSchema.optional(),
     agents: RepositoryAgentsSchema.optional(),
     mcp: RepositoryMcpSchema.optional(),
+    board: BoardSettingsSchema.optional(),
   })
   .strict();
 
