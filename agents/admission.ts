@@ -350,7 +350,12 @@ export function isBoardKeeper(person: Person, policy: BoardPolicy): boolean {
  * stays `proposed`; only a keeper (or an operator) keeps or retires an entry. A self-serve token
  * only reads.
  */
-export function admitBoard(facts: Pick<AdmissionFacts, 'admission'>, person: Person, subject: BoardSubject, action: BoardAction): BoardAdmission {
+export function admitBoard(
+  facts: Pick<AdmissionFacts, 'admission'>,
+  person: Person,
+  subject: BoardSubject,
+  action: BoardAction,
+): BoardAdmission {
   const { policy } = subject;
   if (isOperator(facts, person)) return { ok: true, keeps: true, as: 'operator' };
   const where = subject.repo ?? subject.boardId;

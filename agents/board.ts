@@ -40,7 +40,11 @@ export function channelBoardId(team: string, channel: string): string {
 }
 
 /** A Slack channel's board policy from the deployment's (keyed by channel), with the conversation's team in its id. */
-export function channelBoard(boards: Readonly<Record<string, BoardPolicy>> | undefined, team: string, channel: string): BoardPolicy | undefined {
+export function channelBoard(
+  boards: Readonly<Record<string, BoardPolicy>> | undefined,
+  team: string,
+  channel: string,
+): BoardPolicy | undefined {
   const policy = boards?.[channel];
   return policy ? { ...policy, boardId: channelBoardId(team, channel) } : undefined;
 }
@@ -59,7 +63,12 @@ export function boardTarget(boardId: string): { repo: string } | { slack: { team
  * Where both say something the stricter wins: on only if neither turns it off and one turns it
  * on; the consolidations both allow; the smaller bounds; the deployment's keepers where it names any.
  */
-export function boardPolicy(boardId: string, file: BoardSettingsInput | undefined, deployment?: BoardSettingsInput, rule?: string): BoardPolicy {
+export function boardPolicy(
+  boardId: string,
+  file: BoardSettingsInput | undefined,
+  deployment?: BoardSettingsInput,
+  rule?: string,
+): BoardPolicy {
   const both = [file, deployment].filter((s): s is BoardSettingsInput => s !== undefined);
   const min = (pick: (s: BoardSettingsInput) => number | undefined, fallback: number) => {
     const values = both.map(pick).filter((n): n is number => n !== undefined);

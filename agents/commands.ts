@@ -87,7 +87,7 @@ export function researchRequest(question: string): string {
   return [
     'Research lead (/research): do not research this yourself. Split the question into two to five independent lines of investigation, ' +
       'and delegate each to a `research` child with the task tool (agent_type "research", mode "background", every call in one turn), ' +
-      "each prompt carrying all the context it needs and asking for a source on every claim. Collect their answers with wait_for_job, then write " +
+      'each prompt carrying all the context it needs and asking for a source on every claim. Collect their answers with wait_for_job, then write ' +
       'one answer that cites a source (a URL, or a repository path with lines) for every claim, says where the children disagreed, and lists what ' +
       'could not be verified.',
     '',

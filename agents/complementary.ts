@@ -35,4 +35,3 @@ export function complementaryRolesOff(
       why: `it runs on a model of another family than this run's ${parentModel}, and agents.entries.${role.id}.complementary names none`,
     }));
 }
-

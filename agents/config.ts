@@ -45,7 +45,7 @@ const EntrySchema = z
       .min(1)
       .optional()
       .describe(
-        "For a role that runs beside its parent on another model family (rubber-duck): the models it may use, first match wins; a run whose model is of every listed family is not offered the role.",
+        'For a role that runs beside its parent on another model family (rubber-duck): the models it may use, first match wins; a run whose model is of every listed family is not offered the role.',
       ),
   })
   .strict();

@@ -12,7 +12,8 @@ export const SEED_001_ENTRIES: ReadonlyArray<{ seed: string; here: Array<{ kind:
   {
     seed: 'general-purpose',
     here: [{ kind: 'role', id: 'general-purpose' }],
-    reached: "`task` from a run with a workspace (coding; a general-purpose child one level further): the parent's tools and standing instructions in a fresh context.",
+    reached:
+      "`task` from a run with a workspace (coding; a general-purpose child one level further): the parent's tools and standing instructions in a fresh context.",
   },
   {
     seed: 'explore',
@@ -75,7 +76,9 @@ export function renderAgentsDoc(catalog: Catalog = builtinCatalog()): string {
     '',
     '| seed entry | here | reached by |',
     '| --- | --- | --- |',
-    ...SEED_001_ENTRIES.map((entry) => `| \`${entry.seed}\` | ${entry.here.map((d) => `${d.kind} \`${d.id}\``).join(', ')} | ${entry.reached} |`),
+    ...SEED_001_ENTRIES.map(
+      (entry) => `| \`${entry.seed}\` | ${entry.here.map((d) => `${d.kind} \`${d.id}\``).join(', ')} | ${entry.reached} |`,
+    ),
     '',
     '## Slash commands',
     '',
@@ -83,7 +86,7 @@ export function renderAgentsDoc(catalog: Catalog = builtinCatalog()): string {
     '',
     ...SLASH_COMMANDS.map((command) => `- \`${command.usage}\`: ${command.does}.`),
     '',
-    '`/review` and `/research` start one run of `code-review` and `conductor` and leave the thread\'s own agent as it was. `/subconscious run` and `/board` are answered by the thread itself, through the admission (`admitBoard`); the board and who keeps it are in docs/board.md.',
+    "`/review` and `/research` start one run of `code-review` and `conductor` and leave the thread's own agent as it was. `/subconscious run` and `/board` are answered by the thread itself, through the admission (`admitBoard`); the board and who keeps it are in docs/board.md.",
     '',
     '## Specialist roles',
     '',

@@ -54,9 +54,7 @@ export function renderAboutBlock(definition: AgentDefinition, profile: Profile):
     );
   }
   if (profile.rolesOff?.length) {
-    lines.push(
-      `Not offered through task to this run: ${profile.rolesOff.map((entry) => `${entry.role} (${entry.why})`).join('; ')}.`,
-    );
+    lines.push(`Not offered through task to this run: ${profile.rolesOff.map((entry) => `${entry.role} (${entry.why})`).join('; ')}.`);
   }
   if (profile.kind === 'agent') {
     lines.push(

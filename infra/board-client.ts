@@ -79,7 +79,12 @@ export async function changeBoard(
 }
 
 /** Asks a board for a rem-agent run over some finished work (starting the board if it is new). */
-export async function requestConsolidation(client: Client, taskQueue: string, boardId: string, request: ConsolidationRequest): Promise<void> {
+export async function requestConsolidation(
+  client: Client,
+  taskQueue: string,
+  boardId: string,
+  request: ConsolidationRequest,
+): Promise<void> {
   await client.workflow.signalWithStart(boardWorkflowType, {
     ...startOptions(boardId, taskQueue),
     signal: consolidateSignal,

@@ -14,7 +14,9 @@ export const contextBoardTool = defineTool({
   input: () =>
     z
       .object({
-        action: z.enum(['add', 'replace', 'confirm', 'retire']).describe('What to do: add a new entry, or replace, confirm or retire one by its id.'),
+        action: z
+          .enum(['add', 'replace', 'confirm', 'retire'])
+          .describe('What to do: add a new entry, or replace, confirm or retire one by its id.'),
         kind: z
           .enum(KINDS)
           .optional()

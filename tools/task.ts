@@ -31,7 +31,9 @@ export const taskTool = defineTool({
           .min(1)
           .max(200)
           .optional()
-          .describe('A few words on what the task is for (e.g. "Consolidate session learnings"), kept with the child on the card and the record.'),
+          .describe(
+            'A few words on what the task is for (e.g. "Consolidate session learnings"), kept with the child on the card and the record.',
+          ),
         model: z.string().min(1).optional().describe('Run the child on this model instead of the resolved one.'),
         mode: z
           .enum(['sync', 'background'])

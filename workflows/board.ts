@@ -53,13 +53,21 @@ export async function boardWorkflow(input: BoardInput): Promise<void> {
     setCurrentDetails(
       currentDetails({
         phase: consolidating ? 'consolidating' : 'idle',
-        note: [`${kept} kept`, `${proposed} proposed`, `${queue.length} queued`, ...(consolidating ? [`run ${consolidating}`] : [])].join(' · '),
+        note: [`${kept} kept`, `${proposed} proposed`, `${queue.length} queued`, ...(consolidating ? [`run ${consolidating}`] : [])].join(
+          ' · ',
+        ),
         ...(guard.note() ? { dropped: guard.note() } : {}),
       }),
     );
   };
   setHandler(boardQuery, () =>
-    book.view({ boardId, ...(input.repo ? { repo: input.repo } : {}), queued: queue.length, ...(consolidating ? { consolidating } : {}), remRuns }),
+    book.view({
+      boardId,
+      ...(input.repo ? { repo: input.repo } : {}),
+      queued: queue.length,
+      ...(consolidating ? { consolidating } : {}),
+      remRuns,
+    }),
   );
   guard.update(
     boardChangeUpdate,

@@ -344,7 +344,9 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
         acknowledge: outcome.kind === 'refused' ? 'refused' : 'accepted',
       });
     } else if (decision.kind === 'board') {
-      remember(await answerBoardCommand(decision.command, boardContext(agentSetup, threadId, statusActivities, { message, replyTarget, repo })));
+      remember(
+        await answerBoardCommand(decision.command, boardContext(agentSetup, threadId, statusActivities, { message, replyTarget, repo })),
+      );
     } else {
       runCount += 1;
       const runId = `run:${threadId}:${runCount}`;
@@ -468,7 +470,15 @@ function boardContext(
   about: { message: ThreadMessage; replyTarget: ReplyTarget; repo: string | undefined },
 ): BoardCommandContext {
   const { message, replyTarget, repo } = about;
-  return { setup, message, replyTarget, threadId, ...(repo ? { repo } : {}), activities: boards, deliverReply: (reply) => status.deliverReply(reply) };
+  return {
+    setup,
+    message,
+    replyTarget,
+    threadId,
+    ...(repo ? { repo } : {}),
+    activities: boards,
+    deliverReply: (reply) => status.deliverReply(reply),
+  };
 }
 
 function savedContext(saved: SavedExchange[]): ChatMessage[] {

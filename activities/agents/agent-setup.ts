@@ -87,7 +87,8 @@ export interface AgentSetupDeps {
 /** The deployment's channel boards, by channel id, as policies (the board id's team is the conversation's: agents/board.ts `channelBoard`). */
 export function channelBoards(board: BoardConfig | undefined): Record<string, BoardPolicy> | undefined {
   const entries = Object.entries(board?.channels ?? {}).map(
-    ([channel, settings]) => [channel, boardPolicy(channelBoardId('*', channel), undefined, settings, `board.channels.${channel}`)] as const,
+    ([channel, settings]) =>
+      [channel, boardPolicy(channelBoardId('*', channel), undefined, settings, `board.channels.${channel}`)] as const,
   );
   return entries.length ? Object.fromEntries(entries) : undefined;
 }

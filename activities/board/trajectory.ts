@@ -42,14 +42,20 @@ export function trajectoryOf(workflowId: string, workflowType: string, execution
   });
   return { workflowId, kind, lines, children };
 
-  function read(event: SessionEvent, first: boolean, scheduled: Map<number, { type: string; input: unknown }>, initiated: Map<number, string>) {
+  function read(
+    event: SessionEvent,
+    first: boolean,
+    scheduled: Map<number, { type: string; input: unknown }>,
+    initiated: Map<number, string>,
+  ) {
     switch (event.kind) {
       case 'started': {
         const input = objectOf(event.input);
         if (!first || !input) return;
         const request = typeof input.request === 'string' ? input.request : undefined;
         const who = objectOf(input.requester)?.id;
-        if (request) lines.push(`${kind === 'unit' ? 'Unit request' : 'Request'}${who ? ` from ${words(who)}` : ''}: ${clip(request, TEXT_CHARS)}`);
+        if (request)
+          lines.push(`${kind === 'unit' ? 'Unit request' : 'Request'}${who ? ` from ${words(who)}` : ''}: ${clip(request, TEXT_CHARS)}`);
         return;
       }
       case 'activityScheduled':
@@ -66,7 +72,8 @@ export function trajectoryOf(workflowId: string, workflowType: string, execution
       case 'activityFailed':
       case 'activityTimedOut': {
         const call = scheduled.get(event.scheduledId);
-        if (call && call.type !== 'modelTurn' && !HOUSEKEEPING.has(call.type)) lines.push(`  → ${call.type} failed: ${clip(event.message, CALL_CHARS)}`);
+        if (call && call.type !== 'modelTurn' && !HOUSEKEEPING.has(call.type))
+          lines.push(`  → ${call.type} failed: ${clip(event.message, CALL_CHARS)}`);
         return;
       }
       case 'signal':
@@ -96,7 +103,9 @@ export function trajectoryOf(workflowId: string, workflowType: string, execution
         const result = objectOf(event.result);
         if (event.status === 'continuedAsNew') return;
         if (kind === 'run' && result) {
-          lines.push(`Run ended ${words(result.outcome, event.status)}${typeof result.endedBy === 'string' ? ` (${result.endedBy})` : ''}.`);
+          lines.push(
+            `Run ended ${words(result.outcome, event.status)}${typeof result.endedBy === 'string' ? ` (${result.endedBy})` : ''}.`,
+          );
           if (typeof result.finalText === 'string' && result.finalText.trim()) lines.push(`Answer: ${clip(result.finalText, TEXT_CHARS)}`);
         } else if (kind === 'unit' && result) {
           lines.push(`Unit settled ${words(result.outcome, event.status)}.`);
@@ -121,7 +130,19 @@ export function trajectoryOf(workflowId: string, workflowType: string, execution
 }
 
 /** The activities that are a run's own housekeeping, never a tool's answer. */
-const HOUSEKEEPING = new Set(['statusCard', 'prepareWorkspace', 'closeWorkspace', 'releaseWorkspace', 'loadAgentSetup', 'vetRepository', 'runProgress', 'deliverReply', 'repoSettings', 'loadInstructions', 'readBoard']);
+const HOUSEKEEPING = new Set([
+  'statusCard',
+  'prepareWorkspace',
+  'closeWorkspace',
+  'releaseWorkspace',
+  'loadAgentSetup',
+  'vetRepository',
+  'runProgress',
+  'deliverReply',
+  'repoSettings',
+  'loadInstructions',
+  'readBoard',
+]);
 
 function reviewWords(input: unknown): string {
   const review = objectOf(input);
@@ -138,7 +159,8 @@ function reviewWords(input: unknown): string {
 function answerWords(result: unknown): string {
   if (isUnreadable(result)) return '(unreadable)';
   const value = objectOf(result);
-  if (value && typeof value.output === 'string') return `${value.exitCode !== undefined ? `exit ${words(value.exitCode)}: ` : ''}${value.output}`;
+  if (value && typeof value.output === 'string')
+    return `${value.exitCode !== undefined ? `exit ${words(value.exitCode)}: ` : ''}${value.output}`;
   if (value && typeof value.content === 'string') return value.content;
   return typeof result === 'string' ? result : JSON.stringify(result ?? null);
 }
@@ -149,7 +171,9 @@ function words(value: unknown, fallback = ''): string {
 }
 
 function objectOf(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !isUnreadable(value) ? (value as Record<string, unknown>) : undefined;
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !isUnreadable(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
 }
 
 /** One line, cleaned of credentials, cut to `max` characters. */

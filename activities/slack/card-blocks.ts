@@ -99,7 +99,9 @@ export function repoContextWords(status: RunStatus): { instructions?: string; se
   return {
     ...(status.instructions?.length ? { instructions: status.instructions.join(', ') } : {}),
     ...(setupWords ? { setup: setupWords } : {}),
-    ...(status.board ? { board: `${status.board.id} (${status.board.entries} kept ${status.board.entries === 1 ? 'entry' : 'entries'})` } : {}),
+    ...(status.board
+      ? { board: `${status.board.id} (${status.board.entries} kept ${status.board.entries === 1 ? 'entry' : 'entries'})` }
+      : {}),
   };
 }
 

@@ -58,7 +58,9 @@ export function registerBoardCommand(program: Command): void {
         if (!outcome.ok) throw new Error(`${subject.boardId} did not take that: ${outcome.refused}`);
         console.log(`${subject.boardId}: ${outcome.result.message}\n  ${entryLine(outcome.result.entry)}`);
         if (!subject.policy.enabled && subject.repo)
-          console.log(`Note: runs read this board only where ${subject.repo}'s .switchboard.yml (or repositories.${subject.repo}.board) sets board.enabled.`);
+          console.log(
+            `Note: runs read this board only where ${subject.repo}'s .switchboard.yml (or repositories.${subject.repo}.board) sets board.enabled.`,
+          );
       });
     });
 }
@@ -83,7 +85,7 @@ export function boardChange(action: string, words: string[], reason?: string): C
     case 'add':
       if (!first || !(BOARD_ENTRY_KINDS as readonly string[]).includes(first))
         return { problem: `The kind is one of ${BOARD_ENTRY_KINDS.join(', ')} (got "${first ?? ''}").` };
-      if (!rest.length) return { problem: 'add needs the entry\'s text after its kind' };
+      if (!rest.length) return { problem: "add needs the entry's text after its kind" };
       return { action, kind: first as BoardEntryKind, text: rest.join(' ') };
     default:
       return { problem: `Unknown action "${action}": list, keep <id>, retire <id> or add <kind> <text>.` };
@@ -95,7 +97,8 @@ async function list(client: Parameters<typeof queryBoard>[0], boardId: string, j
   if (json) return void console.log(JSON.stringify(state ?? { boardId, entries: [] }, null, 2));
   const entries = state?.entries ?? [];
   console.log(`${boardId}: ${count(entries, 'kept')} kept, ${count(entries, 'proposed')} proposed, ${count(entries, 'retired')} retired`);
-  for (const entry of entries) console.log(`  ${entryLine(entry)}  (by ${entry.source.by}${entry.source.runId ? ` via ${entry.source.runId}` : ''})`);
+  for (const entry of entries)
+    console.log(`  ${entryLine(entry)}  (by ${entry.source.by}${entry.source.runId ? ` via ${entry.source.runId}` : ''})`);
 }
 
 function count(entries: ReadonlyArray<{ state: string }>, state: string): number {

@@ -18,12 +18,14 @@ export const BoardSettingsSchema = z
       .boolean()
       .optional()
       .describe(
-        "The board is on: every run here reads its kept entries, /board and /subconscious run work, and rem-agent consolidates after the work `consolidate` names (default false).",
+        'The board is on: every run here reads its kept entries, /board and /subconscious run work, and rem-agent consolidates after the work `consolidate` names (default false).',
       ),
     consolidate: z
       .array(z.enum(BOARD_CONSOLIDATE_AFTER))
       .optional()
-      .describe('When rem-agent reads finished work by itself: after a ship unit settles (units), after a thread run ends (runs) (default [units]).'),
+      .describe(
+        'When rem-agent reads finished work by itself: after a ship unit settles (units), after a thread run ends (runs) (default [units]).',
+      ),
     maxEntries: z
       .number()
       .int()
@@ -38,17 +40,19 @@ export const BoardSettingsSchema = z
       .min(200)
       .max(20_000)
       .optional()
-      .describe("The kept entries a run reads, bounded to this many characters of its system prompt (default 4000)."),
+      .describe('The kept entries a run reads, bounded to this many characters of its system prompt (default 4000).'),
     keepers: z
       .object({
         role: z
           .enum(BOARD_KEEPER_ROLES)
           .optional()
-          .describe("A GitHub collaborator with at least this role on the repository keeps and retires entries (default write)."),
+          .describe('A GitHub collaborator with at least this role on the repository keeps and retires entries (default write).'),
         people: z
           .array(z.string().min(1))
           .optional()
-          .describe('People (requester ids, e.g. slack:U012AB3CD or github:alice) who keep and retire entries, whatever their GitHub role.'),
+          .describe(
+            'People (requester ids, e.g. slack:U012AB3CD or github:alice) who keep and retire entries, whatever their GitHub role.',
+          ),
       })
       .strict()
       .optional()

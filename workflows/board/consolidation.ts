@@ -125,7 +125,11 @@ export function remRequest(boardId: string, book: BoardBook, trajectory: string,
   const live = book.state.entries.filter((entry) => entry.state !== 'retired');
   const retired = book.state.entries.filter((entry) => entry.state === 'retired').slice(-10);
   const what =
-    request.trigger === 'unit' ? 'a ship unit that settled' : request.trigger === 'run' ? 'a run that ended' : `a conversation (/subconscious run)`;
+    request.trigger === 'unit'
+      ? 'a ship unit that settled'
+      : request.trigger === 'run'
+        ? 'a run that ended'
+        : `a conversation (/subconscious run)`;
   return [
     `Consolidate the work below (${what}) into the team board ${boardId}.`,
     keeps

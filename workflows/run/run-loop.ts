@@ -58,7 +58,9 @@ export class RunLoop {
     // A role this run is not offered (rubber-duck without a model of another family) is not named by its task tool.
     const off = (profile.rolesOff ?? []).map((entry) => entry.role);
     this.tools = [
-      ...modelToolSchemas(profile.tools).map((tool) => (tool.name === 'task' && off.length ? { ...tool, description: taskDescription(off) } : tool)),
+      ...modelToolSchemas(profile.tools).map((tool) =>
+        tool.name === 'task' && off.length ? { ...tool, description: taskDescription(off) } : tool,
+      ),
       ...(deps.state.mcp?.tools ?? []).map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema })),
     ];
   }

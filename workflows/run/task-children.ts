@@ -125,7 +125,10 @@ export class TaskChildren {
     if (!target.ok) return toolError(call, target.message);
     // A complementary role's point is another model family than this run's: a chosen model must be one.
     if (target.definition.complementary && typeof args.model === 'string' && modelFamily(args.model) === modelFamily(profile.model.value))
-      return toolError(call, `${target.definition.id} runs on a model of another family than this run's ${profile.model.value}; ${args.model} is not one.`);
+      return toolError(
+        call,
+        `${target.definition.id} runs on a model of another family than this run's ${profile.model.value}; ${args.model} is not one.`,
+      );
     // A child is admitted like any request, as the person the run is for: the chosen model (the
     // model writes what chat asked for), and for an agent child the access rules, a GitHub
     // actor's role and the sandbox (agents/admission.ts). The caller's self-serve flag and token

@@ -123,7 +123,9 @@ async function listing(ctx: BoardCommandContext, boardId: string, where: string,
     `Team board of ${where} (${boardId}): ${kept.length} kept, read by every run here; ${proposed.length} proposed.`,
     ...kept.map((entry) => `- ${entryLine(entry)}`),
     ...proposed.map((entry) => `- ${entryLine(entry)}`),
-    ...(proposed.length && keeper ? [`Keep one with /board keep ${proposed[0].id}, or retire it with /board retire ${proposed[0].id}.`] : []),
+    ...(proposed.length && keeper
+      ? [`Keep one with /board keep ${proposed[0].id}, or retire it with /board retire ${proposed[0].id}.`]
+      : []),
   ].join('\n');
 }
 

@@ -13,7 +13,12 @@ export const contextBoard: ToolExecutor<'context_board'> = async (ctx, call, inp
   if (!board?.writes || !ctx.activities.boards)
     return fail(call, 'This run consolidates for no team board, so context_board has nothing to change; nothing was written.');
   const key = ctx.effectKey(call);
-  const actor = { kind: 'agent' as const, id: key.split('/context_board/')[0], keeps: board.writes.keeps, onBehalfOf: board.writes.onBehalfOf };
+  const actor = {
+    kind: 'agent' as const,
+    id: key.split('/context_board/')[0],
+    keeps: board.writes.keeps,
+    onBehalfOf: board.writes.onBehalfOf,
+  };
   const change: BoardChange =
     input.action === 'add'
       ? { key, actor, action: 'add', kind: input.kind!, text: input.text! }
