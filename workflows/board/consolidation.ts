@@ -157,6 +157,11 @@ function changeNote(input: BoardInput, runId: string, changes: BoardChangeResult
       : `rem-agent (${runId}) ended ${record?.outcome ?? 'failed'} without changing the team board of ${where}.`;
   const lines = changes.map((change) => `- ${change.effect}: ${entryLine(change.entry)}`);
   const proposed = changes.filter((change) => change.effect === 'proposed').map((change) => change.entry.id);
-  const keep = proposed.length ? ` A keeper keeps ${proposed.length === 1 ? 'it' : 'one'} with /board keep ${proposed[0]}.` : '';
-  return [`rem-agent (${runId}) read this work and changed the team board of ${where}:${keep}`, ...lines].join('\n');
+  return [
+    `rem-agent (${runId}) read this work and changed the team board of ${where}:`,
+    ...lines,
+    ...(proposed.length
+      ? [`A keeper keeps a proposed entry with /board keep ${proposed[0]} (or retires it with /board retire ${proposed[0]}).`]
+      : []),
+  ].join('\n');
 }
