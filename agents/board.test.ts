@@ -27,7 +27,7 @@ describe('who may do what on a board (admitBoard, the one admission)', () => {
     ['a named keeper', slack('slack:UKEEP'), 'keeper'],
     ['a GitHub collaborator with write', gh('alice', 'write'), 'keeper'],
     ['an operator (admission.operators)', slack('slack:UOPS'), 'operator'],
-    ['the CLI', { surface: 'cli', userId: 'cli:op' } as Person, 'operator'],
+    ['the CLI', { surface: 'cli', userId: 'cli:op' }, 'operator'],
   ] as const)('%s keeps and retires, and what they add is kept', (_who, person, as) => {
     for (const action of ['keep', 'retire', 'add', 'consolidate'] as const)
       expect(admitBoard(facts, person, subject, action)).toEqual({ ok: true, keeps: true, as });

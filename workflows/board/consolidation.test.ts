@@ -1,6 +1,5 @@
 import type { AgentSetup } from '../../activities/agents/agent-setup';
 import { DEFAULT_SHIP_SETTINGS } from '../../activities/agents/agent-setup';
-import type { RepoSettingsResult } from '../../activities/github';
 import type { ReplyInput } from '../../activities/status/types';
 import { boardPolicy, builtinCatalog } from '../../agents';
 import { defaultAgentsConfig } from '../../agents/config';
@@ -38,7 +37,7 @@ function harness(settings: BoardSettingsInput | undefined) {
           issues: { assign: true },
           ...(settings ? { board: boardPolicy('board:acme/app', settings) } : {}),
         },
-      }) as RepoSettingsResult,
+      }),
     readTrajectory: async ({ sources }) => ({ text: `the work of ${sources.join(', ')}`, read: sources, missing: [] }),
     deliverReply: async (reply) => {
       replies.push(reply);
