@@ -12,7 +12,21 @@ import {
   type Requester,
   type ThreadMessage,
 } from '../workflows/contracts';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { stringify } from 'yaml';
+import { loadConfig } from '../infra/config';
+import { createLogger } from '../infra/logger';
+import { SessionLinks } from '../infra/session-links';
+import { doorFromConfig } from '../server/api/from-config';
+import { createServerApp } from '../server/app';
+import { sessionMountFromConfig } from '../server/session/from-config';
+import { launchChromium } from './helpers/browser';
 import { runCli } from './helpers/cli';
+import { freePort } from './helpers/ports';
 import { startShipKit, type ShipKit } from './helpers/ship-kit';
 import { waitUntil } from './helpers/wait';
 
@@ -247,6 +261,50 @@ describe('the team board, rem-agent and the slash commands', () => {
     expect((await client().workflow.getHandle(review.runId).query(runStatusQuery)).board).toEqual({ id: BOARD, entries: 1 });
     await next.signal(stopSignal, { reason: 'the test has what it needs' });
     await next.result();
+  });
+
+  it('the session page of the review that read the board has a Team board section (in Chromium)', async () => {
+    // The session pages, mounted as the product mounts them, on this kit's Temporal.
+    const secret = randomBytes(32).toString('hex');
+    const port = await freePort();
+    const dir = ship.kit.dir;
+    writeFileSync(join(dir, 'switchboard.yaml'), stringify({ http: { host: '127.0.0.1', port }, sessions: { enabled: true } }));
+    const env = { SWITCHBOARD_SESSION_SECRET: secret };
+    const loaded = loadConfig({ env: { SWITCHBOARD_TASK_QUEUE: ship.kit.taskQueue, ...env }, cwd: dir });
+    const logger = createLogger({ level: 'silent' });
+    const door = doorFromConfig(loaded, client(), undefined, env);
+    const session = sessionMountFromConfig(loaded, client(), door, logger, undefined, undefined, env)!;
+    const app = createServerApp({
+      client: client(),
+      logger,
+      health: { namespace: 'default', taskQueue: ship.kit.taskQueue, pingTemporal: async () => undefined, workerState: () => 'RUNNING' },
+      mounts: [session.mount],
+    });
+    const server: Server = await new Promise((resolve) => {
+      const listening = app.listen(port, '127.0.0.1', () => resolve(listening));
+    });
+    const browser = await launchChromium();
+    try {
+      const url = new SessionLinks(secret, 3_600_000, `http://127.0.0.1:${port}`).url(`unit:${SHOP}:discount/review-1-1`);
+      const page = await browser.context.newPage();
+      await page.goto(url);
+      const board = page.locator('#board');
+      await board.waitFor();
+      expect(await page.getByRole('heading', { name: 'Team board' }).count()).toBe(1);
+      expect(await board.innerText()).toMatch(/^board:acme\/shop: 1 kept entry read into this run's system prompt, as data\./);
+      expect(await board.innerText()).toContain('b1 decision Money is integer cents here');
+      const shots = process.env.SESSION_SCREENSHOTS ?? mkdtempSync(join(tmpdir(), 'board-screens-'));
+      await page.screenshot({ path: join(shots, 'review-run-board.png'), fullPage: true });
+      await board.screenshot({ path: join(shots, 'review-run-board-section.png') });
+      console.log(`screenshots: ${shots}`);
+    } finally {
+      await browser.close();
+      session.hub.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    }
   });
 
   it('/subconscious run, /review and /research start what seed 001 says; an unknown command gets one line', async () => {

@@ -69,6 +69,7 @@ function header(session: RunSession, context: RenderContext): string {
     ['Repository', repo ? link(links.repoUrl, repo) : ''],
     ['Pull request', pullRequest ? link(links.pullUrl, `#${pullRequest}`) : ''],
     ['Part of', partOf(session)],
+    ['Team board', session.board ? `<a href="#board"><code>${esc(session.board.id)}</code></a>` : ''],
     [
       'Budget',
       budgetMinutes
