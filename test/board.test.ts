@@ -442,5 +442,8 @@ describe('the team board, rem-agent and the slash commands', () => {
     const wrong = await cli(['add', 'rumour', 'x']);
     expect(wrong).toMatchObject({ code: 1 });
     expect(wrong.stderr).toMatch(/The kind is one of fact, command, convention, decision, pitfall/);
+    // Every refusal above was the validator's: no workflow task of the board ever failed.
+    const history = await client().workflow.getHandle(BOARD).fetchHistory();
+    expect((history.events ?? []).filter((event) => event.workflowTaskFailedEventAttributes)).toEqual([]);
   });
 });
