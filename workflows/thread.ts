@@ -344,9 +344,7 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
         acknowledge: outcome.kind === 'refused' ? 'refused' : 'accepted',
       });
     } else if (decision.kind === 'board') {
-      remember(
-        await answerBoardCommand(decision.command, boardContext(agentSetup, threadId, statusActivities, { message, replyTarget, repo })),
-      );
+      remember(await answerBoardCommand(decision.command, boardAt(agentSetup, threadId, statusActivities, { message, replyTarget, repo })));
     } else {
       runCount += 1;
       const runId = `run:${threadId}:${runCount}`;
@@ -407,8 +405,7 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
       // The run's own unconfirmed writes (its tools', its card's) are listed here, where `resend` repairs them.
       uncertain.adopt(record?.unconfirmed);
       reviews.record(record);
-      // Where the repository's board consolidates runs, a run that did work worth keeping is read by rem-agent.
-      await consolidateRun(record, boardContext(agentSetup, threadId, statusActivities, { message, replyTarget, repo }), patched);
+      await consolidateRun(record, boardAt(agentSetup, threadId, statusActivities, { message, replyTarget, repo }), patched);
       const answer = ended.stuck
         ? stuckRunNotice(ended.stuck)
         : record?.finalText ||
@@ -462,8 +459,12 @@ export const STEER_ADMITTED = 'thread-steer-admitted';
 export const GITHUB_ACTOR_ADMITTED = 'thread-github-actor-admitted';
 /** Marks histories whose threads load the agent setup as a local activity (before: an activity). */
 export const PATCH_LOCAL_SETUP = 'thread-local-agent-setup';
-/** What `/board`, `/subconscious run` and a run's consolidation need of the message being decided (the setup it was decided with). */
-function boardContext(
+/**
+ * What `/board`, `/subconscious run` and a run's consolidation need of the message being decided (the setup it was
+ * decided with). After a run, where the repository's board consolidates runs, one that did work worth keeping is
+ * read by rem-agent (thread/board-command.ts `consolidateRun`).
+ */
+function boardAt(
   setup: AgentSetup,
   threadId: string,
   status: Pick<StatusActivities, 'deliverReply'>,

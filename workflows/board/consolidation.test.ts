@@ -27,17 +27,16 @@ function harness(settings: BoardSettingsInput | undefined) {
     input: { boardId: 'board:acme/app', repo: 'acme/app' },
     book,
     loadSetup: async () => setup,
-    repoSettings: async () =>
-      ({
-        repo: 'acme/app',
-        file: 'found',
-        problems: [],
-        settings: {
-          review: { triggers: [], debounceSeconds: 60, severity: 'minor' },
-          issues: { assign: true },
-          ...(settings ? { board: boardPolicy('board:acme/app', settings) } : {}),
-        },
-      }),
+    repoSettings: async () => ({
+      repo: 'acme/app',
+      file: 'found',
+      problems: [],
+      settings: {
+        review: { triggers: [], debounceSeconds: 60, severity: 'minor' },
+        issues: { assign: true },
+        ...(settings ? { board: boardPolicy('board:acme/app', settings) } : {}),
+      },
+    }),
     readTrajectory: async ({ sources }) => ({ text: `the work of ${sources.join(', ')}`, read: sources, missing: [] }),
     deliverReply: async (reply) => {
       replies.push(reply);
