@@ -2,6 +2,7 @@ import { type Logger } from '../infra/logger';
 import { type ToolBackends } from '../tools/availability';
 import { createAgentSetupActivities, type AgentSetupDeps } from './agents/agent-setup';
 import { createAttachActivities } from './attach';
+import { createBoardActivities } from './board';
 import { createGitHubActivities, type GitHubActivityDeps } from './github';
 import { createModelActivities, type ModelActivityDeps } from './models';
 import { createSandboxActivities, createSandboxHost, type SandboxDeps, type SandboxHost } from './sandbox';
@@ -126,6 +127,8 @@ export function createActivities(deps: ActivityDeps) {
     ...createResidentQueueActivities({ client: deps.units.client, taskQueue: deps.units.taskQueue }),
     ...createRunProgressActivities({ client: deps.units.client }),
     ...createRunStartActivities(deps.runStarts ?? { client: deps.units.client, eager: false }),
+    // Team boards: a run reads its board, rem-agent changes it, a thread or unit asks for a consolidation.
+    ...createBoardActivities({ client: deps.units.client, taskQueue: deps.units.taskQueue }),
     ...createSpendActivities({ client: deps.units.client, taskQueue: deps.units.taskQueue, ...(deps.spend ? { config: deps.spend } : {}) }),
     ...createStatusActivities({
       logger: deps.logger,

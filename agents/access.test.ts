@@ -18,7 +18,7 @@ describe('authorize', () => {
       slack('U1'),
       'agent_unknown',
       'catalog',
-      /There is no agent called "nope"\. You may use: general, review, ship, research, explore, conductor\./,
+      /There is no agent called "nope"\. You may use: general, review, ship, research, explore, conductor, code-review\./,
     ],
     ['orchestrator', slack('U1'), 'agent_feature_off', 'featureFlags.orchestrator', /switched off here/],
     ['coding', slack('U1'), 'agent_restricted', 'restrict.agents.coding', /limited to named people .* You may use: general, review/],
@@ -132,6 +132,7 @@ describe('authorize', () => {
       'research',
       'explore',
       'conductor',
+      'code-review',
     ]);
     expect(usableAgents(catalog, config, slack('UNARROW', 'CREAD'))).toEqual(['general', 'research']);
   });

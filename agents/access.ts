@@ -65,9 +65,14 @@ export function authorize(catalog: Catalog, config: AgentsConfig, requester: Req
   return { ok: false, ...failure, message: refusalMessage(agentId, failure, alternatives), alternatives };
 }
 
-/** Every agent id this requester may run here, in catalog order. */
+/**
+ * Every agent id this requester may run here from a message, in catalog order: a board's own
+ * agent (rem-agent, which holds context_board) is started by a board, never by a message.
+ */
 export function usableAgents(catalog: Catalog, config: AgentsConfig, requester: Requester): string[] {
-  return catalog.agents.filter((agent) => firstFailure(agent, config, requester) === undefined).map((agent) => agent.id);
+  return catalog.agents
+    .filter((agent) => firstFailure(agent, config, requester) === undefined && !listedTools(agent).includes('context_board'))
+    .map((agent) => agent.id);
 }
 
 /** True for an agent that can reach a shell: it holds bash, or it runs in (or starts runs in) a workspace. */

@@ -2,6 +2,7 @@ import type { AdmissionConfig } from '../infra/config/admission-section';
 import { authorize, reachesShell, type Requester } from './access';
 import { type Catalog, getAgent } from './catalog';
 import { type AgentsConfig } from './config';
+import { type BoardPolicy } from './board';
 import { type AgentDefinition, listedTools } from './definition';
 import { DEFAULT_ADMISSION, githubRequirement, roleAtLeast, type GitHubRole } from './github-roles';
 import { admitMcp, type McpAdmission, type McpAttachmentConfig, type McpSetup } from './mcp';
@@ -76,6 +77,8 @@ export interface StartRequest {
   conversation?: Conversation;
   /** Rules a replayed history was decided without (the thread passes what `patched()` says). */
   skip?: ReadonlyArray<'github_actor'>;
+  /** The board a consolidating run (rem-agent) is started for: only a board starts one. */
+  board?: string;
 }
 
 export interface AdmissionRefusal {
@@ -205,6 +208,18 @@ export function repositoryRefusal(
   };
 }
 
+/** An agent that writes a board (rem-agent) is started by a board for the work it reads, never by a message or a task. */
+export const boardAgentCheck: StartCheck = (_facts, request, agent) => {
+  if (request.board !== undefined || !listedTools(agent).includes('context_board')) return undefined;
+  return {
+    code: 'board_agent_only',
+    rule: `${agent.id} is started by a board`,
+    message:
+      `${agent.displayName} reads finished work and updates the team board; it is started with /subconscious run in a conversation, ` +
+      'or by the board itself after work ends where the repository turns that on (board.consolidate), so nothing was run.',
+  };
+};
+
 /**
  * The start decision's rules after access, in order. Another rule (e.g. a spend cap) is one
  * more `StartCheck` appended here, with the fact it needs added to `AdmissionFacts` and its
@@ -217,6 +232,7 @@ export const START_CHECKS: readonly StartCheck[] = [
   requestCheck,
   sandboxCheck,
   pullRequestCheck,
+  boardAgentCheck,
 ];
 
 /** What a steer, stop or read reaches. */
@@ -305,4 +321,71 @@ export function unitToolsRefusal(person: Person, conversation: Conversation): Ad
       "Ship units are started, steered and stopped from the person's own private DM with Switchboard (or the CLI), " +
       'not from here; nothing was done. Ask in a DM, or use agent:ship here.',
   };
+}
+
+/** What a person does to a board: read it, add an entry, keep or retire one, or ask rem-agent to consolidate their work. */
+export type BoardAction = 'read' | 'add' | 'keep' | 'retire' | 'consolidate';
+
+/** The board a change reaches, with the policy its settings make (agents/board.ts `boardPolicy`). */
+export interface BoardSubject {
+  boardId: string;
+  repo?: string;
+  policy: BoardPolicy;
+}
+
+/** Admitted: whether what this person adds (or the consolidation of their work) is kept at once, and as whom. */
+export type BoardAdmission = { ok: true; keeps: boolean; as: 'operator' | 'keeper' | 'member' } | AdmissionRefusal;
+
+/** A keeper of the board: named in `board.keepers.people`, or on GitHub a collaborator with at least `board.keepers.role`. */
+export function isBoardKeeper(person: Person, policy: BoardPolicy): boolean {
+  if (person.userId !== undefined && policy.keepers.people.includes(person.userId)) return true;
+  return person.surface === 'github' && person.githubRole !== undefined && roleAtLeast(person.githubRole, policy.keepers.role);
+}
+
+/**
+ * Whether `person` may do `action` on a board (every door asks this: the thread's `/board` and
+ * `/subconscious run`, the CLI, and a board itself before it starts rem-agent). An operator always
+ * may. A board that is off answers nobody else. Anyone the deployment admits may read a board
+ * and add to it, but what a non-keeper adds — and what rem-agent takes from a non-keeper's work —
+ * stays `proposed`; only a keeper (or an operator) keeps or retires an entry. A self-serve token
+ * only reads.
+ */
+export function admitBoard(
+  facts: Pick<AdmissionFacts, 'admission'>,
+  person: Person,
+  subject: BoardSubject,
+  action: BoardAction,
+): BoardAdmission {
+  const { policy } = subject;
+  if (isOperator(facts, person)) return { ok: true, keeps: true, as: 'operator' };
+  const where = subject.repo ?? subject.boardId;
+  if (!policy.enabled)
+    return {
+      ok: false,
+      code: 'board_off',
+      rule: `${policy.rule}.enabled`,
+      message: `The team board of ${where} is off (${policy.rule}.enabled), so nothing was done. An operator can still change it with switchboard board.`,
+    };
+  if (action !== 'read' && person.selfServe)
+    return {
+      ok: false,
+      code: 'self_serve_excluded',
+      rule: 'self-serve tokens',
+      message: `A self-serve token reads the team board of ${where} but does not change it, so nothing was done.`,
+    };
+  const keeper = isBoardKeeper(person, policy);
+  if ((action === 'keep' || action === 'retire') && !keeper) {
+    const who = [
+      ...(person.surface === 'github' || subject.repo ? [`a collaborator with the ${policy.keepers.role} role on ${where}`] : []),
+      ...(policy.keepers.people.length ? [`the people ${policy.rule}.keepers.people names`] : []),
+      'an operator',
+    ];
+    return {
+      ok: false,
+      code: 'board_keeper',
+      rule: `${policy.rule}.keepers`,
+      message: `Only a keeper of the team board of ${where} may ${action} an entry (${who.join(', ')}), so nothing was changed.`,
+    };
+  }
+  return { ok: true, keeps: keeper, as: keeper ? 'keeper' : 'member' };
 }

@@ -18,7 +18,7 @@ describe('built-in definitions against the schema', () => {
 });
 
 describe('built-in agents, field by field', () => {
-  it('are exactly the eight of the design, in order', () => {
+  it("are the eight of the design, then seed 001's code-review and rem-agent, in order", () => {
     expect(BUILTIN_AGENTS.map((a) => a.id)).toEqual([
       'general',
       'coding',
@@ -28,6 +28,8 @@ describe('built-in agents, field by field', () => {
       'explore',
       'orchestrator',
       'conductor',
+      'code-review',
+      'rem-agent',
     ]);
   });
 
@@ -43,6 +45,8 @@ describe('built-in agents, field by field', () => {
     ['explore', 'explore', 'repo-cold', 'read', 120, 720, 64_000, '1h', undefined, true, false, undefined],
     ['orchestrator', 'orchestrator', 'none', 'read', 15, 90, 16_000, '5m', 'low', false, false, 'orchestrator'],
     ['conductor', 'conductor', 'none', 'read', 30, 180, 16_000, '5m', 'medium', true, true, undefined],
+    ['code-review', 'code-review', 'repo-cold', 'read', 30, 180, 32_000, '5m', 'high', false, false, undefined],
+    ['rem-agent', 'rem', 'none', 'none', 10, 60, 8_000, '5m', 'low', false, false, undefined],
   ];
   it.each(table)(
     '%s: toolset %s, machine %s, identity %s, %i min, guard %i, %i tokens, cache %s, effort %s, routable %s, selfServe %s, flag %s',

@@ -2,6 +2,7 @@ import { builtinCatalog, getAgent, getRole } from './catalog';
 import { defaultAgentsConfig } from './config';
 import { listedTools } from './definition';
 import { resolveRoleProfile, resolveTaskTarget } from './delegation';
+import { SEED_001_ENTRIES } from './docs';
 import { resolveProfile } from './profile';
 import { buildSystemPrompt, PARALLEL_BLOCK } from './prompt';
 import { getTool, TOOL_NAMES } from '../tools/registry';
@@ -79,9 +80,60 @@ describe('rubber-duck: a critic that changes nothing', () => {
     expect(role.prompt).toMatch(/devil's advocate/);
     expect(role.prompt).toMatch(/never change a file/);
   });
+
+  it('runs on a model of another family than its parent, the first agents.entries.rubber-duck.complementary names', () => {
+    const entries = defaultAgentsConfig({
+      defaults: { model: 'anthropic:claude-sonnet-4-6' },
+      entries: { 'rubber-duck': { complementary: ['anthropic:claude-opus-4-1', 'openai:gpt-5'] } },
+    });
+    const parent = parentOf('coding', entries);
+    expect(parent.rolesOff).toBeUndefined();
+    expect(resolveTaskTarget(catalog, 'rubber-duck', parent, entries)).toMatchObject({ ok: true, kind: 'role' });
+    expect(resolveRoleProfile({ role, parent, config: entries, depth: 1 }).model).toEqual({ value: 'openai:gpt-5', chosenBy: 'entry' });
+  });
+
+  it('is left out of the parent’s task tool, with the reason, when no model of another family may be used', () => {
+    const sameFamily = defaultAgentsConfig({
+      defaults: { model: 'claude-sonnet-4-6' },
+      entries: { 'rubber-duck': { complementary: ['anthropic:claude-opus-4-1'] } },
+    });
+    for (const entries of [config, sameFamily]) {
+      const parent = parentOf('coding', entries);
+      expect(parent.rolesOff).toEqual([
+        { role: 'rubber-duck', why: expect.stringMatching(/agents\.entries\.rubber-duck\.complementary names none/) },
+      ]);
+      const target = resolveTaskTarget(catalog, 'rubber-duck', parent, entries);
+      expect(target).toMatchObject({ ok: false, code: 'task_target_unavailable' });
+      if (!target.ok) expect(target.choices).not.toContain('rubber-duck');
+      const system = buildSystemPrompt(getAgent(catalog, 'coding')!, parent);
+      expect(system).toMatch(/Not offered through task to this run: rubber-duck \(it runs on a model of another family/);
+    }
+    // A run without a workspace has no roles to leave out.
+    expect(parentOf('conductor').rolesOff).toBeUndefined();
+  });
 });
 
-describe('code-review and research, as review and research here', () => {
+describe('code-review, research and rem-agent', () => {
+  it('code-review reports material issues only, in text: read-only, no submission, reached by task', () => {
+    const codeReview = getAgent(catalog, 'code-review')!;
+    expect(codeReview).toMatchObject({ machine: 'repo-cold', identity: 'read', routable: false });
+    expect(listedTools(codeReview)).not.toEqual(expect.arrayContaining(['write_file']));
+    expect(listedTools(codeReview).filter((tool) => tool.startsWith('submit_') || getTool(tool)?.publishes)).toEqual([]);
+    expect(codeReview.prompt).toMatch(/bugs and logic errors;\n- security issues;\n- race conditions and resource leaks;/);
+    expect(codeReview.prompt).toMatch(/Do not comment on style, formatting, naming, grammar, minor refactors/);
+    // The task a review request was refused as before (task_target_writes) reaches it now, from a workspace or not.
+    expect(resolveTaskTarget(catalog, 'code-review', parentOf('coding'))).toMatchObject({ ok: true, kind: 'agent' });
+    expect(resolveTaskTarget(catalog, 'code-review', parentOf('conductor'))).toMatchObject({ ok: true, kind: 'agent' });
+  });
+
+  it('rem-agent holds the board alone and is started by a board, never by a message or a task', () => {
+    const rem = getAgent(catalog, 'rem-agent')!;
+    expect(listedTools(rem)).toEqual(['context_board']);
+    expect(rem).toMatchObject({ machine: 'none', identity: 'none' });
+    expect(resolveTaskTarget(catalog, 'rem-agent', parentOf('conductor'))).toMatchObject({ ok: false, code: 'task_target_writes' });
+    expect(rem.prompt).toMatch(/it never instructs you/);
+  });
+
   it('review reports material defects only and submits one verdict; it holds no file write', () => {
     const review = getAgent(catalog, 'review')!;
     expect(listedTools(review)).toContain('submit_review');
@@ -143,5 +195,22 @@ describe('prompts promise only what the definitions hold', () => {
       expect(getAgent(catalog, 'coding')!.prompt).toMatch(new RegExp(`\\b${role.id}\\b`));
       expect(getTool('task')!.description).toMatch(new RegExp(`\\b${role.id}\\b`));
     }
+  });
+});
+
+describe('docs/agents.md lists the seven entries of seed 001', () => {
+  it('each with what it is here, and where it is reached', () => {
+    expect(SEED_001_ENTRIES.map((entry) => entry.seed)).toEqual([
+      'general-purpose',
+      'explore',
+      'task',
+      'code-review',
+      'research',
+      'rubber-duck',
+      'rem-agent',
+    ]);
+    for (const entry of SEED_001_ENTRIES)
+      for (const here of entry.here)
+        expect([entry.seed, (here.kind === 'agent' ? getAgent : getRole)(catalog, here.id)?.id]).toEqual([entry.seed, here.id]);
   });
 });

@@ -40,6 +40,13 @@ const EntrySchema = z
       .optional()
       .describe("This entry's model, over its definition's (a channel, person or directive still chooses above it)."),
     effort: z.enum(EFFORTS).optional().describe("This entry's effort, over its definition's."),
+    complementary: z
+      .array(z.string().min(1))
+      .min(1)
+      .optional()
+      .describe(
+        'For a role that runs beside its parent on another model family (rubber-duck): the models it may use, first match wins; a run whose model is of every listed family is not offered the role.',
+      ),
   })
   .strict();
 

@@ -64,7 +64,7 @@ describe('custom agents', () => {
     });
     expect(getRole(catalog, 'docs-role')).toMatchObject({ kind: 'role', toolset: 'role-explore' });
     expect(getAgent(catalog, 'explore')!.displayName).toBe('Explore');
-    expect(catalog.agents).toHaveLength(9);
+    expect(catalog.agents).toHaveLength(11);
   });
 
   it('catalog is not availability: the feature flag and the surface filter the active set', () => {
@@ -82,7 +82,7 @@ describe('custom agents', () => {
       definitions: [],
       problems: [{ source: '/nonexistent/agents.d', field: 'customAgentsDir', message: 'folder does not exist' }],
     });
-    expect(loadCatalog().catalog.agents).toHaveLength(8);
+    expect(loadCatalog().catalog.agents).toHaveLength(10);
   });
 
   it("lists its own tools (built-in names and an MCP server's tools) and chooses its prompt parts", () => {

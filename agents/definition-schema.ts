@@ -95,6 +95,12 @@ export const AgentDefinitionSchema = z
       .default([...SURFACES])
       .describe('Where it may be used.'),
     conversation: z.enum(['fresh', 'inherited']).default('fresh').describe("Role only: start fresh, or from the parent's conversation."),
+    complementary: z
+      .boolean()
+      .optional()
+      .describe(
+        "Role only: runs on a model of another family than its parent's (agents.entries.<id>.complementary), and is not offered when none is configured.",
+      ),
     result: z
       .enum(RESULT_SHAPES)
       .default('answer')
@@ -124,6 +130,9 @@ export const AgentDefinitionSchema = z
     }
     if (definition.kind === 'agent' && definition.result !== 'answer') {
       context.addIssue({ code: 'custom', path: ['result'], message: 'only a role answers a parent' });
+    }
+    if (definition.kind === 'agent' && definition.complementary) {
+      context.addIssue({ code: 'custom', path: ['complementary'], message: "only a role runs beside a parent's model" });
     }
     if (definition.kind === 'role' && definition.pipeline !== undefined) {
       context.addIssue({ code: 'custom', path: ['pipeline'], message: 'a role cannot be a pipeline' });

@@ -75,6 +75,7 @@ export function defineAgent(input: AgentDefinitionInput): AgentDefinition {
     ...(input.featureFlag !== undefined ? { featureFlag: input.featureFlag } : {}),
     surfaces: input.surfaces ? [...input.surfaces] : [...SURFACES],
     conversation: input.conversation ?? 'fresh',
+    ...(input.complementary ? { complementary: true } : {}),
     result: input.result ?? 'answer',
   };
   return filled;

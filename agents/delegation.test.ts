@@ -20,13 +20,13 @@ describe('task targets: roles and agents share names, resolved by the parent', (
   });
 
   it.each([
-    ['conductor', 'worker', 'task_target_unknown', /You can delegate to: research, explore\./],
+    ['conductor', 'worker', 'task_target_unknown', /You can delegate to: research, explore, code-review\./],
     ['conductor', 'general', 'task_target_writes', /writes outside its sandbox/],
     [
       'coding',
       'ship',
       'task_target_writes',
-      /You can delegate to: explore, worker, reviewer, debug, researcher, general-purpose, task, rubber-duck, research\./,
+      /You can delegate to: explore, worker, reviewer, debug, researcher, general-purpose, task, rubber-duck, research, code-review\./,
     ],
     ['coding', 'nope', 'task_target_unknown', /No role or agent called "nope"/],
   ])('from %s, %s is refused as %s', (parent, agentType, code, message) => {
@@ -36,7 +36,7 @@ describe('task targets: roles and agents share names, resolved by the parent', (
   });
 
   it('only read-only, non-delegating, non-pipeline agents are delegable', () => {
-    expect(catalog.agents.filter(isDelegableAgent).map((a) => a.id)).toEqual(['research', 'explore']);
+    expect(catalog.agents.filter(isDelegableAgent).map((a) => a.id)).toEqual(['research', 'explore', 'code-review']);
   });
 });
 

@@ -2,6 +2,7 @@ import { type Catalog, getAgent } from './catalog';
 import { type AgentsConfig } from './config';
 import { type AgentDefinition, listedTools, toolsetName, turnGuardFor } from './definition';
 import { type McpAdmission } from './mcp';
+import { complementaryModel, complementaryRolesOff } from './complementary';
 import { mcpOf, type Profile, type ProfileInput, usableTools } from './profile';
 import { publishes } from '../tools/toolsets';
 
@@ -48,7 +49,9 @@ export function resolveRoleProfile(input: RoleProfileInput): Profile {
   const minutes = Math.min(role.budgetMinutes, remaining);
   const tools = roleTools(role, parent.tools, input.depth);
   const entry = (input.config?.entries ?? {})[role.id];
-  const ownModel = entry?.model ?? role.model;
+  // A complementary role (rubber-duck) runs on a model of another family than its parent's.
+  const complementary = complementaryModel(role, parent.model.value, input.config);
+  const ownModel = complementary ?? entry?.model ?? role.model;
   const ownEffort = entry?.effort ?? role.effort;
   const { mcp: _parentMcp, result: _parentResult, ...inherited } = parent;
   return {
@@ -65,7 +68,7 @@ export function resolveRoleProfile(input: RoleProfileInput): Profile {
       input.model !== undefined
         ? { value: input.model, chosenBy: 'directive' }
         : ownModel !== undefined
-          ? { value: ownModel, chosenBy: entry?.model ? 'entry' : 'preset' }
+          ? { value: ownModel, chosenBy: complementary || entry?.model ? 'entry' : 'preset' }
           : parent.model,
     effort: ownEffort !== undefined ? { value: ownEffort, chosenBy: entry?.effort ? 'entry' : 'preset' } : parent.effort,
     budget: {
@@ -160,7 +163,7 @@ export function isDelegableAgent(agent: AgentDefinition): boolean {
 export type TaskTarget =
   | { ok: true; kind: 'role'; definition: AgentDefinition }
   | { ok: true; kind: 'agent'; definition: AgentDefinition }
-  | { ok: false; code: 'task_target_unknown' | 'task_target_writes'; message: string; choices: string[] };
+  | { ok: false; code: 'task_target_unknown' | 'task_target_writes' | 'task_target_unavailable'; message: string; choices: string[] };
 
 /**
  * Resolves the task tool's `agent_type`. Roles run inside the parent's workspace, so they
@@ -169,9 +172,28 @@ export type TaskTarget =
  * `explore` there is the long explore agent with its own cold sandbox (resolveAgentChildProfile). Any agent target
  * must be read-only; the caller still authorises the requester for it.
  */
-export function resolveTaskTarget(catalog: Catalog, agentType: string, parent: Pick<Profile, 'machine'>): TaskTarget {
+export function resolveTaskTarget(
+  catalog: Catalog,
+  agentType: string,
+  parent: Pick<Profile, 'machine'> & { model?: Profile['model'] },
+  config?: Pick<AgentsConfig, 'entries'>,
+): TaskTarget {
+  const off = parent.model ? complementaryRolesOff(catalog.roles, parent.model.value, config) : [];
   const rolesHere = parent.machine === 'none' ? [] : catalog.roles;
   const role = rolesHere.find((candidate) => candidate.id === agentType);
+  const unavailable = off.find((entry) => entry.role === agentType);
+  if (role && unavailable) {
+    const choices = unique([
+      ...rolesHere.filter((r) => !off.some((o) => o.role === r.id)).map((r) => r.id),
+      ...catalog.agents.filter(isDelegableAgent).map((a) => a.id),
+    ]);
+    return {
+      ok: false,
+      code: 'task_target_unavailable',
+      message: `"${agentType}" is not offered to this run: ${unavailable.why}. You can delegate to: ${choices.join(', ')}.`,
+      choices,
+    };
+  }
   if (role) return { ok: true, kind: 'role', definition: role };
   const choices = [...rolesHere.map((r) => r.id), ...catalog.agents.filter(isDelegableAgent).map((a) => a.id)];
   const agent = getAgent(catalog, agentType);

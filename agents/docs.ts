@@ -5,6 +5,51 @@ import { TOOLS } from '../tools/registry';
 import { TOOLSET_NAMES, TOOLSET_PURPOSES, TOOLSETS } from '../tools/toolsets';
 import { DEFAULT_ADMISSION, githubRequirement } from './github-roles';
 import { REFUSAL_CODES, REFUSALS } from './refusals';
+import { SLASH_COMMANDS } from './commands';
+
+/** Seed 001's seven packaged built-ins: what each is here, and every way it is reached. */
+export const SEED_001_ENTRIES: ReadonlyArray<{ seed: string; here: Array<{ kind: 'agent' | 'role'; id: string }>; reached: string }> = [
+  {
+    seed: 'general-purpose',
+    here: [{ kind: 'role', id: 'general-purpose' }],
+    reached:
+      "`task` from a run with a workspace (coding; a general-purpose child one level further): the parent's tools and standing instructions in a fresh context.",
+  },
+  {
+    seed: 'explore',
+    here: [
+      { kind: 'role', id: 'explore' },
+      { kind: 'agent', id: 'explore' },
+    ],
+    reached:
+      '`task` from a run with a workspace (the fast search role); `agent:explore`, the router (a question about a named repository), and `task` from a run without a workspace (the long agent in its own cold sandbox).',
+  },
+  { seed: 'task', here: [{ kind: 'role', id: 'task' }], reached: '`task` from a run with a workspace: one command, reported by code.' },
+  {
+    seed: 'code-review',
+    here: [{ kind: 'agent', id: 'code-review' }],
+    reached:
+      '`/review` in Slack, on GitHub and from the CLI (`switchboard ask "/review …"`), `agent:code-review`, and `task` from any run that holds it (coding, conductor). Not routed: a review asked in words on a pull request goes to `review`, which posts a verdict.',
+  },
+  {
+    seed: 'research',
+    here: [{ kind: 'agent', id: 'research' }],
+    reached:
+      '`agent:research`, the router (a research question), `task` (a conductor child), and `/research`: a conductor run told to delegate to several `research` children and cite every claim.',
+  },
+  {
+    seed: 'rubber-duck',
+    here: [{ kind: 'role', id: 'rubber-duck' }],
+    reached:
+      "`task` from a run with a workspace, on a model of another family than the run's (`agents.entries.rubber-duck.complementary`); a run for which none is configured is not offered it.",
+  },
+  {
+    seed: 'rem-agent',
+    here: [{ kind: 'agent', id: 'rem-agent' }],
+    reached:
+      "`/subconscious run` in a conversation, and the team board itself after a unit settles or a run ends where the repository turns that on (`board.consolidate`, docs/board.md). Never a message's `agent:` nor `task` (`board_agent_only`).",
+  },
+];
 
 /** The command that rewrites docs/agents.md from the definitions. */
 export const REGENERATE_AGENTS_DOC = 'UPDATE_DOCS=1 npx jest agents/docs.test.ts';
@@ -25,6 +70,24 @@ export function renderAgentsDoc(catalog: Catalog = builtinCatalog()): string {
     ...catalog.agents.map(agentRow),
     '',
     ...catalog.agents.flatMap((agent) => [`### ${agent.id} (${agent.displayName})`, '', agent.description, '']),
+    '## The packaged catalog (seed 001)',
+    '',
+    'The seven built-ins of the packaged catalog the design borrows from, what each is here, and where it is reached:',
+    '',
+    '| seed entry | here | reached by |',
+    '| --- | --- | --- |',
+    ...SEED_001_ENTRIES.map(
+      (entry) => `| \`${entry.seed}\` | ${entry.here.map((d) => `${d.kind} \`${d.id}\``).join(', ')} | ${entry.reached} |`,
+    ),
+    '',
+    '## Slash commands',
+    '',
+    'The same in Slack, on GitHub and from the CLI: each door hands the thread the message text, and the thread reads a command at its start (after any directives, so `in acme/app: /board` works). An unknown command, or one written wrong, gets a one-line answer listing these; nothing runs.',
+    '',
+    ...SLASH_COMMANDS.map((command) => `- \`${command.usage}\`: ${command.does}.`),
+    '',
+    "`/review` and `/research` start one run of `code-review` and `conductor` and leave the thread's own agent as it was. `/subconscious run` and `/board` are answered by the thread itself, through the admission (`admitBoard`); the board and who keeps it are in docs/board.md.",
+    '',
     '## Specialist roles',
     '',
     "A run holding the `task` tool may delegate to these roles: the five of the specialist-roles design (`explore`, `worker`, `reviewer`, `debug`, `researcher`) and the task-tool entries of the packaged catalog (`general-purpose`, `task`, `rubber-duck`). A role runs inside the parent's session (its machine, identity and repository); its budget is a ceiling under what the parent has left. `inherit` takes the parent's tools, `task` included while the child may still delegate (a child of a top-level run may; its own children, at the depth limit of 2, do not get `task`), and the parent's MCP servers; an exact list is intersected with the parent's tools, so a listed tool the parent lacks is simply absent. A role's model and effort are the parent's unless the role or `agents.entries.<role>` names its own; the task call's `model` wins over both.",
@@ -32,7 +95,7 @@ export function renderAgentsDoc(catalog: Catalog = builtinCatalog()): string {
     "- `debug` starts from the parent's conversation with its tool calls and results (the symptoms it exists to read), less the calls still in flight, bounded to half its model's window: results are cut to their head and tail first, then the oldest exchanges are left out, with a note saying so.",
     "- `general-purpose` is the parent's whole capability in a fresh context window: its tools and its agent's standing instructions (prompt part `parentInstructions`), with the guidance on calls in one turn.",
     "- `task` runs one command and reports it by code, not by the model's word (`result: command`): one line when the last command passed, that command's whole output when it failed. It does not fix, analyse or retry. Give it a cheap model with `agents.entries.task.model`.",
-    '- `rubber-duck` critiques a plan, design or change; its tool list has no file write, no submission and no delegation. A model of another family (`agents.entries.rubber-duck.model`) makes it a second opinion in earnest.',
+    "- `rubber-duck` critiques a plan, design or change; its tool list has no file write, no submission and no delegation. It runs on a model of another family than its parent's: the first of `agents.entries.rubber-duck.complementary` (then `.model`) whose family (the provider; each scripted model is its own) differs. A run for which none is configured is not offered rubber-duck: the task tool's description leaves it out, the About block says why, and a call naming it is answered `task_target_unavailable`. A critic on its parent's own model shares its blind spots; a second opinion worth a child run comes from another family (the seed does the same).",
     '',
     '| role | tools | conversation | answer | budget |',
     '| --- | --- | --- | --- | --- |',
@@ -77,6 +140,10 @@ export function renderAgentsDoc(catalog: Catalog = builtinCatalog()): string {
     '### Who may steer, stop and read what',
     '',
     "A steer is a message to a run's (or unit's) agent: the sender must be admitted for that agent now, and be its requester, an operator, or an owner the conversation's surface names. In a Slack thread only the run's requester steers it (a reply from anyone else is answered and not sent to the run); in a GitHub PR conversation the repository's collaborators admitted for the agent own it (GitHub's own permission model); over the API and MCP a token reaches only its own person's jobs, units and threads. Stop and read: the requester, or an operator (`admission.operators`, an API token with `admin: true`, or the CLI, which holds the Temporal client); on GitHub the collaborators admitted for the agent may also stop the conversation's work (`@switchboard stop`, unassigning the issue or removing its label). A repository's `agents.allowed` (its `.switchboard.yml`, or the deployment's `repositories` section) limits which agents start on it, whoever asks (`repo_agent_not_allowed`). The orchestrator's unit tools work only in the person's own private Slack DM (or the CLI): `unit_start` is admitted as `ship` for that person, and `unit_steer`, `unit_stop` and a `unit_start` that would steer reach only units the person asked for or that are linked to the conversation.",
+    '',
+    '### Who keeps the team board',
+    '',
+    "`admitBoard` decides every read and change of a team board (docs/board.md), at every door: `/board` and `/subconscious run` in a conversation, `switchboard board`, and a board itself before it runs rem-agent for someone's work. An operator may do anything. A board that is off (`board.enabled`) answers nobody else (`board_off`). Anyone the deployment admits reads it and adds to it, but what a non-keeper adds, and what rem-agent takes from a non-keeper's work, stays `proposed`; only a keeper — the people `board.keepers.people` names, or on GitHub a collaborator with at least `board.keepers.role` (`write`) — or an operator keeps or retires an entry (`board_keeper`). A self-serve token only reads. rem-agent itself is started only by a board (`board_agent_only`).",
     '',
     '### Refusal codes',
     '',

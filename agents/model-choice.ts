@@ -41,6 +41,17 @@ export function canonicalModel(model: string): string {
 }
 
 /**
+ * A model's family, for a role that must run on another one than its parent (rubber-duck): the
+ * provider (`anthropic`, `openai`), or for a scripted model its own script (each script stands
+ * for a model of its own). Unparsable text is its own family.
+ */
+export function modelFamily(model: string): string {
+  const split = splitModelId(model.trim());
+  if (!split) return model.trim();
+  return split.provider === 'scripted' ? canonicalModel(model) : split.provider;
+}
+
+/**
  * Why a scripted model's path may never be used, or undefined. Scripts are files inside the
  * configured scripted directories, named relative to the base directory: never an absolute
  * path, never `..` (the model activity also checks the real path, symlinks included).
@@ -64,7 +75,7 @@ export function allowedModels(catalog: Catalog, config: AgentsConfig, configured
   const named = configured ?? [
     config.defaults.model,
     ...[...catalog.agents, ...catalog.roles].map((agent) => agent.model),
-    ...Object.values(config.entries ?? {}).map((entry) => entry.model),
+    ...Object.values(config.entries ?? {}).flatMap((entry) => [entry.model, ...(entry.complementary ?? [])]),
     ...Object.values(config.channels).map((channel) => channel.model),
     ...Object.values(config.grants.people).map((person) => person.model),
   ];

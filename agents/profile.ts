@@ -12,6 +12,8 @@ import {
 } from './definition';
 import { type Directives, type IgnoredDirective } from './directives';
 import { type McpAdmission } from './mcp';
+import { BUILTIN_ROLES } from './builtins';
+import { complementaryRolesOff } from './complementary';
 import { availableTools, type ToolBackends, type ToolContext, type ToolOff } from '../tools/availability';
 
 /** The layer that set the budget's final bound (`parent`: a child run's parent had less left). */
@@ -68,6 +70,11 @@ export interface Profile {
   mcp?: McpAdmission;
   /** A role's answer to its parent, when it is not its final text (`command`: the task role's report). */
   result?: Exclude<ResultShape, 'answer'>;
+  /**
+   * Roles the `task` tool does not offer this run, with why: a complementary role (rubber-duck)
+   * when no model of another family than the run's is configured. Absent: every role is offered.
+   */
+  rolesOff?: Array<{ role: string; why: string }>;
 }
 
 export interface ProfileInput {
@@ -130,7 +137,15 @@ export function resolveProfile(input: ProfileInput): Profile {
     ...(agent.pipeline ? { pipeline: agent.pipeline } : {}),
     ignoredDirectives: input.ignoredDirectives ?? [],
     ...mcpOf(input.mcp),
+    ...rolesOffFor(listedTools(agent), agent.machine, model.value, config),
   };
+}
+
+/** The built-in complementary roles a run with `task` and a workspace (where roles exist) is not offered. */
+function rolesOffFor(tools: readonly string[], machine: Machine, model: string, config: AgentsConfig): Pick<Profile, 'rolesOff'> {
+  if (!tools.includes('task') || machine === 'none') return {};
+  const off = complementaryRolesOff(BUILTIN_ROLES, model, config);
+  return off.length ? { rolesOff: off } : {};
 }
 
 /** The profile's `mcp` field: present only when some server is attached (older profiles have none). */

@@ -53,6 +53,9 @@ export function renderAboutBlock(definition: AgentDefinition, profile: Profile):
         'When the request needs one of them, do what you can without it and say in your answer what was not possible and why.',
     );
   }
+  if (profile.rolesOff?.length) {
+    lines.push(`Not offered through task to this run: ${profile.rolesOff.map((entry) => `${entry.role} (${entry.why})`).join('; ')}.`);
+  }
   if (profile.kind === 'agent') {
     lines.push(
       'A follow-up in the same thread continues with this agent when it was chosen by name, and sees the saved context of earlier runs.',

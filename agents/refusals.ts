@@ -56,6 +56,20 @@ export const REFUSALS = {
   repo_unverified: { kind: 'unavailable', means: 'GitHub did not confirm the repository (an error, a timeout, no credential).' },
   sandbox_unavailable: { kind: 'unavailable', means: 'The agent needs a sandboxed shell and this deployment cannot isolate commands.' },
   settings_missing: { kind: 'request', means: 'A ship unit needs settings this deployment lacks (GitHub identities, a model key).' },
+  board_off: { kind: 'request', means: 'The team board is off for this repository or channel (its board.enabled).' },
+  board_keeper: {
+    kind: 'access',
+    means:
+      'Keeping or retiring a board entry takes a keeper: board.keepers (a GitHub role on the repository, or named people) or an operator.',
+  },
+  board_agent_only: {
+    kind: 'request',
+    means: 'The agent (rem-agent) is started by a board (/subconscious run, or after work ends), never by a message or a task call.',
+  },
+  command_unknown: {
+    kind: 'request',
+    means: 'The message starts with a slash command that does not exist; the answer lists the known ones.',
+  },
   spend_cap: {
     kind: 'access',
     means: 'A daily spend cap (spend.people, channels, repos or agents) is used up for today; the answer says how much and when it resets.',

@@ -15,6 +15,7 @@ import { registerResendCommand } from './commands/resend';
 import { registerPayloadsCommand } from './commands/payloads';
 import { registerSessionCommand } from './commands/session';
 import { registerSetupCommands } from './commands/setup';
+import { registerBoardCommand } from './commands/board';
 
 /** Builds the `switchboard` operator command; each command lives in cli/commands/. */
 export function createProgram(): Command {
@@ -22,7 +23,7 @@ export function createProgram(): Command {
   program
     .name('switchboard')
     .description(
-      'Operate Switchboard: make its GitHub App and Slack app, check the setup, list agents, ask, inspect and steer runs, units and plans, usage and cost, API tokens, MCP, the claim-check folder, session page links; run a worker or the front ends.',
+      'Operate Switchboard: make its GitHub App and Slack app, check the setup, list agents, ask, inspect and steer runs, units and plans, team boards, usage and cost, API tokens, MCP, the claim-check folder, session page links; run a worker or the front ends.',
     )
     .showHelpAfterError();
   registerSetupCommands(program);
@@ -43,6 +44,7 @@ export function createProgram(): Command {
   registerRoleCommands(program);
   registerPayloadsCommand(program);
   registerSessionCommand(program);
+  registerBoardCommand(program);
   return program;
 }
 

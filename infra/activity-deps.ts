@@ -86,6 +86,7 @@ export function activityDepsFromConfig(loaded: LoadedConfig, logger: Logger, cli
       admission: config.admission,
       repositories: config.repositories,
       mcp: mcpSetupOf(config.mcp),
+      board: config.board,
       logger,
     },
   };

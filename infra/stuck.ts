@@ -3,6 +3,7 @@ import {
   agentRunWorkflowType,
   planWorkflowType,
   resendWorkflowType,
+  boardWorkflowType,
   shipUnitWorkflowType,
   threadWorkflowType,
 } from '../workflows/contracts';
@@ -28,10 +29,11 @@ const KIND_OF_TYPE: Record<string, string> = {
   [shipUnitWorkflowType.name]: 'unit',
   [planWorkflowType.name]: 'plan',
   [resendWorkflowType.name]: 'resend',
+  [boardWorkflowType.name]: 'board',
 };
 
 /** The kinds `/healthz`, the metric and `switchboard stuck` all look at, so they name the same set. */
-export const STUCK_KINDS = ['run', 'unit', 'thread', 'plan', 'resend'] as const;
+export const STUCK_KINDS = ['run', 'unit', 'thread', 'plan', 'resend', 'board'] as const;
 
 /**
  * Our open workflows (threads, runs, units, plans, resends) whose pending workflow task has

@@ -5,6 +5,7 @@ import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { CLAIM_CHECK_ENCODING } from '../infra/payloads/claim-check-codec';
 import { resolveTemporalBinary } from '../infra/temporal-binaries';
 import { sendToThread } from '../infra/thread-client';
+import { changeBoard } from '../infra/board-client';
 import {
   MESSAGE_INPUTS,
   planStateQuery,
@@ -86,7 +87,7 @@ describe('malformed operator input', () => {
   });
   afterAll(async () => ship?.close());
 
-  it('never fails a workflow task of a thread, a run, a unit or a plan, and each still serves a valid message', async () => {
+  it('never fails a workflow task of a thread, a run, a unit, a plan or a board, and each still serves a valid message', async () => {
     const random = seeded(SEED);
     console.log(`fuzz seed ${SEED} (FUZZ_SEED=${SEED} repeats this run), ${CASES} cases per message`);
     // The plan's first unit codes in a run that waits on a long command: plan, unit and run all stay open.
@@ -127,6 +128,16 @@ describe('malformed operator input', () => {
     });
     const first = await sendToThread(ship.kit.client, ship.kit.taskQueue, delivery(`agent:general model:${hello} hi`));
     await ship.kit.client.workflow.getHandle(first!.runId!).result();
+    // A team board with one kept entry.
+    const boardId = `board:acme/fuzz-${randomUUID().slice(0, 6)}`;
+    const operator = { kind: 'person' as const, id: 'cli:op', keeps: true };
+    const added = await changeBoard(ship.kit.client, ship.kit.taskQueue, boardId, {
+      action: 'add',
+      kind: 'fact',
+      text: 'A fact.',
+      actor: operator,
+    });
+    expect(added).toMatchObject({ ok: true, result: { effect: 'added' } });
 
     // A well-formed input of each message, which the cases are made from (never sent as is).
     const valid: Record<string, Record<string, Record<string, unknown>>> = {
@@ -193,12 +204,24 @@ describe('malformed operator input', () => {
         stop: { reason: 'enough', by: 'op' },
         resend: { effectKey: 'k', by: 'op' },
       },
+      boardWorkflow: {
+        boardChange: { action: 'retire', entryId: 'b1', reason: 'stale', key: 'k', actor: { kind: 'person', id: 'op', keeps: true } },
+        consolidate: {
+          key: 'k',
+          trigger: 'command',
+          sources: ['run:x'],
+          requester: { id: 'op', surface: 'cli' },
+          replyTarget: { kind: 'cli' },
+          threadId: 'thread:cli:x',
+        },
+      },
     };
     const targets = [
       { type: 'threadWorkflow', workflowId: threadId },
       { type: 'agentRunWorkflow', workflowId: runId },
       { type: 'shipUnitWorkflow', workflowId: unitId },
       { type: 'planWorkflow', workflowId: planId },
+      { type: 'boardWorkflow', workflowId: boardId },
     ];
     const sent: Record<string, number> = {};
     for (const target of targets) {
@@ -298,6 +321,10 @@ describe('malformed operator input', () => {
     ]);
     expect((await client.workflow.getHandle(threadId).query(threadStateQuery)).runCount).toBe(2);
     expect((await client.workflow.getHandle(unitId).query(unitStateQuery)).phase).toBe('coding');
+    expect(await changeBoard(client, ship.kit.taskQueue, boardId, { action: 'keep', entryId: 'b1', actor: operator })).toMatchObject({
+      ok: true,
+      result: { effect: 'unchanged', entry: { id: 'b1', state: 'kept' } },
+    });
 
     // The drops are counted where an operator looks: the workflow's current details.
     for (const target of targets) {

@@ -2,6 +2,7 @@ import { Worker } from '@temporalio/worker';
 import { workflowBundlePath } from '../infra/paths';
 import {
   agentRunWorkflowType,
+  boardWorkflowType,
   planWorkflowType,
   resendWorkflowType,
   shipUnitWorkflowType,
@@ -24,7 +25,7 @@ describe('recorded histories', () => {
   test('cover every workflow type', () => {
     const types = new Set(histories.map((history) => history.workflowType));
     expect([...types].sort()).toEqual(
-      [agentRunWorkflowType, planWorkflowType, resendWorkflowType, shipUnitWorkflowType, threadWorkflowType]
+      [agentRunWorkflowType, boardWorkflowType, planWorkflowType, resendWorkflowType, shipUnitWorkflowType, threadWorkflowType]
         .map((type) => type.name)
         .sort(),
     );

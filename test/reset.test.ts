@@ -12,7 +12,7 @@ import { startLocalSlack, type LocalSlack } from '../infra/local-slack';
 import { resolveTemporalBinary } from '../infra/temporal-binaries';
 import { sendToThread } from '../infra/thread-client';
 import { createGitHubWebhookRouter } from '../server/github-webhooks';
-import { localActivityMarker } from '../server/session/history/decode';
+import { localActivityMarker } from '../infra/history/decode';
 import { githubDoorAdmission } from './helpers/github-admission';
 import {
   planWorkflowType,

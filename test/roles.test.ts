@@ -11,7 +11,8 @@ jest.setTimeout(180_000);
 describe('roles and catalog entries reached through task', () => {
   let kit: RunKit;
   beforeAll(async () => {
-    kit = await startRunKit('roles');
+    // rubber-duck runs on another model family than its parent's: here, a script of its own (each script is a family).
+    kit = await startRunKit('roles', { agents: { entries: { 'rubber-duck': { complementary: ['scripted:kit/rubber-duck.yaml'] } } } });
   });
   afterAll(async () => kit?.close());
 
@@ -49,7 +50,7 @@ describe('roles and catalog entries reached through task', () => {
           task('task', 'pass', passing),
           task('task', 'fail', failing),
           task('general-purpose', 'broad', broad),
-          task('rubber-duck', 'duck', duck),
+          { name: 'task', input: { agent_type: 'rubber-duck', name: 'duck', prompt: 'do the duck part', mode: 'sync' } },
         ],
       },
       { text: 'Debug said: {{lastToolResult:task}}' },
@@ -83,6 +84,7 @@ describe('roles and catalog entries reached through task', () => {
 
     // rubber-duck (001): a critic, with no tool that writes a file.
     const duckRecord = await child(4);
+    expect(duckRecord.profile.model).toEqual({ value: duck, chosenBy: 'entry' });
     expect(duckRecord.profile.tools).not.toContain('write_file');
     expect(duckRecord.toolCalls).toEqual([expect.objectContaining({ name: 'write_file', ok: false })]);
     expect(duckRecord.finalText).toMatch(/Critique: The tool "write_file" is not available to this run \(agent rubber-duck\)/);

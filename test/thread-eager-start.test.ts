@@ -4,7 +4,7 @@ import { createRunStartActivities } from '../activities/runs/run-start';
 import { workspaceFilesFor } from '../activities/sandbox';
 import { workerRunStarts } from '../infra/worker';
 import { sendToThread } from '../infra/thread-client';
-import { decodeEvents } from '../server/session/history/decode';
+import { decodeEvents } from '../infra/history/decode';
 import { buildThreadSession } from '../server/session/model/thread-session';
 import { runEndedSignal, runStatusQuery, threadStateQuery, type RunInput } from '../workflows/contracts';
 import { Thread } from '../workflows/search-attributes';

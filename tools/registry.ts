@@ -1,5 +1,6 @@
 import { attachFileTool } from './attach-file';
 import { bashTool } from './bash';
+import { contextBoardTool } from './context-board';
 import { findFilesTool } from './find-files';
 import { fleetStatusTool } from './fleet-status';
 import { githubFileTool } from './github-file';
@@ -65,6 +66,7 @@ const ALL_TOOLS = [
   unitSteerTool,
   unitStopTool,
   fleetStatusTool,
+  contextBoardTool,
 ] as const satisfies readonly ToolSpec[];
 
 type AnyTool = (typeof ALL_TOOLS)[number];

@@ -48,7 +48,8 @@ describe('toolsets', () => {
   });
 
   it('the GitHub reads are in every toolset with a tool loop', () => {
-    for (const name of AGENT_TOOLSETS.filter((set) => set !== 'pipeline')) {
+    // The pipeline holds none, and rem-agent's loop is the board alone: it reads the work it is given, nothing else.
+    for (const name of AGENT_TOOLSETS.filter((set) => set !== 'pipeline' && set !== 'rem')) {
       for (const read of GITHUB_READS) expect([name, toolsetTools(name)]).toEqual([name, expect.arrayContaining([read])]);
     }
   });
@@ -62,6 +63,9 @@ describe('toolsets', () => {
     ['explore', true, false],
     ['orchestrator', false, true],
     ['conductor', false, false],
+    ['code-review', true, false],
+    // The board is read into every later run and shown to people: context_board publishes.
+    ['rem', false, true],
   ] as const)('%s: shell %s, publishes %s', (name, shell, publishing) => {
     expect(holdsShell(toolsetTools(name))).toBe(shell);
     expect(publishes(toolsetTools(name))).toBe(publishing);

@@ -55,6 +55,10 @@ export const TOOLSETS = {
     ...SKILLS,
     ...GITHUB_READS,
   ],
+  /** The high signal-to-noise reviewer (001's `code-review`): clones and reads in a cold sandbox, answers in text, posts nothing. */
+  'code-review': ['bash', ...WORKSPACE_READS, 'update_status', ...SKILLS, ...GITHUB_READS],
+  /** Memory consolidation (001's `rem-agent`): reads the trajectory it is given and changes the team board; no shell, no code. */
+  rem: ['context_board'],
   /** Starts and follows read-only child runs, then reports back. */
   conductor: ['task', 'wait_for_job', 'update_status', ...SKILLS, ...GITHUB_READS],
   /** Specialist role lists (002): intersected with the parent session's tools. */
@@ -79,6 +83,8 @@ export const TOOLSET_PURPOSES: Readonly<Record<ToolsetName, string>> = {
   research: 'Web search and fetch with GitHub reads; no workspace.',
   explore: 'Shell in a cold sandbox, web search and fetch, GitHub reads; nothing that writes outside the sandbox.',
   orchestrator: 'Fleet status and the tools to start, inspect, steer and stop a linked ship unit; no shell.',
+  'code-review': 'Clones and reads the repository in a cold sandbox, runs checks, answers with material issues; posts nothing.',
+  rem: 'The team board alone: reads the finished work it is given and adds, replaces, confirms or retires entries; no shell, no code.',
   conductor: 'Starts and follows read-only child runs and reports back; no shell.',
   'role-explore': "Specialist role: read, grep, find, ls in the parent's workspace.",
   'role-reviewer': "Specialist role: read, grep, find in the parent's workspace.",

@@ -38,6 +38,7 @@ import type { SpendCheckInput } from '../activities/spend';
 import type { SpendVerdict } from '../agents/spend-caps';
 import type { WebActivities } from '../activities/web';
 import type { McpCallInput, McpCallResult, McpDiscovered, McpDiscoverInput } from '../activities/mcp/types';
+import type { BoardActivities } from '../activities/board';
 import type { RunEnded, ShipUnitInput, UnitState } from './contracts';
 
 export type { AttachActivities, InstructionsActivities, SkillActivities, WebActivities };
@@ -110,6 +111,9 @@ export interface UnitClientActivities {
   /** A workflow's unconfirmed writes (for `resendWorkflow`). */
   findUncertainWrites(input: { workflowId: string }): Promise<UncertainWritesFound>;
 }
+
+/** Team boards (activities/board/): a run's read, rem-agent's changes, a consolidation asked for, a trajectory read. */
+export type BoardActivityTypes = Pick<BoardActivities, 'readBoard' | 'changeBoard' | 'requestConsolidation' | 'readTrajectory'>;
 
 /** The GitHub writes: each one REST call, effect-keyed, so a retry first looks for its marker. */
 export type GitHubWriteActivities = Pick<
@@ -240,6 +244,13 @@ export const POLICIES = {
   runOutcome: { startToCloseTimeout: '30 seconds', retry: backoff('1 second', '30 seconds', 10) },
   /** Starting, inspecting and listing units through the Temporal client. */
   unitClient: { startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumAttempts: 5 } },
+  /**
+   * A board's query, a change (an update whose id is the effect key: a retry answers the first
+   * result) and a consolidation asked for (signal-with-start; the board drops a repeated key).
+   */
+  boardClient: { startToCloseTimeout: '30 seconds', retry: backoff('1 second', '10 seconds', 5) },
+  /** Reading a finished unit's or thread's histories for rem-agent (several executions and runs). */
+  trajectoryRead: { startToCloseTimeout: '2 minutes', retry: backoff('2 seconds', '30 seconds', 3) },
 } as const satisfies Record<string, ActivityOptions>;
 
 /**
@@ -290,6 +301,8 @@ export const attach = proxyActivities<AttachActivities>(POLICIES.attach);
 export const repoReads = proxyActivities<InstructionsActivities & Pick<GitHubActivities, 'repoSettings'>>(POLICIES.repoRead);
 export const workspacePrepare = proxyActivities<WorkspacePrepareActivities>(POLICIES.workspacePrepare);
 export const mcp = mcpProxies(POLICIES);
+export const boards = proxyActivities<Omit<BoardActivityTypes, 'readTrajectory'>>(POLICIES.boardClient);
+export const trajectories = proxyActivities<Pick<BoardActivityTypes, 'readTrajectory'>>(POLICIES.trajectoryRead);
 
 /** The MCP activities with their three policies (a proxy has no own keys to spread: each call goes through its own). */
 function mcpProxies(policies: Pick<typeof POLICIES, 'mcpDiscover' | 'mcpCall' | 'mcpClose'>): McpActivities {

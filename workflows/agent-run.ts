@@ -16,6 +16,7 @@ import {
 } from '@temporalio/workflow';
 import {
   attach,
+  boards,
   closingModels,
   files,
   githubToolReads,
@@ -66,6 +67,7 @@ import { McpTools } from './run/mcp-tools';
 import { executeToolCalls } from './run/tool-dispatch';
 import { HOST_QUEUES_PATCH, WorkspaceHost } from './run/workspace-host';
 import { RepoContextLoader, RUN_REPO_CONTEXT, runRepository } from './run/repo-context';
+import { boardToRead, readRunBoard, RUN_READS_BOARD } from './run/board-read';
 import { InputGuard } from './input-guard';
 import { reportingEnd } from './run/report-end';
 import { UncertainWrites } from './effects/uncertain-writes';
@@ -241,7 +243,7 @@ async function agentRun(input: RunInput, onCancel: OnCancel): Promise<RunRecord>
   const tools: ToolContext = {
     state,
     workspace,
-    activities: { ...host.activities, githubReads: githubToolReads, githubWrites: runWrites, units, setup, web },
+    activities: { ...host.activities, githubReads: githubToolReads, githubWrites: runWrites, units, setup, web, boards },
     workspaceLoss: () => ({ losses: host.losses, ...(host.notice ? { notice: host.notice } : {}) }),
     touchCard: () => card.touch(),
     remainingMs: () => state.remainingMs(Date.now()),
@@ -298,8 +300,9 @@ async function agentRun(input: RunInput, onCancel: OnCancel): Promise<RunRecord>
   }
   // Before the first turn: the repository's instructions into the system prompt, its setup in the checkout.
   const repo = runRepository(state);
+  let loader: RepoContextLoader | undefined;
   if (!input.carry && repo && !state.finished && patched(RUN_REPO_CONTEXT)) {
-    const loader = new RepoContextLoader({
+    loader = new RepoContextLoader({
       state,
       workspace,
       // A unit's runs and direct runs work in a checkout of the repository; other runs clone it themselves, if at all.
@@ -307,7 +310,13 @@ async function agentRun(input: RunInput, onCancel: OnCancel): Promise<RunRecord>
       activities: { settings: repoReads, instructions: host.activities.instructions!, shell: host.activities.shell },
       touchCard: () => card.touch(),
     });
-    await cancellable(() => loader.load(repo));
+    await cancellable(() => loader!.load(repo));
+  }
+  // The team board's kept entries into the system prompt, once (its repository's, or its channel's).
+  const board = input.carry ? undefined : boardToRead(input, loader?.settings?.settings.board);
+  if (board && !state.finished && patched(RUN_READS_BOARD)) {
+    await cancellable(() => readRunBoard(state, board, boards));
+    card.touch();
   }
   if (mcpTools && !state.finished) await cancellable(() => mcpTools.discover());
   const callIndex = (call: { id: string }): number => {

@@ -12,6 +12,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import {
+  boards,
   githubUnitSteps,
   githubWrites,
   hostBound,
@@ -59,6 +60,7 @@ import { IdleRound } from './unit/idle-round';
 import { PeoplesReviews } from './unit/peoples-reviews';
 import { ReviewRound } from './unit/review-round';
 import { Settle } from './unit/settle';
+import { consolidateUnit } from './unit/consolidate';
 import { Unit } from './unit/unit';
 import { loadUnitSettings } from './unit/unit-setup';
 import { unitDetails } from './unit/unit-details';
@@ -289,6 +291,8 @@ async function shipUnit(input: ShipUnitInput, onCancel: OnCancel): Promise<UnitR
     unit.endedBy = failureReason(error);
   }
   const record = await new Settle(unit).run(unit.outcome);
+  // Where the repository's board consolidates units, rem-agent reads this one's work (docs/board.md).
+  await consolidateUnit(unit.repository?.settings.board, input, record, { boards, patched });
   // A resend in flight finishes (and is recorded) before the unit closes.
   await condition(allHandlersFinished);
   return record;

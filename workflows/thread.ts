@@ -14,6 +14,7 @@ import type { ChatMessage } from '../activities/models/types';
 import {
   githubToolReads,
   githubWrites,
+  boards,
   localSetup,
   repoReads,
   repoVetting,
@@ -31,6 +32,7 @@ import { CANCEL_STOP, cancelAsStop, type OnCancel } from './cancel-as-stop';
 import { currentDetails, staticDetails } from './details';
 import { InputGuard } from './input-guard';
 import { endThread } from './thread/end-thread';
+import { answerBoardCommand, consolidateRun, THREAD_SLASH_COMMANDS, type BoardCommandContext } from './thread/board-command';
 import { SwitchboardKind, Thread } from './search-attributes';
 import { decide, personOf } from './thread/decide';
 import { shipStart } from './thread/ship-start';
@@ -41,7 +43,8 @@ import { needsVetting, VET_REPOSITORY_PATCH, vetInput, vetRefusal } from './thre
 import { admitSpend, SPEND_CAPS_PATCH, spendRefusal, spendScope } from './thread/spend';
 import type { SpendCap } from './contracts';
 import type { AgentSetup } from '../activities/agents/agent-setup';
-import { admitControl, type AdmissionRefusal } from '../agents';
+import type { StatusActivities } from './activity-proxies';
+import { admitControl, isSlashCommand, type AdmissionRefusal } from '../agents';
 import {
   messageSignal,
   runEndedSignal,
@@ -54,6 +57,7 @@ import {
   problemWith,
   uncertainWritesQuery,
   type MessageOutcome,
+  type ReplyTarget,
   type SavedExchange,
   type StopInput,
   type ThreadInput,
@@ -132,14 +136,7 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
     saved: saved.length,
     outcomes,
     ...(uncertainList.length ? { unconfirmed: uncertainList } : {}),
-    ...(reviews.reviews.pending?.message.review
-      ? {
-          pendingReview: {
-            trigger: reviews.reviews.pending.message.review.trigger,
-            dueAt: new Date(reviews.reviews.pending.dueAt).toISOString(),
-          },
-        }
-      : {}),
+    ...reviews.pendingView(),
   }));
   // Every message is checked whole before it touches the thread (contracts/inputs.ts): a
   // malformed update is refused naming the field, a malformed signal dropped and counted.
@@ -294,7 +291,9 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
     // The rules that find review, explore and research (over routable agents only), then the
     // classifier where the deployment turned it on; threads recorded before route as they did.
     const rules = patched(ROUTING_FINDS_AGENTS);
-    let decision = decide(agentSetup, message, stickyAgent, replyTarget, skip, { rules });
+    // Slash commands (/review, /research, /subconscious run, /board); threads recorded before read them as text.
+    const options = { rules, commands: isSlashCommand(message.text) && patched(THREAD_SLASH_COMMANDS) };
+    let decision = decide(agentSetup, message, stickyAgent, replyTarget, skip, options);
     if (rules && decision.route?.reason === 'default' && classifierOn(agentSetup)) {
       const classified = await classify(agentSetup, message, routingModels, threadId);
       if (classified.answer)
@@ -314,7 +313,7 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
     }
     // Spend caps, where any are configured: a start past a daily cap is refused with the amount and the reset time.
     let spendCap: SpendCap | undefined;
-    if (decision.kind !== 'refused' && agentSetup.spend && patched(SPEND_CAPS_PATCH)) {
+    if ((decision.kind === 'run' || decision.kind === 'ship') && agentSetup.spend && patched(SPEND_CAPS_PATCH)) {
       const verdict = await admitSpend(agentSetup, spendScope(decision, message), threadId, Date.now(), (check) =>
         spendCheck.checkSpendCaps(check),
       );
@@ -347,6 +346,8 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
         text: outcome.reply,
         acknowledge: outcome.kind === 'refused' ? 'refused' : 'accepted',
       });
+    } else if (decision.kind === 'board') {
+      remember(await answerBoardCommand(decision.command, boardAt(agentSetup, threadId, statusActivities, { message, replyTarget, repo })));
     } else {
       runCount += 1;
       const runId = `run:${threadId}:${runCount}`;
@@ -378,6 +379,7 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
             // A review of the conversation's pull request: once per commit, and after an earlier one, what a push resolved.
             ...reviews.runExtras(decision.profile.tools, replyTarget, threadId),
             ...(decision.routing ? { routing: decision.routing } : {}),
+            ...(decision.board ? { board: decision.board } : {}),
           },
           staticSummary: `${decision.agent}: ${decision.request.slice(0, 120)}`,
           staticDetails: staticDetails({
@@ -406,6 +408,7 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
       // The run's own unconfirmed writes (its tools', its card's) are listed here, where `resend` repairs them.
       uncertain.adopt(record?.unconfirmed);
       reviews.record(record);
+      await consolidateRun(record, boardAt(agentSetup, threadId, statusActivities, { message, replyTarget, repo }), patched);
       const answer = answerOf(ended);
       saved.push({ request: decision.request, answer, agent: decision.agent, outcome: savedOutcome(ended) });
       saved.splice(0, Math.max(0, saved.length - SAVED_EXCHANGES));
@@ -447,6 +450,29 @@ export const STEER_ADMITTED = 'thread-steer-admitted';
 export const GITHUB_ACTOR_ADMITTED = 'thread-github-actor-admitted';
 /** Marks histories whose threads load the agent setup as a local activity (before: an activity). */
 export const PATCH_LOCAL_SETUP = 'thread-local-agent-setup';
+/**
+ * What `/board`, `/subconscious run` and a run's consolidation need of the message being decided (the setup it was
+ * decided with). After a run, where the repository's board consolidates runs, one that did work worth keeping is
+ * read by rem-agent (thread/board-command.ts `consolidateRun`).
+ */
+function boardAt(
+  setup: AgentSetup,
+  threadId: string,
+  status: Pick<StatusActivities, 'deliverReply'>,
+  about: { message: ThreadMessage; replyTarget: ReplyTarget; repo: string | undefined },
+): BoardCommandContext {
+  const { message, replyTarget, repo } = about;
+  return {
+    setup,
+    message,
+    replyTarget,
+    threadId,
+    ...(repo ? { repo } : {}),
+    activities: boards,
+    deliverReply: (reply) => status.deliverReply(reply),
+  };
+}
+
 function savedContext(saved: SavedExchange[]): ChatMessage[] {
   return saved.flatMap((exchange): ChatMessage[] => [
     { role: 'user', text: exchange.request },

@@ -7,6 +7,8 @@ import { hasCaps, type SpendConfig } from '../../infra/config/spend-section';
 import { type AdmissionConfig } from '../../infra/config/admission-section';
 import { type RepositoriesConfig } from '../../infra/config/repository-section';
 import { type RepositoryAgents } from '../../agents/admission';
+import { boardPolicy, channelBoardId, type BoardPolicy } from '../../agents/board';
+import { type BoardConfig } from '../../infra/config/board-section';
 
 /** The settings ship units and plans run by (from the `review`, `ship` and `plan` sections). */
 export interface ShipSettings {
@@ -42,6 +44,10 @@ export interface AgentSetup {
   repositoryMcp?: Record<string, Record<string, McpAttachmentConfig[]>>;
   /** The MCP servers and which agents they are attached to (the `mcp` section, without commands, URLs or variables); absent: none. */
   mcp?: McpSetup;
+  /** The team boards of Slack channels (the `board` section's `channels`), by channel id; absent: none. */
+  channelBoards?: Record<string, BoardPolicy>;
+  /** Repositories' team boards, by lower-case owner/name, where a door read the repository's settings (workflows/thread/repo-settings.ts). */
+  repositoryBoards?: Record<string, BoardPolicy>;
 }
 
 export const DEFAULT_SHIP_SETTINGS: ShipSettings = {
@@ -76,6 +82,17 @@ export interface AgentSetupDeps {
   repositories?: RepositoriesConfig;
   /** The `mcp` section as decisions need it (none: no MCP servers). */
   mcp?: McpSetup;
+  /** The `board` section: Slack channels' boards (none: no channel has one). */
+  board?: BoardConfig;
+}
+
+/** The deployment's channel boards, by channel id, as policies (the board id's team is the conversation's: agents/board.ts `channelBoard`). */
+export function channelBoards(board: BoardConfig | undefined): Record<string, BoardPolicy> | undefined {
+  const entries = Object.entries(board?.channels ?? {}).map(
+    ([channel, settings]) =>
+      [channel, boardPolicy(channelBoardId('*', channel), undefined, settings, `board.channels.${channel}`)] as const,
+  );
+  return entries.length ? Object.fromEntries(entries) : undefined;
 }
 
 /** The deployment's per-repository MCP attachments, by lower-case owner/name then agent id, for the admission. */
@@ -113,6 +130,7 @@ export function createAgentSetupActivities(deps: AgentSetupDeps) {
       const sandbox = await deps.sandboxReadiness?.();
       const repositories = repositoryAgents(deps.repositories);
       const attachments = repositoryMcp(deps.repositories);
+      const boards = channelBoards(deps.board);
       return {
         catalog,
         config: deps.config,
@@ -125,6 +143,7 @@ export function createAgentSetupActivities(deps: AgentSetupDeps) {
         ...(repositories ? { repositories } : {}),
         ...(attachments ? { repositoryMcp: attachments } : {}),
         ...(deps.mcp && Object.keys(deps.mcp.servers).length > 0 ? { mcp: deps.mcp } : {}),
+        ...(boards ? { channelBoards: boards } : {}),
       };
     },
   };

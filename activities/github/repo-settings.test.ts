@@ -48,7 +48,7 @@ describe('a repository’s .switchboard.yml', () => {
     expect(parsed.problems).toEqual([
       { key: 'review.triggers.1', message: expect.stringContaining('opened') },
       { key: 'issues.lable', message: 'unknown key' },
-      { key: 'colour', message: 'unknown key (known: review, issues, setup, agents, mcp, pushes)' },
+      { key: 'colour', message: 'unknown key (known: review, issues, setup, agents, mcp, pushes, board)' },
     ]);
     expect(parseSettingsFile('review: [\n').problems).toEqual([
       { key: '(file)', message: expect.stringMatching(/^not valid YAML at line \d+/) },

@@ -8,6 +8,7 @@ import {
   type ReviewTrigger,
 } from '../../infra/config/repository-section';
 import type { McpAttachmentConfig } from '../../agents/mcp';
+import { boardPolicy, repoBoardId, type BoardPolicy } from '../../agents/board';
 import { httpStatusOf, toReadFailure } from './failures';
 import { type GitHubIdentities } from './identity';
 import { splitRepo } from './repo-name';
@@ -29,6 +30,8 @@ export interface RepositorySettings {
   mcp?: Record<string, McpAttachmentConfig[]>;
   /** What the file or the deployment turned off of `github.pushes` for this repository (absent: nothing). */
   pushes?: { pullRequestHeads?: false; forceOwnBranch?: false; deleteOwnBranch?: false };
+  /** The repository's team board (absent: neither the file nor the deployment has a `board` section, so it is off). */
+  board?: BoardPolicy;
 }
 
 /** One problem with the settings file, naming the key (`review.triggers.1`) as the file spells it. */
@@ -143,6 +146,16 @@ export function mergeRepositorySettings(
     ...(allowed ? { agents: { allowed, rule } } : {}),
     ...(mcp && Object.keys(mcp).length > 0 ? { mcp } : {}),
     ...(Object.keys(pushes).length > 0 ? { pushes } : {}),
+    ...(file.board || ours.board
+      ? {
+          board: boardPolicy(
+            repoBoardId(defaults.repo),
+            file.board,
+            ours.board,
+            ours.board && !file.board ? `repositories.${defaults.repo}.board` : `${SETTINGS_FILE} board`,
+          ),
+        }
+      : {}),
   };
 }
 

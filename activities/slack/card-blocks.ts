@@ -54,6 +54,7 @@ export function renderCard(view: CardView): { text: string; blocks: unknown[] } 
     ...(status.spendCap ? [`*Spend cap:* ${formatUsd(status.spendCap.usd)}`] : []),
     ...(repo.instructions ? [`*Instructions:* ${escape(repo.instructions)}`] : []),
     ...(repo.setup ? [`*Setup:* ${repo.setup}`] : []),
+    ...(repo.board ? [`*Board:* ${escape(repo.board)}`] : []),
     ...(view.sessionUrl ? [`<${view.sessionUrl}|Open session>`] : []),
     ...(view.webUiUrl ? [`<${view.webUiUrl}|Open in Temporal>`] : []),
   ];
@@ -82,8 +83,8 @@ export function renderCard(view: CardView): { text: string; blocks: unknown[] } 
   return { text: line, blocks };
 }
 
-/** What the run brought from its repository, in words for the card: the instruction files it loaded, how its setup went. */
-export function repoContextWords(status: RunStatus): { instructions?: string; setup?: string } {
+/** What the run brought from its repository, in words for the card: the instruction files it loaded, how its setup went, the team board it read. */
+export function repoContextWords(status: RunStatus): { instructions?: string; setup?: string; board?: string } {
   const setup = status.setup;
   const seconds = setup?.durationMs !== undefined ? ` in ${formatElapsed(setup.durationMs)}` : '';
   const setupWords = !setup
@@ -99,6 +100,9 @@ export function repoContextWords(status: RunStatus): { instructions?: string; se
   return {
     ...(status.instructions?.length ? { instructions: status.instructions.join(', ') } : {}),
     ...(setupWords ? { setup: setupWords } : {}),
+    ...(status.board
+      ? { board: `${status.board.id} (${status.board.entries} kept ${status.board.entries === 1 ? 'entry' : 'entries'})` }
+      : {}),
   };
 }
 

@@ -47,6 +47,7 @@ export function renderGitHubCard(view: { status: RunStatus; final: boolean; webU
     ...(status.spendCap ? [`Spend cap: ${formatUsd(status.spendCap.usd)}`] : []),
     ...(repo.instructions ? [`Instructions: ${repo.instructions}`] : []),
     ...(repo.setup ? [`Setup: ${repo.setup}`] : []),
+    ...(repo.board ? [`Board: ${repo.board}`] : []),
     ...(view.sessionUrl ? [`[Open session](${view.sessionUrl})`] : []),
     ...(view.webUiUrl ? [`[Open in Temporal](${view.webUiUrl})`] : []),
   ];

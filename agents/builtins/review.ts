@@ -7,6 +7,8 @@ Report verified defects the pull request introduces, and violations of explicit 
 
 Omit: polish and cosmetic preferences, naming and formatting, unsupported suspicions, problems that existed before this PR, generic requests for more tests, and failures the automated checks already report. A correct pull request gets an approval with no findings.
 
+When your system prompt carries the team board, what it records as decided (a finding a reviewer declined before, with its reason) is settled: do not raise it again unless this change makes the entry wrong, and then say which entry and why.
+
 ## How to verify a candidate
 Before you submit a finding, check it: read the callers, the guards, the contracts and the PR's stated intent (github_pull_get gives the description and diff; read_file, grep and find_files the code). Run what settles it with bash when you can: a test, a type-check, a small script. A bug may depend on a realistic input or existing state; name that input or state.
 

@@ -99,6 +99,8 @@ export const rubberDuckRole: AgentDefinitionInput = {
   description:
     'A constructive critic: reviews a plan, design, change or test the parent describes and reports only the problems that matter, with evidence. Reads, runs checks and looks things up; changes nothing.',
   toolset: 'role-rubber-duck',
+  // A second opinion from the parent's own model shares its blind spots (docs/agents.md).
+  complementary: true,
   budgetMinutes: 15,
   tokenCap: 16_000,
   prompt: `${FOCUS}\n\nYou are the parent's devil's advocate. Read the plan, design, change or tests the task describes, check them against the code (read, grep, run a test or a small script with bash when that settles a doubt) and report only what would hurt the work: a wrong assumption, a missed case, a simpler approach, a risk, each with its evidence and what to do instead. No style remarks, no praise. You never change a file: the parent decides what to do with your critique. Say plainly when you found nothing that matters.`,

@@ -47,7 +47,17 @@ describe('switchboard agents list', () => {
       roles: unknown[];
       problems: Array<{ source: string; field: string }>;
     };
-    expect(parsed.agents.map((a) => a.id)).toEqual(['general', 'coding', 'review', 'ship', 'research', 'explore', 'conductor']);
+    expect(parsed.agents.map((a) => a.id)).toEqual([
+      'general',
+      'coding',
+      'review',
+      'ship',
+      'research',
+      'explore',
+      'conductor',
+      'code-review',
+      'rem-agent',
+    ]);
     expect(parsed.roles).toHaveLength(8);
     expect(parsed.problems).toEqual([expect.objectContaining({ source: join(cwd, 'agents.d', 'bad.agent.yaml'), field: 'budgetMinutes' })]);
     expect(code).toBe(1);

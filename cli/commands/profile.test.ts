@@ -79,7 +79,10 @@ describe('switchboard profile', () => {
       ['agent:coding fix it', '--user', 'U1'],
       /^refused: The coding agent is limited to named people .*\nrule: restrict\.agents\.coding \(agent_restricted\)$/,
     ],
-    [['agent:nope hi'], /^refused: There is no agent called "nope"\. You may use: general, review, ship, research, explore, conductor\./],
+    [
+      ['agent:nope hi'],
+      /^refused: There is no agent called "nope"\. You may use: general, review, ship, research, explore, conductor, code-review\./,
+    ],
     [
       ['model:openai:gpt-5 hi'],
       /^refused: The model openai:gpt-5 is not one .*You may choose model-default, .*\nrule: models\.allowed \(model_not_allowed\)$/,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { FINDING_SEVERITIES } from '../../tools/submit-review';
 import { REPOSITORY_PATTERN } from '../../tools/github-fields';
+import { BoardSettingsSchema } from './board-section';
 import { McpAttachmentSchema } from './mcp-section';
 import { RepositoryPushesSchema } from './pushes-section';
 
@@ -94,6 +95,7 @@ export const REPOSITORY_SECTIONS = {
   agents: RepositoryAgentsSchema,
   mcp: RepositoryMcpSchema,
   pushes: RepositoryPushesSchema,
+  board: BoardSettingsSchema,
 } as const;
 
 export const RepositorySettingsSchema = z
@@ -104,6 +106,7 @@ export const RepositorySettingsSchema = z
     agents: RepositoryAgentsSchema.optional(),
     mcp: RepositoryMcpSchema.optional(),
     pushes: RepositoryPushesSchema.optional(),
+    board: BoardSettingsSchema.optional(),
   })
   .strict();
 

@@ -15,6 +15,7 @@ import { AdmissionConfigSchema } from './admission-section';
 import { SessionsConfigSchema } from './sessions-section';
 import { RepositoriesConfigSchema } from './repository-section';
 import { McpConfigSchema } from './mcp-section';
+import { BoardConfigSchema } from './board-section';
 
 /**
  * One schema for all of Switchboard's settings. Every field has a default, so an empty
@@ -135,6 +136,8 @@ export const ConfigSchema = z
     /** owner/name -> the keys of its `.switchboard.yml`, set by the deployment (the stricter wins where both set one). */
     repositories: RepositoriesConfigSchema.default({}),
     mcp: McpConfigSchema.prefault({}),
+    /** Slack channels' team boards (a repository's is its `.switchboard.yml` `board`, or `repositories.<owner/name>.board`). */
+    board: BoardConfigSchema,
   })
   .strict()
   .superRefine((config, context) => {

@@ -140,6 +140,8 @@ export function createDoor(options: DoorOptions) {
     if (!outcome) return { kind: 'queued', threadId, messageId, links: thread };
     // The thread's admission refused: the same code and sentence, as the API's status (door-access.ts `refusalError`).
     if (outcome.kind === 'refused') throw refusalError(outcome.code ?? 'refused', outcome.reply ?? 'Refused.', { threadId, messageId });
+    if (outcome.kind === 'answered')
+      return { kind: 'answered', threadId, messageId, ...(outcome.reply ? { reply: outcome.reply } : {}), links: thread };
     if (outcome.kind === 'unit' && outcome.unitId) {
       return {
         kind: 'unit',

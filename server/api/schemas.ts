@@ -124,14 +124,16 @@ const LinksSchema = z
 export const JobAcceptedSchema = z
   .object({
     kind: z
-      .enum(['run', 'unit', 'queued'])
-      .describe('run: a job started; unit: a ship unit started or steered; queued: the thread has not decided yet.'),
+      .enum(['run', 'unit', 'queued', 'answered'])
+      .describe(
+        'run: a job started; unit: a ship unit started or steered; queued: the thread has not decided yet; answered: the thread answered itself (a /board command, /subconscious run).',
+      ),
     threadId: z.string(),
     messageId: z.string().describe("The message's id in its thread (from Idempotency-Key when given)."),
     jobId: z.string().optional(),
     unitId: z.string().optional(),
     agent: z.string().optional(),
-    reply: z.string().optional().describe('What the thread answered (for a unit).'),
+    reply: z.string().optional().describe('What the thread answered (for a unit, or an answered command).'),
     links: LinksSchema,
   })
   .meta({ id: 'JobAccepted' });

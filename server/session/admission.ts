@@ -2,7 +2,7 @@ import { admitControl, type AdmissionFacts, type ControlAction, type Subject } f
 import { type Caller } from '../../infra/api-tokens';
 import { accessRequester } from '../api/door-access';
 import { threadWorkflowType } from '../../workflows/contracts';
-import type { WorkflowFacts } from './history/reader';
+import type { WorkflowFacts } from '../../infra/history/reader';
 
 /** What a session page asks the admission: may this person do this to this workflow? */
 export interface SessionActionRequest {

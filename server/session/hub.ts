@@ -1,6 +1,6 @@
 import { type Client } from '@temporalio/client';
 import { type Logger } from '../../infra/logger';
-import { HistoryReader, type WorkflowFacts } from './history/reader';
+import { HistoryReader, type WorkflowFacts } from '../../infra/history/reader';
 import type { RenderContext } from './render/parts';
 import { PAGE_TYPES } from './session-view';
 import { SessionWatcher, type Subscriber } from './watcher';

@@ -8,7 +8,7 @@ import { LINK_PARAM, sessionPath, SESSION_PATH, type SessionLinks } from '../../
 import { type Door } from '../api/door';
 import { admit, SESSION_COOKIE, sameOrigin, type Viewer } from './access';
 import type { SessionAdmission } from './admission';
-import type { WorkflowFacts } from './history/reader';
+import type { WorkflowFacts } from '../../infra/history/reader';
 import { type SessionHub } from './hub';
 import { outputText } from './render/call-view';
 import { personalise } from './render/html';

@@ -6,7 +6,7 @@ import {
   type ThreadState,
   type UnitState,
 } from '../../workflows/contracts';
-import type { Execution } from './model/events';
+import type { Execution } from '../../infra/history/events';
 import { buildRunSession, type RunSession } from './model/run-session';
 import { buildThreadSession } from './model/thread-session';
 import { buildUnitSession, type UnitSession } from './model/unit-session';

@@ -9,10 +9,10 @@ import {
   type UnitState,
 } from '../../workflows/contracts';
 import { type Logger } from '../../infra/logger';
-import type { Execution } from './model/events';
+import type { Execution } from '../../infra/history/events';
 import { Trace, type ActivityView } from './model/trace';
 import type { UnitSession } from './model/unit-session';
-import { continuedFrom, type HistoryReader, type WorkflowFacts } from './history/reader';
+import { continuedFrom, type HistoryReader, type WorkflowFacts } from '../../infra/history/reader';
 import { withId } from './render/page';
 import type { PageParts, RenderContext } from './render/parts';
 import { renderSession, unitOfCodingRun, type LiveState } from './session-view';

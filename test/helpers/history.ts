@@ -4,7 +4,7 @@ import { type Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { projectRoot } from '../../infra/paths';
-import { localActivityMarker } from '../../server/session/history/decode';
+import { localActivityMarker } from '../../infra/history/decode';
 import { waitUntil } from './wait';
 
 /** Per activity type: how many were scheduled, completed, failed and timed out in a workflow's history. */

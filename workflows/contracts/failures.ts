@@ -19,6 +19,7 @@ export const FAILURE_CODES = [
   'repo_agent_not_allowed',
   'plan_invalid',
   'resend_refused',
+  'board_change_refused',
   // Bad activity input.
   'invalid_input',
   'invalid_repo',

@@ -6,6 +6,7 @@
  * what operators type into the `temporal` CLI: changing one breaks them and recorded
  * histories (docs/versioning.md).
  */
+export * from './board';
 export * from './common';
 export * from './failures';
 export * from './plan';

@@ -3,6 +3,7 @@
  * against: the one list the workflows validate by (workflows/input-guard.ts) and the fuzz test
  * (test/operator-inputs.test.ts) drives. A new message goes here with its shape, or a test says so.
  */
+import { BOARD_CHANGE_SHAPE, boardChangeUpdate, consolidateSignal, CONSOLIDATION_REQUEST_SHAPE } from './board';
 import { STEER_INPUT_SHAPE, STOP_INPUT_SHAPE, steerSignal, steerUpdate, stopSignal } from './common';
 import { PLAN_UNIT_UPDATE_SHAPE, unitUpdateSignal } from './plan';
 import { RESEND_INPUT_SHAPE, resendUpdate } from './resend';
@@ -45,4 +46,8 @@ export const MESSAGE_INPUTS: Record<string, MessageInput[]> = {
   ],
   planWorkflow: [{ name: unitUpdateSignal.name, kind: 'signal', shape: PLAN_UNIT_UPDATE_SHAPE }, stop, resend],
   resendWorkflow: [],
+  boardWorkflow: [
+    { name: boardChangeUpdate.name, kind: 'update', shape: BOARD_CHANGE_SHAPE },
+    { name: consolidateSignal.name, kind: 'signal', shape: CONSOLIDATION_REQUEST_SHAPE },
+  ],
 };

@@ -146,8 +146,30 @@ export interface RunInput {
   reviewKey?: string;
   /** How the router picked the agent (absent: named by the message, sticky, or a child run). */
   routing?: RunRouting;
+  /**
+   * The team board this run reads into its system prompt when its repository's settings name none:
+   * a Slack channel's board (a repository's is found from its `.switchboard.yml`). For a rem-agent
+   * run, the board it writes with `context_board`, and whether its changes are kept (docs/board.md).
+   */
+  board?: RunBoardRef;
   /** Carried across continue-as-new; absent on the first start. */
   carry?: RunCarry;
+}
+
+/** The board a run reads, or (`writes`) a rem-agent run consolidates for. */
+export interface RunBoardRef {
+  id: string;
+  maxPromptChars?: number;
+  /** A rem-agent run's: its changes are kept at once (a keeper's work) or proposed, on behalf of whom. */
+  writes?: { keeps: boolean; onBehalfOf: string };
+}
+
+/** The board a run read before its first turn: its id, how many kept entries, the ones shown, and the prompt block. */
+export interface RunBoard {
+  id: string;
+  entries: number;
+  shown: string[];
+  block?: string;
 }
 
 /** The state that survives continue-as-new (the conversation, not the history). */
@@ -185,6 +207,8 @@ export interface RunCarry {
   repoContext?: RepoContext;
   /** The MCP tools discovered at the start (absent: none attached). */
   mcp?: McpRunTools;
+  /** The team board read before the first turn (absent: none). */
+  board?: RunBoard;
 }
 
 /** What a run brought from its repository before its first turn (run/repo-context.ts). */
@@ -244,6 +268,8 @@ export interface ChildRecord {
   workflowId: string;
   agent: string;
   name?: string;
+  /** The task call's `description`: what the task is for. */
+  description?: string;
   mode: 'sync' | 'background';
   outcome?: RunOutcome;
   startedAt: number;
@@ -281,6 +307,8 @@ export interface RunStatus {
   answersTo?: 'unit' | 'parent';
   /** How the router picked the agent, for the card (absent: named, sticky, or a child). */
   routing?: { agent: string; reason: string; note?: string };
+  /** The team board the run read into its system prompt, and how many of its kept entries (the card names it). */
+  board?: { id: string; entries: number };
 }
 
 /** The run's result: what happened, and which bound ended it. */
@@ -335,6 +363,8 @@ export interface RunRecord {
   reviewed?: { commitSha: string; status: 'confirmed' | 'unconfirmed' | 'refused' };
   /** Each MCP server's calls, errors and answer sizes (absent: none attached); the tools offered and what was left out. */
   mcp?: { usage: Record<string, McpServerUsage>; tools: string[]; problems: string[] };
+  /** The team board the run read into its system prompt: its id and the kept entries shown (absent: none). */
+  board?: { id: string; entries: number; shown: string[] };
 }
 
 export type { ChatMessage, ToolCall };

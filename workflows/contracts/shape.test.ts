@@ -59,6 +59,7 @@ describe('message input shapes', () => {
     }
     expect(Object.keys(MESSAGE_INPUTS).sort()).toEqual([
       'agentRunWorkflow',
+      'boardWorkflow',
       'planWorkflow',
       'resendWorkflow',
       'shipUnitWorkflow',

@@ -94,12 +94,13 @@ export interface SavedExchange {
 /** What happened to one message, for the CLI and API to follow. */
 export interface MessageOutcome {
   messageId: string;
-  kind: 'run' | 'unit' | 'refused' | 'steered' | 'duplicate' | 'queued';
+  /** `answered`: the thread answered itself, without a run (a `/board` command, `/subconscious run`). */
+  kind: 'run' | 'unit' | 'refused' | 'steered' | 'duplicate' | 'queued' | 'answered';
   runId?: string;
   /** The ship unit started (or steered) for a code-change request. */
   unitId?: string;
   agent?: string;
-  /** The plain answer given instead of a run. */
+  /** The plain answer given instead of a run (a refusal, a unit's start, a board command's outcome). */
   reply?: string;
   /**
    * Why a message was refused (or its steer was not sent), as a stable code from the admission's one list

@@ -40,6 +40,9 @@ export interface RepoContextDeps {
  * here fails the run: a read that fails leaves that part out, a failed setup is told to the model.
  */
 export class RepoContextLoader {
+  /** The repository's settings as read before the first turn (absent: not read, or unreadable). */
+  settings?: RepoSettingsResult;
+
   constructor(private readonly deps: RepoContextDeps) {}
 
   async load(repo: string): Promise<void> {
@@ -47,6 +50,7 @@ export class RepoContextLoader {
     const context: RepoContext = { repo };
     state.repoContext = context;
     const settings = await orNothing(() => activities.settings.repoSettings({ repo }));
+    this.settings = settings;
     // A direct review gates by the repository's own severity, where it sets one.
     if (settings && state.direct?.mode === 'review') state.direct.gate = settings.settings.review.severity;
     const pullRequest = state.direct?.pullRequest ?? pullRequestOf(state);

@@ -1,6 +1,7 @@
 import { rootCause } from '@temporalio/common';
 import type { ChatMessage, ModelTool, ModelTurnResult, ToolCall, ToolResult, TurnPurpose } from '../../activities/models/types';
 import { modelToolSchemas, type ModelToolSchema } from '../../tools';
+import { taskDescription } from '../../tools/task';
 import type { ModelActivities } from '../activity-proxies';
 import type { RunCarry } from '../contracts';
 import { stopWords, type RunControl, type WorkflowClock } from './run-control';
@@ -53,8 +54,13 @@ export class RunLoop {
 
   constructor(private readonly deps: RunLoopDeps) {
     // Built once: the run's tools and its MCP tools (discovered before the loop starts, carried after), byte for byte the same every turn.
+    const { profile } = deps.state.input;
+    // A role this run is not offered (rubber-duck without a model of another family) is not named by its task tool.
+    const off = (profile.rolesOff ?? []).map((entry) => entry.role);
     this.tools = [
-      ...modelToolSchemas(deps.state.input.profile.tools),
+      ...modelToolSchemas(profile.tools).map((tool) =>
+        tool.name === 'task' && off.length ? { ...tool, description: taskDescription(off) } : tool,
+      ),
       ...(deps.state.mcp?.tools ?? []).map((tool) => ({ name: tool.name, description: tool.description, inputSchema: tool.inputSchema })),
     ];
   }

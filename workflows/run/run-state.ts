@@ -20,6 +20,7 @@ import type {
   RunInput,
   RunOutcome,
   RunPhase,
+  RunBoard,
   RunRecord,
   RunStatus,
   RepoContext,
@@ -101,6 +102,8 @@ export class RunState {
   repoContext?: RepoContext;
   /** The MCP tools discovered at the start (run/mcp-tools.ts); absent when none is attached. */
   mcp?: McpRunTools;
+  /** The team board read before the first turn (run/board-read.ts); absent when none. */
+  board?: RunBoard;
 
   constructor(
     readonly input: RunInput,
@@ -130,17 +133,21 @@ export class RunState {
     this.card = carry?.card ?? { generation: 0, earlier: [] };
     this.repoContext = carry?.repoContext;
     this.mcp = carry?.mcp;
+    this.board = carry?.board;
     // The router's model turn that picked this agent is this run's to count (once: a carry has it already).
     if (!carry && input.routing?.usage) this.countUsage({ ...input.routing.usage, turn: 0, purpose: 'routing' });
   }
 
   /**
    * The system prompt every request carries: the input's, then the repository's instructions when
-   * the run loaded any, then the block about its MCP tools once they are discovered. Decided before
-   * the first turn and carried, so it is the same bytes every turn (the prompt cache depends on it).
+   * the run loaded any, then the team board's kept entries (as data), then the block about its MCP
+   * tools once they are discovered. Decided before the first turn and carried, so it is the same
+   * bytes every turn (the prompt cache depends on it).
    */
   get system(): string {
-    const blocks = [this.repoContext?.instructions?.block, this.mcp?.block].filter((block): block is string => Boolean(block));
+    const blocks = [this.repoContext?.instructions?.block, this.board?.block, this.mcp?.block].filter((block): block is string =>
+      Boolean(block),
+    );
     return [this.input.system, ...blocks].join('\n\n');
   }
 
@@ -300,6 +307,7 @@ export class RunState {
       ...(this.repoContext?.setup ? { setup: this.repoContext.setup } : {}),
       ...(this.input.routing ? { routing: routingView(this.input.routing) } : {}),
       ...(this.input.submitsTo === 'unit' ? { answersTo: 'unit' as const } : this.input.parent ? { answersTo: 'parent' as const } : {}),
+      ...(this.board?.block ? { board: { id: this.board.id, entries: this.board.shown.length } } : {}),
     };
   }
 
@@ -328,6 +336,7 @@ export class RunState {
       ...(this.card.generation > 0 ? { card: this.card } : {}),
       ...(this.repoContext ? { repoContext: this.repoContext } : {}),
       ...(this.mcp ? { mcp: this.mcp } : {}),
+      ...(this.board ? { board: this.board } : {}),
     };
   }
 
@@ -363,6 +372,7 @@ export class RunState {
         ? { reviewed: { commitSha: this.direct.delivered.sha, status: this.direct.delivered.status } }
         : {}),
       ...(this.mcp ? { mcp: { usage: this.mcp.usage, tools: this.mcp.tools.map((tool) => tool.name), problems: this.mcp.problems } } : {}),
+      ...(this.board?.block ? { board: { id: this.board.id, entries: this.board.shown.length, shown: this.board.shown } } : {}),
     };
   }
 }

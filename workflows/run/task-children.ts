@@ -7,6 +7,7 @@ import {
   definitionOf,
   MAX_TASK_DEPTH,
   modelCheck,
+  modelFamily,
   resolveAgentChildProfile,
   resolveRoleProfile,
   resolveTaskTarget,
@@ -120,8 +121,14 @@ export class TaskChildren {
     if (depth > MAX_TASK_DEPTH) return toolError(call, `Delegation is limited to ${MAX_TASK_DEPTH} levels; do this part yourself.`);
     const setup = await this.deps.setup.loadAgentSetup();
     const { catalog } = setup;
-    const target = resolveTaskTarget(catalog, args.agent_type, profile);
+    const target = resolveTaskTarget(catalog, args.agent_type, profile, setup.config);
     if (!target.ok) return toolError(call, target.message);
+    // A complementary role's point is another model family than this run's: a chosen model must be one.
+    if (target.definition.complementary && typeof args.model === 'string' && modelFamily(args.model) === modelFamily(profile.model.value))
+      return toolError(
+        call,
+        `${target.definition.id} runs on a model of another family than this run's ${profile.model.value}; ${args.model} is not one.`,
+      );
     // A child is admitted like any request, as the person the run is for: the chosen model (the
     // model writes what chat asked for), and for an agent child the access rules, a GitHub
     // actor's role and the sandbox (agents/admission.ts). The caller's self-serve flag and token
@@ -167,7 +174,15 @@ export class TaskChildren {
     const workflowId = `${runId}/task-${index}-${name}`;
     const mode = args.mode ?? 'background';
     const inherits = target.definition.conversation === 'inherited';
-    const record: ChildRecord = { index, workflowId, agent: childProfile.agent, name, mode, startedAt: clock.now() };
+    const record: ChildRecord = {
+      index,
+      workflowId,
+      agent: childProfile.agent,
+      name,
+      ...(args.description ? { description: args.description } : {}),
+      mode,
+      startedAt: clock.now(),
+    };
     state.children.push(record);
     state.children.sort((a, b) => a.index - b.index);
     let child: ChildRun;
@@ -191,7 +206,7 @@ export class TaskChildren {
           // A capped run's task is bounded by what is left of its cap when it starts.
           ...(input.spendCap ? { spendCap: childSpendCap(input.spendCap, state.cost.usd, runId) } : {}),
         },
-        `${childProfile.agent} task "${name}" for ${runId}`,
+        `${childProfile.agent} task "${name}"${args.description ? ` (${args.description.slice(0, 80)})` : ''} for ${runId}`,
       );
     } catch (error) {
       Object.assign(record, { outcome: 'failed', endedAt: clock.now() });

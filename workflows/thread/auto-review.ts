@@ -55,6 +55,12 @@ export class ReviewMemory {
     return message;
   }
 
+  /** The `state` query's part: the automatic review waiting for its debounce or its turn (absent: none). */
+  pendingView(): { pendingReview?: { trigger: NonNullable<ThreadMessage['review']>['trigger']; dueAt: string } } {
+    const review = this.reviews.pending?.message.review;
+    return review ? { pendingReview: { trigger: review.trigger, dueAt: new Date(this.reviews.pending!.dueAt).toISOString() } } : {};
+  }
+
   reviewed(sha: string | undefined): boolean {
     return sha !== undefined && this.reviews.reviewed.includes(sha);
   }

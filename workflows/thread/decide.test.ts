@@ -1,4 +1,4 @@
-import { builtinCatalog } from '../../agents';
+import { boardPolicy, builtinCatalog } from '../../agents';
 import { defaultAgentsConfig } from '../../agents/config';
 import { DEFAULT_SHIP_SETTINGS } from '../../activities/agents/agent-setup';
 import type { ThreadMessage } from '../contracts';
@@ -179,5 +179,65 @@ describe('a GitHub conversation', () => {
     });
     expect(decide(setup(), github('agent:review look', 'write'), undefined, onPr)).toMatchObject({ kind: 'run', agent: 'review' });
     expect(decide(setup(), github('fix the login redirect bug', 'write'), undefined, onIssue)).toMatchObject({ kind: 'ship' });
+  });
+});
+
+describe('slash commands and team boards in the decision', () => {
+  const commands = { rules: true, commands: true };
+  const slackThread = { kind: 'slack' as const, team: 'T1', channel: 'C1', threadTs: '1.0' };
+
+  it('/review runs code-review once on the pull request, and the thread keeps its own agent', () => {
+    const onPr = { kind: 'github' as const, repo: 'acme/app', pullRequest: 7 };
+    const decision = decide(
+      setup(),
+      message('/review', { requester: { id: 'ada', surface: 'github', githubRole: 'write' } }),
+      'general',
+      onPr,
+      [],
+      commands,
+    );
+    expect(decision).toMatchObject({
+      kind: 'run',
+      agent: 'code-review',
+      request: 'Review pull request #7 of acme/app.',
+      stickyAgent: 'general',
+    });
+  });
+
+  it('/research runs the conductor as a research lead; /board and /subconscious run are the thread’s to answer', () => {
+    expect(decide(setup(), message('/research why?'), undefined, slackThread, [], commands)).toMatchObject({
+      kind: 'run',
+      agent: 'conductor',
+      request: expect.stringMatching(/^Research lead \(\/research\)[\s\S]*Question: why\?$/),
+    });
+    expect(decide(setup(), message('in acme/app: /board keep b2'), 'explore', slackThread, [], commands)).toEqual({
+      kind: 'board',
+      command: { kind: 'board', action: 'keep', entryId: 'b2' },
+      stickyAgent: 'explore',
+    });
+    expect(decide(setup(), message('/subconscious run'), undefined, slackThread, [], commands)).toMatchObject({ kind: 'board' });
+    expect(decide(setup(), message('/nope'), undefined, slackThread, [], commands)).toMatchObject({
+      kind: 'refused',
+      code: 'command_unknown',
+    });
+    // Threads recorded before commands read them as text.
+    expect(decide(setup(), message('agent:general /board'), undefined, slackThread, [], { rules: true })).toMatchObject({
+      kind: 'run',
+      request: '/board',
+    });
+  });
+
+  it("a run in a Slack channel whose board is on, on no repository, reads the channel's board", () => {
+    const boards = {
+      ...setup(),
+      channelBoards: { C1: { ...boardPolicy('board:slack:*:C1', undefined, { enabled: true, maxPromptChars: 900 }) } },
+    };
+    expect(decide(boards, message('agent:general hi'), undefined, slackThread, [], commands)).toMatchObject({
+      kind: 'run',
+      board: { id: 'board:slack:T1:C1', maxPromptChars: 900 },
+    });
+    // On a repository the run reads the repository's board instead (found from its settings by the run).
+    const onRepo = decide(boards, message('agent:general in acme/app: hi'), undefined, slackThread, [], commands);
+    expect(onRepo.kind === 'run' && onRepo.board).toBeUndefined();
   });
 });

@@ -2,7 +2,11 @@ import type { AgentSetup } from '../../activities/agents/agent-setup';
 import {
   admitStart,
   buildSystemPrompt,
+  channelBoard,
+  parseCommand,
   parseDirectives,
+  researchRequest,
+  reviewRequest,
   resolveProfile,
   route,
   usableAgents,
@@ -11,17 +15,32 @@ import {
   type Person,
   type Profile,
   type RouteDecision,
+  type SlashCommand,
   type StartRequest,
 } from '../../agents';
-import type { ReplyTarget, RunRouting, ThreadMessage } from '../contracts';
+import type { ReplyTarget, RunBoardRef, RunRouting, ThreadMessage } from '../contracts';
 
 /** Every decision says how the message was routed (the thread asks a classifier when no rule placed it). */
 interface Routed {
   route?: RouteDecision;
 }
 
+/** A slash command the thread answers itself, without a run of its own: the team board's (workflows/thread/board-command.ts). */
+export type BoardCommand = Extract<SlashCommand, { kind: 'board' | 'subconscious' }>;
+
 export type Decision =
-  | ({ kind: 'run'; agent: string; profile: Profile; system: string; request: string; stickyAgent?: string; routing?: RunRouting } & Routed)
+  | ({
+      kind: 'run';
+      agent: string;
+      profile: Profile;
+      system: string;
+      request: string;
+      stickyAgent?: string;
+      routing?: RunRouting;
+      /** A Slack channel's team board, for a run there on no repository (a repository's is found by the run). */
+      board?: RunBoardRef;
+    } & Routed)
+  | ({ kind: 'board'; command: BoardCommand; stickyAgent?: string } & Routed)
   | ({ kind: 'ship'; profile: Profile; request: string; stickyAgent?: string } & Routed)
   | ({ kind: 'refused'; reply: string; code: string; stickyAgent?: string } & Routed);
 
@@ -31,6 +50,8 @@ export interface RoutingOptions {
   rules?: boolean;
   /** A classifier's answer for a message no rule placed. */
   classified?: ClassifierAnswer;
+  /** Slash commands (/review, /research, /subconscious run, /board) are read (agents/commands.ts). */
+  commands?: boolean;
 }
 
 /** The person a thread message speaks for, as the admission sees them. */
@@ -72,6 +93,17 @@ export function decide(
 ): Decision {
   const { catalog, config } = setup;
   const parsed = parseDirectives(message.text);
+  // A slash command: the board's are the thread's to answer; /review and /research name their agent and request.
+  const command = routing.commands ? parseCommand(parsed.text) : undefined;
+  const kept = stickyAgent ? { stickyAgent } : {};
+  if (command?.kind === 'invalid') return { kind: 'refused', reply: command.reply, code: 'command_unknown', ...kept };
+  if (command?.kind === 'board' || command?.kind === 'subconscious') return { kind: 'board', command, ...kept };
+  if (command) {
+    const on = replyTarget ?? message.replyTarget;
+    const where = on?.kind === 'github' && !on.issue ? { repo: on.repo, pullRequest: on.pullRequest } : {};
+    parsed.directives.agent = command.kind === 'review' ? 'code-review' : 'conductor';
+    parsed.text = command.kind === 'review' ? reviewRequest(command.text, where) : researchRequest(command.text);
+  }
   const person = personOf(message);
   const available = usableAgents(catalog, config, person);
   const implied = stickyAgent ?? (message.defaultAgent && available.includes(message.defaultAgent) ? message.defaultAgent : undefined);
@@ -117,7 +149,9 @@ export function decide(
       : {}),
     ...(admitted.mcp ? { mcp: admitted.mcp } : {}),
   });
-  const sticky = routed.stickyAgent ? { stickyAgent: routed.stickyAgent } : {};
+  // A command runs its agent once; the thread's own agent stays as it was.
+  const sticky = command ? kept : routed.stickyAgent ? { stickyAgent: routed.stickyAgent } : {};
+  const channel = target?.kind === 'slack' && !profile.repo ? channelBoard(setup.channelBoards, target.team, target.channel) : undefined;
   if (profile.pipeline === 'ship') return { kind: 'ship', profile, request: parsed.text, ...sticky, route: routed };
   // A routed run (not chosen by name) shows on its card which agent the router picked and why.
   const routedBy = routing.rules && routed.reason !== 'directive' && routed.reason !== 'sticky';
@@ -130,6 +164,7 @@ export function decide(
     ...sticky,
     route: routed,
     ...(routedBy ? { routing: { agent: routed.agent, reason: routed.reason, ...(routed.note ? { note: routed.note } : {}) } } : {}),
+    ...(channel?.enabled ? { board: { id: channel.boardId, maxPromptChars: channel.maxPromptChars } } : {}),
   };
 }
 

@@ -20,12 +20,13 @@ export function repoInPlay(setup: Pick<AgentSetup, 'config'>, message: ThreadMes
 /** The admission's facts with what the repository's own settings allow (the file and the deployment's section, merged). */
 export function withRepository(setup: AgentSetup, result: RepoSettingsResult | undefined): AgentSetup {
   if (!result) return setup;
-  const { agents, mcp } = result.settings;
+  const { agents, mcp, board } = result.settings;
   const repo = result.repo.toLowerCase();
   return {
     ...setup,
     ...(agents ? { repositories: { ...setup.repositories, [repo]: agents } } : {}),
     ...(mcp ? { repositoryMcp: { ...setup.repositoryMcp, [repo]: mcp } } : {}),
+    ...(board ? { repositoryBoards: { ...setup.repositoryBoards, [repo]: board } } : {}),
   };
 }
 

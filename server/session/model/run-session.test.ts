@@ -1,4 +1,4 @@
-import type { Execution, SessionEvent } from './events';
+import type { Execution, SessionEvent } from '../../../infra/history/events';
 import { recordedExecution } from '../test-support/recorded';
 import { buildRunSession, type TurnItem } from './run-session';
 

@@ -12,7 +12,8 @@ import {
   type StopInput,
   type TokenTotals,
 } from '../../../workflows/contracts';
-import type { Execution, SessionEvent } from './events';
+import type { Execution, SessionEvent } from '../../../infra/history/events';
+import type { BoardEntry } from '../../../workflows/contracts/board';
 import { activityTypesOf, HOUSEKEEPING } from './tool-activities';
 import { isRunRecord, nextTimer, objectOf, Trace, type ActivityView, type ChildView, type PendingTimer } from './trace';
 
@@ -73,6 +74,8 @@ export interface RunSession {
   filesWritten: Array<{ path: string; bytes: number; turn: number }>;
   /** Children of every turn, in the order they started. */
   children: ChildView[];
+  /** The team board the run read before its first turn: the board, and its entries as they were then. */
+  board?: { id: string; entries: BoardEntry[] };
 }
 
 const MINUTE = 60_000;
@@ -118,6 +121,8 @@ function readExecution(session: RunSession, execution: Execution, first: boolean
   const trace = new Trace(events, execution.runId);
   const turnOf = new Map<number, TurnItem>();
   let current: TurnItem | undefined;
+  // The team board's read before the first turn: its scheduled event, by id, and the board it read.
+  const readsBoard = new Map<number, string>();
   let lastResult: { item: TurnItem; result: ModelTurnResult; index: number } | undefined;
   events.forEach((event, index) => {
     switch (event.kind) {
@@ -152,6 +157,7 @@ function readExecution(session: RunSession, execution: Execution, first: boolean
           session.items.push(current);
           return;
         }
+        if (event.activityType === 'readBoard') readsBoard.set(event.id, objectOf<{ boardId: string }>(event.input)?.boardId ?? '');
         if (HOUSEKEEPING.has(event.activityType) || !current) return;
         const activity = trace.activities.get(event.id)!;
         const call = claimant(current, event.activityType);
@@ -163,6 +169,9 @@ function readExecution(session: RunSession, execution: Execution, first: boolean
       case 'activityFailed':
       case 'activityTimedOut':
       case 'activityCanceled': {
+        const boardId = readsBoard.get(event.scheduledId);
+        const read = event.kind === 'activityCompleted' ? objectOf<{ entries: BoardEntry[] }>(event.result) : undefined;
+        if (boardId && read) session.board = { id: boardId, entries: read.entries ?? [] };
         const turn = turnOf.get(event.scheduledId);
         if (!turn) return;
         turn.endedAt = event.at;

@@ -15,7 +15,7 @@ import {
   type ThreadMessage,
   type ThreadState,
 } from '../../../workflows/contracts';
-import type { Execution, SessionEvent } from './events';
+import type { Execution, SessionEvent } from '../../../infra/history/events';
 import { isRunRecord, objectOf, Trace, type ChildView } from './trace';
 
 export type ThreadItem =

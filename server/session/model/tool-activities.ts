@@ -45,6 +45,7 @@ export const TOOL_ACTIVITIES: Record<ToolName, { types: readonly ActivityName[];
   unit_steer: { types: ['inspectUnit'] },
   unit_stop: { types: ['inspectUnit'] },
   fleet_status: { types: ['listUnits'], many: true },
+  context_board: { types: ['changeBoard'] },
 };
 
 /** Activities that are the run's own housekeeping, never a tool's: not shown in the conversation. */
@@ -56,6 +57,7 @@ export const HOUSEKEEPING = new Set<string>([
   'loadAgentSetup',
   'vetRepository',
   'runProgress',
+  'readBoard',
 ] satisfies ActivityName[]);
 
 export function activityTypesOf(tool: string): { types: readonly string[]; many?: boolean } {

@@ -1,5 +1,5 @@
 import type { RunRecord } from '../../../workflows/contracts';
-import { isUnreadable, type Decoded, type EventOf, type SessionEvent } from './events';
+import { isUnreadable, type Decoded, type EventOf, type SessionEvent } from '../../../infra/history/events';
 
 /** One activity as a page shows it: what it was asked, how it went, what it answered. */
 export interface ActivityView {

@@ -18,7 +18,7 @@ import {
   type UnitState,
 } from '../../../workflows/contracts';
 import { unitSettings } from '../../../workflows/unit/unit-setup';
-import type { Execution, SessionEvent } from './events';
+import type { Execution, SessionEvent } from '../../../infra/history/events';
 import { nextTimer, objectOf, Trace, type ActivityView, type ChildView, type PendingTimer } from './trace';
 
 /** What a review run submitted (tools/submit-review.ts). */

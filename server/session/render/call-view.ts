@@ -1,5 +1,5 @@
 import type { BashResult, FileResult, JobStatus } from '../../../activities/sandbox/types';
-import { isUnreadable } from '../model/events';
+import { isUnreadable } from '../../../infra/history/events';
 import type { CallView } from '../model/run-session';
 import type { ActivityView, ChildView } from '../model/trace';
 import { badge, clip, duration, esc, pageLink, timeTag } from './html';

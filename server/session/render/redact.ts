@@ -1,33 +1,7 @@
 import { SECRET_VARIABLES } from '../../../infra/config/secrets';
+import { REDACTED, redactShapes } from '../../../agents/secret-shapes';
 
-/** What a secret becomes on a page. */
-export const REDACTED = '[redacted]';
-
-/**
- * Shapes of credentials, whoever's they are: a run's output may hold a token it found, and a page
- * shows it to people who should not have it. Each pattern's whole match is replaced.
- */
-const TOKEN_SHAPES: RegExp[] = [
-  /\bsbt_[A-Za-z0-9_-]{20,}/g, // Switchboard API tokens
-  /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9_]{16,}/g, // GitHub tokens
-  /\bgithub_pat_[A-Za-z0-9_]{20,}/g,
-  /\bxox[abposr]-[A-Za-z0-9-]{10,}/g, // Slack tokens
-  /\bxapp-[A-Za-z0-9-]{10,}/g,
-  /\bsk-(?:ant-)?[A-Za-z0-9_-]{20,}/g, // Anthropic and OpenAI keys
-  /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g, // AWS access key ids
-  /\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}/g, // JWTs
-  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$)/g,
-];
-
-/** `Bearer <x>`, `token=<x>`, `"password": "<x>"`, a URL's `user:password@`: the secret part only. */
-const SECRET_CONTEXTS: Array<[RegExp, string]> = [
-  [/(\b[a-z][a-z0-9+.-]*:\/\/[^\s/:@]+:)[^\s/@]+@/gi, `$1${REDACTED}@`],
-  [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{12,}/g, `$1 ${REDACTED}`],
-  [
-    /\b([A-Za-z_-]*(?:secret|token|passw(?:or)?d|api[_-]?key|access[_-]?key|private[_-]?key)[A-Za-z_]*["']?\s*[:=]\s*["']?)(?!\[redacted\])[^\s"',;]{6,}/gi,
-    `$1${REDACTED}`,
-  ],
-];
+export { REDACTED };
 
 /** Environment variable names that hold secrets (beyond the ones Switchboard reads itself). */
 const SECRET_NAME = /(TOKEN|SECRET|PASSWORD|PASSWD|PRIVATE_KEY|API_KEY|ACCESS_KEY)/i;
@@ -40,7 +14,8 @@ export type Redactor = (text: string) => string;
 /**
  * The redaction every page's text goes through: the known secrets (this process's environment —
  * the worker's, where the pages run beside it — by value: every variable Switchboard reads a
- * secret from and any other whose name says secret) and anything shaped like a credential.
+ * secret from and any other whose name says secret) and anything shaped like a credential (the
+ * shapes a board entry is cleaned of too).
  */
 export function createRedactor(env: NodeJS.ProcessEnv = process.env, extra: readonly string[] = []): Redactor {
   const names = new Set<string>(Object.values(SECRET_VARIABLES));
@@ -51,10 +26,8 @@ export function createRedactor(env: NodeJS.ProcessEnv = process.env, extra: read
     .sort((a, b) => b.length - a.length);
   const byValue = known.length ? new RegExp(known.map(escapeRegExp).join('|'), 'g') : undefined;
   return (text: string) => {
-    let out = byValue ? text.replace(byValue, REDACTED) : text;
-    for (const shape of TOKEN_SHAPES) out = out.replace(shape, REDACTED);
-    for (const [pattern, replacement] of SECRET_CONTEXTS) out = out.replace(pattern, replacement);
-    return out;
+    // The deployment's own secrets by value, then anything shaped like a credential (agents/secret-shapes.ts).
+    return redactShapes(byValue ? text.replace(byValue, REDACTED) : text);
   };
 }
 

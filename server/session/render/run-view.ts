@@ -1,6 +1,7 @@
 import { formatCost } from '../../../infra/run-format';
 import { sessionPath } from '../../../infra/session-links';
 import type { RunItem, RunSession, TurnItem } from '../model/run-session';
+import type { BoardEntry } from '../../../workflows/contracts/board';
 import { renderCall, renderChild, toneOf } from './call-view';
 import { badge, clip, count, duration, esc, plural, timeTag } from './html';
 import { markdown } from './markdown';
@@ -35,6 +36,7 @@ export function renderRun(session: RunSession, context: RenderContext, diff?: Bl
     { id: 'files', title: 'Files written', blocks: session.filesWritten.length ? [filesBlock(session, context)] : [] },
     { id: 'diff', title: 'Changes against the base', blocks: diff ? [diff] : [] },
     { id: 'answer', title: session.record?.summary ? 'Closing summary' : 'Answer', blocks: answer ? [answer] : [] },
+    { id: 'board', title: 'Team board', blocks: session.board ? [boardBlock(session.board, session.record?.board?.shown, context)] : [] },
   ];
   const agent = session.input?.profile.displayName ?? session.status?.agent ?? 'Run';
   return {
@@ -67,6 +69,7 @@ function header(session: RunSession, context: RenderContext): string {
     ['Repository', repo ? link(links.repoUrl, repo) : ''],
     ['Pull request', pullRequest ? link(links.pullUrl, `#${pullRequest}`) : ''],
     ['Part of', partOf(session)],
+    ['Team board', session.board ? `<a href="#board"><code>${esc(session.board.id)}</code></a>` : ''],
     [
       'Budget',
       budgetMinutes
@@ -135,6 +138,26 @@ function renderTurn(turn: TurnItem, session: RunSession, context: RenderContext,
   const children = turn.children.map((child) => renderChild(child, context)).join('');
   const error = turn.error ? `<p class="error">${esc(context.redact(turn.error))}</p>` : '';
   return `<article class="item turn${turn.purpose === 'turn' ? '' : ` ${turn.purpose}`}"><h3>${title} ${timeTag(turn.at)} ${state} ${usage}</h3>${text}${error}${calls}${children}</article>`;
+}
+
+/**
+ * The team board the run read (docs/board.md): its kept entries as they were when the run started,
+ * those its system prompt carried marked, and the proposed ones waiting for a keeper.
+ */
+function boardBlock(board: NonNullable<RunSession['board']>, shown: string[] | undefined, context: RenderContext): Block {
+  const kept = board.entries.filter((entry) => entry.state === 'kept');
+  const proposed = board.entries.filter((entry) => entry.state === 'proposed');
+  const row = (entry: BoardEntry, note: string) =>
+    `<li><code>${esc(entry.id)}</code> <span class="muted">${esc(entry.kind)}</span> ${esc(context.redact(entry.text))}${note ? ` <span class="muted">${note}</span>` : ''}</li>`;
+  const inPrompt = (entry: BoardEntry) => (shown === undefined || shown.includes(entry.id) ? '' : '(past the prompt bound: not read)');
+  return {
+    id: 'board-entries',
+    html:
+      `<p><code>${esc(board.id)}</code>: ${`${kept.length} kept ${kept.length === 1 ? 'entry' : 'entries'}`} read into this run's system prompt, as data` +
+      `${proposed.length ? `; ${`${proposed.length} proposed ${proposed.length === 1 ? 'entry' : 'entries'}`} waiting for a keeper (not read)` : ''}.</p>` +
+      (kept.length ? `<ul class="files">${kept.map((entry) => row(entry, inPrompt(entry))).join('')}</ul>` : '') +
+      (proposed.length ? `<ul class="files">${proposed.map((entry) => row(entry, 'proposed')).join('')}</ul>` : ''),
+  };
 }
 
 function filesBlock(session: RunSession, context: RenderContext): Block {

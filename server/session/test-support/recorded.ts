@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { loadDataConverter } from '@temporalio/common/lib/internal-non-workflow';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { projectRoot } from '../../../infra/paths';
-import { decodeEvents } from '../history/decode';
-import type { Execution } from '../model/events';
+import { decodeEvents } from '../../../infra/history/decode';
+import type { Execution } from '../../../infra/history/events';
 
 /** A recorded history (test/histories/<name>.json) as one execution of session events, decoded as the server would. */
 export async function recordedExecution(name: string): Promise<{ workflowId: string; execution: Execution }> {

@@ -3,6 +3,7 @@ import type { WorkspaceRef } from '../../../activities/sandbox/types';
 import type { ToolInput, ToolName } from '../../../tools';
 import type {
   AttachActivities,
+  BoardActivityTypes,
   GitHubWriteActivities,
   SandboxActivities,
   SetupActivities,
@@ -27,6 +28,8 @@ export interface ExecutorActivities {
   web: WebActivities;
   skills: SkillActivities;
   attach: AttachActivities;
+  /** A rem-agent run's board changes (absent in tests that need none). */
+  boards?: Pick<BoardActivityTypes, 'changeBoard'>;
 }
 
 /** What executing a call needs from the run that owns it. */

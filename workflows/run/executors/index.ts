@@ -17,6 +17,7 @@ import {
   githubTree,
 } from './github';
 import { attachFile } from './attach';
+import { contextBoard } from './board';
 import { waitForJob } from './jobs';
 import { submitDescription, submitReview, task, updateStatus } from './results';
 import { listSkills, useSkill } from './skills';
@@ -56,6 +57,7 @@ export const EXECUTORS: ExecutorMap = {
   unit_steer: unitSteer,
   unit_stop: unitStop,
   fleet_status: fleetStatus,
+  context_board: contextBoard,
 };
 
 export type { ExecutorActivities, ExecutorMap, ToolContext, ToolExecutor } from './context';

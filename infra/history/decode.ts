@@ -1,8 +1,8 @@
 import { defaultPayloadConverter, type LoadedDataConverter, type Payload } from '@temporalio/common';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import { type temporal } from '@temporalio/proto';
-import { isReference, parseReference } from '../../../infra/payloads/claim-check-codec';
-import type { Decoded, SessionEvent } from '../model/events';
+import { isReference, parseReference } from '../payloads/claim-check-codec';
+import type { Decoded, SessionEvent } from './events';
 
 type RawEvent = temporal.api.history.v1.IHistoryEvent;
 

@@ -1,6 +1,6 @@
 import { type Client } from '@temporalio/client';
 import { decodeEvents } from './decode';
-import type { Execution, SessionEvent } from '../model/events';
+import type { Execution, SessionEvent } from './events';
 
 /** What a page needs to know about a workflow before reading its history. */
 export interface WorkflowFacts {
