@@ -1,5 +1,6 @@
 import type { UnitOutcome } from '../contracts';
 import type { Unit } from './unit';
+import { GATE_READS_OWN_REVIEW, notReadyBecause } from './unit-gate';
 
 const MINUTE = 60_000;
 
@@ -15,16 +16,26 @@ export class IdleRound {
     const { unit } = this;
     const { carry: c, settings, activities, inbox, ports, unitId, repo, input } = unit;
     const { ship } = settings;
-    const ready =
-      c.checks?.state === 'success'
-        ? 'the review approves and checks are green'
-        : `the review approves; ${c.checks?.detail ?? 'checks are unknown'}`;
-    await activities.status.deliverReply({
-      effectKey: `${unitId}/ready/${c.headSha}`,
-      replyTarget: input.replyTarget,
-      text: `PR #${c.pullRequest} on ${repo} is ready: ${ready}.`,
-    });
-    unit.ports.notifyPlan({ status: 'ready' }).catch(() => undefined);
+    // "Ready" only on the unit's own approving review of this very head (never another's, never an older head's).
+    const notReady = unit.ports.patched(GATE_READS_OWN_REVIEW) ? notReadyBecause(c) : undefined;
+    if (notReady) {
+      await activities.status.deliverReply({
+        effectKey: `${unitId}/not-ready/${c.headSha}`,
+        replyTarget: input.replyTarget,
+        text: `PR #${c.pullRequest} on ${repo} is not ready: ${notReady}. The unit waits for a person (a steer, a review or a push).`,
+      });
+    } else {
+      const ready =
+        c.checks?.state === 'success'
+          ? 'the review approves and checks are green'
+          : `the review approves; ${c.checks?.detail ?? 'checks are unknown'}`;
+      await activities.status.deliverReply({
+        effectKey: `${unitId}/ready/${c.headSha}`,
+        replyTarget: input.replyTarget,
+        text: `PR #${c.pullRequest} on ${repo} is ready: ${ready}.`,
+      });
+      unit.ports.notifyPlan({ status: 'ready' }).catch(() => undefined);
+    }
     const deadline = ports.now() + ship.idleTimeoutDays * 24 * 60 * MINUTE;
     const every = ship.reminderHours * 60 * MINUTE;
     for (;;) {
@@ -40,7 +51,9 @@ export class IdleRound {
         await activities.status.deliverReply({
           effectKey: `${unitId}/reminder/${c.reminders}`,
           replyTarget: input.replyTarget,
-          text: `Reminder: PR #${c.pullRequest} on ${repo} is ready and waiting for a merge or a review.`,
+          text: notReady
+            ? `Reminder: PR #${c.pullRequest} on ${repo} is not ready (${notReady}) and waits for a person.`
+            : `Reminder: PR #${c.pullRequest} on ${repo} is ready and waiting for a merge or a review.`,
         });
       }
     }

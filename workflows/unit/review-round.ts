@@ -5,6 +5,7 @@ import { earlierReviewRequest, reviewRequest } from './unit-prompts';
 import type { Unit } from './unit';
 import { lostRun, rerunReview } from './lost-work';
 import { rememberHost } from './unit-hosts';
+import { GATE_READS_OWN_REVIEW, ownReviewApproves } from './unit-gate';
 
 /** The `patched()` id of skipping the review of a commit the unit already reviewed (docs/versioning.md). */
 export const ONE_REVIEW_PER_COMMIT = 'unit-reviews-each-commit-once';
@@ -38,9 +39,13 @@ export class ReviewRound {
     if (pr.state === 'closed') return 'closed';
     c.headSha = pr.headSha;
     c.base = pr.baseRef;
-    // One review per commit: a head this unit already reviewed (a round that changed nothing,
-    // a redelivered push) goes on from that review instead of posting a second one.
-    if (alreadyReviewed(c, pr.headSha) && unit.ports.patched(ONE_REVIEW_PER_COMMIT)) {
+    // One review per commit: a head this unit already reviewed (a redelivered push) goes on from
+    // that review instead of posting a second one, but only when that review of this very head
+    // approved. A round that changed nothing after a review asking for changes is reviewed again:
+    // green checks never make a head ready against the unit's own request for changes.
+    const reviewedBefore = alreadyReviewed(c, pr.headSha) && unit.ports.patched(ONE_REVIEW_PER_COMMIT);
+    const again = reviewedBefore && !ownReviewApproves(c, pr.headSha) && unit.ports.patched(GATE_READS_OWN_REVIEW);
+    if (reviewedBefore && !again) {
       c.checks = { state: 'waiting', headSha: pr.headSha, polls: 0 };
       unit.enter('checks');
       return undefined;
@@ -98,7 +103,8 @@ export class ReviewRound {
       event: 'COMMENT',
       body: renderReview(validated.submission, summary, gate, earlier ? { earlier } : {}),
       comments: reviewComments(validated.submission),
-      effectKey: `${unitId}/review/${pr.headSha}`,
+      // A second review of the same head has a key of its own (the first one's marker is on GitHub already).
+      effectKey: again ? `${unitId}/review/${pr.headSha}/${c.reviews + 1}` : `${unitId}/review/${pr.headSha}`,
     });
     if (posted.status === 'refused' && posted.code === 'head_moved') return undefined;
     c.reviews += 1;

@@ -399,6 +399,22 @@ describe('ReviewRound', () => {
     expect(w.phases).toEqual(['checks']);
   });
 
+  it('reviews a head again, under a key of its own, when its own review of it asked for changes (issue 32)', async () => {
+    const lastReview = {
+      verdict: 'request_changes' as const,
+      commitSha: 'head-1',
+      counts: { blocking: 0, major: 1, minor: 0, nit: 0 },
+      addressed: 1,
+      posted: 'confirmed' as const,
+    };
+    const w = world({ carry: { ...onPr, lastReview, reviews: 1, reviewedShas: ['head-1'] }, run: () => approve });
+    expect(await new ReviewRound(w.unit).run()).toBeUndefined();
+    expect(w.runs).toHaveLength(1);
+    expect(w.log.inputs('postReview')[0]).toMatchObject({ commitSha: 'head-1', effectKey: `${UNIT}/review/head-1/2` });
+    expect(w.unit.carry.lastReview).toMatchObject({ verdict: 'approve', commitSha: 'head-1' });
+    expect(w.phases).toEqual(['checks']);
+  });
+
   it('posts an approval to the reviewed head and waits for CI', async () => {
     const w = world({ carry: onPr, run: () => approve });
     expect(await new ReviewRound(w.unit).run()).toBeUndefined();
@@ -514,6 +530,13 @@ describe('IdleRound', () => {
     pullRequest: 7,
     headSha: 'head-1',
     checks: { state: 'success' as const, headSha: 'head-1', polls: 1 },
+    lastReview: {
+      verdict: 'approve' as const,
+      commitSha: 'head-1',
+      counts: { blocking: 0, major: 0, minor: 0, nit: 0 },
+      addressed: 0,
+      posted: 'confirmed' as const,
+    },
   };
 
   it('tells the thread and the plan, reminds on the alarm, and expires at the end of the window', async () => {
@@ -523,6 +546,23 @@ describe('IdleRound', () => {
     expect(replies).toEqual([`${UNIT}/ready/head-1`, `${UNIT}/reminder/1`, `${UNIT}/reminder/2`, `${UNIT}/reminder/3`]);
     expect(w.clock.waits).toEqual([48 * 60 * MINUTE, 48 * 60 * MINUTE, 48 * 60 * MINUTE, 24 * 60 * MINUTE]);
     expect(w.plan).toEqual([{ status: 'ready' }]);
+  });
+
+  it('never says ready when its own review of the head asks for changes, whatever the checks say (issue 32)', async () => {
+    const asked = { ...ready.lastReview, verdict: 'request_changes' as const, addressed: 1 };
+    const w = world({ carry: { ...ready, lastReview: asked } });
+    expect(await new IdleRound(w.unit).run()).toBe('idle_expired');
+    const [first] = w.log.inputs<{ effectKey: string; text: string }>('deliverReply');
+    expect(first).toMatchObject({ effectKey: `${UNIT}/not-ready/head-1` });
+    expect(first.text).toMatch(
+      /^PR #7 on acme\/app is not ready: its review of head-1 asks for changes \(1 finding at or above the gate\)/,
+    );
+    expect(w.log.inputs<{ text: string }>('deliverReply').some((reply) => /is ready/.test(reply.text))).toBe(false);
+    expect(w.plan).toEqual([]);
+    // An approval of an older head is not an approval of this one.
+    const older = world({ carry: { ...ready, lastReview: { ...ready.lastReview, commitSha: 'head-0' } } });
+    await new IdleRound(older.unit).run();
+    expect(older.log.inputs<{ text: string }>('deliverReply')[0].text).toContain('its last review looked at head-0, not the head head-1');
   });
 
   it("merges at the reviewed head on the plan's merge, and reports a refusal back to the plan", async () => {
@@ -553,6 +593,14 @@ describe('Settle', () => {
     ]);
     expect(w.phases).toEqual(['settle']);
     expect(w.plan).toEqual([{ status: 'settled', outcome: 'merged' }]);
+  });
+
+  it("reports once when its conversation is its PR's own (issue 32)", async () => {
+    const w = world({ carry: { phase: 'idle', round: 1, reviews: 1, pullRequest: 7 } });
+    Object.assign(w.unit.input, { replyTarget: { kind: 'github', repo: 'Acme/App', pullRequest: 7 } });
+    await new Settle(w.unit).run('stopped');
+    expect(w.log.names()).toEqual(['deliverReply', 'releaseWorkspace', 'releaseWorkspace']);
+    expect(w.log.inputs('deliverReply')[0]).toMatchObject({ effectKey: `${UNIT}/report` });
   });
 
   it("waits for its plan's last update to land before the unit completes", async () => {
