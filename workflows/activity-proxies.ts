@@ -101,7 +101,14 @@ export interface UnitClientActivities {
 /** The GitHub writes: each one REST call, effect-keyed, so a retry first looks for its marker. */
 export type GitHubWriteActivities = Pick<
   GitHubActivities,
-  'openOrUpdatePullRequest' | 'postReview' | 'postComment' | 'mergePullRequest' | 'createIssue' | 'updateIssue'
+  | 'openOrUpdatePullRequest'
+  | 'postReview'
+  | 'postComment'
+  | 'mergePullRequest'
+  | 'createIssue'
+  | 'updateIssue'
+  | 'replyToReviewComment'
+  | 'resolveReviewThread'
 >;
 
 const backoff = (initialInterval: Duration, maximumInterval: Duration, maximumAttempts: number) => ({

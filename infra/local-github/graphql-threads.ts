@@ -27,20 +27,24 @@ interface Thread {
 
 const MAX_PAGE = 100;
 
-function page<T>(items: T[], args: { first?: number; last?: number; after?: string }, connection: string) {
-  if (args.first === undefined && args.last === undefined)
+function page<T>(items: T[], args: { first?: number | null; last?: number | null; after?: string | null }, connection: string) {
+  // A variable sent as null is as good as absent.
+  const first = args.first ?? undefined;
+  const last = args.last ?? undefined;
+  if (first === undefined && last === undefined)
     throw new FieldError(
       'MISSING_PAGINATION_BOUNDARIES',
       `You must provide a \`first\` or \`last\` value to properly paginate the \`${connection}\` connection.`,
     );
-  const size = args.first ?? args.last!;
+  const size = Number(first ?? last);
   if (size > MAX_PAGE)
     throw new FieldError(
       'EXCESSIVE_PAGINATION',
-      `Requesting ${size} records on the \`${connection}\` connection exceeds the \`${args.first !== undefined ? 'first' : 'last'}\` limit of ${MAX_PAGE} records.`,
+      `Requesting ${size} records on the \`${connection}\` connection exceeds the \`${first !== undefined ? 'first' : 'last'}\` limit of ${MAX_PAGE} records.`,
     );
-  const start = args.after !== undefined ? Number(Buffer.from(args.after, 'base64').toString()) + 1 : 0;
-  const slice = args.first !== undefined ? items.slice(start, start + size) : items.slice(Math.max(start, items.length - size));
+  const cursor = typeof args.after === 'string' ? Number(Buffer.from(args.after, 'base64').toString()) : NaN;
+  const start = Number.isInteger(cursor) && cursor >= 0 ? cursor + 1 : 0;
+  const slice = first !== undefined ? items.slice(start, start + size) : items.slice(Math.max(start, items.length - size));
   const end = items.indexOf(slice[slice.length - 1]);
   return {
     totalCount: items.length,
@@ -212,6 +216,11 @@ export function graphqlHandler(
     const scope = match ? scopeOf(match[1]) : undefined;
     if (!match || !scope)
       return void res.status(401).json({ message: 'Bad credentials', documentation_url: 'https://docs.github.com/graphql' });
-    res.json(executeGraphQL(SCHEMA, req.body ?? {}, { rest: ctx, scope, login: loginOf(match[1]) }));
+    try {
+      res.json(executeGraphQL(SCHEMA, req.body ?? {}, { rest: ctx, scope, login: loginOf(match[1]) }));
+    } catch {
+      // A bug of this stand-in answers as GitHub's own failures do: JSON, never a page of HTML.
+      res.status(500).json({ errors: [{ message: 'Something went wrong while executing your query.' }] });
+    }
   };
 }

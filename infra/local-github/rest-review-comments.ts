@@ -50,12 +50,10 @@ export function reviewCommentRoutes(ctx: RestContext): Router {
     // With `in_reply_to`, every parameter but `body` is ignored.
     if (body.in_reply_to !== undefined) return reply(res, repo, item, body.in_reply_to, body.body);
     if (typeof body.commit_id !== 'string' || !revParse(repo.dir, body.commit_id))
-      return void res
-        .status(422)
-        .json({
-          message: 'Validation Failed',
-          errors: [{ resource: 'PullRequestReviewComment', code: 'missing_field', field: 'commit_id' }],
-        });
+      return void res.status(422).json({
+        message: 'Validation Failed',
+        errors: [{ resource: 'PullRequestReviewComment', code: 'missing_field', field: 'commit_id' }],
+      });
     const placed = placeComment(changedFiles(repo.dir, `refs/heads/${item.pull!.base}`, body.commit_id), body);
     if (typeof placed === 'string') return void res.status(422).json({ message: 'Unprocessable Entity', errors: [placed] });
     if (!placed.body.trim())
