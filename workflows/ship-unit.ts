@@ -126,7 +126,11 @@ async function shipUnit(input: ShipUnitInput, onCancel: OnCancel): Promise<UnitR
     {
       workspace: unitWorkspace,
       github: githubUnitSteps,
-      githubWrites: { ...recording.githubWrites, mergePullRequest: (merge) => githubWrites.mergePullRequest(merge) },
+      githubWrites: {
+        ...recording.githubWrites,
+        mergePullRequest: (merge) => githubWrites.mergePullRequest(merge),
+        resolveReviewThread: (resolve) => githubWrites.resolveReviewThread(resolve),
+      },
       status: recording.status,
       onHost: hostBound,
     },

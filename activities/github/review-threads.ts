@@ -53,14 +53,30 @@ export function createReviewThreadWrites(identities: GitHubIdentities) {
       return guarded(key, what, identity, async () => {
         const comments = await gh.paginate(gh.rest.pulls.listReviewComments, { ...where, per_page: 100 });
         const mine = comments.find((comment) => hasMarker(comment.body, key));
-        if (mine) return { status: 'confirmed', effectKey: key, id: mine.id, number: input.number, url: mine.html_url };
+        const held = (review: number | null | undefined) => (review ? { reviewId: review } : {});
+        if (mine)
+          return {
+            status: 'confirmed',
+            effectKey: key,
+            id: mine.id,
+            number: input.number,
+            url: mine.html_url,
+            ...held(mine.pull_request_review_id),
+          };
         if (isRetry(input.attempt)) return unconfirmed(key, what);
         const { data } = await gh.rest.pulls.createReplyForReviewComment({
           ...where,
           comment_id: input.inReplyTo,
           body: withMarker(input.body, key),
         });
-        return { status: 'confirmed', effectKey: key, id: data.id, number: input.number, url: data.html_url };
+        return {
+          status: 'confirmed',
+          effectKey: key,
+          id: data.id,
+          number: input.number,
+          url: data.html_url,
+          ...held(data.pull_request_review_id),
+        };
       });
     },
 

@@ -182,6 +182,8 @@ export interface EffectResult {
   sha?: string;
   /** A review: how many of its comments sit on the lines they concern (the rest are in its body). */
   inline?: number;
+  /** A reply on a review thread: the single-comment review GitHub made to hold it. */
+  reviewId?: number;
 }
 
 export interface PushBranchInput extends Effect {

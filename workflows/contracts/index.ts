@@ -8,6 +8,7 @@
  */
 export * from './common';
 export * from './failures';
+export * from './findings';
 export * from './plan';
 export * from './resend';
 export * from './run';

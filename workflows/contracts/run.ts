@@ -9,6 +9,7 @@ import type { Profile } from '../../agents/profile';
 import type { ReplyTarget, Requester, SteerInput } from './common';
 import type { UncertainWrite } from './resend';
 import type { EarlierReview } from './unit';
+import type { FindingRef } from './findings';
 import type { McpToolSchema } from '../../activities/mcp/types';
 import { workflowType } from './workflow-type';
 
@@ -140,6 +141,11 @@ export interface RunInput {
   reviewKey?: string;
   /** How the router picked the agent (absent: named by the message, sticky, or a child run). */
   routing?: RunRouting;
+  /**
+   * A ship unit's coding round that follows a review: the open findings the run answers, each
+   * once, with `submit_dispositions` (it is told before it may finish without). Absent: none.
+   */
+  findings?: FindingRef[];
   /** Carried across continue-as-new; absent on the first start. */
   carry?: RunCarry;
 }
@@ -179,6 +185,16 @@ export interface RunCarry {
   repoContext?: RepoContext;
   /** The MCP tools discovered at the start (absent: none attached). */
   mcp?: McpRunTools;
+  /** The checklist `update_status` last set (absent: none). */
+  steps?: StatusStep[];
+  /** How often the run was told it had not answered its findings before finishing (absent: never). */
+  reminded?: number;
+}
+
+/** One step of the checklist a run keeps with `update_status`. */
+export interface StatusStep {
+  title: string;
+  state: 'pending' | 'running' | 'done' | 'failed' | 'skipped';
 }
 
 /** What a run brought from its repository before its first turn (run/repo-context.ts). */
@@ -272,6 +288,8 @@ export interface RunStatus {
   answersTo?: 'unit' | 'parent';
   /** How the router picked the agent, for the card (absent: named, sticky, or a child). */
   routing?: { agent: string; reason: string; note?: string };
+  /** The checklist `update_status` last set, as the cards and the session page show it (absent: none). */
+  steps?: StatusStep[];
 }
 
 /** The run's result: what happened, and which bound ended it. */

@@ -23,6 +23,7 @@ import type {
   RunRecord,
   RunStatus,
   RepoContext,
+  StatusStep,
   SteerInput,
   ToolCallRecord,
   UncertainWrite,
@@ -101,6 +102,10 @@ export class RunState {
   repoContext?: RepoContext;
   /** The MCP tools discovered at the start (run/mcp-tools.ts); absent when none is attached. */
   mcp?: McpRunTools;
+  /** The checklist `update_status` last set (the cards and the session page show it). */
+  steps?: StatusStep[];
+  /** How often the run was told it had not answered its findings before finishing. */
+  reminded: number;
 
   constructor(
     readonly input: RunInput,
@@ -130,6 +135,8 @@ export class RunState {
     this.card = carry?.card ?? { generation: 0, earlier: [] };
     this.repoContext = carry?.repoContext;
     this.mcp = carry?.mcp;
+    this.steps = carry?.steps;
+    this.reminded = carry?.reminded ?? 0;
     // The router's model turn that picked this agent is this run's to count (once: a carry has it already).
     if (!carry && input.routing?.usage) this.countUsage({ ...input.routing.usage, turn: 0, purpose: 'routing' });
   }
@@ -300,6 +307,7 @@ export class RunState {
       ...(this.repoContext?.setup ? { setup: this.repoContext.setup } : {}),
       ...(this.input.routing ? { routing: routingView(this.input.routing) } : {}),
       ...(this.input.submitsTo === 'unit' ? { answersTo: 'unit' as const } : this.input.parent ? { answersTo: 'parent' as const } : {}),
+      ...(this.steps?.length ? { steps: this.steps.map((step) => ({ ...step })) } : {}),
     };
   }
 
@@ -328,7 +336,24 @@ export class RunState {
       ...(this.card.generation > 0 ? { card: this.card } : {}),
       ...(this.repoContext ? { repoContext: this.repoContext } : {}),
       ...(this.mcp ? { mcp: this.mcp } : {}),
+      ...(this.steps ? { steps: this.steps } : {}),
+      ...(this.reminded ? { reminded: this.reminded } : {}),
     };
+  }
+
+  /**
+   * What the run is told when it would finish without answering its findings (undefined: nothing
+   * missing, or told enough). A handoff is an answer too.
+   */
+  unansweredFindings(limit: number): string | undefined {
+    const open = this.input.findings ?? [];
+    if (open.length === 0 || this.reminded >= limit) return undefined;
+    if (this.submissions.submit_dispositions !== undefined || this.submissions.submit_handoff !== undefined) return undefined;
+    this.reminded += 1;
+    return (
+      `You have not answered the review's findings: ${open.map((finding) => finding.id).join(', ')}. ` +
+      'Before you finish, call submit_dispositions with one answer for each (fixed, declined with the reason, or question), or submit_handoff if you cannot finish.'
+    );
   }
 
   record(runId: string, now: number): RunRecord {
