@@ -73,7 +73,7 @@ describe('the review conversation', () => {
     });
     await new CodingRound(w.unit).run();
     expect(w.runs[0].findings).toEqual(['F1', 'F2', 'F3']);
-    expect(w.runs[0].request).toMatch(/Open findings to answer \(F1, F2, F3\)/);
+    expect(w.runs[0].request).toContain('Answer every one of them (F1, F2, F3) exactly once');
     expect(w.log.names()).toEqual([
       'prepareUnitWorkspace',
       'commitWorkspace',

@@ -38,15 +38,17 @@ export function codingRequest(
   work: WorkItem[],
   findings: readonly TrackedFinding[] = [],
 ): string {
+  const review = findings.filter((finding) => finding.source === 'review');
+  const people = findings.filter((finding) => finding.source === 'human');
   const answer =
     findings.length > 0
       ? [
+          ...(review.length ? ['', 'The review asks for these to be addressed, each by its id:', ...review.map(describeTracked)] : []),
+          ...(people.length ? ['', 'People reviewing the PR ask for these, each by its id:', ...people.map(describeTracked)] : []),
           '',
-          `Open findings to answer (${findings.map((finding) => finding.id).join(', ')}):`,
-          ...findings.map(describeTracked),
-          '',
-          'Answer every one of them exactly once with submit_dispositions before you finish: fixed (commit the fix; name the commit when you made it), ' +
-            'declined with the reason (not_a_defect, out_of_scope, conflicts_with_instruction) and your reasoning, or question (what you need a person to decide or explain). ' +
+          `Answer every one of them (${findings.map((finding) => finding.id).join(', ')}) exactly once with submit_dispositions before you finish: ` +
+            'fixed (commit the fix; name the commit when you made it), declined with the reason (not_a_defect, out_of_scope, ' +
+            'conflicts_with_instruction) and your reasoning, or question (what you need a person to decide or explain). ' +
             "Each answer is posted as a reply in the finding's thread. If you cannot finish, call submit_handoff instead.",
         ]
       : [];
