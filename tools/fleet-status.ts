@@ -6,7 +6,7 @@ export const fleetStatusTool = defineTool({
   name: 'fleet_status',
   description:
     'List the units, plans and runs you asked for, running and ended alike (up to 25 of each kind): each with its status ' +
-    '(Running, Completed, Terminated, …), phase, outcome once settled, repository, PR and age.',
+    '(RUNNING, COMPLETED, TERMINATED, …), phase, outcome once settled, repository, PR and age.',
   input: () =>
     z
       .object({
