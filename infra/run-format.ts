@@ -77,13 +77,16 @@ export function formatUsd(usd: number): string {
   return usd >= 1 ? `$${usd.toFixed(2)}` : `$${usd.toFixed(4)}`;
 }
 
-/** How each step's state shows on a checklist: Slack emoji, a plain mark (GitHub, the page), and words. */
-export const STEP_MARKS: Record<StatusStep['state'], { slack: string; mark: string; words: string }> = {
-  done: { slack: ':white_check_mark:', mark: '✅', words: 'done' },
-  running: { slack: ':arrow_forward:', mark: '▶️', words: 'running' },
-  pending: { slack: ':white_circle:', mark: '⚪', words: 'pending' },
-  failed: { slack: ':x:', mark: '❌', words: 'failed' },
-  skipped: { slack: ':fast_forward:', mark: '⏭️', words: 'skipped' },
+/**
+ * How each step's state shows on a checklist: Slack emoji, an emoji for GitHub's Markdown, a glyph
+ * every text font has (the session page: no emoji font needed), and words.
+ */
+export const STEP_MARKS: Record<StatusStep['state'], { slack: string; mark: string; glyph: string; words: string }> = {
+  done: { slack: ':white_check_mark:', mark: '✅', glyph: '✔', words: 'done' },
+  running: { slack: ':arrow_forward:', mark: '▶️', glyph: '▶', words: 'running' },
+  pending: { slack: ':white_circle:', mark: '⚪', glyph: '○', words: 'pending' },
+  failed: { slack: ':x:', mark: '❌', glyph: '✖', words: 'failed' },
+  skipped: { slack: ':fast_forward:', mark: '⏭️', glyph: '–', words: 'skipped' },
 };
 
 /** `3 of 5 steps done`: the checklist's progress in words. */

@@ -187,7 +187,7 @@ function checklist(session: RunSession, context: RenderContext): string {
   const items = steps
     .map((step) => {
       const mark = STEP_MARKS[step.state] ?? STEP_MARKS.pending;
-      return `<li class="step step-${esc(step.state)}"><span aria-hidden="true">${mark.mark}</span> ${esc(context.redact(step.title))} <span class="step-state">${esc(mark.words)}</span></li>`;
+      return `<li class="step step-${esc(step.state)}"><span aria-hidden="true">${mark.glyph}</span> ${esc(context.redact(step.title))} <span class="step-state">${esc(mark.words)}</span></li>`;
     })
     .join('');
   return `<section class="steps" aria-label="Steps"><h3>Steps <span class="io">${esc(stepsProgress(steps))}</span></h3><ul>${items}</ul></section>`;
