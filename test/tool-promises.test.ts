@@ -70,7 +70,7 @@ describe('tool descriptions promise what the tools return', () => {
     expect(description('bash')).toContain(
       `Past ${BASH_OUTPUT_LIMIT.toLocaleString('en-US')} characters only the head and the tail are returned`,
     );
-    const ctx = context('coding', { shell: { bash: sandbox.activities.bash } });
+    const ctx = context('coding', { shell: { bash: (input) => sandbox.activities.bash(input) } });
     ctx.workspace = sandbox.workspace();
     const mixed = await EXECUTORS.bash(ctx, call('bash', {}), { command: 'echo out; echo err >&2; echo out2 >&2; echo out3' });
     expect(mixed.content).toBe('exit code 0\nout\nerr\nout2\nout3\n');
