@@ -1,5 +1,5 @@
 import { describeBudget } from '../agents/profile';
-import type { RunCost, RunRecord, RunStatus, TokenTotals } from '../workflows/contracts';
+import type { RunCost, RunRecord, RunStatus, StatusStep, TokenTotals } from '../workflows/contracts';
 
 /**
  * How the router picked the run's agent, as every card says it: `Routed to review: a review
@@ -75,4 +75,21 @@ function formatVsNoCache(cost: RunCost | undefined): string {
 /** Dollars with four decimals under a dollar (a turn costs cents), two above. */
 export function formatUsd(usd: number): string {
   return usd >= 1 ? `$${usd.toFixed(2)}` : `$${usd.toFixed(4)}`;
+}
+
+/**
+ * How each step's state shows on a checklist: Slack emoji, an emoji for GitHub's Markdown, a glyph
+ * every text font has (the session page: no emoji font needed), and words.
+ */
+export const STEP_MARKS: Record<StatusStep['state'], { slack: string; mark: string; glyph: string; words: string }> = {
+  done: { slack: ':white_check_mark:', mark: '✅', glyph: '✔', words: 'done' },
+  running: { slack: ':arrow_forward:', mark: '▶️', glyph: '▶', words: 'running' },
+  pending: { slack: ':white_circle:', mark: '⚪', glyph: '○', words: 'pending' },
+  failed: { slack: ':x:', mark: '❌', glyph: '✖', words: 'failed' },
+  skipped: { slack: ':fast_forward:', mark: '⏭️', glyph: '–', words: 'skipped' },
+};
+
+/** `3 of 5 steps done`: the checklist's progress in words. */
+export function stepsProgress(steps: readonly StatusStep[]): string {
+  return `${steps.filter((step) => step.state === 'done').length} of ${steps.length} step${steps.length === 1 ? '' : 's'} done`;
 }

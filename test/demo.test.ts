@@ -1,6 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { processesUsing } from '../infra/demo/cleanup';
 import { startDemo, type Demo, type ReadyReport } from '../infra/demo/demo';
+import { reviewThreadLines } from '../infra/demo/ready';
 import { DEMO, fullRepoName } from '../infra/demo/session';
 import { git } from '../infra/local-github/git-store';
 import { testTemporalAddress, uniqueTaskQueue } from './helpers/temporal';
@@ -49,8 +50,11 @@ describe('npm run demo, driven on the suite’s Temporal', () => {
     expect(git(repo.dir, ['show', `${ready.headSha}:test/total.test.js`])).toContain('a discount is clamped to 0-100%');
 
     // A review with the finding was posted on the first head; the fix round pushed a new head, which the second review approved.
-    expect(pull.reviews).toHaveLength(2);
-    const [first, second] = pull.reviews;
+    // (The third review GitHub holds is the single-comment one its reply on the finding's thread made.)
+    const verdicts = pull.reviews.filter((review) => review.body.startsWith('**Verdict'));
+    expect(verdicts).toHaveLength(2);
+    expect(pull.reviews).toHaveLength(3);
+    const [first, second] = verdicts;
     expect(first.body).toContain('Verdict: changes requested');
     expect(first.body).toContain('A discount above 100% makes the total negative');
     expect(first.commitId).not.toBe(ready.headSha);
@@ -90,7 +94,9 @@ describe('npm run demo, driven on the suite’s Temporal', () => {
     );
     expect(kinds).toEqual(['coding', 'coding', 'review', 'review', 'thread', 'unit']);
 
-    // The first review's finding sits on its line, with the clamp as a suggestion.
+    // The first review's finding sits on its line, with the clamp as a suggestion; the fix round answered it
+    // in its thread, and the second review confirmed the fix, so the unit resolved the thread (issue 33).
+    const [finding, reply] = pull.reviewComments;
     expect(pull.reviewComments).toEqual([
       expect.objectContaining({
         reviewId: first.id,
@@ -98,7 +104,15 @@ describe('npm run demo, driven on the suite’s Temporal', () => {
         line: 9,
         side: 'RIGHT',
         suggestion: expect.stringContaining('Math.min('),
+        resolvedBy: 'switchboard[bot]',
       }),
+      expect.objectContaining({ inReplyTo: finding.id, user: 'switchboard[bot]', path: 'src/total.js' }),
+    ]);
+    expect(reply.body).toMatch(new RegExp(`^Fixed in ${ready.headSha.slice(0, 12)}\\.\\n\\nThe discount is clamped to 0-100%`));
+    // What the demo prints of it.
+    expect(reviewThreadLines(pull)).toEqual([
+      '  Thread on src/total.js:9 (resolved by switchboard[bot]): **minor** · A discount above 100% makes the total negative',
+      `    ↳ switchboard[bot]: Fixed in ${ready.headSha.slice(0, 12)}.`,
     ]);
 
     // The second story: Ana merges PR #1, files issue #2 and assigns it to the bot; its unit's PR fixes the issue,

@@ -137,6 +137,12 @@ describe('session pages in Chromium, on the demo', () => {
     expect(text).toContain('Turn 1');
     expect(text).toMatch(/exit \d/);
     expect(text).toContain('Changes against the base');
+    // Its checklist (update_status), as it ended: every step done (issue 33).
+    expect(await run.innerText('.steps')).toMatch(
+      /^Steps\s+3 of 3 steps done\s+✔ Reproduce the failure done\s+✔ Fix total\(\) done\s+✔ Run the tests and commit done$/,
+    );
+    // The local Slack's card shows the same checklist.
+    expect(await slack.innerText('body')).toContain('Run the tests and commit');
     // Open the first command, as a reader would: its command, exit code, duration and output.
     await run
       .locator('details.call', { has: run.locator('.tool', { hasText: /^bash$/ }) })

@@ -4,7 +4,9 @@ import { repositoryField } from './github-fields';
 
 export const fleetStatusTool = defineTool({
   name: 'fleet_status',
-  description: 'List the running units, plans and runs you may see, with phase, repository, PR and age.',
+  description:
+    'List the units, plans and runs you asked for, running and ended alike (up to 25 of each kind): each with its status ' +
+    '(RUNNING, COMPLETED, TERMINATED, …), phase, outcome once settled, repository, PR and age.',
   input: () =>
     z
       .object({

@@ -18,6 +18,8 @@ import { listDirectoryTool } from './list-directory';
 import { listSkillsTool } from './list-skills';
 import { readFileTool } from './read-file';
 import { submitDescriptionTool } from './submit-description';
+import { submitDispositionsTool } from './submit-dispositions';
+import { submitHandoffTool } from './submit-handoff';
 import { submitReviewTool } from './submit-review';
 import { taskTool } from './task';
 import { type ModelToolSchema, type ToolSpec } from './tool';
@@ -58,6 +60,8 @@ const ALL_TOOLS = [
   githubIssueUpdateTool,
   submitReviewTool,
   submitDescriptionTool,
+  submitDispositionsTool,
+  submitHandoffTool,
   attachFileTool,
   taskTool,
   waitForJobTool,

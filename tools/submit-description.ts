@@ -4,9 +4,11 @@ import { defineTool } from './tool';
 export const submitDescriptionTool = defineTool({
   name: 'submit_description',
   description:
-    'Submit the pull request title and description for the change you made. Switchboard commits what is left, pushes ' +
-    'the branch and opens the pull request (a draft in a direct coding run) or updates it; call it once, after the ' +
-    'branch holds the final change. The result says what was pushed and opened.',
+    'Submit the pull request title and description for the change you made; call it once, after the branch holds the ' +
+    'final change. In a direct coding run, Switchboard commits what is left, pushes the branch and opens the pull request ' +
+    "(a draft) or updates it, and the result says what was pushed and opened. In a ship unit's coding run it is recorded: " +
+    "when the run ends the unit commits, pushes and opens its pull request with it (or updates its own; a person's pull " +
+    'request keeps its title and description), and the result says so.',
   input: () =>
     z
       .object({

@@ -71,6 +71,27 @@ export const submitReviewTool = defineTool({
           .describe(
             'On a review that follows an earlier one: the numbers (as the request lists them) of the earlier findings this head resolves. Omit otherwise.',
           ),
+        declines: z
+          .array(
+            z
+              .object({
+                finding: z
+                  .number()
+                  .int()
+                  .positive()
+                  .describe('The number (as the request lists it) of an earlier finding the coding round declined.'),
+                accept: z
+                  .boolean()
+                  .describe('true: the reason holds and the finding is closed; false: it still needs a fix and stays open.'),
+                answer: z.string().min(1).max(2000).describe("Your answer to the decline, posted in the finding's thread."),
+              })
+              .strict()
+              .describe('Your judgement of one declined finding.'),
+          )
+          .optional()
+          .describe(
+            'On a review that follows a coding round which declined earlier findings: one entry for each finding the request lists as declined, and no other. Do not report a finding you keep open again as a new finding. Omit otherwise.',
+          ),
       })
       .strict(),
   sideEffect: 'write',

@@ -28,6 +28,8 @@ export const TOOLSETS = {
     ...SKILLS,
     ...GITHUB_READS,
     'submit_description',
+    'submit_dispositions',
+    'submit_handoff',
     'attach_file',
     'task',
     'wait_for_job',
@@ -77,7 +79,7 @@ export const TOOLSET_NAMES = Object.keys(TOOLSETS) as ToolsetName[];
 /** One-line purpose of each toolset, for docs and the CLI. */
 export const TOOLSET_PURPOSES: Readonly<Record<ToolsetName, string>> = {
   general: 'Answers and issue management: no workspace, no shell.',
-  coding: 'The full workspace set: shell, file writes, PR description, attachments, delegation.',
+  coding: 'The full workspace set: shell, file writes, PR description, answers to findings, handoff, attachments, delegation.',
   review: 'Reads the checkout, runs checks, returns one verdict with findings.',
   pipeline: 'Empty: a pipeline starts child runs that hold their own tools.',
   research: 'Web search and fetch with GitHub reads; no workspace.',

@@ -118,7 +118,14 @@ export type BoardActivityTypes = Pick<BoardActivities, 'readBoard' | 'changeBoar
 /** The GitHub writes: each one REST call, effect-keyed, so a retry first looks for its marker. */
 export type GitHubWriteActivities = Pick<
   GitHubActivities,
-  'openOrUpdatePullRequest' | 'postReview' | 'postComment' | 'mergePullRequest' | 'createIssue' | 'updateIssue'
+  | 'openOrUpdatePullRequest'
+  | 'postReview'
+  | 'postComment'
+  | 'mergePullRequest'
+  | 'createIssue'
+  | 'updateIssue'
+  | 'replyToReviewComment'
+  | 'resolveReviewThread'
 >;
 
 const backoff = (initialInterval: Duration, maximumInterval: Duration, maximumAttempts: number) => ({

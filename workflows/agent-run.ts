@@ -121,6 +121,8 @@ async function agentRun(input: RunInput, onCancel: OnCancel): Promise<RunRecord>
         postReview: recorded.postReview,
         openOrUpdatePullRequest: recorded.openOrUpdatePullRequest,
         createIssue: recorded.createIssue,
+        replyToReviewComment: recorded.replyToReviewComment,
+        resolveReviewThread: (resolve) => githubWrites.resolveReviewThread(resolve),
         updateIssue: (update) => githubWrites.updateIssue(update),
         mergePullRequest: (merge) => githubWrites.mergePullRequest(merge),
       }

@@ -147,7 +147,11 @@ async function shipUnit(input: ShipUnitInput, onCancel: OnCancel): Promise<UnitR
         releaseWorkspace: (release) => unitWorkspace.releaseWorkspace(release),
       },
       github: githubUnitSteps,
-      githubWrites: { ...recording.githubWrites, mergePullRequest: (merge) => githubWrites.mergePullRequest(merge) },
+      githubWrites: {
+        ...recording.githubWrites,
+        mergePullRequest: (merge) => githubWrites.mergePullRequest(merge),
+        resolveReviewThread: (resolve) => githubWrites.resolveReviewThread(resolve),
+      },
       status: recording.status,
       onHost: hostBound,
     },

@@ -3,6 +3,7 @@ import { type GitHubIdentities } from './identity';
 import { createIssueWrites } from './issue-writes';
 import { createPullRequestWrites } from './pull-request-writes';
 import { createPushBranch } from './push-branch';
+import { createReviewThreadWrites } from './review-threads';
 import { createGitHubReadActivities } from './reads';
 import { createRepositoryVetting } from './vetting';
 import { type WorkspaceGit } from '../sandbox/workspace-git';
@@ -44,6 +45,7 @@ export function createGitHubActivities(deps: GitHubActivityDeps) {
     ...createPushBranch(deps.identities, deps.workspaceGit ?? (() => undefined)),
     ...createPullRequestWrites(deps.identities),
     ...createConversationWrites(deps.identities),
+    ...createReviewThreadWrites(deps.identities),
     ...createIssueWrites(deps.identities),
   };
 }

@@ -196,6 +196,7 @@ export function createGitHubReadActivities(identities: GitHubIdentities) {
             line: c.line ?? undefined,
             body: c.body,
             ...(c.pull_request_review_id ? { reviewId: c.pull_request_review_id } : {}),
+            ...(c.in_reply_to_id ? { inReplyTo: c.in_reply_to_id } : {}),
           })),
           comments: comments.map((c) => ({ id: c.id, author: c.user?.login, body: c.body ?? '' })),
         };

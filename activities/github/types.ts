@@ -135,8 +135,11 @@ export interface PullActivityInput extends OnRepo {
 }
 export interface PullActivity {
   reviews: Array<{ id: number; author?: string; state: string; body: string; commitId: string }>;
-  /** `reviewId`: the review a line comment belongs to (absent in results recorded before it was kept). */
-  reviewComments: Array<{ id: number; author?: string; path: string; line?: number; body: string; reviewId?: number }>;
+  /**
+   * `reviewId`: the review a line comment belongs to (absent in results recorded before it was kept);
+   * `inReplyTo`: a reply's thread, by its first comment (absent: the comment starts a thread).
+   */
+  reviewComments: Array<{ id: number; author?: string; path: string; line?: number; body: string; reviewId?: number; inReplyTo?: number }>;
   comments: Array<{ id: number; author?: string; body: string }>;
 }
 
@@ -179,6 +182,8 @@ export interface EffectResult {
   sha?: string;
   /** A review: how many of its comments sit on the lines they concern (the rest are in its body). */
   inline?: number;
+  /** A reply on a review thread: the single-comment review GitHub made to hold it. */
+  reviewId?: number;
 }
 
 export interface PushBranchInput extends Effect {
@@ -236,6 +241,17 @@ export interface PostReviewInput extends Effect {
 export interface PostCommentInput extends Effect {
   number: number;
   body: string;
+}
+/** A reply in a review thread, to the comment that starts it (GitHub takes no reply to a reply). */
+export interface ReplyToReviewCommentInput extends Effect {
+  number: number;
+  inReplyTo: number;
+  body: string;
+}
+/** The review thread that a top-level review comment starts, to be resolved. */
+export interface ResolveReviewThreadInput extends Effect {
+  number: number;
+  commentId: number;
 }
 export interface UpdateCommentInput extends Effect {
   commentId: number;

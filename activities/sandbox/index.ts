@@ -1,4 +1,5 @@
 import { inSpan } from '../tracing';
+import { BASH_OUTPUT_LIMIT } from '../../tools/bash';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { failure } from '../../workflows/contracts';
@@ -204,7 +205,7 @@ export function createSandboxActivities(deps: SandboxDeps, host: SandboxHost = c
           env: commandEnvironment(prepared.layout, mode, { port: prepared.door.port, gitBaseUrl }),
           cwd: '/',
           timeoutMs,
-          outputLimit: deps.outputLimit ?? 30_000,
+          outputLimit: deps.outputLimit ?? BASH_OUTPUT_LIMIT,
           heartbeatMs: deps.heartbeatMs,
         });
         span.setAttributes({

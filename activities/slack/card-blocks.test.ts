@@ -22,6 +22,35 @@ const status: RunStatus = {
 const textOf = (blocks: unknown[]) => JSON.stringify(blocks);
 
 describe('status cards', () => {
+  it("show the run's checklist on the Slack and the GitHub card, each step's state, while it works and at the end (issue 33)", () => {
+    const working: RunStatus = {
+      ...status,
+      phase: 'tools',
+      outcome: undefined,
+      statusText: 'Fixing the total',
+      steps: [
+        { title: 'Reproduce the failure', state: 'done' },
+        { title: 'Fix total()', state: 'running' },
+        { title: 'Run the tests', state: 'pending' },
+        { title: 'Benchmark', state: 'skipped' },
+        { title: 'Lint <all>', state: 'failed' },
+      ],
+    };
+    const slack = textOf(renderCard({ status: working, final: false }).blocks);
+    expect(slack).toContain(
+      '*Steps* (1 of 5 steps done)\\n:white_check_mark: Reproduce the failure\\n:arrow_forward: Fix total()\\n:white_circle: Run the tests\\n:fast_forward: Benchmark\\n:x: Lint &lt;all&gt;',
+    );
+    expect(renderGitHubCard({ status: working, final: false })).toContain(
+      '**Steps** (1 of 5 steps done)\n- ✅ Reproduce the failure\n- ▶️ Fix total() (running)\n- ⚪ Run the tests\n- ⏭️ Benchmark (skipped)\n- ❌ Lint <all> (failed)',
+    );
+    // The final card keeps where the checklist ended; a run without one shows none.
+    expect(textOf(renderCard({ status: { ...working, outcome: 'completed' }, final: true }).blocks)).toContain(
+      '*Steps* (1 of 5 steps done)',
+    );
+    expect(textOf(renderCard({ status, final: true }).blocks)).not.toContain('Steps');
+    expect(renderGitHubCard({ status, final: true })).not.toContain('Steps');
+  });
+
   it('say which bound stopped the run, and show the cost with the share the cache served', () => {
     const slack = renderCard({ status, final: true, answer: 'What was done and what is left.' });
     expect(slack.text).toBe('explore (anthropic:claude-sonnet-4-6): Spend cap reached (the $0.0500 per-run cap of person ada)');

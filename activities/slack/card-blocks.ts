@@ -1,4 +1,4 @@
-import { routingWords, formatCacheShare, formatCost, formatUsd } from '../../infra/run-format';
+import { routingWords, formatCacheShare, formatCost, formatUsd, STEP_MARKS, stepsProgress } from '../../infra/run-format';
 import type { RunOutcome, RunPhase, RunStatus } from '../../workflows/contracts';
 
 /** The Stop button's action id; its value is the run id. */
@@ -64,6 +64,19 @@ export function renderCard(view: CardView): { text: string; blocks: unknown[] } 
   const routed = routingWords(status);
   if (routed) blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: escape(routed) }] });
   if (status.statusText && !view.final) blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `> ${escape(status.statusText)}` } });
+  // The run's checklist (update_status), updated in place with the card; the final card keeps where it ended.
+  if (status.steps?.length)
+    blocks.push({
+      type: 'section',
+      text: {
+        type: 'mrkdwn',
+        // Twenty steps of at most 100 characters each stay inside a section's 3 000.
+        text: [
+          `*Steps* (${stepsProgress(status.steps)})`,
+          ...status.steps.map((step) => `${STEP_MARKS[step.state].slack} ${escape(shorten(step.title, 100))}`),
+        ].join('\n'),
+      },
+    });
   if (view.final && view.answer?.trim()) {
     blocks.push({ type: 'section', text: { type: 'mrkdwn', text: clip(view.answer.trim(), CARD_ANSWER_LIMIT) } });
   }
@@ -136,4 +149,9 @@ function clip(text: string, limit: number): string {
   // Never leave a code block open in the card's excerpt.
   const open = (cut.match(/```/g)?.length ?? 0) % 2 === 1;
   return `${cut}${open ? '\n```' : ''}\n… (the full answer is in the thread)`;
+}
+
+function shorten(text: string, limit: number): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > limit ? `${line.slice(0, limit - 1)}…` : line;
 }

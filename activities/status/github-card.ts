@@ -1,5 +1,5 @@
 import type { RunOutcome, RunPhase, RunStatus } from '../../workflows/contracts';
-import { formatCacheShare, formatCost, formatUsd, routingWords } from '../../infra/run-format';
+import { formatCacheShare, formatCost, formatUsd, routingWords, STEP_MARKS, stepsProgress } from '../../infra/run-format';
 import { boundWords, formatElapsed, repoContextWords } from '../slack/card-blocks';
 
 /** GitHub's limit on a comment body, less room for the effect marker. */
@@ -55,6 +55,16 @@ export function renderGitHubCard(view: { status: RunStatus; final: boolean; webU
   const routed = routingWords(status);
   if (routed) lines.push(`<sub>${routed}</sub>`);
   if (!view.final && status.statusText) lines.push('', `> ${status.statusText.replace(/\n/g, ' ')}`);
+  // The run's checklist (update_status), edited in place with the card.
+  if (status.steps?.length)
+    lines.push(
+      '',
+      `**Steps** (${stepsProgress(status.steps)})`,
+      ...status.steps.map(
+        (step) =>
+          `- ${STEP_MARKS[step.state].mark} ${step.title.replace(/\n/g, ' ')}${step.state === 'done' || step.state === 'pending' ? '' : ` (${STEP_MARKS[step.state].words})`}`,
+      ),
+    );
   // Only a conversation's own run has its answer posted next; a unit's or a parent's run reports to them.
   if (view.final) lines.push('', ANSWER_WORDS[status.answersTo ?? 'conversation']);
   lines.push('', `<sub>${facts.join(' · ')}</sub>`);

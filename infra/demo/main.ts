@@ -1,5 +1,6 @@
 import { type Demo, startDemo } from './demo';
 import { DEMO, fullRepoName } from './session';
+import { reviewThreadLines } from './ready';
 
 /**
  * `npm run demo`: the whole loop offline (docs/ship.md, "The offline path"). Prints the
@@ -62,6 +63,8 @@ async function main(): Promise<void> {
     print(`\nReady: ${ready.message.text}`);
     const pull = demo.github.state.repo(DEMO.repo.owner, DEMO.repo.name)?.issues.get(ready.pullRequest);
     print(`  PR #${ready.pullRequest} "${pull?.title ?? ''}" from ${pull?.pull?.head ?? 'main'}, head ${ready.headSha.slice(0, 12)}.`);
+    // The review conversation: the finding's thread, the unit's reply in it, and its resolution.
+    for (const line of reviewThreadLines(pull)) print(line);
     print(`  The conversation in the local Slack: ${demo.slackPageUrl}`);
     if (demo.threadQueryUrl) print(`  Every workflow of it in the Web UI: ${demo.threadQueryUrl}`);
 

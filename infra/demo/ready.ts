@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { type LocalMessage, type LocalSlack } from '../local-slack';
+import { type IssueState } from '../local-github/state';
 import { type FollowedWorkflow } from './follow';
 import { type ProductProcess } from './product';
 
@@ -46,4 +47,20 @@ export async function waitForReady(options: {
     }
     await delay(250);
   }
+}
+
+/**
+ * The review threads of a pull request as the demo prints them: where each finding sits, whether
+ * its thread is resolved, and the replies in it (their first line), so the terminal shows the
+ * conversation a reviewer would read on GitHub.
+ */
+export function reviewThreadLines(item: IssueState | undefined): string[] {
+  if (!item) return [];
+  const firstLine = (body: string) => body.split('\n')[0].slice(0, 120);
+  return item.reviewComments
+    .filter((comment) => comment.inReplyTo === undefined)
+    .flatMap((root) => [
+      `  Thread on ${root.path}:${root.line} (${root.resolvedBy ? `resolved by ${root.resolvedBy}` : 'open'}): ${firstLine(root.body)}`,
+      ...item.reviewComments.filter((reply) => reply.inReplyTo === root.id).map((reply) => `    ↳ ${reply.user}: ${firstLine(reply.body)}`),
+    ]);
 }

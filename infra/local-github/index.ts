@@ -11,6 +11,8 @@ import { type RestContext } from './rest-context';
 import { issueRoutes } from './rest-issues';
 import { issueEventRoutes } from './rest-issue-events';
 import { pullRoutes } from './rest-pulls';
+import { reviewCommentRoutes } from './rest-review-comments';
+import { graphqlHandler } from './graphql-threads';
 import { repoRoutes } from './rest-repos';
 import { basicPassword, parseGitPath, serveGit } from './smart-http';
 import { LocalGitHubState, type CheckRunState, type CollaboratorRole, type RepoState, type Scope, type StatusState } from './state';
@@ -130,7 +132,7 @@ export async function startLocalGitHub(options: LocalGitHubOptions): Promise<Loc
     }
     next();
   });
-  api.use(repoRoutes(ctx), issueEventRoutes(ctx), issueRoutes(ctx), pullRoutes(ctx));
+  api.use(repoRoutes(ctx), issueEventRoutes(ctx), issueRoutes(ctx), pullRoutes(ctx), reviewCommentRoutes(ctx));
   api.use((_req, res) => void res.status(404).json({ message: 'Not Found' }));
 
   const app = express();
@@ -153,6 +155,13 @@ export async function startLocalGitHub(options: LocalGitHubOptions): Promise<Loc
       void sending.finally(() => appDeliveries.delete(sending));
     }
   });
+  // GraphQL (Octokit sends an Enterprise base URL's queries to /api/graphql): review threads and their resolution.
+  app.post(
+    '/api/graphql',
+    express.json({ limit: '1mb' }),
+    faults.middleware(),
+    graphqlHandler(ctx, (token) => scopes.get(token), loginOf),
+  );
 
   async function handleGit(req: IncomingMessage, res: ServerResponse, target: NonNullable<ReturnType<typeof parseGitPath>>) {
     const repo = state.repo(target.owner, target.repo);

@@ -1,5 +1,5 @@
 import { revParse } from './git-store';
-import { type IssueState, type RepoState } from './state';
+import { type IssueState, type RepoState, type Review, type ReviewComment } from './state';
 
 /** GitHub's JSON for the objects the REST routes and webhooks return (the fields Octokit users read). */
 export function user(login: string) {
@@ -72,4 +72,38 @@ function hash(text: string): number {
   let h = 0;
   for (const c of text) h = (h * 31 + c.charCodeAt(0)) | 0;
   return h;
+}
+
+/** A review as GitHub's REST and webhooks show it. */
+export function reviewPayload(base: string, repo: RepoState, item: IssueState, r: Review) {
+  return {
+    id: r.id,
+    node_id: `PRR_${r.id}`,
+    body: r.body,
+    state: r.state,
+    commit_id: r.commitId,
+    user: user(r.user),
+    submitted_at: r.submittedAt,
+    html_url: `${base}/${repo.owner}/${repo.name}/pull/${item.number}#pullrequestreview-${r.id}`,
+  };
+}
+
+/** A review comment as GitHub's REST and webhooks show it (`in_reply_to_id` on a reply). */
+export function commentJson(c: ReviewComment) {
+  return {
+    id: c.id,
+    node_id: `PRRC_${c.id}`,
+    body: c.body,
+    path: c.path,
+    line: c.line,
+    side: c.side,
+    start_line: c.startLine ?? null,
+    start_side: c.startSide ?? null,
+    original_line: c.line,
+    position: c.position,
+    commit_id: c.commitId,
+    user: user(c.user),
+    pull_request_review_id: c.reviewId,
+    ...(c.inReplyTo !== undefined ? { in_reply_to_id: c.inReplyTo } : {}),
+  };
 }

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { changedFiles, git, revParse } from './git-store';
-import { headSha, pull as pullJson, repository, user } from './payloads';
+import { commentJson, headSha, pull as pullJson, repository, reviewPayload, user } from './payloads';
 import { login, now, page, record, repoOf, type RestContext } from './rest-context';
 import { type IssueState, type RepoState, type Review, type ReviewComment } from './state';
 import { diffLines, inDiff, lineAtPosition, suggestionOf, type DiffSide } from './diff-positions';
@@ -22,15 +22,7 @@ export function pullRoutes(ctx: RestContext): Router {
       repository: repository(ctx.webUrl, repo),
       sender: user(sender),
     });
-  const reviewJson = (repo: RepoState, item: IssueState, r: Review) => ({
-    id: r.id,
-    body: r.body,
-    state: r.state,
-    commit_id: r.commitId,
-    user: user(r.user),
-    submitted_at: r.submittedAt,
-    html_url: `${ctx.webUrl}/${repo.owner}/${repo.name}/pull/${item.number}#pullrequestreview-${r.id}`,
-  });
+  const reviewJson = (repo: RepoState, item: IssueState, r: Review) => reviewPayload(ctx.webUrl, repo, item, r);
 
   router.get('/repos/:owner/:repo/pulls', (req, res) => {
     const repo = repoOf(ctx, req, res);
@@ -241,30 +233,12 @@ export function pullRoutes(ctx: RestContext): Router {
   return router;
 }
 
-/** A review comment as GitHub's REST and webhooks show it. */
-function commentJson(c: ReviewComment) {
-  return {
-    id: c.id,
-    body: c.body,
-    path: c.path,
-    line: c.line,
-    side: c.side,
-    start_line: c.startLine ?? null,
-    start_side: c.startSide ?? null,
-    original_line: c.line,
-    position: c.position,
-    commit_id: c.commitId,
-    user: user(c.user),
-    pull_request_review_id: c.reviewId,
-  };
-}
-
 /**
  * Where one comment of a new review goes, or GitHub's reason for refusing it: its path must be
  * a file of the pull request, and its line (or legacy position) part of that file's diff on its
  * side; a multi-line comment's start too, before its end and on the same side.
  */
-function placeComment(
+export function placeComment(
   files: Array<{ filename: string; patch: string }>,
   c: Record<string, unknown>,
 ): Omit<ReviewComment, 'id' | 'user' | 'commitId' | 'reviewId'> | string {

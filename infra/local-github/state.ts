@@ -42,6 +42,10 @@ export interface ReviewComment {
   commitId: string;
   reviewId: number;
   reactions?: Array<{ id: number; content: string; user: string }>;
+  /** A reply: the first comment of its thread (absent: this comment starts a review thread). */
+  inReplyTo?: number;
+  /** On a thread's first comment: who resolved the thread (GraphQL `resolveReviewThread`); absent while it is open. */
+  resolvedBy?: string;
 }
 
 export interface PullState {
@@ -116,6 +120,9 @@ export interface WriteRecord {
     | 'pull_request.update'
     | 'pull_request.merge'
     | 'review.create'
+    | 'review_comment.create'
+    | 'review_thread.resolve'
+    | 'review_thread.unresolve'
     | 'comment.create'
     | 'comment.update'
     | 'reaction.create'

@@ -9,6 +9,7 @@
 export * from './board';
 export * from './common';
 export * from './failures';
+export * from './findings';
 export * from './plan';
 export * from './pushes';
 export * from './resend';

@@ -7,7 +7,13 @@
  * a new effect key and records who decided and when.
  */
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { CreateIssueInput, OpenPullRequestInput, PostCommentInput, PostReviewInput } from '../../activities/github/types';
+import type {
+  CreateIssueInput,
+  OpenPullRequestInput,
+  PostCommentInput,
+  PostReviewInput,
+  ReplyToReviewCommentInput,
+} from '../../activities/github/types';
 import type { ReplyInput, StatusCardInput } from '../../activities/status/types';
 import { nonBlank, object, optional, text, type Shape } from './shape';
 import { workflowType } from './workflow-type';
@@ -21,7 +27,9 @@ export type UncertainCall =
   /** An issue a run's model opened with its own tool. */
   | { activity: 'createIssue'; input: CreateIssueInput }
   /** A run's status card whose last update could not be confirmed (earlier ones are repaired by the next update). */
-  | { activity: 'statusCard'; input: StatusCardInput };
+  | { activity: 'statusCard'; input: StatusCardInput }
+  /** A unit's reply in a finding's review thread. */
+  | { activity: 'replyToReviewComment'; input: ReplyToReviewCommentInput };
 
 export type UncertainKind = 'comment' | 'review' | 'pull_request' | 'reply' | 'issue' | 'card';
 

@@ -9,6 +9,7 @@ import type { Profile } from '../../agents/profile';
 import type { ReplyTarget, Requester, SteerInput } from './common';
 import type { UncertainWrite } from './resend';
 import type { EarlierReview } from './unit';
+import type { FindingRef } from './findings';
 import type { McpToolSchema } from '../../activities/mcp/types';
 import { workflowType } from './workflow-type';
 
@@ -152,6 +153,11 @@ export interface RunInput {
    * run, the board it writes with `context_board`, and whether its changes are kept (docs/board.md).
    */
   board?: RunBoardRef;
+  /**
+   * A ship unit's coding round that follows a review: the open findings the run answers, each
+   * once, with `submit_dispositions` (it is told before it may finish without). Absent: none.
+   */
+  findings?: FindingRef[];
   /** Carried across continue-as-new; absent on the first start. */
   carry?: RunCarry;
 }
@@ -209,6 +215,16 @@ export interface RunCarry {
   mcp?: McpRunTools;
   /** The team board read before the first turn (absent: none). */
   board?: RunBoard;
+  /** The checklist `update_status` last set (absent: none). */
+  steps?: StatusStep[];
+  /** How often the run was told it had not answered its findings before finishing (absent: never). */
+  reminded?: number;
+}
+
+/** One step of the checklist a run keeps with `update_status`. */
+export interface StatusStep {
+  title: string;
+  state: 'pending' | 'running' | 'done' | 'failed' | 'skipped';
 }
 
 /** What a run brought from its repository before its first turn (run/repo-context.ts). */
@@ -309,6 +325,8 @@ export interface RunStatus {
   routing?: { agent: string; reason: string; note?: string };
   /** The team board the run read into its system prompt, and how many of its kept entries (the card names it). */
   board?: { id: string; entries: number };
+  /** The checklist `update_status` last set, as the cards and the session page show it (absent: none). */
+  steps?: StatusStep[];
 }
 
 /** The run's result: what happened, and which bound ended it. */

@@ -8,11 +8,13 @@ import type { Finding, FindingSeverity } from '../../tools/submit-review';
 import type { ReplyTarget, Requester } from './common';
 import { integer, nonBlank, nullable, object, oneOf, optional, text, type Shape } from './shape';
 import type { UncertainWrite } from './resend';
+import type { Handoff, TrackedFinding } from './findings';
 import { workflowType } from './workflow-type';
 
 export const UNIT_PHASES = ['coding', 'review', 'findings', 'checks', 'continuation', 'idle', 'settle'] as const;
 export type UnitPhase = (typeof UNIT_PHASES)[number];
-export const UNIT_OUTCOMES = ['merged', 'closed', 'stopped', 'out_of_rounds', 'budget', 'idle_expired', 'failed'] as const;
+/** `handed_off`: a coding run could not finish and said what is done, what is left and what it needs (`submit_handoff`). */
+export const UNIT_OUTCOMES = ['merged', 'closed', 'stopped', 'out_of_rounds', 'budget', 'idle_expired', 'failed', 'handed_off'] as const;
 export type UnitOutcome = (typeof UNIT_OUTCOMES)[number];
 
 export interface ShipUnitInput {
@@ -108,6 +110,12 @@ export interface UnitCarry {
   uncertain?: UncertainWrite[];
   /** Rounds run again because their run lost its work (absent: none). */
   rerunRounds?: RerunRound[];
+  /** The findings the unit answers on their threads, and what became of each (absent: none yet, or a unit from before). */
+  findings?: TrackedFinding[];
+  /** The number of the next finding id (`F<n>`). */
+  nextFinding?: number;
+  /** A coding run's handoff that asked a person a question: the unit waits for the answer (absent: none). */
+  handoff?: Handoff & { round: number };
 }
 
 /** The `prEvent` signal (from the GitHub webhook router). */
@@ -195,9 +203,15 @@ export interface UnitState {
    * most `OPEN_FINDINGS_SHOWN` of them, with how many there are in all. Absent in states read from
    * units that predate it.
    */
-  openFindings?: { count: number; shown: Array<Pick<Finding, 'severity' | 'path' | 'line' | 'title'>> };
+  openFindings?: {
+    count: number;
+    /** A tracked finding has its `id`; a person's comment has no severity, and one on no line no path. */
+    shown: Array<Partial<Pick<Finding, 'severity' | 'path' | 'line'>> & { title: string; id?: string; author?: string }>;
+  };
   /** The time budget of the unit's runs: minutes spent so far, of how many (absent before it was reported). */
   budget?: { spentMinutes: number; minutes: number };
+  /** Questions a coding run asked on a finding's thread (or in a handoff) that wait for a person's answer (absent: none). */
+  questions?: Array<{ finding?: string; place?: string; question: string }>;
 }
 
 /** Open findings a unit's state lists one by one (the rest are counted). */

@@ -22,7 +22,10 @@ const CONFIRMED_KEPT = 100;
 
 /** The at-most-once writes a workflow makes that can end `unconfirmed`. */
 export interface UncertainActivities {
-  githubWrites: Pick<GitHubWriteActivities, 'postComment' | 'postReview' | 'openOrUpdatePullRequest' | 'createIssue'>;
+  githubWrites: Pick<
+    GitHubWriteActivities,
+    'postComment' | 'postReview' | 'openOrUpdatePullRequest' | 'createIssue' | 'replyToReviewComment'
+  >;
   status: Pick<StatusActivities, 'deliverReply' | 'statusCard'>;
 }
 
@@ -59,6 +62,8 @@ export class UncertainWrites {
         openOrUpdatePullRequest: async (input) =>
           this.seen({ activity: 'openOrUpdatePullRequest', input }, await githubWrites.openOrUpdatePullRequest(input)),
         createIssue: async (input) => this.seen({ activity: 'createIssue', input }, await githubWrites.createIssue(input)),
+        replyToReviewComment: async (input) =>
+          this.seen({ activity: 'replyToReviewComment', input }, await githubWrites.replyToReviewComment(input)),
       },
       status: {
         deliverReply: async (input) => this.seen({ activity: 'deliverReply', input }, await status.deliverReply(input)),
@@ -169,6 +174,8 @@ export class UncertainWrites {
         return activities.status.deliverReply(call.input);
       case 'createIssue':
         return activities.githubWrites.createIssue(call.input);
+      case 'replyToReviewComment':
+        return activities.githubWrites.replyToReviewComment(call.input);
       case 'statusCard':
         return activities.status.statusCard(call.input);
     }
@@ -182,6 +189,7 @@ const KINDS = {
   deliverReply: 'reply',
   createIssue: 'issue',
   statusCard: 'card',
+  replyToReviewComment: 'comment',
 } as const;
 
 /** `<key>/resend-1`, and `<key>/resend-2` for a resend of that one. */

@@ -130,6 +130,35 @@ describe('RunLoop', () => {
     expect(state.messages).toContainEqual({ role: 'user', text: '(steer from ada) use v2' });
   });
 
+  it("is told once before it may finish without answering a unit's findings, and finishes after answering (issue 33)", async () => {
+    const findings = [
+      { id: 'F1', title: 'No greeting' },
+      { id: 'F2', title: 'Shouting' },
+    ];
+    const answered = loop([turn('Done.'), turn('Answering.', [{ id: 'd', name: 'submit_dispositions', input: {} }]), turn('Now done.')], {
+      agent: 'coding',
+      input: { submitsTo: 'unit', findings },
+      results: (call) => {
+        if (call.name === 'submit_dispositions') answered.state.submissions.submit_dispositions = { dispositions: [] };
+        return 'recorded';
+      },
+    });
+    await answered.run.run();
+    expect(answered.state).toMatchObject({ outcome: 'completed', turns: 3, finalText: 'Now done.', reminded: 1 });
+    expect(answered.state.messages).toContainEqual({
+      role: 'user',
+      text: expect.stringMatching(/^You have not answered the review's findings: F1, F2\. Before you finish, call submit_dispositions/),
+    });
+    // Told once: a run that still does not answer finishes, and the unit sees its findings unanswered.
+    const silent = loop([turn('Done.'), turn('Still done.')], { agent: 'coding', input: { submitsTo: 'unit', findings } });
+    await silent.run.run();
+    expect(silent.state).toMatchObject({ outcome: 'completed', turns: 2, reminded: 1 });
+    // A run with no findings to answer is never told.
+    const plain = loop([turn('Done.')], { agent: 'coding', input: { submitsTo: 'unit' } });
+    await plain.run.run();
+    expect(plain.state).toMatchObject({ outcome: 'completed', turns: 1, reminded: 0 });
+  });
+
   it('settles stopped with who and why', async () => {
     const { run, state, control } = loop([turn('Looking.', [bash('1')]), turn('never')], {
       onTurn: () => (control.stopRequest = { by: 'ada', reason: 'enough' }),

@@ -19,6 +19,9 @@ import { cacheHint, chooseCacheTtl, latestCalls } from './cache-plan';
  */
 export const CACHE_PLAN_PATCH = 'cache-plan';
 
+/** How often a run that would finish without answering its findings is told so (then it may finish). */
+export const FINDINGS_REMINDERS = 1;
+
 export interface RunLoopDeps {
   runId: string;
   state: RunState;
@@ -113,6 +116,12 @@ export class RunLoop {
         if (result.toolCalls.length === 0) {
           const pending = children.pending();
           if (state.pendingSteers.length > 0) continue;
+          // A unit's coding round that must answer findings is told so before it may finish (once).
+          const unanswered = pending ? undefined : state.unansweredFindings(FINDINGS_REMINDERS);
+          if (unanswered) {
+            state.note(unanswered);
+            continue;
+          }
           if (!pending) {
             state.finish('completed');
             break;

@@ -24,6 +24,7 @@ import type {
   RunRecord,
   RunStatus,
   RepoContext,
+  StatusStep,
   SteerInput,
   ToolCallRecord,
   UncertainWrite,
@@ -104,6 +105,10 @@ export class RunState {
   mcp?: McpRunTools;
   /** The team board read before the first turn (run/board-read.ts); absent when none. */
   board?: RunBoard;
+  /** The checklist `update_status` last set (the cards and the session page show it). */
+  steps?: StatusStep[];
+  /** How often the run was told it had not answered its findings before finishing. */
+  reminded: number;
 
   constructor(
     readonly input: RunInput,
@@ -134,6 +139,8 @@ export class RunState {
     this.repoContext = carry?.repoContext;
     this.mcp = carry?.mcp;
     this.board = carry?.board;
+    this.steps = carry?.steps;
+    this.reminded = carry?.reminded ?? 0;
     // The router's model turn that picked this agent is this run's to count (once: a carry has it already).
     if (!carry && input.routing?.usage) this.countUsage({ ...input.routing.usage, turn: 0, purpose: 'routing' });
   }
@@ -308,6 +315,7 @@ export class RunState {
       ...(this.input.routing ? { routing: routingView(this.input.routing) } : {}),
       ...(this.input.submitsTo === 'unit' ? { answersTo: 'unit' as const } : this.input.parent ? { answersTo: 'parent' as const } : {}),
       ...(this.board?.block ? { board: { id: this.board.id, entries: this.board.shown.length } } : {}),
+      ...(this.steps?.length ? { steps: this.steps.map((step) => ({ ...step })) } : {}),
     };
   }
 
@@ -337,7 +345,24 @@ export class RunState {
       ...(this.repoContext ? { repoContext: this.repoContext } : {}),
       ...(this.mcp ? { mcp: this.mcp } : {}),
       ...(this.board ? { board: this.board } : {}),
+      ...(this.steps ? { steps: this.steps } : {}),
+      ...(this.reminded ? { reminded: this.reminded } : {}),
     };
+  }
+
+  /**
+   * What the run is told when it would finish without answering its findings (undefined: nothing
+   * missing, or told enough). A handoff is an answer too.
+   */
+  unansweredFindings(limit: number): string | undefined {
+    const open = this.input.findings ?? [];
+    if (open.length === 0 || this.reminded >= limit) return undefined;
+    if (this.submissions.submit_dispositions !== undefined || this.submissions.submit_handoff !== undefined) return undefined;
+    this.reminded += 1;
+    return (
+      `You have not answered the review's findings: ${open.map((finding) => finding.id).join(', ')}. ` +
+      'Before you finish, call submit_dispositions with one answer for each (fixed, declined with the reason, or question), or submit_handoff if you cannot finish.'
+    );
   }
 
   record(runId: string, now: number): RunRecord {

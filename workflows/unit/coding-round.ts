@@ -3,6 +3,9 @@ import { codingRequest, fixesIssue, workspaceNotice } from './unit-prompts';
 import type { Unit } from './unit';
 import { lostRoundOr, lostWork, rerunRound, roundsUsed } from './lost-work';
 import { hostGone, loseRound, rememberHost } from './unit-hosts';
+import { dispositionsOf } from './findings-ledger';
+import { FindingReplies } from './finding-replies';
+import { handOff, handoffOf, resumeNote } from './handoff';
 
 /** The `patched()` id of an exact-PR unit's coding rounds working on the PR's head branch (docs/versioning.md). */
 export const EXACT_PR_BRANCH = 'exact-pr-unit-pushes-to-the-pr-branch';
@@ -63,22 +66,38 @@ export class CodingRound {
           `Switchboard may not push to ${c.branch}, the branch of pull request #${c.pullRequest} (${probe.reason ?? probe.code ?? probe.status}); it made no change`,
         );
     }
+    // The round answers the open findings by id (issue 33), and goes on from a handoff a person answered.
+    const answering = unit.answersFindings();
+    if (answering && c.handoff) {
+      c.work.unshift({ kind: 'steer', text: resumeNote(c.handoff), by: 'Switchboard' });
+      delete c.handoff;
+    }
+    // A person's message while questions wait may be their answer: the round answers those findings again in its light.
+    if (answering && c.work.some((item) => item.kind === 'steer' && item.by !== 'Switchboard'))
+      unit.findings.reopenQuestions('A person wrote since you asked (their message is above); answer in its light, or ask again.');
+    const tracked = answering ? unit.findings.open() : [];
     const request =
       codingRequest(
         { repo, branch: c.branch, base: c.base, round: c.round + 1, ...(c.pullRequest ? { pullRequest: c.pullRequest } : {}) },
         c.work,
+        tracked,
       ) + workspaceNotice(ws);
-    const record = await unit.runChild('coding', settings.coding, request, unitId, host);
+    const record = await unit.runChild('coding', settings.coding, request, unitId, host, undefined, {
+      ...(tracked.length ? { findings: unit.findings.refs() } : {}),
+    });
     c.round += 1;
     if (unit.inbox.stopped || unit.inbox.terminal) return undefined;
+    // A run that handed off said what it could not finish: its round is not lost work.
+    const handoff = answering ? handoffOf(record?.submissions.submit_handoff) : undefined;
     // A run that failed or was cut lost its round's work: the round runs again (a few times a unit).
-    if (!record || record.outcome !== 'completed')
+    if (!handoff && (!record || record.outcome !== 'completed'))
       return lostRoundOr(
         unit,
         lostWork(record),
         `the coding run ended ${record?.outcome ?? 'without a record'}${record?.endedBy ? ` (${record.endedBy})` : ''}`,
       );
     // The run lost the checkout with its host (it was told, and worked on elsewhere): the round's changes are gone.
+    if (!record) return unit.failWith('the coding run ended without a record');
     if (host && (record.workspaceLosses ?? 0) > 0) return loseRound(unit, unitId);
     const onHost = host ? activities.onHost!(host) : undefined;
     let commit;
@@ -97,9 +116,9 @@ export class CodingRound {
     const pushedBefore = !commit.changed && !c.pullRequest && Boolean(ws.baseSha) && ws.headSha !== ws.baseSha;
     if (!commit.changed && !pushedBefore) {
       // No change because a command was lost with its worker: the round runs again, never fails the unit.
-      const lost = lostWork(record);
+      const lost = handoff ? undefined : lostWork(record);
       if (lost && rerunRound(unit, lost)) return undefined;
-      if (!c.pullRequest) return unit.failWith('the coding run made no change');
+      if (!c.pullRequest) return handoff ? handOff(unit, handoff) : unit.failWith('the coding run made no change');
     }
     if (pushedBefore) c.headSha = commit.headSha;
     if (commit.changed) {
@@ -147,6 +166,12 @@ export class CodingRound {
         unit.ports.openedPullRequest(pr.number);
       }
     }
+    if (answering && c.pullRequest) {
+      // Each answer in its finding's thread, once the commit it names is pushed.
+      const answered = unit.findings.answer(dispositionsOf(record.submissions.submit_dispositions), c.round);
+      await new FindingReplies(unit).answers(answered, commit.changed ? c.headSha : undefined);
+    }
+    if (handoff) return handOff(unit, handoff);
     unit.enter('review');
     return undefined;
   }

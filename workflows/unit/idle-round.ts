@@ -1,5 +1,7 @@
 import type { UnitOutcome } from '../contracts';
 import type { Unit } from './unit';
+import { GATE_READS_OWN_REVIEW, notReadyBecause } from './unit-gate';
+import { trackedPlace } from './findings-ledger';
 
 const MINUTE = 60_000;
 
@@ -15,16 +17,35 @@ export class IdleRound {
     const { unit } = this;
     const { carry: c, settings, activities, inbox, ports, unitId, repo, input } = unit;
     const { ship } = settings;
-    const ready =
-      c.checks?.state === 'success'
-        ? 'the review approves and checks are green'
-        : `the review approves; ${c.checks?.detail ?? 'checks are unknown'}`;
-    await activities.status.deliverReply({
-      effectKey: `${unitId}/ready/${c.headSha}`,
-      replyTarget: input.replyTarget,
-      text: `PR #${c.pullRequest} on ${repo} is ready: ${ready}.`,
-    });
-    unit.ports.notifyPlan({ status: 'ready' }).catch(() => undefined);
+    // "Ready" only on the unit's own approving review of this very head (never another's, never an older head's),
+    // with no finding open and no question waiting for a person.
+    const answering = unit.answersFindings();
+    const asks = answering ? questionsAsked(unit) : undefined;
+    const open = answering ? unit.findings.open().length : 0;
+    const notReady =
+      asks?.why ??
+      (unit.ports.patched(GATE_READS_OWN_REVIEW) ? notReadyBecause(c) : undefined) ??
+      (open > 0 ? `${open} finding${open === 1 ? ' is' : 's are'} still open` : undefined);
+    if (asks) {
+      await activities.status.deliverReply({ effectKey: `${unitId}/asks/${asks.key}`, replyTarget: input.replyTarget, text: asks.text });
+    } else if (notReady) {
+      await activities.status.deliverReply({
+        effectKey: `${unitId}/not-ready/${c.headSha}`,
+        replyTarget: input.replyTarget,
+        text: `PR #${c.pullRequest} on ${repo} is not ready: ${notReady}. The unit waits for a person (a steer, a review or a push).`,
+      });
+    } else {
+      const ready =
+        c.checks?.state === 'success'
+          ? 'the review approves and checks are green'
+          : `the review approves; ${c.checks?.detail ?? 'checks are unknown'}`;
+      await activities.status.deliverReply({
+        effectKey: `${unitId}/ready/${c.headSha}`,
+        replyTarget: input.replyTarget,
+        text: `PR #${c.pullRequest} on ${repo} is ready: ${ready}.`,
+      });
+      unit.ports.notifyPlan({ status: 'ready' }).catch(() => undefined);
+    }
     const deadline = ports.now() + ship.idleTimeoutDays * 24 * 60 * MINUTE;
     const every = ship.reminderHours * 60 * MINUTE;
     for (;;) {
@@ -40,7 +61,9 @@ export class IdleRound {
         await activities.status.deliverReply({
           effectKey: `${unitId}/reminder/${c.reminders}`,
           replyTarget: input.replyTarget,
-          text: `Reminder: PR #${c.pullRequest} on ${repo} is ready and waiting for a merge or a review.`,
+          text: notReady
+            ? `Reminder: PR #${c.pullRequest} on ${repo} is not ready (${notReady}) and waits for a person.`
+            : `Reminder: PR #${c.pullRequest} on ${repo} is ready and waiting for a merge or a review.`,
         });
       }
     }
@@ -62,4 +85,24 @@ export class IdleRound {
     unit.ports.notifyPlan({ status: 'merge_refused', reason: merged.reason ?? merged.status }).catch(() => undefined);
     return undefined;
   }
+}
+
+/** The questions waiting for a person (a coding run's on findings' threads, a handoff's), in words, and the key of saying so. */
+function questionsAsked(unit: Unit): { why: string; text: string; key: string } | undefined {
+  const { carry: c, repo } = unit;
+  const asked = unit.findings.questions();
+  const lines = asked.map((f) => {
+    const place = trackedPlace(f);
+    return `- ${f.id}${place ? ` on \`${place}\`` : ''} (${f.title}): ${f.disposition?.text ?? ''}`;
+  });
+  if (c.handoff?.question) lines.push(`- The coding run of round ${c.handoff.round} handed off: ${c.handoff.question}`);
+  if (lines.length === 0) return undefined;
+  const where = asked.length > 0 ? "Answer in the finding's thread on the pull request, or here." : 'Answer here.';
+  return {
+    why: `${lines.length === 1 ? 'a question waits' : `${lines.length} questions wait`} for a person's answer`,
+    text: `PR #${c.pullRequest} on ${repo} waits for an answer before it can be ready:\n${lines.join('\n')}\n${where}`,
+    key: [...asked.map((f) => `${f.id}.${f.disposition?.round ?? 0}`), ...(c.handoff?.question ? [`handoff-${c.handoff.round}`] : [])].join(
+      '-',
+    ),
+  };
 }

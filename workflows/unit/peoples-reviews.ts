@@ -1,3 +1,4 @@
+import type { PullActivity } from '../../activities/github/types';
 import type { Unit } from './unit';
 
 /** A review a person submitted on the PR (from the `prEvent` signal). */
@@ -25,6 +26,7 @@ export class PeoplesReviews {
       number: unit.carry.pullRequest!,
       identity: 'read',
     });
+    if (unit.answersFindings()) return this.track(activity, reviews);
     let comments = activity.reviewComments;
     if (unit.ports.patched(UNIT_KNOWS_OWN_REVIEWS)) {
       // The unit's own reviews carry its effect marker (`<unit id>/review/…`), whichever order their events came in.
@@ -47,6 +49,62 @@ export class PeoplesReviews {
       `${reviews.map((review) => review.actor ?? 'someone').join(', ')} reviewed the PR without comments.`;
     unit.carry.work.push({ kind: 'findings', source: 'human', findings: [], note });
     unit.enter('findings');
+  }
+
+  /**
+   * Issue 33: each person's comment becomes a finding the next coding round answers on its own thread:
+   * a line comment, a review's text, a reply on a thread the unit does not track; a reply on a
+   * finding's thread (an answer to its question, an objection to a decline) opens that finding again
+   * with their words. The unit's own reviews and replies, and other Switchboard conversations'
+   * reviews (an automatic review), are no person's.
+   */
+  private async track(activity: PullActivity, reviews: PersonsReview[]): Promise<void> {
+    const { unit } = this;
+    const { carry: c } = unit;
+    const ledger = unit.findings;
+    const commentsOf = (id: number) => activity.reviewComments.filter((comment) => comment.reviewId === id);
+    const ours = (body: string | null | undefined) => carriesOwnMarker(body, unit.unitId);
+    const taken = new Set<number>();
+    for (const review of activity.reviews) {
+      const comments = commentsOf(review.id);
+      const own = ours(review.body) || (!review.body.trim() && comments.length > 0 && comments.every((comment) => ours(comment.body)));
+      // Another conversation's review (the automatic review of this PR) is Switchboard's, not a person's.
+      const switchboards = !own && review.body.includes('<!-- switchboard-effect: ');
+      if ((own || switchboards) && !c.postedReviews.includes(review.id)) c.postedReviews.push(review.id);
+    }
+    let opened = 0;
+    for (const event of reviews) {
+      const review = activity.reviews.find((r) => r.id === event.reviewId);
+      if (!review || c.postedReviews.includes(review.id) || taken.has(review.id)) continue;
+      taken.add(review.id);
+      const author = review.author ?? event.actor;
+      if (review.body.trim()) {
+        ledger.addHuman({ ...(author ? { author } : {}), body: review.body });
+        opened += 1;
+      }
+      for (const comment of commentsOf(review.id)) {
+        if (ledger.byComment(comment.id)) continue;
+        const words = `${comment.author ?? author ?? 'someone'} replied: ${comment.body}`;
+        const tracked = comment.inReplyTo !== undefined ? ledger.byComment(comment.inReplyTo) : undefined;
+        if (tracked) ledger.reopen(tracked, words);
+        else
+          ledger.addHuman({
+            ...(comment.author ? { author: comment.author } : author ? { author } : {}),
+            body: comment.body,
+            path: comment.path,
+            ...(comment.line ? { line: comment.line } : {}),
+            commentId: comment.inReplyTo ?? comment.id,
+          });
+        opened += 1;
+      }
+      if (!review.body.trim() && commentsOf(review.id).length === 0 && review.state === 'CHANGES_REQUESTED') {
+        ledger.addHuman({ ...(author ? { author } : {}), body: `${author ?? 'A reviewer'} requested changes without a comment.` });
+        opened += 1;
+      }
+      // Taken once: a redelivered event of the same review is not new work.
+      c.postedReviews.push(review.id);
+    }
+    if (opened > 0) unit.enter('findings');
   }
 }
 

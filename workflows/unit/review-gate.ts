@@ -7,6 +7,8 @@ export interface Submission {
   findings: Finding[];
   /** The numbers of the earlier review's findings this head resolves (a review after an earlier one). */
   resolved?: number[];
+  /** The reviewer's judgement of each earlier finding the coding round declined. */
+  declines?: Array<{ finding: number; accept: boolean; answer: string }>;
 }
 
 export type ValidatedSubmission = { ok: true; submission: Submission } | { ok: false; problem: string };
@@ -15,7 +17,7 @@ export type ValidatedSubmission = { ok: true; submission: Submission } | { ok: f
  * Checks a review run's `submit_review` against the tool's schema; a missing one is a problem
  * too. `earlier`: how many findings the earlier review had, which `resolved` numbers must name.
  */
-export function validateSubmission(raw: unknown, earlier = 0): ValidatedSubmission {
+export function validateSubmission(raw: unknown, earlier = 0, declined: readonly number[] = []): ValidatedSubmission {
   if (raw === undefined) return { ok: false, problem: 'the review run ended without calling submit_review' };
   const parsed = parseToolInput(getTool('submit_review')!, raw);
   if (!parsed.ok) return { ok: false, problem: parsed.message };
@@ -27,6 +29,24 @@ export function validateSubmission(raw: unknown, earlier = 0): ValidatedSubmissi
       problem: earlier
         ? `resolved names finding ${stray}, and the earlier review had ${earlier}`
         : 'resolved names earlier findings, and there was no earlier review',
+    };
+  // Each declined finding gets exactly one judgement, and nothing else does.
+  const judged = (submission.declines ?? []).map((decline) => decline.finding);
+  const stranger = judged.find((number) => !declined.includes(number));
+  if (stranger !== undefined)
+    return {
+      ok: false,
+      problem: declined.length
+        ? `declines names finding ${stranger}, which was not declined (declined: ${declined.join(', ')})`
+        : 'declines names earlier findings, and the coding round declined none',
+    };
+  const twice = judged.find((number, index) => judged.indexOf(number) !== index);
+  if (twice !== undefined) return { ok: false, problem: `declines names finding ${twice} twice` };
+  const unjudged = declined.filter((number) => !judged.includes(number));
+  if (unjudged.length > 0)
+    return {
+      ok: false,
+      problem: `declines has no judgement of declined finding${unjudged.length === 1 ? '' : 's'} ${unjudged.join(', ')}`,
     };
   return { ok: true, submission };
 }

@@ -40,7 +40,12 @@ export function renderReview(
   submission: Submission,
   summary: ReviewSummary,
   gate: FindingSeverity,
-  options: { earlier?: EarlierReview; next?: 'coding round' | 'author' } = {},
+  options: {
+    earlier?: EarlierReview;
+    next?: 'coding round' | 'author';
+    /** The declined findings the review judged, by their number in `earlier`, with the finding ids. */
+    declined?: Array<{ number: number; id: string; title: string }>;
+  } = {},
 ): string {
   const verdict =
     summary.verdict === 'approve'
@@ -53,6 +58,14 @@ export function renderReview(
     lines.push('', `**Resolved since the review of ${earlier.commitSha.slice(0, 12)}:**`);
     for (const n of resolved) lines.push(`- ${n}. ~~${earlier.findings[n - 1].title}~~ (\`${findingPlace(earlier.findings[n - 1])}\`)`);
   } else if (earlier) lines.push('', `Nothing the review of ${earlier.commitSha.slice(0, 12)} found is resolved by this head.`);
+  const judged = (options.declined ?? []).flatMap((declined) => {
+    const decline = submission.declines?.find((d) => d.finding === declined.number);
+    return decline ? [{ ...declined, ...decline }] : [];
+  });
+  if (judged.length > 0) {
+    lines.push('', '**Declined by the coding round:**');
+    for (const d of judged) lines.push(`- ${d.id} ${cell(d.title)}: ${d.accept ? 'accepted' : 'kept open'} — ${cell(d.answer)}`);
+  }
   if (submission.findings.length > 0) {
     lines.push('', '| # | severity | where | finding |', '| --- | --- | --- | --- |');
     submission.findings.forEach((finding, index) =>
@@ -73,7 +86,7 @@ export function renderReview(
  * suggestion to the new file). `fallback` is what the body says instead when GitHub cannot put
  * it on those lines (outside the diff).
  */
-export function reviewComments(submission: Submission): ReviewLineComment[] {
+export function reviewComments(submission: Submission, tags: ReadonlyMap<number, string> = new Map()): ReviewLineComment[] {
   return submission.findings.map((finding, index) => {
     const side = finding.side ?? 'RIGHT';
     const head = `**${finding.severity}** · ${finding.title}`;
@@ -85,7 +98,7 @@ export function reviewComments(submission: Submission): ReviewLineComment[] {
       line: finding.line,
       side,
       ...(multi ? { startLine: finding.startLine } : {}),
-      body: [head, detail, ...(fix ? [fix] : [])].join('\n\n'),
+      body: [head, detail, ...(fix ? [fix] : []), ...(tags.has(index) ? [findingTag(tags.get(index)!)] : [])].join('\n\n'),
       fallback: [
         `${index + 1}. **${finding.severity}** \`${findingPlace(finding)}\` — **${cell(finding.title)}** — ${cell(finding.scenario)} Impact: ${cell(finding.impact)}`,
         ...(finding.suggestion !== undefined ? [indent(fence(finding.suggestion, ''))] : []),
@@ -106,4 +119,14 @@ function indent(text: string): string {
     .split('\n')
     .map((line) => `   ${line}`)
     .join('\n');
+}
+
+/** The hidden tag that names a tracked finding in its line comment, so its thread is found again (after a reset too). */
+export function findingTag(id: string): string {
+  return `<!-- switchboard-finding: ${id} -->`;
+}
+
+/** The tracked finding id a comment body carries, if any. */
+export function taggedFinding(body: string): string | undefined {
+  return /<!-- switchboard-finding: (F\d+) -->/.exec(body)?.[1];
 }

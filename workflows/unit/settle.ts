@@ -1,7 +1,8 @@
 import type { UnitOutcome, UnitRecord } from '../contracts';
-import { unitReport } from './unit-prompts';
+import { handoffText, unitReport } from './unit-prompts';
 import type { Unit } from './unit';
 import { releaseCheckout } from './unit-hosts';
+import { conversationIsThePr, REPORT_ONCE_ON_ITS_PR } from './unit-gate';
 
 /** The `patched()` id of awaiting the unit's `settled` update to its plan (docs/versioning.md). */
 export const AWAIT_LAST_PLAN_UPDATE = 'unit-awaits-its-last-plan-update';
@@ -25,11 +26,15 @@ export class Settle {
       ...(c.rerunRounds?.length ? { rerunRounds: c.rerunRounds } : {}),
     };
     const lastReview = c.lastReview ? `${c.lastReview.verdict} on ${c.lastReview.commitSha.slice(0, 12)}` : undefined;
-    const report = unitReport(base, lastReview, c.uncertain);
+    // A handoff is the report: what is done, what is left, why, and what it needs.
+    const handoff = final === 'handed_off' && c.handoff ? `\n\n${handoffText(unitId, c.handoff, c.pullRequest, false)}` : '';
+    const report = unitReport(base, lastReview, c.uncertain) + handoff;
     // Settling always ends with the record: a report that cannot be delivered after its retries
     // (a chat outage, a repository that is gone) is a lost view, not a unit failed without a record.
     await settleStep(activities.status.deliverReply({ effectKey: `${unitId}/report`, replyTarget: input.replyTarget, text: report }));
-    if (c.pullRequest)
+    // A unit asked for on its PR reports there once: its conversation is that PR's comments.
+    const onItsPr = conversationIsThePr(input.replyTarget, repo, c.pullRequest) && unit.ports.patched(REPORT_ONCE_ON_ITS_PR);
+    if (c.pullRequest && !onItsPr)
       await settleStep(
         activities.githubWrites.postComment({
           repo,

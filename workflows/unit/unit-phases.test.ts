@@ -1,187 +1,13 @@
-import { DEFAULT_SHIP_SETTINGS } from '../../activities/agents/agent-setup';
-import type { CommitChecks, EffectResult, PullDetail } from '../../activities/github/types';
-import type { PlanUnitProgress, RunRecord, UnitCarry, UnitPhase } from '../contracts';
-import { TimeoutFailure, TimeoutType } from '@temporalio/common';
-import { CallLog, FakeClock } from '../test-support';
+import { approve, finding, MINUTE, UNIT, world } from './unit-test-world';
 import { ChecksRound } from './checks-round';
 import { CodingRound } from './coding-round';
 import { IdleRound } from './idle-round';
 import { ReviewRound } from './review-round';
 import { Settle } from './settle';
-import { Unit, type UnitActivities } from './unit';
-import { UnitInbox } from './unit-inbox';
 import { LOST_ROUND_NOTE } from './unit-hosts';
 import { LOST_WORK_NOTE, MAX_RERUN_ROUNDS } from './lost-work';
 import { unitInspectTool } from '../../tools/unit-inspect';
-
-const UNIT = 'unit:acme/app:greet';
-const MINUTE = 60_000;
-
-interface World {
-  unit: Unit;
-  log: CallLog;
-  clock: FakeClock;
-  phases: UnitPhase[];
-  plan: PlanUnitProgress[];
-  /** The runs the unit started: kind and request. */
-  runs: Array<{ workflowId: string; request: string; workspaceHost?: string }>;
-  /** Delivers the held `settled` plan update (inPlan). */
-  land: () => void;
-}
-
-/**
- * A unit over fakes: activities answer from `answers`, child runs from `run`, and the ports
- * record what the workflow would do (phases entered, plan notices).
- */
-function world(
-  options: {
-    carry?: Partial<UnitCarry>;
-    run?: (request: string) => Partial<RunRecord> | undefined;
-    pull?: Partial<PullDetail>;
-    checks?: Partial<CommitChecks>;
-    changed?: boolean;
-    write?: Partial<EffectResult>;
-    /** The unit belongs to a plan; its `settled` update lands only when `land()` is called. */
-    inPlan?: boolean;
-    /** An exact-PR unit (`unit:<repo>#7`), started on a person's PR. */
-    exactPr?: boolean;
-    /** Checkouts are prepared on host queue `q@a`, whose calls are logged as `<name>@q@a`; `lostAt` finds it gone there. */
-    host?: { lostAt?: 'commitWorkspace' | 'pushBranch' };
-    /** What prepareUnitWorkspace answers besides its defaults (headSha `base-1`, no baseSha). */
-    prepared?: { headSha?: string; baseSha?: string };
-  } = {},
-): World {
-  const log = new CallLog();
-  const clock = new FakeClock();
-  const phases: UnitPhase[] = [];
-  const plan: PlanUnitProgress[] = [];
-  const runs: World['runs'] = [];
-  let land = () => undefined as void;
-  const carry: UnitCarry = {
-    phase: 'coding',
-    round: 0,
-    branch: 'switchboard/acme/app-greet',
-    work: [{ kind: 'request', text: 'Greet the reader' }],
-    reviews: 0,
-    postedReviews: [],
-    runMinutes: 0,
-    reminders: 0,
-    startedAt: clock.now(),
-    ...options.carry,
-  };
-  const pull: PullDetail = {
-    number: 7,
-    title: 't',
-    body: 'b',
-    state: 'open',
-    merged: false,
-    draft: false,
-    headRef: carry.branch,
-    headSha: 'head-1',
-    baseRef: 'main',
-    url: 'u',
-    files: [],
-    ...options.pull,
-  };
-  const effect = (input: { effectKey: string }): EffectResult => ({ status: 'confirmed', effectKey: input.effectKey, ...options.write });
-  const activities: UnitActivities = {
-    workspace: {
-      prepareUnitWorkspace: log.fn('prepareUnitWorkspace', () => ({
-        path: '/work',
-        headSha: 'base-1',
-        base: 'main',
-        ...(options.host ? { hostTaskQueue: 'q@a' } : {}),
-        ...options.prepared,
-      })),
-      commitWorkspace: log.fn('commitWorkspace', () => ({ headSha: 'head-1', changed: options.changed ?? true })),
-      releaseWorkspace: log.fn('releaseWorkspace', () => undefined),
-    },
-    github: {
-      pushBranch: log.fn('pushBranch', effect),
-      githubPullGet: log.fn('githubPullGet', () => pull),
-      githubCommitChecks: log.fn('githubCommitChecks', () => ({
-        sha: pull.headSha,
-        overall: 'success',
-        checkRuns: [],
-        statuses: [],
-        ...options.checks,
-      })),
-      githubPullActivity: log.fn('githubPullActivity', () => ({ reviews: [], reviewComments: [], comments: [] })),
-    },
-    githubWrites: {
-      openOrUpdatePullRequest: log.fn('openOrUpdatePullRequest', (input: { effectKey: string }) => ({ ...effect(input), number: 7 })),
-      postReview: log.fn('postReview', (input: { effectKey: string }) => ({ ...effect(input), id: 99 })),
-      postComment: log.fn('postComment', effect),
-      mergePullRequest: log.fn('mergePullRequest', effect),
-    },
-    status: { deliverReply: log.fn('deliverReply', (input: { effectKey: string }) => ({ status: 'confirmed' as const, ...input })) },
-    onHost: (queue: string) => {
-      const onHost = <I, O>(name: string, answer: (input: I) => O) =>
-        log.fn(`${name}@${queue}`, (input: I) => {
-          if (options.host?.lostAt === name)
-            throw Object.assign(new Error('timed out'), { cause: new TimeoutFailure('t', undefined, TimeoutType.SCHEDULE_TO_START) });
-          return answer(input);
-        });
-      return {
-        unitWorkspace: {
-          commitWorkspace: onHost('commitWorkspace', () => ({ headSha: 'head-1', changed: options.changed ?? true })),
-          releaseWorkspace: onHost('releaseWorkspace', () => undefined),
-        },
-        github: { pushBranch: onHost('pushBranch', effect) },
-      };
-    },
-  } as unknown as UnitActivities;
-  const chosen = { profile: {} as never, system: '' };
-  const unit = new Unit(
-    {
-      unitId: UNIT,
-      repo: 'acme/app',
-      request: 'Greet the reader',
-      replyTarget: { kind: 'cli' },
-      requester: { id: 'ada', surface: 'cli' },
-      ...(options.inPlan ? { plan: { workflowId: 'plan:acme/app:p', key: 'greet', mergeAuthority: true } } : {}),
-      ...(options.exactPr ? { pullRequest: 7 } : {}),
-    },
-    carry,
-    new UnitInbox(carry),
-    { ship: { ...DEFAULT_SHIP_SETTINGS, checksPollSeconds: 120 }, coding: chosen, review: chosen, budgetMinutes: 120 },
-    activities,
-    {
-      now: clock.now,
-      condition: clock.condition.bind(clock),
-      startRun: async (workflowId, input) => {
-        runs.push({ workflowId, request: input.request, ...(input.workspaceHost ? { workspaceHost: input.workspaceHost } : {}) });
-        const record = options.run?.(input.request);
-        return {
-          result: async () => {
-            if (!record) throw new Error('the child failed');
-            return { outcome: 'completed', submissions: {}, startedAt: 0, endedAt: 3 * MINUTE, ...record } as RunRecord;
-          },
-          signal: async () => undefined,
-        };
-      },
-      entered: (phase) => phases.push(phase),
-      openedPullRequest: () => undefined,
-      notifyPlan: async (progress) => {
-        plan.push(progress);
-        if (options.inPlan && progress.status === 'settled') await new Promise<void>((resolve) => (land = resolve));
-      },
-      patched: () => true,
-      recordOutcome: () => undefined,
-    },
-  );
-  return { unit, log, clock, phases, plan, runs, land: () => land() };
-}
-
-const approve = { submissions: { submit_review: { verdict: 'approve', summary: 'Good.', findings: [] } } };
-const finding = {
-  severity: 'major',
-  path: 'README.md',
-  line: 1,
-  title: 'No greeting',
-  scenario: 'A reader opens it.',
-  impact: 'Nothing greets them.',
-};
+import { ANSWERS_FINDINGS } from './findings-ledger';
 
 describe('CodingRound', () => {
   it('runs the coding child, commits, pushes and opens the PR, then moves to review', async () => {
@@ -399,6 +225,22 @@ describe('ReviewRound', () => {
     expect(w.phases).toEqual(['checks']);
   });
 
+  it('reviews a head again, under a key of its own, when its own review of it asked for changes (issue 32)', async () => {
+    const lastReview = {
+      verdict: 'request_changes' as const,
+      commitSha: 'head-1',
+      counts: { blocking: 0, major: 1, minor: 0, nit: 0 },
+      addressed: 1,
+      posted: 'confirmed' as const,
+    };
+    const w = world({ carry: { ...onPr, lastReview, reviews: 1, reviewedShas: ['head-1'] }, run: () => approve });
+    expect(await new ReviewRound(w.unit).run()).toBeUndefined();
+    expect(w.runs).toHaveLength(1);
+    expect(w.log.inputs('postReview')[0]).toMatchObject({ commitSha: 'head-1', effectKey: `${UNIT}/review/head-1/2` });
+    expect(w.unit.carry.lastReview).toMatchObject({ verdict: 'approve', commitSha: 'head-1' });
+    expect(w.phases).toEqual(['checks']);
+  });
+
   it('posts an approval to the reviewed head and waits for CI', async () => {
     const w = world({ carry: onPr, run: () => approve });
     expect(await new ReviewRound(w.unit).run()).toBeUndefined();
@@ -408,8 +250,9 @@ describe('ReviewRound', () => {
     expect(w.phases).toEqual(['checks']);
   });
 
-  it('turns findings at or above the gate into work for a findings round', async () => {
+  it('turns findings at or above the gate into work for a findings round (histories before issue 33)', async () => {
     const w = world({
+      unpatched: [ANSWERS_FINDINGS],
       carry: onPr,
       run: () => ({ submissions: { submit_review: { verdict: 'request_changes', summary: 'One defect.', findings: [finding] } } }),
     });
@@ -514,6 +357,13 @@ describe('IdleRound', () => {
     pullRequest: 7,
     headSha: 'head-1',
     checks: { state: 'success' as const, headSha: 'head-1', polls: 1 },
+    lastReview: {
+      verdict: 'approve' as const,
+      commitSha: 'head-1',
+      counts: { blocking: 0, major: 0, minor: 0, nit: 0 },
+      addressed: 0,
+      posted: 'confirmed' as const,
+    },
   };
 
   it('tells the thread and the plan, reminds on the alarm, and expires at the end of the window', async () => {
@@ -523,6 +373,23 @@ describe('IdleRound', () => {
     expect(replies).toEqual([`${UNIT}/ready/head-1`, `${UNIT}/reminder/1`, `${UNIT}/reminder/2`, `${UNIT}/reminder/3`]);
     expect(w.clock.waits).toEqual([48 * 60 * MINUTE, 48 * 60 * MINUTE, 48 * 60 * MINUTE, 24 * 60 * MINUTE]);
     expect(w.plan).toEqual([{ status: 'ready' }]);
+  });
+
+  it('never says ready when its own review of the head asks for changes, whatever the checks say (issue 32)', async () => {
+    const asked = { ...ready.lastReview, verdict: 'request_changes' as const, addressed: 1 };
+    const w = world({ carry: { ...ready, lastReview: asked } });
+    expect(await new IdleRound(w.unit).run()).toBe('idle_expired');
+    const [first] = w.log.inputs<{ effectKey: string; text: string }>('deliverReply');
+    expect(first).toMatchObject({ effectKey: `${UNIT}/not-ready/head-1` });
+    expect(first.text).toMatch(
+      /^PR #7 on acme\/app is not ready: its review of head-1 asks for changes \(1 finding at or above the gate\)/,
+    );
+    expect(w.log.inputs<{ text: string }>('deliverReply').some((reply) => /is ready/.test(reply.text))).toBe(false);
+    expect(w.plan).toEqual([]);
+    // An approval of an older head is not an approval of this one.
+    const older = world({ carry: { ...ready, lastReview: { ...ready.lastReview, commitSha: 'head-0' } } });
+    await new IdleRound(older.unit).run();
+    expect(older.log.inputs<{ text: string }>('deliverReply')[0].text).toContain('its last review looked at head-0, not the head head-1');
   });
 
   it("merges at the reviewed head on the plan's merge, and reports a refusal back to the plan", async () => {
@@ -555,6 +422,14 @@ describe('Settle', () => {
     expect(w.plan).toEqual([{ status: 'settled', outcome: 'merged' }]);
   });
 
+  it("reports once when its conversation is its PR's own (issue 32)", async () => {
+    const w = world({ carry: { phase: 'idle', round: 1, reviews: 1, pullRequest: 7 } });
+    Object.assign(w.unit.input, { replyTarget: { kind: 'github', repo: 'Acme/App', pullRequest: 7 } });
+    await new Settle(w.unit).run('stopped');
+    expect(w.log.names()).toEqual(['deliverReply', 'releaseWorkspace', 'releaseWorkspace']);
+    expect(w.log.inputs('deliverReply')[0]).toMatchObject({ effectKey: `${UNIT}/report` });
+  });
+
   it("waits for its plan's last update to land before the unit completes", async () => {
     const w = world({ carry: { phase: 'idle', round: 1, pullRequest: 7 }, inPlan: true });
     let completed = false;
@@ -569,7 +444,7 @@ describe('Settle', () => {
 });
 
 describe('the state unit_inspect reads', () => {
-  it('holds every field its description names: phase, PR, head commit, review rounds, checks, open findings and budget spent', () => {
+  it('holds every field its description names: phase, PR, head commit, review rounds, checks, open findings, questions and budget spent', () => {
     const w = world({
       carry: {
         phase: 'findings',
@@ -579,23 +454,41 @@ describe('the state unit_inspect reads', () => {
         runMinutes: 12.34,
         checks: { state: 'failure', headSha: 'abc123', polls: 3 },
         work: [{ kind: 'findings', source: 'review', findings: [finding as never] }],
+        findings: [
+          { id: 'F1', source: 'review', title: 'T', state: 'open' },
+          {
+            id: 'F2',
+            source: 'human',
+            title: 'Q',
+            state: 'question',
+            disposition: { finding: 'F2', disposition: 'question', text: 'Which?', round: 2 },
+          },
+        ],
       },
     });
     const state = w.unit.state();
+    expect(state.openFindings?.shown.map((f) => f.id)).toEqual([undefined, 'F1']);
     const promised: Array<[string, keyof typeof state]> = [
       ['phase', 'phase'],
       ['PR', 'pullRequest'],
       ['head commit', 'headSha'],
       ['review rounds', 'round'],
       ['checks', 'checks'],
-      ['open findings', 'openFindings'],
+      ['open findings (with their ids)', 'openFindings'],
+      ['questions waiting for a person', 'questions'],
       ['budget spent', 'budget'],
     ];
     for (const [words, field] of promised) {
       expect(unitInspectTool.description).toContain(words);
       expect(state[field]).toBeDefined();
     }
-    expect(state.openFindings).toEqual({ count: 1, shown: [{ severity: 'major', path: 'README.md', line: 1, title: 'No greeting' }] });
+    expect(state.openFindings).toEqual({
+      count: 2,
+      shown: [
+        { severity: 'major', path: 'README.md', line: 1, title: 'No greeting' },
+        { id: 'F1', title: 'T' },
+      ],
+    });
     expect(state.budget).toEqual({ spentMinutes: 12.3, minutes: 120 });
   });
 });

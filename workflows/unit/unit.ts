@@ -10,6 +10,7 @@ import {
   type RunRecord,
   type ShipUnitInput,
   type StopInput,
+  type TrackedFinding,
   type UnitCarry,
   type UnitOutcome,
   type UnitPhase,
@@ -17,6 +18,7 @@ import {
 } from '../contracts';
 import type { WorkflowClock } from '../run/run-control';
 import type { UnitInbox } from './unit-inbox';
+import { ANSWERS_FINDINGS, FindingsLedger, trackedPlace } from './findings-ledger';
 
 const MINUTE = 60_000;
 
@@ -24,7 +26,10 @@ const MINUTE = 60_000;
 export interface UnitActivities {
   workspace: UnitWorkspaceActivities;
   github: Pick<GitHubActivities, 'pushBranch' | 'githubPullGet' | 'githubCommitChecks' | 'githubPullActivity'>;
-  githubWrites: Pick<GitHubWriteActivities, 'openOrUpdatePullRequest' | 'postReview' | 'postComment' | 'mergePullRequest'>;
+  githubWrites: Pick<
+    GitHubWriteActivities,
+    'openOrUpdatePullRequest' | 'postReview' | 'postComment' | 'mergePullRequest' | 'replyToReviewComment' | 'resolveReviewThread'
+  >;
   status: Pick<StatusActivities, 'deliverReply'>;
   /** The checkout's commit, push and release on the queue of the host that holds it (absent: the shared queue). */
   onHost?(queue: string): Pick<HostBoundActivities, 'unitWorkspace' | 'github'>;
@@ -106,6 +111,16 @@ export class Unit {
     return this.input.repo;
   }
 
+  /** The findings it answers on their threads. */
+  get findings(): FindingsLedger {
+    return new FindingsLedger(this.carry);
+  }
+
+  /** The unit answers each finding on its thread (issue 33); histories recorded before did not. */
+  answersFindings(): boolean {
+    return this.ports.patched(ANSWERS_FINDINGS);
+  }
+
   enter(phase: UnitPhase): void {
     this.carry.phase = phase;
     this.ports.entered(phase);
@@ -130,6 +145,8 @@ export class Unit {
     workspaceHost?: string,
     /** The paths in play: the AGENTS.md nearest to each reaches the run first. */
     paths?: string[],
+    /** More of the run's input (the open findings a coding round answers). */
+    extra: Pick<RunInput, 'findings'> = {},
   ): Promise<RunRecord | undefined> {
     // Stopped (or merged) while the workspace was being prepared: start nothing.
     if (this.halted()) return undefined;
@@ -152,6 +169,7 @@ export class Unit {
           submitsTo: 'unit',
           ...(workspaceHost ? { workspaceHost } : {}),
           ...(paths?.length ? { paths: paths.slice(0, 100) } : {}),
+          ...(extra.findings?.length ? { findings: extra.findings } : {}),
         },
         `${kind} run of ${this.unitId}`,
       );
@@ -193,22 +211,37 @@ export class Unit {
       ...(this.outcome ? { outcome: this.outcome } : {}),
       ...(carry.uncertain?.length ? { unconfirmed: carry.uncertain } : {}),
       ...(carry.rerunRounds?.length ? { rerunRounds: carry.rerunRounds } : {}),
-      openFindings: openFindings(carry.work),
+      openFindings: openFindings(carry.work, this.findings.open()),
+      ...questions(carry),
       ...(this.chosen ? { budget: { spentMinutes: Math.round(carry.runMinutes * 10) / 10, minutes: this.chosen.budgetMinutes } } : {}),
     };
   }
 }
 
-/** The findings queued for the next coding round, as `unit_inspect` shows them. */
-function openFindings(work: UnitCarry['work']): NonNullable<UnitState['openFindings']> {
-  const all = work.flatMap((item) => (item.kind === 'findings' ? item.findings : []));
-  return {
-    count: all.length,
-    shown: all.slice(0, OPEN_FINDINGS_SHOWN).map((finding) => ({
-      severity: finding.severity,
-      path: finding.path,
-      line: finding.line,
+/** The findings queued for the next coding round (as work, and tracked), as `unit_inspect` shows them. */
+function openFindings(work: UnitCarry['work'], tracked: TrackedFinding[]): NonNullable<UnitState['openFindings']> {
+  const queued = work.flatMap((item) => (item.kind === 'findings' ? item.findings : []));
+  const all: NonNullable<UnitState['openFindings']>['shown'] = [
+    ...queued.map(({ severity, path, line, title }) => ({ severity, path, line, title })),
+    ...tracked.map((finding) => ({
+      id: finding.id,
+      ...(finding.severity ? { severity: finding.severity } : {}),
+      ...(finding.path ? { path: finding.path } : {}),
+      ...(finding.line ? { line: finding.line } : {}),
+      ...(finding.author ? { author: finding.author } : {}),
       title: finding.title,
     })),
-  };
+  ];
+  return { count: all.length, shown: all.slice(0, OPEN_FINDINGS_SHOWN) };
+}
+
+/** The questions waiting for a person: a coding run's on a finding's thread, and a handoff's. */
+function questions(carry: UnitCarry): Pick<UnitState, 'questions'> {
+  const asked = new FindingsLedger(carry).questions().map((finding) => ({
+    finding: finding.id,
+    ...(trackedPlace(finding) ? { place: trackedPlace(finding) } : {}),
+    question: finding.disposition?.text ?? finding.title,
+  }));
+  if (carry.handoff?.question) asked.push({ question: carry.handoff.question } as (typeof asked)[number]);
+  return asked.length ? { questions: asked } : {};
 }

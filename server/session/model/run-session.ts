@@ -8,6 +8,7 @@ import {
   type RunInput,
   type RunRecord,
   type RunStatus,
+  type StatusStep,
   type SteerInput,
   type StopInput,
   type TokenTotals,
@@ -76,6 +77,23 @@ export interface RunSession {
   children: ChildView[];
   /** The team board the run read before its first turn: the board, and its entries as they were then. */
   board?: { id: string; entries: BoardEntry[] };
+}
+
+/**
+ * The run's checklist as `update_status` last set it: the live status's while the run works, else
+ * the last call that carried steps (a closed run's page reads it from its history).
+ */
+export function checklistOf(session: Pick<RunSession, 'status' | 'items'>): StatusStep[] | undefined {
+  if (session.status?.steps?.length) return session.status.steps;
+  for (const item of [...session.items].reverse()) {
+    if (item.kind !== 'turn') continue;
+    for (const call of [...item.calls].reverse()) {
+      const steps = call.name === 'update_status' ? (call.input as { steps?: unknown } | undefined)?.steps : undefined;
+      if (Array.isArray(steps) && steps.every((step) => typeof step?.title === 'string' && typeof step?.state === 'string'))
+        return steps as StatusStep[];
+    }
+  }
+  return undefined;
 }
 
 const MINUTE = 60_000;

@@ -38,6 +38,9 @@ export const TOOL_ACTIVITIES: Record<ToolName, { types: readonly ActivityName[];
   // A direct run delivers its submission itself (run/direct-work.ts); in a unit's run they make none.
   submit_review: { types: ['githubPullGet', 'postReview'], many: true },
   submit_description: { types: ['commitWorkspace', 'pushBranch', 'githubPullGet', 'openOrUpdatePullRequest'], many: true },
+  // Recorded for the unit, which posts the answers and the handoff after the run.
+  submit_dispositions: { types: [] },
+  submit_handoff: { types: [] },
   task: { types: [] },
   wait_for_job: { types: ['jobStatus'], many: true },
   unit_start: { types: ['startUnit'] },

@@ -19,6 +19,9 @@ h2{font-size:19px;margin:24px 0 8px;border-bottom:1px solid var(--line);padding-
 h3{font-size:16px;margin:0 0 6px;display:flex;flex-wrap:wrap;gap:6px;align-items:baseline}
 .state{margin:4px 0}
 .status-line{margin:4px 0;font-style:italic}
+.steps{margin:8px 0;padding:8px 12px;border:1px solid var(--line);border-radius:8px;background:var(--panel)}
+.steps ul{list-style:none;margin:0;padding:0}.steps li{margin:2px 0;overflow-wrap:anywhere}
+.step-state{color:var(--muted);font-size:14px}.step-done .step-state{color:var(--good)}.step-failed .step-state{color:var(--bad)}.step-running .step-state{color:var(--live)}
 .facts{display:grid;grid-template-columns:1fr;gap:2px 24px;margin:8px 0}
 .facts div{display:flex;gap:8px;min-width:0}
 .facts dt{flex:0 0 7.5em;color:var(--muted)}

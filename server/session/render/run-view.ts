@@ -1,6 +1,6 @@
-import { formatCost } from '../../../infra/run-format';
+import { formatCost, STEP_MARKS, stepsProgress } from '../../../infra/run-format';
 import { sessionPath } from '../../../infra/session-links';
-import type { RunItem, RunSession, TurnItem } from '../model/run-session';
+import { checklistOf, type RunItem, type RunSession, type TurnItem } from '../model/run-session';
 import type { BoardEntry } from '../../../workflows/contracts/board';
 import { renderCall, renderChild, toneOf } from './call-view';
 import { badge, clip, count, duration, esc, plural, timeTag } from './html';
@@ -97,7 +97,7 @@ function header(session: RunSession, context: RenderContext): string {
   ];
   const line = session.open && status?.statusText ? `<p class="status-line">${esc(context.redact(status.statusText))}</p>` : '';
   const failure = session.failure ? `<p class="error">${esc(context.redact(session.failure))}</p>` : '';
-  return `<p class="state">${state}${session.open ? ' <span class="live-dot" aria-hidden="true"></span>' : ''}</p>${line}${failure}${facts(list)}`;
+  return `<p class="state">${state}${session.open ? ' <span class="live-dot" aria-hidden="true"></span>' : ''}</p>${line}${checklist(session, context)}${failure}${facts(list)}`;
 }
 
 function renderItem(item: RunItem, session: RunSession, context: RenderContext, brief: boolean): string {
@@ -201,4 +201,17 @@ function partOf(session: RunSession): string {
 
 function link(url: string | undefined, text: string): string {
   return url ? `<a href="${esc(url)}" rel="noopener noreferrer">${esc(text)}</a>` : esc(text);
+}
+
+/** The run's checklist (update_status), each step with its state in words for screen readers. */
+function checklist(session: RunSession, context: RenderContext): string {
+  const steps = checklistOf(session);
+  if (!steps?.length) return '';
+  const items = steps
+    .map((step) => {
+      const mark = STEP_MARKS[step.state] ?? STEP_MARKS.pending;
+      return `<li class="step step-${esc(step.state)}"><span aria-hidden="true">${mark.glyph}</span> ${esc(context.redact(step.title))} <span class="step-state">${esc(mark.words)}</span></li>`;
+    })
+    .join('');
+  return `<section class="steps" aria-label="Steps"><h3>Steps <span class="io">${esc(stepsProgress(steps))}</span></h3><ul>${items}</ul></section>`;
 }

@@ -66,6 +66,22 @@ function header(session: UnitSession, context: RenderContext): string {
     ['Current run', currentRun ? `<a href="${pageLink(currentRun.workflowId)}"><code>${esc(currentRun.workflowId)}</code></a>` : ''],
     ['Last review', state?.lastReview ? badge(state.lastReview.verdict.replace('_', ' '), toneOf(state.lastReview.verdict)) : ''],
     [
+      'Open findings',
+      state?.openFindings?.count
+        ? `${state.openFindings.count}: ${state.openFindings.shown
+            .map((f) =>
+              esc(context.redact(`${f.id ? `${f.id} ` : ''}${f.path ? `${f.path}${f.line ? `:${f.line}` : ''} ` : ''}${f.title}`)),
+            )
+            .join(' · ')}`
+        : '',
+    ],
+    [
+      'Waiting for',
+      state?.questions?.length
+        ? state.questions.map((q) => esc(context.redact(`${q.finding ? `${q.finding}: ` : ''}${q.question}`))).join(' · ')
+        : '',
+    ],
+    [
       'Checks',
       state?.checks
         ? `${badge(state.checks.state, toneOf(state.checks.state))} on <code>${esc(state.checks.headSha.slice(0, 12))}</code>`

@@ -28,6 +28,8 @@ function context(
     existingUnit?: Partial<UnitState>;
     /** The unit's conversation (`UnitState.threadId`). */
     unitThread?: string;
+    /** More of the run's input (a unit's coding round: `submitsTo`, `findings`). */
+    input?: Partial<RunInput>;
   } = {},
 ) {
   const clock = new FakeClock();
@@ -45,6 +47,7 @@ function context(
     requester: options.requester ?? { id: 'ada', surface: 'cli' },
     context: [],
     replyTarget: options.replyTarget ?? { kind: 'cli' },
+    ...options.input,
   };
   const state = new RunState(input, clock.now());
   let polls = 0;
@@ -325,6 +328,72 @@ describe('executeToolCalls', () => {
     });
     expect(result).toMatchObject({ isError: true, content: expect.stringContaining('could not be confirmed') });
     expect(result.content).toContain('Do not say it is attached');
+  });
+});
+
+describe('the results a unit reads (issue 33)', () => {
+  const findings = [
+    { id: 'F1', title: 'No greeting' },
+    { id: 'F2', title: 'Shouting' },
+  ];
+  const answer = (finding: string, disposition: string, extra: Record<string, unknown> = {}) => ({
+    finding,
+    disposition,
+    text: 'Because.',
+    ...extra,
+  });
+
+  it('records dispositions only when they answer every open finding exactly once; problems go back to the model as data', async () => {
+    const { ctx } = context('coding', { input: { submitsTo: 'unit', findings } });
+    const [missing, unknown, twice, noReason] = await executeToolCalls(ctx, [
+      call('1', 'submit_dispositions', { dispositions: [answer('F1', 'fixed')] }),
+      call('2', 'submit_dispositions', { dispositions: [answer('F1', 'fixed'), answer('F2', 'fixed'), answer('F9', 'fixed')] }),
+      call('3', 'submit_dispositions', { dispositions: [answer('F1', 'fixed'), answer('F1', 'question'), answer('F2', 'fixed')] }),
+      call('4', 'submit_dispositions', { dispositions: [answer('F1', 'fixed'), answer('F2', 'declined')] }),
+    ]);
+    expect(missing).toMatchObject({ isError: true, content: expect.stringContaining('F2 has no answer') });
+    expect(unknown).toMatchObject({ isError: true, content: expect.stringContaining('F9 is not an open finding of this round') });
+    expect(twice).toMatchObject({ isError: true, content: expect.stringContaining('F1 is answered more than once') });
+    expect(noReason).toMatchObject({ isError: true, content: expect.stringContaining('F2 is declined without a reason') });
+    expect(ctx.state.submissions.submit_dispositions).toBeUndefined();
+    const [recorded] = await executeToolCalls(ctx, [
+      call('5', 'submit_dispositions', {
+        dispositions: [answer('F1', 'fixed', { commit: 'abc1234' }), answer('F2', 'declined', { reason: 'out_of_scope' })],
+      }),
+    ]);
+    expect(recorded.isError).toBeFalsy();
+    expect(recorded.content).toMatch(/^Dispositions recorded \(1 fixed, 1 declined, 0 question\)\. When this run ends, the ship unit/);
+    expect(ctx.state.submissions.submit_dispositions).toMatchObject({ dispositions: [{ finding: 'F1' }, { finding: 'F2' }] });
+  });
+
+  it('refuses dispositions in a run with nothing to answer, and says where a handoff goes', async () => {
+    const { ctx } = context('coding');
+    const [refused, handoff] = await executeToolCalls(ctx, [
+      call('1', 'submit_dispositions', { dispositions: [answer('F1', 'fixed')] }),
+      call('2', 'submit_handoff', { done: 'A', left: 'B', reason: 'blocker', why: 'C', needs: 'D' }),
+    ]);
+    expect(refused).toMatchObject({ isError: true, content: expect.stringContaining('no open findings to answer') });
+    expect(handoff.content).toContain("recorded in this run's record only");
+    const unit = context('coding', { input: { submitsTo: 'unit' } });
+    const [inUnit] = await executeToolCalls(unit.ctx, [
+      call('1', 'submit_handoff', { done: 'A', left: 'B', reason: 'blocker', why: 'C', needs: 'D' }),
+    ]);
+    expect(inUnit.content).toContain('settles handed_off');
+  });
+
+  it('keeps the checklist update_status sets, for the cards and the session page', async () => {
+    const { ctx } = context('coding');
+    const steps = [
+      { title: 'Reproduce', state: 'done' },
+      { title: 'Fix', state: 'running' },
+    ];
+    const [result] = await executeToolCalls(ctx, [call('1', 'update_status', { summary: 'Fixing', steps })]);
+    expect(result.content).toBe('Status card updated, with a checklist of 2 steps.');
+    expect(ctx.state.status('r', 0)).toMatchObject({ statusText: 'Fixing', steps });
+    // A summary alone keeps the checklist it had.
+    await executeToolCalls(ctx, [call('2', 'update_status', { summary: 'Testing' })]);
+    expect(ctx.state.status('r', 0).steps).toEqual(steps);
+    expect(ctx.state.carry().steps).toEqual(steps);
   });
 });
 

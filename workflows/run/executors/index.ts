@@ -19,7 +19,7 @@ import {
 import { attachFile } from './attach';
 import { contextBoard } from './board';
 import { waitForJob } from './jobs';
-import { submitDescription, submitReview, task, updateStatus } from './results';
+import { submitDescription, submitDispositions, submitHandoff, submitReview, task, updateStatus } from './results';
 import { listSkills, useSkill } from './skills';
 import { fleetStatus, unitInspect, unitStart, unitSteer, unitStop } from './units';
 import { webFetch, webSearch } from './web';
@@ -50,6 +50,8 @@ export const EXECUTORS: ExecutorMap = {
   github_issue_update: githubIssueUpdate,
   submit_review: submitReview,
   submit_description: submitDescription,
+  submit_dispositions: submitDispositions,
+  submit_handoff: submitHandoff,
   task,
   wait_for_job: waitForJob,
   unit_start: unitStart,

@@ -1,9 +1,12 @@
-import { ok, type ToolExecutor } from './context';
+import { dispositionProblems } from '../../../tools';
+import { fail, ok, type ToolExecutor } from './context';
 
-/** Workflow-native tools: the card's line, the structured results a unit reads, delegation. */
+/** Workflow-native tools: the card's line and checklist, the structured results a unit reads, delegation. */
 export const updateStatus: ToolExecutor<'update_status'> = async (ctx, call, input) => {
   ctx.state.statusText = input.summary;
-  return ok(call, 'Status card updated.');
+  // The checklist replaces the last one when given; the card and the session page show it.
+  if (input.steps) ctx.state.steps = input.steps.map((step) => ({ title: step.title, state: step.state }));
+  return ok(call, input.steps ? `Status card updated, with a checklist of ${input.steps.length} steps.` : 'Status card updated.');
 };
 
 /**
@@ -19,7 +22,58 @@ export const submitReview: ToolExecutor<'submit_review'> = async (ctx, call, inp
 export const submitDescription: ToolExecutor<'submit_description'> = async (ctx, call, input) => {
   if (ctx.direct) return ctx.direct.submitDescription(call, input);
   ctx.state.submissions[call.name] = input;
-  return ok(call, recordedFor(ctx, 'Description', 'commits and pushes the branch and opens or updates the pull request with it'));
+  return ok(
+    call,
+    recordedFor(
+      ctx,
+      'Description',
+      "commits what is left, pushes the branch and opens the pull request with this title and description (or updates its own pull request; a person's pull request keeps theirs)",
+    ),
+  );
+};
+
+/**
+ * A unit's coding round answers its open findings, each once: checked against the round's list
+ * (an unknown, repeated or missing id comes back as data and nothing is recorded); the unit posts
+ * the answers on their threads after the run. Runs with no findings to answer are refused.
+ */
+export const submitDispositions: ToolExecutor<'submit_dispositions'> = async (ctx, call, input) => {
+  const open = ctx.state.input.findings?.map((finding) => finding.id) ?? [];
+  if (ctx.state.input.submitsTo !== 'unit' || open.length === 0)
+    return fail(
+      call,
+      "This run has no open findings to answer: submit_dispositions is for a ship unit's coding round that follows a review. Nothing was recorded.",
+    );
+  const problems = dispositionProblems(input.dispositions, open);
+  if (problems.length > 0)
+    return fail(
+      call,
+      `Not recorded: ${problems.join('; ')}. The open findings are ${open.join(', ')}; answer each exactly once and call submit_dispositions again.`,
+    );
+  ctx.state.submissions[call.name] = input;
+  const counts = ['fixed', 'declined', 'question'].map(
+    (kind) => `${input.dispositions.filter((d) => d.disposition === kind).length} ${kind}`,
+  );
+  return ok(
+    call,
+    `Dispositions recorded (${counts.join(', ')}). When this run ends, the ship unit pushes the branch and posts each answer as a reply in its finding's thread; a question waits for a person's answer there.`,
+  );
+};
+
+/** A handoff: the unit settles `handed_off` with it (or waits for the answer to its question); elsewhere only recorded. */
+export const submitHandoff: ToolExecutor<'submit_handoff'> = async (ctx, call, input) => {
+  ctx.state.submissions[call.name] = input;
+  if (ctx.state.input.submitsTo === 'unit')
+    return ok(
+      call,
+      input.question
+        ? "Handoff recorded. When this run ends, the ship unit pushes what the branch holds, posts the handoff and your question, and waits for a person's answer; the next round starts from your handoff. End your turn now."
+        : 'Handoff recorded. When this run ends, the ship unit pushes what the branch holds, posts the handoff on the pull request and in the conversation, and settles handed_off. End your turn now.',
+    );
+  return ok(
+    call,
+    "Handoff recorded in this run's record only (this run belongs to no ship unit): say the same in your answer, which is what the person reads.",
+  );
 };
 
 function recordedFor(ctx: Parameters<ToolExecutor<'task'>>[0], what: string, unitDoes: string): string {
