@@ -33,11 +33,11 @@ import type { StartUnitResult, UnitSummary } from '../activities/units/unit-clie
 import type { CommitResult, CommitWorkspaceInput, PrepareUnitWorkspaceInput, UnitWorkspace } from '../activities/units/unit-workspace';
 import type { SkillActivities } from '../activities/skills';
 import type { InstructionsActivities } from '../activities/repo/instructions';
-import type { SpendCheckInput } from '../activities/spend';
-import type { SpendVerdict } from '../agents/spend-caps';
+import type { SpendCheckInput, SumSpendsInput } from '../activities/spend';
+import type { SpendVerdict, SpentToday } from '../agents/spend-caps';
 import type { WebActivities } from '../activities/web';
 import type { McpCallInput, McpCallResult, McpDiscovered, McpDiscoverInput } from '../activities/mcp/types';
-import type { ShipUnitInput, UnitState } from './contracts';
+import type { ShipUnitInput, SpendReservation, SpendReserveRequest, UnitState } from './contracts';
 
 export type { AttachActivities, InstructionsActivities, SkillActivities, WebActivities };
 
@@ -56,6 +56,13 @@ export interface SetupActivities {
 /** A start's check against the spend caps: today's spend summed from Temporal, then refuse or admit. */
 export interface SpendCheckActivities {
   checkSpendCaps(input: SpendCheckInput): Promise<SpendVerdict>;
+}
+
+/** The ledger's sums and looks (workflows/spend-ledger.ts), and a start's ask of the ledger (threads, units). */
+export interface SpendLedgerActivities {
+  sumSpends(input: SumSpendsInput): Promise<{ spent: SpentToday; byHolder: Record<string, number> }>;
+  lookAtHolders(input: { holders: string[] }): Promise<{ closed: string[]; missing: string[] }>;
+  reserveSpend(request: SpendReserveRequest): Promise<SpendReservation>;
 }
 
 /** A thread's look at its current run (is its workflow task stuck failing?). */
@@ -223,6 +230,12 @@ export const POLICIES = {
   mcpClose: { startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumAttempts: 3 } },
   /** A thread describing its current run (a read; a failed look is just skipped). */
   runProgress: { startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumAttempts: 3 } },
+  /**
+   * The ledger's sums (a visibility list and the listed runs' records or status) and looks at its
+   * holders, and a start's `reserve` (it waits its turn behind other starts in the ledger): reads
+   * and an idempotent update (one reservation per holder), so retried.
+   */
+  spendLedger: { startToCloseTimeout: '1 minute', retry: backoff('1 second', '10 seconds', 5) },
   /** Starting, inspecting and listing units through the Temporal client. */
   unitClient: { startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumAttempts: 5 } },
 } as const satisfies Record<string, ActivityOptions>;
@@ -241,6 +254,7 @@ export const LOCAL_POLICIES = {
 export const setup = proxyActivities<SetupActivities>(POLICIES.setup);
 export const localSetup = proxyLocalActivities<SetupActivities>(LOCAL_POLICIES.setup);
 export const spendCheck = proxyLocalActivities<SpendCheckActivities>(LOCAL_POLICIES.spendCheck);
+export const spendLedger = proxyActivities<SpendLedgerActivities>(POLICIES.spendLedger);
 export const runProgress = proxyActivities<RunProgressActivities>(POLICIES.runProgress);
 export const models = proxyActivities<ModelActivities>(POLICIES.modelTurn);
 export const closingModels = proxyActivities<ModelActivities>(POLICIES.closingSummary);

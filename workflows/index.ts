@@ -7,3 +7,4 @@ export { shipUnitWorkflow } from './ship-unit';
 export { threadWorkflow } from './thread';
 export { planWorkflow } from './plan';
 export { resendWorkflow } from './resend';
+export { spendLedgerWorkflow } from './spend-ledger';

@@ -11,6 +11,7 @@ export * from './failures';
 export * from './plan';
 export * from './resend';
 export * from './run';
+export * from './spend';
 export * from './thread';
 export * from './unit';
 export { workflowType } from './workflow-type';

@@ -7,6 +7,7 @@ import { STEER_INPUT_SHAPE, STOP_INPUT_SHAPE, steerSignal, steerUpdate, stopSign
 import { PLAN_UNIT_UPDATE_SHAPE, unitUpdateSignal } from './plan';
 import { RESEND_INPUT_SHAPE, resendUpdate } from './resend';
 import type { Shape } from './shape';
+import { releaseSpendSignal, reserveSpendUpdate, SPEND_RELEASE_SHAPE, SPEND_RESERVE_SHAPE, SPEND_SWEEP_SHAPE, sweepSpendUpdate } from './spend';
 import { messageSignal, sendMessageUpdate, THREAD_MESSAGE_SHAPE } from './thread';
 import { checksSignal, mergeSignal, prEventSignal, UNIT_CHECKS_EVENT_SHAPE, UNIT_MERGE_SHAPE, UNIT_PR_EVENT_SHAPE } from './unit';
 
@@ -44,4 +45,9 @@ export const MESSAGE_INPUTS: Record<string, MessageInput[]> = {
   ],
   planWorkflow: [{ name: unitUpdateSignal.name, kind: 'signal', shape: PLAN_UNIT_UPDATE_SHAPE }, stop, resend],
   resendWorkflow: [],
+  spendLedgerWorkflow: [
+    { name: reserveSpendUpdate.name, kind: 'update', shape: SPEND_RESERVE_SHAPE },
+    { name: releaseSpendSignal.name, kind: 'signal', shape: SPEND_RELEASE_SHAPE },
+    { name: sweepSpendUpdate.name, kind: 'update', shape: SPEND_SWEEP_SHAPE, absentOk: true },
+  ],
 };

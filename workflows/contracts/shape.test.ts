@@ -62,6 +62,7 @@ describe('message input shapes', () => {
       'planWorkflow',
       'resendWorkflow',
       'shipUnitWorkflow',
+      'spendLedgerWorkflow',
       'threadWorkflow',
     ]);
   });
