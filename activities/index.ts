@@ -13,8 +13,8 @@ import { createRunProgressActivities } from './runs/run-progress';
 import { createUnitClientActivities, type UnitClientDeps } from './units/unit-client';
 import { createUnitWorkspaceActivities } from './units/unit-workspace';
 import { createWebActivities, type WebActivityDeps } from './web';
-import { createSpendActivities } from './spend';
-import type { SpendConfig } from '../infra/config/spend-section';
+import { createSpendActivities, reserveThroughLedger } from './spend';
+import { hasCaps, type SpendConfig } from '../infra/config/spend-section';
 import { heartbeating } from './heartbeating';
 import { createInstructionsActivities } from './repo/instructions';
 import { createMcpActivities, type McpSessionDeps } from './mcp';
@@ -102,6 +102,7 @@ export function createActivities(deps: ActivityDeps) {
       ...deps.units,
       githubWebUrl: deps.units.githubWebUrl ?? deps.github.identities.gitUrl,
       ...(deps.webUi ? { namespace: deps.webUi.namespace } : {}),
+      ...spendOfUnits(deps),
     }),
     ...createUncertainClientActivities({ client: deps.units.client }),
     ...createRunProgressActivities({ client: deps.units.client }),
@@ -144,6 +145,14 @@ export function createActivities(deps: ActivityDeps) {
 }
 
 export type Activities = ReturnType<typeof createActivities>;
+
+/** Where caps are configured, a new unit reserves its first round in the deployment's ledger before it starts. */
+function spendOfUnits(deps: ActivityDeps): Pick<UnitClientDeps, 'spend'> {
+  const { spend } = deps;
+  if (!spend || !hasCaps(spend)) return {};
+  const ledger = { client: deps.units.client, taskQueue: deps.units.taskQueue, config: spend };
+  return { spend: { config: spend, reserve: (request) => reserveThroughLedger(ledger, request) } };
+}
 
 function slackClientFactory(client: NonNullable<StatusActivityDeps['slack']>['client']): () => SlackWebClient {
   return typeof client === 'function' ? client : () => client;

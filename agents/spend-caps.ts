@@ -10,6 +10,9 @@ import type { SpendConfig } from '../infra/config/spend-section';
 
 export type SpendScopeKind = 'person' | 'channel' | 'repo' | 'agent';
 
+/** `spend.reserve`'s defaults: a ship unit's round allowance (USD) and how often the ledger sweeps (seconds). */
+export const RESERVE_DEFAULTS = { unitRoundUsd: 1, sweepSeconds: 60 } as const;
+
 /** Who asks, where, on what, with which agent. */
 export interface SpendScope {
   person: string;
@@ -55,7 +58,12 @@ export type SpendVerdict =
     };
 
 const ORDER: SpendScopeKind[] = ['person', 'channel', 'repo', 'agent'];
-const SECTION: Record<SpendScopeKind, 'people' | 'channels' | 'repos' | 'agents'> = { person: 'people', channel: 'channels', repo: 'repos', agent: 'agents' };
+const SECTION: Record<SpendScopeKind, 'people' | 'channels' | 'repos' | 'agents'> = {
+  person: 'people',
+  channel: 'channels',
+  repo: 'repos',
+  agent: 'agents',
+};
 
 /** The caps that apply to this start: an id's own fields over `*`'s, per kind; kinds with neither are left out. */
 export function applicableCaps(config: SpendConfig | undefined, scope: SpendScope): ApplicableCap[] {

@@ -11,7 +11,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import { githubUnitSteps, githubWrites, hostBound, repoReads, setup, status, unitWorkspace } from './activity-proxies';
+import { githubUnitSteps, githubWrites, hostBound, repoReads, setup, spendLedger, status, unitWorkspace } from './activity-proxies';
 import { repositoryRefusal } from '../agents';
 import { settingsNotice } from './thread/repo-settings';
 import {
@@ -52,6 +52,8 @@ import { Unit } from './unit/unit';
 import { loadUnitSettings } from './unit/unit-setup';
 import { unitDetails } from './unit/unit-details';
 import { UnitInbox } from './unit/unit-inbox';
+import { UnitSpend } from './unit/unit-spend';
+import { releaseSpend } from './spend/release';
 import { InputGuard } from './input-guard';
 
 /** The `patched()` id of saying "could not confirm delivery of …" in the unit's conversation (docs/versioning.md). */
@@ -160,6 +162,7 @@ async function shipUnit(input: ShipUnitInput, onCancel: OnCancel): Promise<UnitR
       },
     },
   );
+  unit.spend = new UnitSpend(unit, { reserve: (request) => spendLedger.reserveSpend(request), release: releaseSpend });
   // The Web UI's current details (a workflow metadata query: no command, nothing to replay).
   function showDetails(): void {
     setCurrentDetails(unitDetails(unit.state(), guard.note()));

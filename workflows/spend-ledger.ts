@@ -7,7 +7,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import { usdText } from '../agents/spend-caps';
+import { RESERVE_DEFAULTS, usdText } from '../agents/spend-caps';
 import { spendLedger } from './activity-proxies';
 import {
   releaseSpendSignal,
@@ -27,7 +27,6 @@ import { LedgerBook, type SpendSums } from './spend/ledger-book';
 
 /** Continue-as-new once history passes this many events (or Temporal suggests it), carrying the books. */
 export const LEDGER_HISTORY_LIMIT = 2_000;
-const DEFAULT_SWEEP_SECONDS = 60;
 
 /**
  * The money reserved by work in progress, for one deployment (`spend-ledger:<task queue>`): an
@@ -40,7 +39,7 @@ const DEFAULT_SWEEP_SECONDS = 60;
  */
 export async function spendLedgerWorkflow(input: SpendLedgerInput): Promise<void> {
   const book = new LedgerBook(input.carry);
-  const sweepMs = (input.sweepSeconds ?? DEFAULT_SWEEP_SECONDS) * 1_000;
+  const sweepMs = (input.sweepSeconds ?? RESERVE_DEFAULTS.sweepSeconds) * 1_000;
   // One decision at a time: each sees every reservation made before it.
   let tail: Promise<unknown> = Promise.resolve();
   const serial = <T>(work: () => Promise<T>): Promise<T> => {

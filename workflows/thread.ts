@@ -20,7 +20,6 @@ import {
   repoVetting,
   routingModels,
   setup,
-  spendCheck,
   status as rawStatus,
 } from './activity-proxies';
 import { autoReviewText, ReviewMemory } from './thread/auto-review';
@@ -39,8 +38,8 @@ import { stuckRunNotice } from './thread/run-watch';
 import { awaitRun } from './thread/await-run';
 import { startShipUnit } from './thread/ship-unit-start';
 import { needsVetting, VET_REPOSITORY_PATCH, vetInput, vetRefusal } from './thread/vet';
-import { admitSpend, SPEND_CAPS_PATCH, spendRefusal, spendScope } from './thread/spend';
-import type { SpendCap } from './contracts';
+import { threadSpend } from './thread/spend';
+import { releaseSpend } from './spend/release';
 import type { AgentSetup } from '../activities/agents/agent-setup';
 import { admitControl, type AdmissionRefusal } from '../agents';
 import {
@@ -309,15 +308,9 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
     if (decision.kind === 'run' && needsVetting(decision.profile) && patched(VET_REPOSITORY_PATCH)) {
       decision = vetRefusal(decision, await repoVetting.vetRepository(vetInput(decision.profile))) ?? decision;
     }
-    // Spend caps, where any are configured: a start past a daily cap is refused with the amount and the reset time.
-    let spendCap: SpendCap | undefined;
-    if (decision.kind !== 'refused' && agentSetup.spend && patched(SPEND_CAPS_PATCH)) {
-      const verdict = await admitSpend(agentSetup, spendScope(decision, message), threadId, Date.now(), (check) =>
-        spendCheck.checkSpendCaps(check),
-      );
-      if (verdict.kind === 'refuse') decision = spendRefusal(decision, verdict);
-      else spendCap = verdict.runCap;
-    }
+    // Spend caps, where any are configured: a run's money is reserved before it starts; past a daily cap, refused with the amount and the reset time.
+    const spend = await threadSpend(agentSetup, decision, message, threadId, `run:${threadId}:${runCount + 1}`);
+    decision = spend.decision;
     // An automatic review keeps the conversation's agent as it was (it is the repository's, not the person's choice).
     if (!message.review) stickyAgent = decision.stickyAgent;
     if (decision.kind === 'refused' && message.review && message.review.trigger !== 'review_requested') {
@@ -371,7 +364,7 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
             system: decision.system,
             context: savedContext(saved),
             ...(workspaceHost ? { workspaceHost } : {}),
-            ...(spendCap ? { spendCap } : {}),
+            ...(spend.spendCap ? { spendCap: spend.spendCap } : {}),
             // A review of the conversation's pull request: once per commit, and after an earlier one, what a push resolved.
             ...reviews.runExtras(decision.profile.tools, replyTarget, threadId),
             ...(decision.routing ? { routing: decision.routing } : {}),
@@ -396,6 +389,7 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
       if (pendingStop) await handle.signal(stopSignal, pendingStop);
       const ended = await awaitRun(runId, handle.result(), input.runWatch);
       const record = ended.record;
+      if (spend.holder) await releaseSpend({ holder: runId, ...(record?.cost ? { spentUsd: record.cost.usd } : {}), by: threadId });
       currentRunId = undefined;
       currentRun = undefined;
       pendingStop = undefined;

@@ -1,5 +1,6 @@
 import { WithStartWorkflowOperation, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import {
+  RESERVE_DEFAULTS,
   applicableCaps,
   channelThreadPrefix,
   spendDay,
@@ -10,7 +11,7 @@ import {
   type SpendVerdict,
   type SpentToday,
 } from '../../agents/spend-caps';
-import { RESERVE_DEFAULTS, type SpendConfig } from '../../infra/config/spend-section';
+import type { SpendConfig } from '../../infra/config/spend-section';
 import { readSpends, runsQuery, type RunSpend, type SpendMemo } from '../../infra/run-spends';
 import { visibilityQuery } from '../../infra/visibility';
 import {

@@ -37,9 +37,6 @@ export const SpendReserveSchema = z
   })
   .strict();
 
-/** `spend.reserve` with its defaults. */
-export const RESERVE_DEFAULTS = { unitRoundUsd: 1, sweepSeconds: 60 } as const;
-
 /**
  * Spend caps in money, by who asks, where, on what and with which agent. A key is an id
  * (person `U0123`, Slack channel `C0456`, repository `acme/app`, agent `explore`) or `*`, which

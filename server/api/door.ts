@@ -29,7 +29,7 @@ import {
 } from '../../workflows/contracts';
 import { Agent, Outcome, Thread } from '../../workflows/search-attributes';
 import { agentsFor, assertMayTouch, describeSettled, refusalError, runRequester, temporalError, type AccessOptions } from './door-access';
-import { createUnitDoor } from './door-units';
+import { createUnitDoor, type UnitDoorOptions } from './door-units';
 import type { Job, JobAccepted, JobRequest, Links, MessageRequest } from './schemas';
 
 export interface DoorOptions extends AccessOptions {
@@ -46,6 +46,8 @@ export interface DoorOptions extends AccessOptions {
   preflight?: (input: ShipUnitInput) => string[];
   /** A workflow's session page, signed (infra/session-links.ts); none when links are off. */
   sessionLink?: (workflowId: string) => string | undefined;
+  /** The spend caps and the ledger a new unit reserves its first round in (none: nothing is capped). */
+  unitSpend?: UnitDoorOptions['unitSpend'];
 }
 
 export type Door = ReturnType<typeof createDoor>;

@@ -7,7 +7,14 @@ import { STEER_INPUT_SHAPE, STOP_INPUT_SHAPE, steerSignal, steerUpdate, stopSign
 import { PLAN_UNIT_UPDATE_SHAPE, unitUpdateSignal } from './plan';
 import { RESEND_INPUT_SHAPE, resendUpdate } from './resend';
 import type { Shape } from './shape';
-import { releaseSpendSignal, reserveSpendUpdate, SPEND_RELEASE_SHAPE, SPEND_RESERVE_SHAPE, SPEND_SWEEP_SHAPE, sweepSpendUpdate } from './spend';
+import {
+  releaseSpendSignal,
+  reserveSpendUpdate,
+  SPEND_RELEASE_SHAPE,
+  SPEND_RESERVE_SHAPE,
+  SPEND_SWEEP_SHAPE,
+  sweepSpendUpdate,
+} from './spend';
 import { messageSignal, sendMessageUpdate, THREAD_MESSAGE_SHAPE } from './thread';
 import { checksSignal, mergeSignal, prEventSignal, UNIT_CHECKS_EVENT_SHAPE, UNIT_MERGE_SHAPE, UNIT_PR_EVENT_SHAPE } from './unit';
 

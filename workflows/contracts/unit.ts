@@ -12,7 +12,8 @@ import { workflowType } from './workflow-type';
 
 export const UNIT_PHASES = ['coding', 'review', 'findings', 'checks', 'continuation', 'idle', 'settle'] as const;
 export type UnitPhase = (typeof UNIT_PHASES)[number];
-export const UNIT_OUTCOMES = ['merged', 'closed', 'stopped', 'out_of_rounds', 'budget', 'idle_expired', 'failed'] as const;
+/** `spend`: its next round could not be funded under the daily spend caps (docs/models.md "Reservations"). */
+export const UNIT_OUTCOMES = ['merged', 'closed', 'stopped', 'out_of_rounds', 'budget', 'spend', 'idle_expired', 'failed'] as const;
 export type UnitOutcome = (typeof UNIT_OUTCOMES)[number];
 
 export interface ShipUnitInput {
@@ -108,6 +109,10 @@ export interface UnitCarry {
   uncertain?: UncertainWrite[];
   /** Rounds run again because their run lost its work (absent: none). */
   rerunRounds?: RerunRound[];
+  /** USD its runs spent (absent: nothing yet, or a carry from before it was kept). */
+  spentUsd?: number;
+  /** USD it holds reserved in the spend ledger, when a daily cap applies (absent: none). */
+  reservedUsd?: number;
 }
 
 /** The `prEvent` signal (from the GitHub webhook router). */
@@ -198,6 +203,8 @@ export interface UnitState {
   openFindings?: { count: number; shown: Array<Pick<Finding, 'severity' | 'path' | 'line' | 'title'>> };
   /** The time budget of the unit's runs: minutes spent so far, of how many (absent before it was reported). */
   budget?: { spentMinutes: number; minutes: number };
+  /** USD its runs spent, and what it holds reserved against the daily spend caps (absent: none). */
+  spend?: { spentUsd: number; reservedUsd?: number };
 }
 
 /** Open findings a unit's state lists one by one (the rest are counted). */
@@ -217,6 +224,8 @@ export interface UnitRecord {
   unconfirmed?: UncertainWrite[];
   /** Rounds run again because their run lost its work (absent: none). */
   rerunRounds?: RerunRound[];
+  /** USD its runs spent (absent: nothing, or a record from before it was kept). */
+  spentUsd?: number;
 }
 
 /** A PR event from the GitHub webhook router: merged/closed settle, a push re-reviews, a person's review is work. */

@@ -23,6 +23,7 @@ export class Settle {
       ...(c.pullRequest ? { pullRequest: c.pullRequest } : {}),
       ...(unit.endedBy ? { endedBy: unit.endedBy } : {}),
       ...(c.rerunRounds?.length ? { rerunRounds: c.rerunRounds } : {}),
+      ...(c.spentUsd !== undefined ? { spentUsd: c.spentUsd } : {}),
     };
     const lastReview = c.lastReview ? `${c.lastReview.verdict} on ${c.lastReview.commitSha.slice(0, 12)}` : undefined;
     const report = unitReport(base, lastReview, c.uncertain);
@@ -40,6 +41,8 @@ export class Settle {
         }),
       );
     for (const key of [unitId, `${unitId}/review`]) await settleStep(releaseCheckout(unit, key));
+    // Its reservation goes before the plan hears it settled, so the plan's next start can use the money.
+    await settleStep(unit.spend?.release() ?? Promise.resolve());
     unit.ports.recordOutcome(final);
     // A signal sent in the workflow task that completes the unit is dropped by the server (the
     // sender has closed before it is delivered), and the plan would wait for this unit forever:

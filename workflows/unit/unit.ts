@@ -1,4 +1,5 @@
 import type { ShipSettings } from '../../activities/agents/agent-setup';
+import type { SpendConfig } from '../../infra/config/spend-section';
 import type { GitHubActivities, RepoSettingsResult } from '../../activities/github';
 import type { Profile } from '../../agents';
 import type { GitHubWriteActivities, HostBoundActivities, StatusActivities, UnitWorkspaceActivities } from '../activity-proxies';
@@ -55,6 +56,15 @@ export interface UnitPorts extends WorkflowClock {
   recordOutcome(outcome: UnitOutcome): void;
 }
 
+/** A unit's money under the daily spend caps (unit-spend.ts): each round reserved before it is spent, released when it settles. */
+export interface UnitMoney {
+  /** The refusal's words when the caps cannot fund the next round (undefined: funded, or nothing is capped). */
+  fundRound(): Promise<string | undefined>;
+  /** The first round of a unit that starts at review. */
+  fundFirstRound(): Promise<string | undefined>;
+  release(): Promise<void>;
+}
+
 /** An agent's resolved profile and system prompt. */
 export interface ChosenProfile {
   profile: Profile;
@@ -67,6 +77,8 @@ export interface UnitSettings {
   review: ChosenProfile;
   /** The `ship` agent's budget: coding and review minutes together. */
   budgetMinutes: number;
+  /** The spend caps and reservations (the `spend` section), when any cap is configured. */
+  spend?: SpendConfig;
 }
 
 /**
@@ -82,6 +94,8 @@ export class Unit {
   endedBy?: string;
   /** The repository's settings (its .switchboard.yml and the deployment's), read when the unit starts (absent: before they were). */
   repository?: RepoSettingsResult;
+  /** Its money under the daily spend caps (unit-spend.ts; set by the workflow, absent in unit tests that need none). */
+  spend?: UnitMoney;
 
   constructor(
     readonly input: ShipUnitInput,
@@ -91,6 +105,11 @@ export class Unit {
     readonly activities: UnitActivities,
     readonly ports: UnitPorts,
   ) {}
+
+  /** Whether its setup succeeded (its settings are there). */
+  get hasSettings(): boolean {
+    return this.chosen !== undefined;
+  }
 
   /** The unit's settings; absent only when its setup failed, and then no phase but settle runs. */
   get settings(): UnitSettings {
@@ -117,8 +136,13 @@ export class Unit {
   }
 
   failWith(reason: string): UnitOutcome {
+    return this.endWith('failed', reason);
+  }
+
+  /** Ends the unit with `outcome`, saying why in its record and report. */
+  endWith(outcome: UnitOutcome, reason: string): UnitOutcome {
     this.endedBy = reason;
-    return 'failed';
+    return outcome;
   }
 
   /** Runs a coding or review child to its end; undefined when it was never started or failed without a record. */
@@ -159,6 +183,7 @@ export class Unit {
       if (this.halted()) await child.signal(stopSignal, { reason: this.inbox.stopped?.reason ?? 'the unit is settling' });
       const record = await child.result();
       carry.runMinutes += (record.endedAt - record.startedAt) / MINUTE;
+      if (record.cost?.usd) carry.spentUsd = Math.round(((carry.spentUsd ?? 0) + record.cost.usd) * 1_000_000) / 1_000_000;
       // The run's own unconfirmed writes are listed by the unit, where `resend` repairs them.
       for (const write of record.unconfirmed ?? [])
         if (!(carry.uncertain ??= []).some((w) => w.effectKey === write.effectKey)) carry.uncertain.push(write);
@@ -195,6 +220,9 @@ export class Unit {
       ...(carry.rerunRounds?.length ? { rerunRounds: carry.rerunRounds } : {}),
       openFindings: openFindings(carry.work),
       ...(this.chosen ? { budget: { spentMinutes: Math.round(carry.runMinutes * 10) / 10, minutes: this.chosen.budgetMinutes } } : {}),
+      ...(carry.spentUsd !== undefined || carry.reservedUsd !== undefined
+        ? { spend: { spentUsd: carry.spentUsd ?? 0, ...(carry.reservedUsd !== undefined ? { reservedUsd: carry.reservedUsd } : {}) } }
+        : {}),
     };
   }
 }
