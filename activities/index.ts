@@ -14,6 +14,7 @@ import { createUnitClientActivities, type UnitClientDeps } from './units/unit-cl
 import { createUnitWorkspaceActivities } from './units/unit-workspace';
 import { createWebActivities, type WebActivityDeps } from './web';
 import { createSpendActivities, reserveThroughLedger } from './spend';
+import { createPlanActivities } from './plans';
 import { hasCaps, type SpendConfig } from '../infra/config/spend-section';
 import { heartbeating } from './heartbeating';
 import { createInstructionsActivities } from './repo/instructions';
@@ -105,6 +106,7 @@ export function createActivities(deps: ActivityDeps) {
       ...spendOfUnits(deps),
     }),
     ...createUncertainClientActivities({ client: deps.units.client }),
+    ...createPlanActivities(),
     ...createRunProgressActivities({ client: deps.units.client }),
     ...createSpendActivities({ client: deps.units.client, taskQueue: deps.units.taskQueue, ...(deps.spend ? { config: deps.spend } : {}) }),
     ...createStatusActivities({

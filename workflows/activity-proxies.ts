@@ -27,9 +27,17 @@ import type {
   WorkspaceRef,
   WorkspaceState,
 } from '../activities/sandbox/types';
-import type { EffectResult, ReplyInput, StatusCardInput } from '../activities/status/types';
+import type {
+  EffectResult,
+  PlanCardInput,
+  ReplyInput,
+  StatusCardInput,
+  UnitThreadInput,
+  UnitThreadResult,
+} from '../activities/status/types';
 import type { UncertainWritesFound } from '../activities/units/uncertain-client';
-import type { StartUnitResult, UnitSummary } from '../activities/units/unit-client';
+import type { StartPlanResult, StartUnitResult, UnitSummary } from '../activities/units/unit-client';
+import type { PlanActivities } from '../activities/plans';
 import type { CommitResult, CommitWorkspaceInput, PrepareUnitWorkspaceInput, UnitWorkspace } from '../activities/units/unit-workspace';
 import type { SkillActivities } from '../activities/skills';
 import type { InstructionsActivities } from '../activities/repo/instructions';
@@ -37,7 +45,7 @@ import type { SpendCheckInput, SumSpendsInput } from '../activities/spend';
 import type { SpendVerdict, SpentToday } from '../agents/spend-caps';
 import type { WebActivities } from '../activities/web';
 import type { McpCallInput, McpCallResult, McpDiscovered, McpDiscoverInput } from '../activities/mcp/types';
-import type { ShipUnitInput, SpendReservation, SpendReserveRequest, UnitState } from './contracts';
+import type { PlanInput, ShipUnitInput, SpendReservation, SpendReserveRequest, UnitState } from './contracts';
 
 export type { AttachActivities, InstructionsActivities, SkillActivities, WebActivities };
 
@@ -89,6 +97,10 @@ export interface WorkspacePrepareActivities {
 export interface StatusActivities {
   statusCard(input: StatusCardInput): Promise<EffectResult>;
   deliverReply(input: ReplyInput): Promise<EffectResult>;
+  /** A plan's card in its conversation, edited in place. */
+  planCard(input: PlanCardInput): Promise<EffectResult>;
+  /** A plan unit's own conversation (in Slack a thread of its own), opened before the unit starts. */
+  openUnitThread(input: UnitThreadInput): Promise<UnitThreadResult>;
 }
 
 export interface UnitWorkspaceActivities {
@@ -99,6 +111,7 @@ export interface UnitWorkspaceActivities {
 
 export interface UnitClientActivities {
   startUnit(input: ShipUnitInput & { effectKey?: string }): Promise<StartUnitResult>;
+  startPlan(input: PlanInput & { effectKey?: string }): Promise<StartPlanResult>;
   inspectUnit(input: { unitId: string }): Promise<UnitState>;
   listUnits(input: { requester?: string; repo?: string; kind?: 'unit' | 'plan' | 'run'; limit?: number }): Promise<UnitSummary[]>;
   /** A workflow's unconfirmed writes (for `resendWorkflow`). */
@@ -247,12 +260,15 @@ export const POLICIES = {
 export const LOCAL_POLICIES = {
   /** The agent setup a thread decides each message with (a file read and the sandbox's readiness). */
   setup: { startToCloseTimeout: '10 seconds', retry: { maximumAttempts: 5 } },
+  /** A plan asked for in chat, read as the CLI reads a plan file (YAML and its checks, no I/O). */
+  planRead: { startToCloseTimeout: '10 seconds', retry: { maximumAttempts: 3 } },
   /** A start's spend-cap check: a visibility list and the listed runs' records or status (closed ones are remembered). */
   spendCheck: { startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumAttempts: 3 } },
 } as const satisfies Record<string, LocalActivityOptions>;
 
 export const setup = proxyActivities<SetupActivities>(POLICIES.setup);
 export const localSetup = proxyLocalActivities<SetupActivities>(LOCAL_POLICIES.setup);
+export const plans = proxyLocalActivities<PlanActivities>(LOCAL_POLICIES.planRead);
 export const spendCheck = proxyLocalActivities<SpendCheckActivities>(LOCAL_POLICIES.spendCheck);
 export const spendLedger = proxyActivities<SpendLedgerActivities>(POLICIES.spendLedger);
 export const runProgress = proxyActivities<RunProgressActivities>(POLICIES.runProgress);

@@ -100,6 +100,7 @@ async function shipUnit(input: ShipUnitInput, onCancel: OnCancel): Promise<UnitR
       status: phase,
       pullRequest: c.pullRequest,
       headSha: c.headSha,
+      ...(c.spentUsd !== undefined ? { spentUsd: c.spentUsd } : {}),
       ...extra,
     } as PlanUnitUpdate;
     await getExternalWorkflowHandle(input.plan.workflowId)
@@ -115,7 +116,7 @@ async function shipUnit(input: ShipUnitInput, onCancel: OnCancel): Promise<UnitR
       // Said in the unit's conversation; histories recorded before this say nothing (docs/versioning.md).
       notify: async (write, text) => {
         if (patched(UNCERTAIN_WRITE_NOTICE))
-          await status.deliverReply({ effectKey: `${write.effectKey}/notice`, replyTarget: input.replyTarget, text });
+          await status.deliverReply({ effectKey: `${write.effectKey}/notice`, replyTarget: unit.replyTarget, text });
       },
     },
   );

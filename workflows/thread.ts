@@ -34,11 +34,12 @@ import { endThread } from './thread/end-thread';
 import { SwitchboardKind, Thread } from './search-attributes';
 import { decide, personOf } from './thread/decide';
 import { shipStart } from './thread/ship-start';
-import { stuckRunNotice } from './thread/run-watch';
-import { awaitRun } from './thread/await-run';
+import { awaitRun, endedAnswer } from './thread/await-run';
 import { startShipUnit } from './thread/ship-unit-start';
 import { needsVetting, VET_REPOSITORY_PATCH, vetInput, vetRefusal } from './thread/vet';
 import { threadSpend } from './thread/spend';
+import { answerPlan, THREAD_STARTS_PLANS } from './thread/plan-ask';
+import { planAsk } from '../agents/plan-message';
 import { releaseSpend } from './spend/release';
 import type { AgentSetup } from '../activities/agents/agent-setup';
 import { admitControl, type AdmissionRefusal } from '../agents';
@@ -285,6 +286,12 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
       if (notice) await rawStatus.deliverReply({ ...notice, replyTarget }).catch(() => undefined);
     }
     facts = agentSetup;
+    // A plan (`plan` and its YAML) starts a plan workflow through the same admission; threads recorded before decided it as any message.
+    const asked = planAsk(message.text);
+    if (asked && patched(THREAD_STARTS_PLANS)) {
+      remember({ messageId: message.messageId, ...(await answerPlan(asked, message, replyTarget, agentSetup, statusActivities)) });
+      continue;
+    }
     // A GitHub actor's role is checked per agent; threads recorded before that decided without it (docs/versioning.md).
     const skip = message.requester.surface === 'github' && !patched(GITHUB_ACTOR_ADMITTED) ? (['github_actor'] as const) : [];
     // The rules that find review, explore and research (over routable agents only), then the
@@ -397,20 +404,8 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
       // The run's own unconfirmed writes (its tools', its card's) are listed here, where `resend` repairs them.
       uncertain.adopt(record?.unconfirmed);
       reviews.record(record);
-      const answer = ended.stuck
-        ? stuckRunNotice(ended.stuck)
-        : record?.finalText ||
-          (record
-            ? `The run ended ${record.outcome}${record.endedBy ? ` (${record.endedBy})` : ''}.`
-            : ended.terminated
-              ? `The run was terminated (from Temporal, by an operator) before it produced an answer.`
-              : 'The run failed before it produced an answer.');
-      saved.push({
-        request: decision.request,
-        answer,
-        agent: decision.agent,
-        outcome: record?.outcome ?? (ended.terminated ? 'stopped' : 'failed'),
-      });
+      const { answer, outcome } = endedAnswer(ended);
+      saved.push({ request: decision.request, answer, agent: decision.agent, outcome });
       saved.splice(0, Math.max(0, saved.length - SAVED_EXCHANGES));
       // An automatic review that posted its review has said everything there (its card says it ended).
       if (!(message.review && record?.reviewed?.status === 'confirmed'))

@@ -1,7 +1,16 @@
 import { type Client, type WorkflowExecutionInfo, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { visibilityQuery } from '../../infra/visibility';
 import { Outcome, Phase, PullRequest, Repo } from '../../workflows/search-attributes';
-import { failure, shipUnitWorkflowType, steerSignal, unitStateQuery, type ShipUnitInput, type UnitState } from '../../workflows/contracts';
+import {
+  failure,
+  planWorkflowType,
+  shipUnitWorkflowType,
+  steerSignal,
+  unitStateQuery,
+  type PlanInput,
+  type ShipUnitInput,
+  type UnitState,
+} from '../../workflows/contracts';
 import { staticDetails } from '../../workflows/details';
 import { applicableCaps, RESERVE_DEFAULTS, type SpendVerdict } from '../../agents/spend-caps';
 import type { SpendConfig } from '../../infra/config/spend-section';
@@ -35,6 +44,12 @@ export interface StartUnitResult {
   code?: 'settings_missing' | 'spend_cap';
   /** A spend-cap refusal's amounts: spent and reserved today, the cap, what the round needed, when it resets (ISO). */
   spend?: { scope: string; id: string; spentUsd: number; reservedUsd: number; capUsd: number; neededUsd?: number; resetsAt: string };
+}
+
+export interface StartPlanResult {
+  planId: string;
+  /** `started`, or `running` when a plan with this id runs already (it is not started twice). */
+  status: 'started' | 'running';
 }
 
 export interface UnitSummary {
@@ -195,6 +210,38 @@ export function createUnitClientActivities(deps: UnitClientDeps) {
         // One unit per PR or slug: a second request steers the one that exists.
         if (input.request) await handle.signal(steerSignal, { text: input.request, by: input.requester.id });
         return { unitId: input.unitId, status: 'steered' };
+      }
+    },
+
+    /**
+     * Starts a plan on its own id (never a child of the conversation that asked). A plan with that
+     * id still running is not started again: `running`, unless this very call started it (a retry
+     * after a lost answer finds its effect key in the plan's memo).
+     */
+    async startPlan(request: PlanInput & { effectKey?: string }): Promise<StartPlanResult> {
+      const { effectKey, ...input } = request;
+      if (effectKey && (await startedBy(deps.client, input.planId)) === effectKey) return { planId: input.planId, status: 'started' };
+      try {
+        await deps.client.workflow.start(planWorkflowType, {
+          workflowId: input.planId,
+          taskQueue: deps.taskQueue,
+          args: [input],
+          ...(effectKey ? { memo: { effectKey } } : {}),
+          staticSummary: `plan ${input.repo}: ${input.units.map((unit) => unit.key).join(', ')}`.slice(0, 200),
+          staticDetails: staticDetails({
+            kind: 'plan',
+            requester: input.requester,
+            agent: 'ship',
+            repo: input.repo,
+            ...(input.threadId ? { threadId: input.threadId } : {}),
+            ...(deps.namespace ? { namespace: deps.namespace } : {}),
+          }),
+        });
+        return { planId: input.planId, status: 'started' };
+      } catch (error) {
+        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+        if (effectKey && (await startedBy(deps.client, input.planId)) === effectKey) return { planId: input.planId, status: 'started' };
+        return { planId: input.planId, status: 'running' };
       }
     },
 

@@ -30,6 +30,7 @@ import {
 import { Agent, Outcome, Thread } from '../../workflows/search-attributes';
 import { agentsFor, assertMayTouch, describeSettled, refusalError, runRequester, temporalError, type AccessOptions } from './door-access';
 import { createUnitDoor, type UnitDoorOptions } from './door-units';
+import { createPlanDoor } from './door-plans';
 import type { Job, JobAccepted, JobRequest, Links, MessageRequest } from './schemas';
 
 export interface DoorOptions extends AccessOptions {
@@ -142,6 +143,16 @@ export function createDoor(options: DoorOptions) {
     if (!outcome) return { kind: 'queued', threadId, messageId, links: thread };
     // The thread's admission refused: the same code and sentence, as the API's status (door-access.ts `refusalError`).
     if (outcome.kind === 'refused') throw refusalError(outcome.code ?? 'refused', outcome.reply ?? 'Refused.', { threadId, messageId });
+    if (outcome.kind === 'plan' && outcome.planId) {
+      return {
+        kind: 'plan',
+        threadId,
+        messageId,
+        planId: outcome.planId,
+        ...(outcome.reply ? { reply: outcome.reply } : {}),
+        links: { ...thread, plan: `${api}/plans/${encodeURIComponent(outcome.planId)}` },
+      };
+    }
     if (outcome.kind === 'unit' && outcome.unitId) {
       return {
         kind: 'unit',
@@ -367,6 +378,7 @@ export function createDoor(options: DoorOptions) {
     },
 
     ...createUnitDoor({ ...options, apiBase: api, webUi }),
+    ...createPlanDoor({ ...options, apiBase: api, webUi }),
   };
   return door;
 }

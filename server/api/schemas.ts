@@ -81,6 +81,46 @@ export const UnitRequestSchema = UnitRequestFields.refine((body) => body.pullReq
   path: ['request'],
 }).meta({ id: 'UnitRequest', description: 'Ship an exact pull request, or a requested change in a repository.' });
 
+const planKey = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'lowercase letters, digits and hyphens (at most 40)')
+  .describe("The unit's key, unique in the plan: its id is `unit:<repo>:<plan name>-<key>`.");
+
+/** The plan request's fields (for tools whose input must be a plain object schema); the API adds the graph's checks. */
+export const PlanRequestFields = z.strictObject({
+  name: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'lowercase letters, digits and hyphens (at most 40)')
+    .describe("The plan's slug: it runs as `plan:<repo>:<name>`."),
+  repo: repoField.describe('The repository its units change.'),
+  units: z
+    .array(
+      z.strictObject({
+        key: planKey,
+        request: z.string().trim().min(1).max(20_000).describe("The change this unit makes (its first coding round's request)."),
+        dependsOn: z
+          .array(planKey)
+          .max(50)
+          .optional()
+          .describe('Keys of units it builds on: it starts once they merged (or were approved, without merge authority).'),
+      }),
+    )
+    .min(1)
+    .max(50)
+    .describe('The units, each a ship unit on its own id with a conversation of its own.'),
+  mergeAuthority: z.boolean().optional().describe('The plan merges its units in dependency order (default: `plan.mergeAuthority`).'),
+  model: modelField.optional(),
+});
+
+export const PlanRequestSchema = PlanRequestFields.meta({
+  id: 'PlanRequest',
+  description: 'A plan: units with dependencies, started in order and (with merge authority) merged in order.',
+});
+
+export const PlanIdParams = z.object({
+  planId: z.string().min(1).describe('The plan id, `plan:<owner>/<repo>:<name>` (URL-encoded).'),
+});
+
 export const JobIdParams = z.object({
   jobId: z.string().min(1).describe('The job id: the run workflow id, `run:<thread id>:<n>` (URL-encode a `/`).'),
 });
@@ -111,6 +151,7 @@ const LinksSchema = z
     events: z.string().optional().describe('Server-Sent Events for the job.'),
     thread: z.string().optional().describe('The thread the job belongs to.'),
     unit: z.string().optional().describe('The ship unit.'),
+    plan: z.string().optional().describe('The plan.'),
     webUi: z.string().optional().describe('The workflow in the Temporal Web UI.'),
     session: z
       .string()
@@ -124,14 +165,17 @@ const LinksSchema = z
 export const JobAcceptedSchema = z
   .object({
     kind: z
-      .enum(['run', 'unit', 'queued'])
-      .describe('run: a job started; unit: a ship unit started or steered; queued: the thread has not decided yet.'),
+      .enum(['run', 'unit', 'plan', 'queued'])
+      .describe(
+        'run: a job started; unit: a ship unit started or steered; plan: a plan started (the text was `plan` and its YAML); queued: the thread has not decided yet.',
+      ),
     threadId: z.string(),
     messageId: z.string().describe("The message's id in its thread (from Idempotency-Key when given)."),
     jobId: z.string().optional(),
     unitId: z.string().optional(),
+    planId: z.string().optional(),
     agent: z.string().optional(),
-    reply: z.string().optional().describe('What the thread answered (for a unit).'),
+    reply: z.string().optional().describe('What the thread answered (for a unit or a plan).'),
     links: LinksSchema,
   })
   .meta({ id: 'JobAccepted' });
@@ -288,6 +332,55 @@ export const UnitAcceptedSchema = z
   .object({ unitId: z.string(), status: z.enum(['started', 'steered']), links: LinksSchema })
   .meta({ id: 'UnitAccepted' });
 
+const PlanUnitSchema = z.object({
+  key: z.string(),
+  unitId: z.string(),
+  status: z.string().describe('waiting, running, ready, merging, merged, settled or blocked.'),
+  dependsOn: z.array(z.string()),
+  pullRequest: z.number().optional(),
+  phase: z.string().optional().describe('The phase a running unit is in.'),
+  outcome: z.string().optional(),
+  spentUsd: z.number().optional(),
+  note: z.string().optional().describe('Why a waiting unit has not started (not funded yet under the spend caps).'),
+  links: LinksSchema.optional(),
+});
+
+export const PlanAcceptedSchema = z
+  .object({
+    planId: z.string(),
+    status: z.literal('started'),
+    units: z.array(PlanUnitSchema.pick({ key: true, unitId: true })),
+    links: LinksSchema,
+  })
+  .meta({ id: 'PlanAccepted' });
+
+export const PlanSchema = z
+  .object({
+    planId: z.string(),
+    state: z.string().describe("The plan workflow's state: running, completed, …"),
+    mergeAuthority: z.boolean().optional(),
+    units: z.array(PlanUnitSchema).optional().describe('Each unit: its status, PR, phase, spend and links.'),
+    merged: z.array(z.string()).optional().describe('Keys in the order their PRs merged.'),
+    record: z.object({ outcome: z.string(), report: z.string() }).optional().describe('The record once ended.'),
+    error: z.string().optional(),
+    links: LinksSchema,
+  })
+  .meta({ id: 'Plan' });
+
+export const PlanListSchema = z
+  .object({
+    plans: z.array(
+      z.object({
+        planId: z.string(),
+        status: z.string(),
+        repo: z.string().optional(),
+        phase: z.string().optional(),
+        outcome: z.string().optional(),
+      }),
+    ),
+  })
+  .meta({ id: 'PlanList' });
+
 export const UnitSchema = z
   .object({
     unitId: z.string(),
@@ -336,6 +429,7 @@ export const ProblemSchema = z
 export type JobRequest = z.output<typeof JobRequestSchema>;
 export type MessageRequest = z.output<typeof MessageRequestSchema>;
 export type UnitRequest = z.output<typeof UnitRequestSchema>;
+export type PlanRequest = z.output<typeof PlanRequestSchema>;
 export type JobAccepted = z.output<typeof JobAcceptedSchema>;
 export type Job = z.output<typeof JobSchema>;
 export type Links = z.output<typeof LinksSchema>;

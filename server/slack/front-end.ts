@@ -14,6 +14,7 @@ import { boltLogger } from './bolt-logger';
 import { rejectSkewedSlackRequests } from './request-age';
 import { routeSlackMessage, slackIdProblem, slackThreadId, type RoutedSlackMessage, type SlackMessageEvent } from './event-routing';
 import { currentRunOf, mayStopRun, type StopAccessOptions } from './stop-control';
+import { replyToUnit, UnitThreads } from './unit-threads';
 
 export interface SlackFrontEndOptions {
   /** The Temporal client threads and runs are signalled through. */
@@ -113,6 +114,7 @@ function registerHandlers(app: App, options: SlackFrontEndOptions, reader: Slack
   const facts = options.facts ?? (() => fromConfig.loadAgentSetup());
   const access: StopAccessOptions = { client: options.client, control: createControlAdmission({ client: options.client, facts }) };
   const log = options.logger.child({ component: 'slack' });
+  const unitThreads = new UnitThreads(reader);
 
   // Events are acknowledged by Bolt before this runs; a redelivery (X-Slack-Retry-Num) or a
   // repeated event id stops here, so each event is signalled once per process.
@@ -146,13 +148,24 @@ function registerHandlers(app: App, options: SlackFrontEndOptions, reader: Slack
       const level = routed.malformed ? 'warn' : 'debug';
       return void log[level]({ eventId: envelope.event_id, why: routed.why }, 'Slack message ignored');
     }
+    // A reply in a plan unit's own thread is for that unit: it steers or stops it, through the admission.
+    const reply = event as SlackMessageEvent;
+    const unitId =
+      reply.thread_ts && reply.thread_ts !== reply.ts
+        ? await unitThreads.unitOf(reply.channel, reply.thread_ts, context.botUserId)
+        : undefined;
+    if (unitId && reply.user)
+      return replyToUnit(
+        { client: options.client, control: access.control, reader, logger: log },
+        { unitId, userId: reply.user, channel: reply.channel, ts: reply.ts, text: routed.message.text },
+      );
     await signalThread(options, routed);
     log.info({ eventId: envelope.event_id, threadId: routed.threadId, kind: routed.kind }, 'Slack message sent to its thread');
   };
   app.event('app_mention', onMessage);
   app.event('message', onMessage);
 
-  app.event('reaction_added', async ({ event, body }) => {
+  app.event('reaction_added', async ({ event, body, context }) => {
     if (event.reaction !== options.config.slack.stopReaction || event.item.type !== 'message') return;
     const { channel, ts } = event.item;
     const teamId = (body as { team_id: string }).team_id;
@@ -163,6 +176,13 @@ function registerHandlers(app: App, options: SlackFrontEndOptions, reader: Slack
       return void (await stopRun(options, access, reader, { runId, userId: event.user, channel, how: 'the stop reaction on the card' }));
     // A reaction on the request names its thread (the request's ts is the thread's root).
     const threadTs = (await threadRootOf(reader, channel, ts).catch(() => undefined)) ?? ts;
+    // In a plan unit's own thread, the stop reaction stops that unit (through the admission).
+    const unitId = await unitThreads.unitOf(channel, threadTs, context.botUserId).catch(() => undefined);
+    if (unitId)
+      return replyToUnit(
+        { client: options.client, control: access.control, reader, logger: log },
+        { unitId, userId: event.user, channel, ts, text: 'stop: the stop reaction in its thread' },
+      );
     const threadId = slackThreadId(teamId, channel, threadTs);
     const current = await currentRunOf(options.client, threadId);
     if (!current) return void log.info({ threadId }, 'stop reaction on a thread with no running run');

@@ -94,10 +94,12 @@ export interface SavedExchange {
 /** What happened to one message, for the CLI and API to follow. */
 export interface MessageOutcome {
   messageId: string;
-  kind: 'run' | 'unit' | 'refused' | 'steered' | 'duplicate' | 'queued';
+  kind: 'run' | 'unit' | 'plan' | 'refused' | 'steered' | 'duplicate' | 'queued';
   runId?: string;
   /** The ship unit started (or steered) for a code-change request. */
   unitId?: string;
+  /** The plan started for a `plan` message. */
+  planId?: string;
   agent?: string;
   /** The plain answer given instead of a run. */
   reply?: string;

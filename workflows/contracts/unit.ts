@@ -40,6 +40,12 @@ export interface ShipUnitInput {
   issue?: number;
   /** Set for a unit of a plan: the plan is told of its progress and holds its merge. */
   plan?: { workflowId: string; key: string; mergeAuthority: boolean };
+  /**
+   * `pull-request`: once the unit has its pull request it converses there (its runs' cards, ready
+   * notices, reminders, its report), as a unit of a plan asked on GitHub does; before that, at
+   * `replyTarget`. Absent: always at `replyTarget`.
+   */
+  conversation?: 'pull-request';
   carry?: UnitCarry;
 }
 

@@ -1,7 +1,7 @@
 import { CancellationScope, ChildWorkflowFailure, patched, sleep, TerminatedFailure } from '@temporalio/workflow';
 import { runProgress } from '../activity-proxies';
 import type { RunRecord, ThreadInput } from '../contracts';
-import { watchForStuck, type StuckRun } from './run-watch';
+import { stuckRunNotice, watchForStuck, type StuckRun } from './run-watch';
 
 /** Marks histories whose threads watch their current run and let a stuck one go (run-watch.ts). */
 export const PATCH_WATCH_RUN = 'thread-watches-current-run';
@@ -35,4 +35,18 @@ export async function awaitRun(
   } finally {
     watch.cancel();
   }
+}
+
+/** What the thread answers for a run that ended (its final text, or how it ended), and its outcome for the saved context. */
+export function endedAnswer(ended: Awaited<ReturnType<typeof awaitRun>>): { answer: string; outcome: RunRecord['outcome'] } {
+  const { record } = ended;
+  const answer = ended.stuck
+    ? stuckRunNotice(ended.stuck)
+    : record?.finalText ||
+      (record
+        ? `The run ended ${record.outcome}${record.endedBy ? ` (${record.endedBy})` : ''}.`
+        : ended.terminated
+          ? `The run was terminated (from Temporal, by an operator) before it produced an answer.`
+          : 'The run failed before it produced an answer.');
+  return { answer, outcome: record?.outcome ?? (ended.terminated ? 'stopped' : 'failed') };
 }

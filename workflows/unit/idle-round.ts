@@ -13,7 +13,7 @@ export class IdleRound {
 
   async run(): Promise<UnitOutcome | undefined> {
     const { unit } = this;
-    const { carry: c, settings, activities, inbox, ports, unitId, repo, input } = unit;
+    const { carry: c, settings, activities, inbox, ports, unitId, repo } = unit;
     const { ship } = settings;
     const ready =
       c.checks?.state === 'success'
@@ -21,7 +21,7 @@ export class IdleRound {
         : `the review approves; ${c.checks?.detail ?? 'checks are unknown'}`;
     await activities.status.deliverReply({
       effectKey: `${unitId}/ready/${c.headSha}`,
-      replyTarget: input.replyTarget,
+      replyTarget: unit.replyTarget,
       text: `PR #${c.pullRequest} on ${repo} is ready: ${ready}.`,
     });
     unit.ports.notifyPlan({ status: 'ready' }).catch(() => undefined);
@@ -39,7 +39,7 @@ export class IdleRound {
         c.reminders += 1;
         await activities.status.deliverReply({
           effectKey: `${unitId}/reminder/${c.reminders}`,
-          replyTarget: input.replyTarget,
+          replyTarget: unit.replyTarget,
           text: `Reminder: PR #${c.pullRequest} on ${repo} is ready and waiting for a merge or a review.`,
         });
       }

@@ -12,7 +12,7 @@ export class Settle {
 
   async run(final: UnitOutcome): Promise<UnitRecord> {
     const { unit } = this;
-    const { carry: c, activities, unitId, repo, input } = unit;
+    const { carry: c, activities, unitId, repo } = unit;
     unit.enter('settle');
     const base = {
       unitId,
@@ -29,7 +29,9 @@ export class Settle {
     const report = unitReport(base, lastReview, c.uncertain);
     // Settling always ends with the record: a report that cannot be delivered after its retries
     // (a chat outage, a repository that is gone) is a lost view, not a unit failed without a record.
-    await settleStep(activities.status.deliverReply({ effectKey: `${unitId}/report`, replyTarget: input.replyTarget, text: report }));
+    // A unit that converses on its pull request reports there once (as its comment), not twice.
+    if (!unit.conversesOnPullRequest)
+      await settleStep(activities.status.deliverReply({ effectKey: `${unitId}/report`, replyTarget: unit.replyTarget, text: report }));
     if (c.pullRequest)
       await settleStep(
         activities.githubWrites.postComment({

@@ -7,6 +7,7 @@ import {
   OPEN_FINDINGS_SHOWN,
   stopSignal,
   type PlanUnitProgress,
+  type ReplyTarget,
   type RunInput,
   type RunRecord,
   type ShipUnitInput,
@@ -125,6 +126,19 @@ export class Unit {
     return this.input.repo;
   }
 
+  /** Where the unit reports: its pull request's conversation once it has one when it converses there, else `replyTarget`. */
+  get replyTarget(): ReplyTarget {
+    const { input, carry } = this;
+    if (input.conversation === 'pull-request' && carry.pullRequest)
+      return { kind: 'github', repo: input.repo, pullRequest: carry.pullRequest };
+    return input.replyTarget;
+  }
+
+  /** Whether it reports on its own pull request (where the final report goes as a comment anyway). */
+  get conversesOnPullRequest(): boolean {
+    return this.input.conversation === 'pull-request' && this.carry.pullRequest !== undefined;
+  }
+
   enter(phase: UnitPhase): void {
     this.carry.phase = phase;
     this.ports.entered(phase);
@@ -171,7 +185,7 @@ export class Unit {
           profile: chosen.profile,
           system: chosen.system,
           context: [],
-          replyTarget: input.replyTarget,
+          replyTarget: this.replyTarget,
           workspaceKey,
           submitsTo: 'unit',
           ...(workspaceHost ? { workspaceHost } : {}),
