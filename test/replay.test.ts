@@ -5,6 +5,7 @@ import {
   planWorkflowType,
   resendWorkflowType,
   shipUnitWorkflowType,
+  spendLedgerWorkflowType,
   threadWorkflowType,
 } from '../workflows/contracts';
 import { recordedHistories } from './helpers/history';
@@ -24,7 +25,7 @@ describe('recorded histories', () => {
   test('cover every workflow type', () => {
     const types = new Set(histories.map((history) => history.workflowType));
     expect([...types].sort()).toEqual(
-      [agentRunWorkflowType, planWorkflowType, resendWorkflowType, shipUnitWorkflowType, threadWorkflowType]
+      [agentRunWorkflowType, planWorkflowType, resendWorkflowType, shipUnitWorkflowType, spendLedgerWorkflowType, threadWorkflowType]
         .map((type) => type.name)
         .sort(),
     );

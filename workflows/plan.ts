@@ -128,14 +128,13 @@ async function plan(input: PlanInput, onCancel: OnCancel): Promise<PlanRecord> {
     if (update.status === 'settled') fundingWanted = true;
     changed = true;
   });
+  const stopUnit = (unit: PlanUnitState) =>
+    getExternalWorkflowHandle(unit.unitId)
+      .signal(stopSignal, { reason: 'the plan was stopped', ...(stopped?.by ? { by: stopped.by } : {}) })
+      .catch(() => undefined);
   const stopPlan = (stop: StopInput | undefined) => {
     stopped ??= stop ?? {};
-    for (const unit of units) {
-      if (unit.status !== 'waiting' && !settled(unit))
-        getExternalWorkflowHandle(unit.unitId)
-          .signal(stopSignal, { reason: 'the plan was stopped', ...(stop?.by ? { by: stop.by } : {}) })
-          .catch(() => undefined);
-    }
+    for (const unit of units) if (unit.status !== 'waiting' && !settled(unit)) stopUnit(unit).catch(() => undefined);
     changed = true;
   };
   guard.signal(stopSignal, stopPlan);
@@ -171,10 +170,13 @@ async function plan(input: PlanInput, onCancel: OnCancel): Promise<PlanRecord> {
     for (const key of order) {
       const unit = units.find((candidate) => candidate.key === key)!;
       if (!mayStart(unit, units, mergeAuthority) || (unit.note?.startsWith(NOT_FUNDED) && !retrying)) continue;
+      if (threads && stopped) break;
       await starter.start(
         unit,
         input.units.find((candidate) => candidate.key === key)!,
       );
+      // A stop that came while the unit was starting could not reach it yet: it goes now.
+      if (threads && stopped && unit.status === 'running') await stopUnit(unit);
       if (unit.status === 'settled') changed = true;
     }
     // Merge in dependency order: the first ready unit whose dependencies have all merged, one at a time.

@@ -32,6 +32,8 @@ export async function startShipKit(
     wrapActivities?: RunKitOptions['wrapActivities'];
     /** More model settings (a local model server's URL and key). */
     models?: RunKitOptions['models'];
+    /** The `spend` section (spend caps and reservations); none by default. */
+    spend?: RunKitOptions['spend'];
   } = {},
 ): Promise<ShipKit> {
   const github = await startLocalGitHub({
@@ -50,6 +52,7 @@ export async function startShipKit(
     ...(options.agents ? { agents: options.agents } : {}),
     ...(options.wrapActivities ? { wrapActivities: options.wrapActivities } : {}),
     ...(options.models ? { models: options.models } : {}),
+    ...(options.spend ? { spend: options.spend } : {}),
     ship: { checksPollSeconds: 10, ...options.ship },
   });
   return {
