@@ -7,6 +7,12 @@ describe('plan messages', () => {
     expect(planAsk(`Plan in acme/app:\n\`\`\`yaml\n${yaml}\n\`\`\``)).toEqual({ yaml, repo: 'acme/app' });
   });
 
+  it('reads `plan confirm` as the confirmation of a drafted plan', () => {
+    expect(planAsk('plan confirm')).toEqual({ confirm: true });
+    expect(planAsk('Plan start!')).toEqual({ confirm: true });
+    expect(planAsk('plan confirm the second one')).toBeUndefined();
+  });
+
   it('leaves every other message alone', () => {
     expect(planAsk('plan the migration to v2')).toBeUndefined();
     expect(planAsk('plan\nname: notes')).toBeUndefined();

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { parsePlanFile, type PlanFile } from '../agents/plan-document';
+import { parsePlanFile, type PlanFile } from '../activities/plans/plan-document';
 
-export { graphProblems, parsePlanFile, type PlanFile } from '../agents/plan-document';
+export { graphProblems, parsePlanFile, type PlanFile } from '../activities/plans/plan-document';
 
 /** Reads a plan file from disk; problems are prefixed with the file name. */
 export function readPlanFile(path: string): { plan: PlanFile } | { problems: string[] } {

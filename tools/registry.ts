@@ -15,6 +15,7 @@ import { githubTreeTool } from './github-tree';
 import { grepTool } from './grep';
 import { listDirectoryTool } from './list-directory';
 import { listSkillsTool } from './list-skills';
+import { planDraftTool } from './plan-draft';
 import { readFileTool } from './read-file';
 import { submitDescriptionTool } from './submit-description';
 import { submitReviewTool } from './submit-review';
@@ -65,6 +66,7 @@ const ALL_TOOLS = [
   unitSteerTool,
   unitStopTool,
   fleetStatusTool,
+  planDraftTool,
 ] as const satisfies readonly ToolSpec[];
 
 type AnyTool = (typeof ALL_TOOLS)[number];

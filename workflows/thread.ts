@@ -38,7 +38,7 @@ import { awaitRun, endedAnswer } from './thread/await-run';
 import { startShipUnit } from './thread/ship-unit-start';
 import { needsVetting, VET_REPOSITORY_PATCH, vetInput, vetRefusal } from './thread/vet';
 import { threadSpend } from './thread/spend';
-import { answerPlan, THREAD_STARTS_PLANS } from './thread/plan-ask';
+import { answerPlan, draftedPlan, THREAD_STARTS_PLANS } from './thread/plan-ask';
 import { planAsk } from '../agents/plan-message';
 import { releaseSpend } from './spend/release';
 import type { AgentSetup } from '../activities/agents/agent-setup';
@@ -100,6 +100,8 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
   const handlerReplies: Array<Promise<unknown>> = [];
   // The conversation's pull request reviews: reviewed commits, the last findings, an automatic review waiting its turn.
   const reviews = new ReviewMemory(carry?.reviews ?? { reviewed: [] });
+  // The last plan a run drafted here, until its requester confirms it (`plan confirm`).
+  let planDraft = carry?.planDraft;
   const uncertainList = carry?.uncertain ?? [];
   const uncertain = new UncertainWrites(
     uncertainList,
@@ -289,7 +291,9 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
     // A plan (`plan` and its YAML) starts a plan workflow through the same admission; threads recorded before decided it as any message.
     const asked = planAsk(message.text);
     if (asked && patched(THREAD_STARTS_PLANS)) {
-      remember({ messageId: message.messageId, ...(await answerPlan(asked, message, replyTarget, agentSetup, statusActivities)) });
+      const planned = await answerPlan(asked, message, replyTarget, agentSetup, statusActivities, planDraft);
+      if (planned.kind === 'plan' && 'confirm' in asked) planDraft = undefined;
+      remember({ messageId: message.messageId, ...planned });
       continue;
     }
     // A GitHub actor's role is checked per agent; threads recorded before that decided without it (docs/versioning.md).
@@ -404,6 +408,7 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
       // The run's own unconfirmed writes (its tools', its card's) are listed here, where `resend` repairs them.
       uncertain.adopt(record?.unconfirmed);
       reviews.record(record);
+      planDraft = draftedPlan(record) ?? planDraft;
       const { answer, outcome } = endedAnswer(ended);
       saved.push({ request: decision.request, answer, agent: decision.agent, outcome });
       saved.splice(0, Math.max(0, saved.length - SAVED_EXCHANGES));
@@ -428,6 +433,7 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
           outcomes,
           ...(uncertainList.length ? { uncertain: uncertainList } : {}),
           ...(reviews.reviews.reviewed.length || reviews.reviews.pending ? { reviews: reviews.reviews } : {}),
+          ...(planDraft ? { planDraft } : {}),
         },
       });
     }

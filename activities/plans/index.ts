@@ -1,7 +1,7 @@
-import { parsePlanFile, type PlanFile } from '../../agents/plan-document';
+import { parsePlanFile, type PlanFile } from './plan-document';
 
 /**
- * A plan asked for in chat, read the way the CLI reads a plan file (agents/plan-document.ts): the
+ * A plan asked for in chat, read the way the CLI reads a plan file (activities/plans/plan-document.ts): the
  * thread recognises `plan` and its YAML (agents/plan-message.ts) and has it read here, where YAML
  * and zod may load. Pure: a local activity, no I/O.
  */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type Client, WorkflowFailedError } from '@temporalio/client';
-import { graphProblems } from '../../agents/plan-document';
+import { graphProblems } from '../../activities/plans/plan-document';
 import { createUnitClientActivities } from '../../activities/units/unit-client';
 import { type Caller } from '../../infra/api-tokens';
 import { ApiError } from '../../infra/errors';

@@ -9,6 +9,7 @@ import { boolean, integer, nonBlank, object, oneOf, optional, text, type Shape }
 import type { UncertainWrite } from './resend';
 import type { RunOutcome } from './run';
 import type { EarlierReview } from './unit';
+import type { PlanUnitSpec } from './plan';
 import { workflowType } from './workflow-type';
 
 /** One incoming message, normalised by a front end. */
@@ -125,6 +126,17 @@ export interface ThreadCarry {
   uncertain?: UncertainWrite[];
   /** The conversation's pull request reviews: commits reviewed, the last review's findings, a review waiting its turn (absent: none yet). */
   reviews?: ThreadReviews;
+  /** The last plan a run drafted here (`plan_draft`), waiting for its requester's `plan confirm` (absent: none). */
+  planDraft?: PlanDraft;
+}
+
+/** A plan an orchestrator or conductor run drafted in a conversation, for the person who asked to confirm. */
+export interface PlanDraft {
+  plan: { name: string; repo: string; units: PlanUnitSpec[]; mergeAuthority?: boolean };
+  /** Who asked for the run that drafted it: only they confirm it. */
+  requester: string;
+  /** The run that drafted it. */
+  runId: string;
 }
 
 /** What a PR conversation remembers of its reviews (thread/auto-review.ts). */

@@ -3,7 +3,8 @@ import type { AgentSetup } from '../../activities/agents/agent-setup';
 import { admitStart } from '../../agents';
 import type { PlanAsk } from '../../agents/plan-message';
 import { plans, units, type StatusActivities } from '../activity-proxies';
-import type { MessageOutcome, ReplyTarget, ThreadMessage } from '../contracts';
+import type { MessageOutcome, PlanDraft, ReplyTarget, RunRecord, ThreadMessage } from '../contracts';
+import type { PlanFile } from '../../activities/plans/plan-document';
 import { conversationOf, personOf } from './decide';
 
 /**
@@ -25,18 +26,14 @@ export async function startAskedPlan(
   message: ThreadMessage,
   replyTarget: ReplyTarget,
   setup: AgentSetup,
+  draft?: PlanDraft,
 ): Promise<Omit<MessageOutcome, 'messageId'> & { reply: string }> {
-  const read = await plans.readPlan({ yaml: ask.yaml });
-  if ('problems' in read)
-    return {
-      kind: 'refused',
-      code: 'plan_invalid',
-      reply: `That plan cannot start:\n${read.problems.map((problem) => `- ${problem}`).join('\n')}`,
-    };
+  const read = await askedPlan(ask, message, draft);
+  if ('refused' in read) return read.refused;
   const { plan } = read;
   const conversation = conversationOf(replyTarget);
   const channelRepo = message.channelId ? setup.config.channels[message.channelId]?.defaultRepo : undefined;
-  const repo = plan.repo ?? ask.repo ?? conversation.repo ?? channelRepo;
+  const repo = plan.repo ?? ('repo' in ask ? ask.repo : undefined) ?? conversation.repo ?? channelRepo;
   if (!repo)
     return {
       kind: 'refused',
@@ -79,6 +76,42 @@ export async function startAskedPlan(
   };
 }
 
+/** The plan a message asks for: its YAML read as the CLI reads a file, or the draft it confirms (only its requester's). */
+async function askedPlan(
+  ask: PlanAsk,
+  message: ThreadMessage,
+  draft: PlanDraft | undefined,
+): Promise<{ plan: PlanFile } | { refused: Omit<MessageOutcome, 'messageId'> & { reply: string } }> {
+  if ('confirm' in ask) {
+    if (!draft) return { refused: { kind: 'refused', code: 'plan_invalid', reply: 'There is no drafted plan here to confirm.' } };
+    if (draft.requester !== message.requester.id)
+      return {
+        refused: {
+          kind: 'refused',
+          code: 'not_requester',
+          reply: `The drafted plan ${draft.plan.name} is for the person who asked for it (${draft.requester}) to confirm; nothing was started.`,
+        },
+      };
+    return { plan: draft.plan };
+  }
+  const read = await plans.readPlan({ yaml: ask.yaml });
+  if ('problems' in read)
+    return {
+      refused: {
+        kind: 'refused',
+        code: 'plan_invalid',
+        reply: `That plan cannot start:\n${read.problems.map((problem) => `- ${problem}`).join('\n')}`,
+      },
+    };
+  return read;
+}
+
+/** The plan a finished run drafted (`plan_draft`) for the person who asked it, to confirm with `plan confirm`. */
+export function draftedPlan(record: RunRecord | undefined): PlanDraft | undefined {
+  const plan = record?.submissions?.plan_draft as PlanDraft['plan'] | undefined;
+  return plan ? { plan, requester: record!.requester.id, runId: record!.runId } : undefined;
+}
+
 /** Starts the plan a message asks for and answers in the conversation; the outcome to remember. */
 export async function answerPlan(
   ask: PlanAsk,
@@ -86,8 +119,9 @@ export async function answerPlan(
   replyTarget: ReplyTarget,
   setup: AgentSetup,
   status: Pick<StatusActivities, 'deliverReply'>,
+  draft?: PlanDraft,
 ): Promise<Omit<MessageOutcome, 'messageId'>> {
-  const { reply, ...outcome } = await startAskedPlan(ask, message, replyTarget, setup);
+  const { reply, ...outcome } = await startAskedPlan(ask, message, replyTarget, setup, draft);
   await status.deliverReply({
     effectKey: `${workflowInfo().workflowId}/reply/${message.messageId}`,
     replyTarget,

@@ -18,7 +18,7 @@ import {
 } from './github';
 import { attachFile } from './attach';
 import { waitForJob } from './jobs';
-import { submitDescription, submitReview, task, updateStatus } from './results';
+import { planDraft, submitDescription, submitReview, task, updateStatus } from './results';
 import { listSkills, useSkill } from './skills';
 import { fleetStatus, unitInspect, unitStart, unitSteer, unitStop } from './units';
 import { webFetch, webSearch } from './web';
@@ -56,6 +56,7 @@ export const EXECUTORS: ExecutorMap = {
   unit_steer: unitSteer,
   unit_stop: unitStop,
   fleet_status: fleetStatus,
+  plan_draft: planDraft,
 };
 
 export type { ExecutorActivities, ExecutorMap, ToolContext, ToolExecutor } from './context';

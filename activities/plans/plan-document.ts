@@ -1,12 +1,12 @@
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
-import { isRepositoryName } from '../tools/github-fields';
-import { topologicalOrder } from '../workflows/plan/plan-graph';
-import type { PlanUnitSpec } from '../workflows/contracts';
+import { isRepositoryName } from '../../tools/github-fields';
+import { topologicalOrder } from '../../workflows/plan/plan-graph';
+import type { PlanUnitSpec } from '../../workflows/contracts';
 
 // A plan document, as the CLI reads it from a file, a chat door from a message after `plan`, and
 // the HTTP API and MCP from a JSON body: one schema and one set of checks, each problem naming its
-// key. Not exported from agents/index.ts: it loads zod and yaml, which workflow code must not.
+// key. It loads zod and yaml, which workflow code must not: the thread has it read by an activity.
 
 /** A plan as written in `plan.yaml` (see docs/ship.md, "Starting a plan"). */
 export interface PlanFile {
@@ -98,4 +98,3 @@ export function graphProblems(units: PlanUnitSpec[]): string[] {
   }
   return problems;
 }
-
