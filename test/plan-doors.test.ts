@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { type Client } from '@temporalio/client';
 import { startLocalGitHub, type LocalGitHub } from '../infra/local-github';
 import { type LocalMessage } from '../infra/local-slack';
-import { planStateQuery, type PlanRecord, type RunRecord, type UnitRecord } from '../workflows/contracts';
-import { Thread } from '../workflows/search-attributes';
+import { planStateQuery, stopSignal, type PlanRecord, type RunRecord, type UnitRecord } from '../workflows/contracts';
+import { Requester, Thread } from '../workflows/search-attributes';
 import { launchChromium } from './helpers/browser';
 import { SLACK_BOT, startDeployment, type Deployment } from './helpers/deployment';
 import { sharedEnvironment } from './helpers/temporal';
@@ -220,6 +220,82 @@ describe('plans from every door', () => {
       outcome: 'completed',
       report: `Plan ${accepted.planId} completed. Merged in order: first -> second.`,
     });
+  });
+
+  it('a plan the conductor drafts in Slack starts when the person who asked confirms it, and only then', async () => {
+    const repo = `${owner}/chat`;
+    // The person's model choice carries over to the plan's units: as a coding run, the same script works slowly.
+    const drafting = product.script('conductor-drafts', [
+      {
+        alternatives: [
+          {
+            when: { lastUserIncludes: 'first.txt' },
+            text: 'Working slowly.',
+            toolCalls: [{ name: 'bash', input: { command: 'sleep 3391' } }],
+          },
+          {
+            text: 'Drafting.',
+            toolCalls: [
+              {
+                name: 'plan_draft',
+                input: {
+                  name: 'drafted',
+                  repo,
+                  mergeAuthority: false,
+                  units: [{ key: 'only', request: 'Write first.txt with one line.' }],
+                },
+              },
+            ],
+          },
+        ],
+      },
+      { text: 'Drafted plan: {{lastToolResult}}' },
+    ]);
+    const said = await product.slack.userSays({
+      channel: CHANNEL,
+      user: ANA,
+      text: `<@${SLACK_BOT}> agent:conductor model:${drafting} split the readme work into changes`,
+    });
+    const threadTs = said.message.ts;
+    const texts = () => product.slack.state.thread(CHANNEL, threadTs).map((message) => message.text);
+    await waitUntil(
+      async () => texts(),
+      (found) => found.some((text) => text.includes('Nothing has started')),
+      120_000,
+    );
+    expect(
+      await client.workflow
+        .getHandle(`plan:${repo}:drafted`)
+        .describe()
+        .catch(() => undefined),
+    ).toBeUndefined();
+    // Someone else cannot confirm it.
+    await product.slack.userSays({ channel: CHANNEL, user: 'U0BOB', threadTs, text: 'plan confirm' });
+    await waitUntil(
+      async () => texts(),
+      (found) => found.some((text) => text.includes('is for the person who asked for it')),
+    );
+    expect(
+      await client.workflow
+        .getHandle(`plan:${repo}:drafted`)
+        .describe()
+        .catch(() => undefined),
+    ).toBeUndefined();
+    // The person who asked confirms: the plan starts, its unit in a thread of its own.
+    await product.slack.userSays({ channel: CHANNEL, user: ANA, threadTs, text: 'plan confirm' });
+    await waitUntil(
+      async () => texts(),
+      (found) => found.some((text) => text.startsWith(`Started plan plan:${repo}:drafted: 1 unit (only).`)),
+    );
+    const plan = client.workflow.getHandle(`plan:${repo}:drafted`);
+    await waitUntil(
+      () => plan.query(planStateQuery),
+      (state) => state.units[0].status !== 'waiting',
+      60_000,
+    );
+    expect((await plan.describe()).typedSearchAttributes.get(Requester)).toBe(ANA);
+    await plan.signal(stopSignal, { reason: 'test over', by: ANA });
+    expect((await record<PlanRecord>(plan.workflowId)).outcome).toBe('stopped');
   });
 });
 

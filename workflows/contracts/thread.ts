@@ -132,7 +132,7 @@ export interface ThreadCarry {
 
 /** A plan an orchestrator or conductor run drafted in a conversation, for the person who asked to confirm. */
 export interface PlanDraft {
-  plan: { name: string; repo: string; units: PlanUnitSpec[]; mergeAuthority?: boolean };
+  plan: { name: string; repo: string; units: PlanUnitSpec[]; mergeAuthority?: boolean; model?: string };
   /** Who asked for the run that drafted it: only they confirm it. */
   requester: string;
   /** The run that drafted it. */

@@ -41,7 +41,9 @@ export const task: ToolExecutor<'task'> = (ctx, call, input) => ctx.runTask(call
 export const planDraft: ToolExecutor<'plan_draft'> = async (ctx, call, input) => {
   const problems = planProblems(input.units);
   if (problems.length > 0) return fail(call, `The plan is not sound: ${problems.join('; ')}. Nothing was drafted.`);
-  ctx.state.submissions[call.name] = input;
+  // The person's explicit model choice carries over to the plan's units, as unit_start's does.
+  const { model } = ctx.state.input.profile;
+  ctx.state.submissions[call.name] = { ...input, ...(model.chosenBy === 'directive' ? { model: model.value } : {}) };
   const planId = `plan:${input.repo}:${input.name}`;
   const where = ctx.state.input.parent
     ? " (in this run's record for the run that started it)"
