@@ -8,7 +8,8 @@ import { CodingRound } from './coding-round';
 import { IdleRound } from './idle-round';
 import { ReviewRound } from './review-round';
 import { Settle } from './settle';
-import { Unit, type UnitActivities } from './unit';
+import { Unit, type UnitActivities, type UnitSettings } from './unit';
+import { UnitSpend } from './unit-spend';
 import { UnitInbox } from './unit-inbox';
 import { LOST_ROUND_NOTE } from './unit-hosts';
 import { LOST_WORK_NOTE, MAX_RERUN_ROUNDS } from './lost-work';
@@ -23,8 +24,10 @@ interface World {
   clock: FakeClock;
   phases: UnitPhase[];
   plan: PlanUnitProgress[];
-  /** The runs the unit started: kind and request. */
+  /** The runs the unit started: kind and request (and where they report, when asked: `replyTargets`). */
   runs: Array<{ workflowId: string; request: string; workspaceHost?: string }>;
+  /** Where each run the unit started reports. */
+  replyTargets: string[];
   /** Delivers the held `settled` plan update (inPlan). */
   land: () => void;
 }
@@ -49,6 +52,10 @@ function world(
     host?: { lostAt?: 'commitWorkspace' | 'pushBranch' };
     /** What prepareUnitWorkspace answers besides its defaults (headSha `base-1`, no baseSha). */
     prepared?: { headSha?: string; baseSha?: string };
+    /** Its conversation: `pull-request` for a unit of a plan asked on GitHub (its plan's conversation is issue #3). */
+    conversation?: 'pull-request';
+    /** The spend caps (the unit's settings), for its rounds' reservations. */
+    spend?: NonNullable<UnitSettings['spend']>;
   } = {},
 ): World {
   const log = new CallLog();
@@ -56,6 +63,7 @@ function world(
   const phases: UnitPhase[] = [];
   const plan: PlanUnitProgress[] = [];
   const runs: World['runs'] = [];
+  const replyTargets: string[] = [];
   let land = () => undefined as void;
   const carry: UnitCarry = {
     phase: 'coding',
@@ -137,20 +145,28 @@ function world(
       unitId: UNIT,
       repo: 'acme/app',
       request: 'Greet the reader',
-      replyTarget: { kind: 'cli' },
+      replyTarget: options.conversation ? { kind: 'github', repo: 'acme/app', pullRequest: 3, issue: true } : { kind: 'cli' },
       requester: { id: 'ada', surface: 'cli' },
+      ...(options.conversation ? { conversation: options.conversation } : {}),
       ...(options.inPlan ? { plan: { workflowId: 'plan:acme/app:p', key: 'greet', mergeAuthority: true } } : {}),
       ...(options.exactPr ? { pullRequest: 7 } : {}),
     },
     carry,
     new UnitInbox(carry),
-    { ship: { ...DEFAULT_SHIP_SETTINGS, checksPollSeconds: 120 }, coding: chosen, review: chosen, budgetMinutes: 120 },
+    {
+      ship: { ...DEFAULT_SHIP_SETTINGS, checksPollSeconds: 120 },
+      coding: chosen,
+      review: chosen,
+      budgetMinutes: 120,
+      ...(options.spend ? { spend: options.spend } : {}),
+    },
     activities,
     {
       now: clock.now,
       condition: clock.condition.bind(clock),
       startRun: async (workflowId, input) => {
         runs.push({ workflowId, request: input.request, ...(input.workspaceHost ? { workspaceHost: input.workspaceHost } : {}) });
+        replyTargets.push(input.replyTarget.kind === 'github' ? `#${input.replyTarget.pullRequest}` : input.replyTarget.kind);
         const record = options.run?.(input.request);
         return {
           result: async () => {
@@ -170,7 +186,7 @@ function world(
       recordOutcome: () => undefined,
     },
   );
-  return { unit, log, clock, phases, plan, runs, land: () => land() };
+  return { unit, log, clock, phases, plan, runs, replyTargets, land: () => land() };
 }
 
 const approve = { submissions: { submit_review: { verdict: 'approve', summary: 'Good.', findings: [] } } };
@@ -296,6 +312,74 @@ describe('CodingRound', () => {
     expect(stopped.runs).toEqual([]);
     expect(await new CodingRound(world({ carry: { round: 4 } }).unit).run()).toBe('out_of_rounds');
     expect(await new CodingRound(world({ carry: { runMinutes: 120 } }).unit).run()).toBe('budget');
+  });
+});
+
+describe('a unit of a plan asked on GitHub', () => {
+  it('converses on its pull request once it has one, and reports there once', async () => {
+    const w = world({ conversation: 'pull-request', run: () => ({}) });
+    expect(w.unit.replyTarget).toMatchObject({ kind: 'github', pullRequest: 3 });
+    expect(await new CodingRound(w.unit).run()).toBeUndefined();
+    // Its first coding run reported in the plan's conversation; from its PR on, everything goes to #7.
+    expect(w.replyTargets).toEqual(['#3']);
+    expect(w.unit.replyTarget).toEqual({ kind: 'github', repo: 'acme/app', pullRequest: 7 });
+    await new Settle(w.unit).run('stopped');
+    expect(w.log.inputs('deliverReply').map((input) => (input as { effectKey: string }).effectKey)).not.toContain(`${UNIT}/report`);
+    expect(w.log.inputs('postComment')).toEqual([expect.objectContaining({ number: 7, effectKey: `${UNIT}/report-comment` })]);
+  });
+});
+
+describe("a unit's money under a daily spend cap", () => {
+  const spend = { people: {}, channels: {}, repos: { 'acme/app': { dailyUsd: 1 } }, agents: {}, reserve: { unitRoundUsd: 0.25 } };
+
+  it('reserves what it spent plus a round before each round, and releases to what it spent when it settles', async () => {
+    const w = world({ spend, run: () => ({ cost: { usd: 0.1, searches: 0, searchUsd: 0, unpriced: [] } }) });
+    const asked: Array<{ atLeastUsd?: number; holder: string }> = [];
+    const released: Array<{ holder: string; spentUsd?: number }> = [];
+    w.unit.spend = new UnitSpend(w.unit, {
+      reserve: async (request) => {
+        asked.push(request);
+        return { kind: 'admit', runCap: { usd: request.atLeastUsd!, boundedBy: 'a round' }, held: request.atLeastUsd! };
+      },
+      release: async (release) => void released.push(release),
+    });
+    expect(await new CodingRound(w.unit).run()).toBeUndefined();
+    expect(asked).toEqual([
+      expect.objectContaining({ holder: UNIT, kind: 'unit', atLeastUsd: 0.25, caps: [{ kind: 'repo', id: 'acme/app', dailyUsd: 1 }] }),
+    ]);
+    expect(w.unit.state().spend).toEqual({ spentUsd: 0.1, reservedUsd: 0.25 });
+    // The next round asks for what the unit spent plus another round.
+    w.unit.carry.work.push({ kind: 'steer', text: 'more' });
+    w.unit.enter('coding');
+    await new CodingRound(w.unit).run();
+    expect(asked[1]).toMatchObject({ atLeastUsd: 0.35 });
+    await new Settle(w.unit).run('stopped');
+    expect(released).toEqual([{ holder: UNIT, spentUsd: 0.2, by: UNIT }]);
+  });
+
+  it('settles `spend` before the round when the caps cannot fund it, saying which cap and when it resets', async () => {
+    const w = world({ spend, run: () => ({}) });
+    w.unit.spend = new UnitSpend(w.unit, {
+      reserve: async () => ({
+        kind: 'refuse',
+        code: 'spend_cap',
+        reply: 'Not started: Runs on acme/app have spent $1.00 today, and its daily spend cap is $1.00. The cap resets at 00:00 UTC.',
+        scope: 'repo',
+        id: 'acme/app',
+        spentUsd: 1,
+        capUsd: 1,
+        resetsAt: 0,
+      }),
+      release: async () => undefined,
+    });
+    expect(await new CodingRound(w.unit).run()).toBe('spend');
+    expect(w.runs).toEqual([]);
+    expect(w.unit.endedBy).toBe(
+      'its next round could not be funded: Runs on acme/app have spent $1.00 today, and its daily spend cap is $1.00. The cap resets at 00:00 UTC.',
+    );
+    expect((await new Settle(w.unit).run('spend')).report).toMatch(
+      /^Ship unit unit:acme\/app:greet out of money: its next round could not be funded/,
+    );
   });
 });
 
