@@ -6,8 +6,11 @@ import { sendMessage } from '../cli/commands/ask';
 import { startLocalGitHub, type LocalGitHub } from '../infra/local-github';
 import { resolveTemporalBinary } from '../infra/temporal-binaries';
 import {
+  releaseSpendSignal,
+  reserveSpendUpdate,
   spendLedgerId,
   spendLedgerQuery,
+  spendLedgerWorkflowType,
   stopSignal,
   sweepSpendUpdate,
   unitStateQuery,
@@ -235,5 +238,47 @@ describe('spend reservations', () => {
       () => sweep(),
       (state) => state.holds.length === 0,
     );
+  });
+
+  it('the ledger continues as new with its reservations, settled holders and count intact', async () => {
+    const client = api.kit.client;
+    const ledgerId = `spend-ledger:continues-${randomUUID().slice(0, 6)}`;
+    const handle = await client.workflow.start(spendLedgerWorkflowType, {
+      workflowId: ledgerId,
+      taskQueue: api.kit.taskQueue,
+      args: [{ sweepSeconds: 3_600, historyLimit: 40 }],
+    });
+    const caps = [{ kind: 'repo' as const, id: 'elsewhere/app', dailyUsd: 1 }];
+    const reserve = (holder: string) =>
+      handle.executeUpdate(reserveSpendUpdate, {
+        args: [
+          {
+            holder,
+            by: 'test',
+            kind: 'unit',
+            atLeastUsd: 0.1,
+            upToUsd: 0.1,
+            scope: { person: 'alice', repo: 'elsewhere/app', agent: 'ship' },
+            caps,
+            threadId: holder,
+          },
+        ],
+      });
+    for (let index = 0; index < 8; index += 1)
+      expect(await reserve(`unit:elsewhere/app:held-${index}`)).toMatchObject({ kind: 'admit', held: 0.1 });
+    await handle.signal(releaseSpendSignal, { holder: 'unit:elsewhere/app:held-0', spentUsd: 0.05, by: 'test' });
+    // Past its history limit it continued as new, carrying everything: two more rounds fit ($0.05 spent, $0.70 held), a third does not.
+    const after = await waitUntil(
+      () => handle.describe(),
+      (description) => description.runId !== handle.firstExecutionRunId,
+    );
+    expect(after.status.name).toBe('RUNNING');
+    expect(await reserve('unit:elsewhere/app:held-8')).toMatchObject({ kind: 'admit' });
+    expect(await reserve('unit:elsewhere/app:held-9')).toMatchObject({ kind: 'admit' });
+    expect(await reserve('unit:elsewhere/app:held-10')).toMatchObject({ kind: 'refuse', spentUsd: 0.05, reservedUsd: 0.9 });
+    const state = await handle.query(spendLedgerQuery);
+    expect(state.holds).toHaveLength(9);
+    expect(state.settled).toEqual([expect.objectContaining({ holder: 'unit:elsewhere/app:held-0', usd: 0.05 })]);
+    await handle.terminate('test over');
   });
 });

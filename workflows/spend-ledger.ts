@@ -98,7 +98,8 @@ export async function spendLedgerWorkflow(input: SpendLedgerInput): Promise<void
   setHandler(spendLedgerQuery, () => book.state());
   upsertSearchAttributes([{ key: SwitchboardKind, value: 'ledger' }]);
 
-  const historyFull = () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > LEDGER_HISTORY_LIMIT;
+  const limit = input.historyLimit ?? LEDGER_HISTORY_LIMIT;
+  const historyFull = () => workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > limit;
   for (;;) {
     show();
     if (book.holds.length > 0) await condition(historyFull, sweepMs);

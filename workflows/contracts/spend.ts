@@ -80,6 +80,8 @@ export interface SpendLedgerState {
 export interface SpendLedgerInput {
   /** How often the ledger looks for holders that closed without releasing (default 60 s). */
   sweepSeconds?: number;
+  /** Continue-as-new past this many history events (default 2,000; tests lower it). */
+  historyLimit?: number;
   carry?: SpendLedgerState;
 }
 
