@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { type Client } from '@temporalio/client';
 import { startLocalGitHub, type LocalGitHub } from '../infra/local-github';
 import { type LocalMessage } from '../infra/local-slack';
-import { planStateQuery, stopSignal, type PlanRecord, type RunRecord, type UnitRecord } from '../workflows/contracts';
+import { planStateQuery, type PlanRecord, type RunRecord, type UnitRecord } from '../workflows/contracts';
 import { Requester, Thread } from '../workflows/search-attributes';
 import { launchChromium } from './helpers/browser';
 import { SLACK_BOT, startDeployment, type Deployment } from './helpers/deployment';
@@ -303,8 +303,17 @@ describe('plans from every door', () => {
       60_000,
     );
     expect((await plan.describe()).typedSearchAttributes.get(Requester)).toBe(ANA);
-    await plan.signal(stopSignal, { reason: 'test over', by: ANA });
-    expect((await record<PlanRecord>(plan.workflowId)).outcome).toBe('stopped');
+    // The stop reaction on the plan's card stops the plan, for the person who asked; anyone else's changes nothing.
+    const card = await waitUntil(
+      async () => product.slack.state.thread(CHANNEL, threadTs).find((message) => message.metadata?.event_type === 'switchboard_plan_card'),
+      (found) => found !== undefined,
+    );
+    await product.slack.react({ channel: CHANNEL, user: 'U0BOB', ts: card!.ts, name: 'octagonal_sign' });
+    await product.slack.react({ channel: CHANNEL, user: ANA, ts: card!.ts, name: 'octagonal_sign' });
+    const stopped = await record<PlanRecord>(plan.workflowId);
+    expect(stopped.outcome).toBe('stopped');
+    const unitRecord = await record<UnitRecord>(stopped.units[0].unitId);
+    expect(unitRecord).toMatchObject({ outcome: 'stopped', endedBy: expect.stringContaining(`stopped by ${ANA}`) });
   });
 });
 

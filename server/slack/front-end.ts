@@ -1,7 +1,7 @@
 import { App, ExpressReceiver, type Logger as BoltLogger } from '@slack/bolt';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { Router } from 'express';
-import { CARD_EVENT_TYPE, STOP_ACTION_ID, createSlackWebClient, type SlackWebClient } from '../../activities/slack';
+import { CARD_EVENT_TYPE, PLAN_CARD_EVENT_TYPE, STOP_ACTION_ID, createSlackWebClient, type SlackWebClient } from '../../activities/slack';
 import { type AdmissionFacts, type AgentsConfig } from '../../agents';
 import { createAgentSetupActivities } from '../../activities/agents/agent-setup';
 import { createControlAdmission } from '../control-admission';
@@ -171,9 +171,16 @@ function registerHandlers(app: App, options: SlackFrontEndOptions, reader: Slack
     const teamId = (body as { team_id: string }).team_id;
     const malformed = slackIdProblem(teamId, channel, ts);
     if (malformed) return void log.warn({ why: malformed }, 'Slack reaction ignored');
-    const runId = await cardRunId(reader, channel, ts).catch(() => undefined);
-    if (runId)
-      return void (await stopRun(options, access, reader, { runId, userId: event.user, channel, how: 'the stop reaction on the card' }));
+    const card = await cardOf(reader, channel, ts).catch(() => undefined);
+    if (card?.runId)
+      return void (await stopRun(options, access, reader, {
+        runId: card.runId,
+        userId: event.user,
+        channel,
+        how: 'the stop reaction on the card',
+      }));
+    // A plan's card: the plan is stopped (its running units with it), through the admission.
+    if (card?.planId) return stopPlan(options, access, reader, { planId: card.planId, userId: event.user, channel });
     // A reaction on the request names its thread (the request's ts is the thread's root).
     const threadTs = (await threadRootOf(reader, channel, ts).catch(() => undefined)) ?? ts;
     // In a plan unit's own thread, the stop reaction stops that unit (through the admission).
@@ -241,13 +248,38 @@ async function stopRun(
   options.logger.info({ runId: request.runId, by: request.userId, how: request.how }, 'run stopped from Slack');
 }
 
-/** The run a message names when it is one of our status cards (its metadata carries the run id). */
-async function cardRunId(reader: SlackWebClient, channel: string, ts: string): Promise<string | undefined> {
+/** The run (or plan) a message names when it is one of our status cards (a run's) or a plan's card: its metadata carries the id. */
+async function cardOf(reader: SlackWebClient, channel: string, ts: string): Promise<{ runId?: string; planId?: string }> {
   const found = await reader.conversations.replies({ channel, ts, include_all_metadata: true, limit: 1, inclusive: true });
   const metadata = found.messages?.find((candidate) => candidate.ts === ts)?.metadata;
   const payload: Record<string, unknown> | undefined = metadata?.event_payload;
   const runId = metadata?.event_type === CARD_EVENT_TYPE ? payload?.run_id : undefined;
-  return typeof runId === 'string' ? runId : undefined;
+  const planId = metadata?.event_type === PLAN_CARD_EVENT_TYPE ? payload?.plan_id : undefined;
+  return {
+    ...(typeof runId === 'string' ? { runId } : {}),
+    ...(typeof planId === 'string' && planId.startsWith('plan:') ? { planId } : {}),
+  };
+}
+
+/** The stop reaction on a plan's card: the plan stops (its running units settle stopped), if the admission says this person may. */
+async function stopPlan(
+  options: SlackFrontEndOptions,
+  access: StopAccessOptions,
+  reader: SlackWebClient,
+  request: { planId: string; userId: string; channel: string },
+): Promise<void> {
+  const decision = await access.control.decide(
+    { surface: 'slack', userId: request.userId, channelId: request.channel },
+    request.planId,
+    'stop',
+  );
+  if (!decision.ok) return void (await tell(reader, request.channel, request.userId, decision.message));
+  if (decision.description.status.name !== 'RUNNING')
+    return void (await tell(reader, request.channel, request.userId, 'That plan has already ended.'));
+  await options.client.workflow
+    .getHandle(request.planId)
+    .signal(stopSignal, { by: request.userId, reason: "the stop reaction on the plan's card" });
+  options.logger.info({ planId: request.planId, by: request.userId }, 'plan stopped from Slack');
 }
 
 async function threadRootOf(reader: SlackWebClient, channel: string, ts: string): Promise<string | undefined> {
