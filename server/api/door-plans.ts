@@ -15,7 +15,8 @@ import {
   temporalError,
   type AccessOptions,
 } from './door-access';
-import type { Links, PlanRequest } from './schemas';
+import type { Links } from './schemas';
+import type { PlanRequest } from './plan-schemas';
 
 export interface PlanDoorOptions extends AccessOptions {
   client: Client;

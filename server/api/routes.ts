@@ -13,11 +13,6 @@ import {
   JobRequestSchema,
   JobSchema,
   MessageRequestSchema,
-  PlanAcceptedSchema,
-  PlanIdParams,
-  PlanListSchema,
-  PlanRequestSchema,
-  PlanSchema,
   SteerAcceptedSchema,
   SteerRequestSchema,
   StopAcceptedSchema,
@@ -31,6 +26,7 @@ import {
   UnitRequestSchema,
   UnitSchema,
 } from './schemas';
+import { PlanAcceptedSchema, PlanIdParams, PlanListSchema, PlanRequestSchema, PlanSchema } from './plan-schemas';
 
 export interface RouteContext {
   caller: Caller;

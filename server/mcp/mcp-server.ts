@@ -6,7 +6,8 @@ import { ApiError } from '../../infra/errors';
 import { formatStatusLine } from '../../infra/run-format';
 import { type Door } from '../api/door';
 import { badRequest } from '../api/problem';
-import { JobRequestSchema, PlanRequestFields, StopRequestSchema, UnitRequestFields, UnitRequestSchema, type Job } from '../api/schemas';
+import { JobRequestSchema, StopRequestSchema, UnitRequestFields, UnitRequestSchema, type Job } from '../api/schemas';
+import { PlanRequestFields } from '../api/plan-schemas';
 
 export interface McpServerOptions {
   /** How long `ask` waits for the report unless the call says otherwise. */
