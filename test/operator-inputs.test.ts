@@ -9,6 +9,9 @@ import {
   MESSAGE_INPUTS,
   planStateQuery,
   planWorkflowType,
+  spendLedgerId,
+  spendLedgerWorkflowType,
+  sweepSpendUpdate,
   runStatusQuery,
   sendMessageUpdate,
   steerUpdate,
@@ -86,7 +89,7 @@ describe('malformed operator input', () => {
   });
   afterAll(async () => ship?.close());
 
-  it('never fails a workflow task of a thread, a run, a unit or a plan, and each still serves a valid message', async () => {
+  it('never fails a workflow task of a thread, a run, a unit, a plan or the spend ledger, and each still serves a valid message', async () => {
     const random = seeded(SEED);
     console.log(`fuzz seed ${SEED} (FUZZ_SEED=${SEED} repeats this run), ${CASES} cases per message`);
     // The plan's first unit codes in a run that waits on a long command: plan, unit and run all stay open.
@@ -126,6 +129,9 @@ describe('malformed operator input', () => {
       summary: 'fuzz',
     });
     const first = await sendToThread(ship.kit.client, ship.kit.taskQueue, delivery(`agent:general model:${hello} hi`));
+    // The deployment's spend ledger, idle (it holds nothing until a start reserves).
+    const ledgerId = spendLedgerId(ship.kit.taskQueue);
+    await ship.kit.client.workflow.start(spendLedgerWorkflowType, { workflowId: ledgerId, taskQueue: ship.kit.taskQueue, args: [{}] });
     await ship.kit.client.workflow.getHandle(first!.runId!).result();
 
     // A well-formed input of each message, which the cases are made from (never sent as is).
@@ -165,9 +171,23 @@ describe('malformed operator input', () => {
         resend: { effectKey: 'k', by: 'op' },
       },
       planWorkflow: {
-        unitUpdate: { key: 'first', unitId, status: 'settled', outcome: 'merged', pullRequest: 4, headSha: 'abc' },
+        unitUpdate: { key: 'first', unitId, status: 'settled', outcome: 'merged', pullRequest: 4, headSha: 'abc', spentUsd: 0.5 },
         stop: { reason: 'enough', by: 'op' },
         resend: { effectKey: 'k', by: 'op' },
+      },
+      spendLedgerWorkflow: {
+        reserve: {
+          holder: 'unit:acme/app:x',
+          by: 'op',
+          kind: 'unit',
+          atLeastUsd: 1,
+          upToUsd: 1,
+          scope: { person: 'op', repo: REPO, agent: 'ship' },
+          caps: [{ kind: 'repo', id: REPO, dailyUsd: 5 }],
+          threadId: 'thread:cli:x',
+        },
+        release: { holder: 'unit:acme/app:x', spentUsd: 0.5, by: 'op' },
+        sweep: { by: 'op' },
       },
     };
     const targets = [
@@ -175,6 +195,7 @@ describe('malformed operator input', () => {
       { type: 'agentRunWorkflow', workflowId: runId },
       { type: 'shipUnitWorkflow', workflowId: unitId },
       { type: 'planWorkflow', workflowId: planId },
+      { type: 'spendLedgerWorkflow', workflowId: ledgerId },
     ];
     const sent: Record<string, number> = {};
     for (const target of targets) {
@@ -274,6 +295,9 @@ describe('malformed operator input', () => {
     ]);
     expect((await client.workflow.getHandle(threadId).query(threadStateQuery)).runCount).toBe(2);
     expect((await client.workflow.getHandle(unitId).query(unitStateQuery)).phase).toBe('coding');
+    expect(await client.workflow.getHandle(ledgerId).executeUpdate(sweepSpendUpdate, { args: [{ by: 'tester' }] })).toMatchObject({
+      holds: [],
+    });
 
     // The drops are counted where an operator looks: the workflow's current details.
     for (const target of targets) {
