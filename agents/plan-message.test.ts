@@ -5,6 +5,8 @@ describe('plan messages', () => {
     const yaml = 'name: notes\nunits:\n  - key: api\n    request: Add the API';
     expect(planAsk(`plan\n${yaml}`)).toEqual({ yaml });
     expect(planAsk(`Plan in acme/app:\n\`\`\`yaml\n${yaml}\n\`\`\``)).toEqual({ yaml, repo: 'acme/app' });
+    // The API's and MCP's `repo` field arrives as its directive in front.
+    expect(planAsk(`in acme/app: plan\n${yaml}`)).toEqual({ yaml, repo: 'acme/app' });
   });
 
   it('reads `plan confirm` as the confirmation of a drafted plan', () => {

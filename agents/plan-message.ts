@@ -13,7 +13,8 @@ export type PlanAsk =
   /** `plan confirm`: start the plan an orchestrator or conductor run drafted here (its `plan_draft`). */
   | { confirm: true };
 
-const FIRST_LINE = /^\s*plan\b(?:\s+(?:in|for|on)\s+([\w.-]+\/[\w.-]+))?[\s:]*$/i;
+// `plan`, or `plan in owner/name`; the API's and MCP's `repo` field arrives as its directive in front (`in owner/name: plan`).
+const FIRST_LINE = /^\s*(?:in\s+([\w.-]+\/[\w.-]+):?\s+)?plan\b(?:\s+(?:in|for|on)\s+([\w.-]+\/[\w.-]+))?[\s:]*$/i;
 
 const CONFIRM = /^\s*plan\s+(confirm|start)\s*[.!]?\s*$/i;
 
@@ -28,5 +29,6 @@ export function planAsk(text: string): PlanAsk | undefined {
     .replace(/^\s*```[\w-]*\s*$/gm, '')
     .trim();
   if (!/^units\s*:/m.test(yaml)) return undefined;
-  return { yaml, ...(match[1] ? { repo: match[1] } : {}) };
+  const repo = match[2] ?? match[1];
+  return { yaml, ...(repo ? { repo } : {}) };
 }

@@ -315,6 +315,31 @@ describe('plans from every door', () => {
     const unitRecord = await record<UnitRecord>(stopped.units[0].unitId);
     expect(unitRecord).toMatchObject({ outcome: 'stopped', endedBy: expect.stringContaining(`stopped by ${ANA}`) });
   });
+
+  it("plans from MCP: the plan tool and a plan asked in ask's text start plans through the same admission; stop stops one", async () => {
+    const repo = `${owner}/api`;
+    const viaTool = await product.mcp('ana', 'plan', {
+      name: 'mcp-tool',
+      repo,
+      model,
+      units: [{ key: 'only', request: 'Write first.txt.' }],
+    });
+    expect(viaTool.isError).toBeFalsy();
+    expect(viaTool.structuredContent).toMatchObject({
+      planId: `plan:${repo}:mcp-tool`,
+      units: [{ key: 'only', unitId: `unit:${repo}:mcp-tool-only` }],
+    });
+    const text = ['plan', 'name: mcp-text', `model: ${model}`, 'units:', '  - key: only', '    request: Write first.txt.'].join('\n');
+    const viaAsk = await product.mcp('ana', 'ask', { text, repo, waitSeconds: 0 });
+    expect(viaAsk.structuredContent).toMatchObject({ kind: 'plan', planId: `plan:${repo}:mcp-text` });
+    expect(JSON.stringify(viaAsk.content)).toContain(`Started plan plan:${repo}:mcp-text: 1 unit (only).`);
+    for (const planId of [`plan:${repo}:mcp-tool`, `plan:${repo}:mcp-text`]) {
+      const status = await product.mcp('ana', 'plan_status', { planId });
+      expect(status.structuredContent).toMatchObject({ planId, state: 'running' });
+      expect((await product.mcp('ana', 'stop', { id: planId, reason: 'test over' })).isError).toBeFalsy();
+      expect((await record<PlanRecord>(planId)).outcome).toBe('stopped');
+    }
+  });
 });
 
 function yamlUnit(unit: { key: string; request: string; dependsOn?: string[] }): string[] {

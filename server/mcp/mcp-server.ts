@@ -56,7 +56,9 @@ export function createMcpServer(door: Door, caller: Caller, options: McpServerOp
           const what =
             accepted.kind === 'unit'
               ? (accepted.reply ?? `Ship unit ${accepted.unitId} started.`)
-              : `Queued in ${accepted.threadId}; the thread has not decided yet.`;
+              : accepted.kind === 'plan'
+                ? (accepted.reply ?? `Plan ${accepted.planId} started.`)
+                : `Queued in ${accepted.threadId}; the thread has not decided yet.`;
           return done(what, accepted);
         }
         const jobId = accepted.jobId;
