@@ -17,8 +17,9 @@ import { createUnitClientActivities, type UnitClientDeps } from './units/unit-cl
 import { createUnitWorkspaceActivities } from './units/unit-workspace';
 import { createResidentQueueActivities } from './units/resident-queue';
 import { createWebActivities, type WebActivityDeps } from './web';
-import { createSpendActivities } from './spend';
-import type { SpendConfig } from '../infra/config/spend-section';
+import { createSpendActivities, reserveThroughLedger } from './spend';
+import { createPlanActivities } from './plans';
+import { hasCaps, type SpendConfig } from '../infra/config/spend-section';
 import { heartbeating } from './heartbeating';
 import { createInstructionsActivities } from './repo/instructions';
 import { createMcpActivities, type McpSessionDeps } from './mcp';
@@ -121,10 +122,12 @@ export function createActivities(deps: ActivityDeps) {
       ...deps.units,
       githubWebUrl: deps.units.githubWebUrl ?? deps.github.identities.gitUrl,
       ...(deps.webUi ? { namespace: deps.webUi.namespace } : {}),
+      ...spendOfUnits(deps),
     }),
     ...createUncertainClientActivities({ client: deps.units.client }),
     // Which hosts hold a repository's cache (the pollers of its resident queue).
     ...createResidentQueueActivities({ client: deps.units.client, taskQueue: deps.units.taskQueue }),
+    ...createPlanActivities(),
     ...createRunProgressActivities({ client: deps.units.client }),
     ...createRunStartActivities(deps.runStarts ?? { client: deps.units.client, eager: false }),
     // Team boards: a run reads its board, rem-agent changes it, a thread or unit asks for a consolidation.
@@ -168,6 +171,14 @@ export function createActivities(deps: ActivityDeps) {
 }
 
 export type Activities = ReturnType<typeof createActivities>;
+
+/** Where caps are configured, a new unit reserves its first round in the deployment's ledger before it starts. */
+function spendOfUnits(deps: ActivityDeps): Pick<UnitClientDeps, 'spend'> {
+  const { spend } = deps;
+  if (!spend || !hasCaps(spend)) return {};
+  const ledger = { client: deps.units.client, taskQueue: deps.units.taskQueue, config: spend };
+  return { spend: { config: spend, reserve: (request) => reserveThroughLedger(ledger, request) } };
+}
 
 function slackClientFactory(client: NonNullable<StatusActivityDeps['slack']>['client']): () => SlackWebClient {
   return typeof client === 'function' ? client : () => client;

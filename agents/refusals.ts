@@ -72,8 +72,11 @@ export const REFUSALS = {
   },
   spend_cap: {
     kind: 'access',
-    means: 'A daily spend cap (spend.people, channels, repos or agents) is used up for today; the answer says how much and when it resets.',
+    means:
+      'A daily spend cap (spend.people, channels, repos or agents) cannot fund the start: spent, or reserved by work in progress, for today; the answer says how much and when it resets.',
   },
+  plan_invalid: { kind: 'request', means: 'A plan asked for in chat is not sound: its YAML, a key, a dependency or a cycle (each named).' },
+  plan_running: { kind: 'request', means: 'A plan with that name on that repository is still running; it is not started twice.' },
 } as const satisfies Record<string, { kind: 'access' | 'request' | 'unavailable'; means: string }>;
 
 export type RefusalCode = keyof typeof REFUSALS;

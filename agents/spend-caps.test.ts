@@ -1,5 +1,5 @@
 import type { SpendConfig } from '../infra/config/spend-section';
-import { applicableCaps, channelThreadPrefix, spendDay, spendVerdict, utcDate } from './spend-caps';
+import { applicableCaps, channelThreadPrefix, reserveVerdict, spendDay, spendVerdict, utcDate } from './spend-caps';
 
 const config: SpendConfig = {
   people: { '*': { dailyUsd: 5 }, ada: { dailyUsd: 20, runUsd: 4 } },
@@ -62,5 +62,39 @@ describe('spend caps', () => {
     }
     expect(channelThreadPrefix('thread:slack:T1:C1:1700000000.000100', 'C1')).toBe('thread:slack:T1:C1:');
     expect(channelThreadPrefix('thread:api:abc', 'C1')).toBeUndefined();
+  });
+});
+
+describe('reservations', () => {
+  const repoCap = [{ kind: 'repo' as const, id: 'acme/app', dailyUsd: 3 }];
+
+  it('admits a unit only when its round fits beside what is spent and reserved, and holds exactly the round', () => {
+    expect(reserveVerdict(repoCap, { repo: { spentUsd: 0.5, reservedUsd: 1 } }, { kind: 'unit', atLeastUsd: 1 }, now)).toEqual({
+      kind: 'admit',
+      runCap: { usd: 1, boundedBy: "a round's allowance (spend.reserve.unitRoundUsd)" },
+    });
+    const refused = reserveVerdict(repoCap, { repo: { spentUsd: 0.5, reservedUsd: 2 } }, { kind: 'unit', atLeastUsd: 1 }, now);
+    expect(refused).toMatchObject({ kind: 'refuse', code: 'spend_cap', spentUsd: 0.5, reservedUsd: 2, neededUsd: 1, capUsd: 3 });
+    expect(refused.kind === 'refuse' && refused.reply).toBe(
+      'Not started: Runs on acme/app have spent $0.5000 today and $2.00 is reserved by work in progress, and its daily spend cap is $3.00; ' +
+        "a ship unit's round needs $1.00. The cap resets at 00:00 UTC on 2026-03-11 (in 6 h 30 min); reserved money is released as that work settles. " +
+        'An operator can raise it (`spend.repos` in switchboard.yaml).',
+    );
+  });
+
+  it("bounds a run by what is left once others' reservations are counted, at most its configured reservation", () => {
+    const caps = [{ kind: 'person' as const, id: 'ada', dailyUsd: 20, runUsd: 4 }];
+    expect(reserveVerdict(caps, { person: { spentUsd: 10, reservedUsd: 8 } }, { kind: 'run' }, now)).toEqual({
+      kind: 'admit',
+      runCap: { usd: 2, boundedBy: 'what was left ($2.00) of the $20.00 daily cap of person ada' },
+    });
+    expect(reserveVerdict(caps, { person: { spentUsd: 1, reservedUsd: 0 } }, { kind: 'run', upToUsd: 0.5 }, now)).toEqual({
+      kind: 'admit',
+      runCap: { usd: 0.5, boundedBy: 'the $0.5000 a run reserves (spend.reserve.runUsd)' },
+    });
+    expect(reserveVerdict(caps, { person: { spentUsd: 12, reservedUsd: 8 } }, { kind: 'run' }, now)).toMatchObject({
+      kind: 'refuse',
+      reservedUsd: 8,
+    });
   });
 });

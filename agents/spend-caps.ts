@@ -10,6 +10,9 @@ import type { SpendConfig } from '../infra/config/spend-section';
 
 export type SpendScopeKind = 'person' | 'channel' | 'repo' | 'agent';
 
+/** `spend.reserve`'s defaults: a ship unit's round allowance (USD) and how often the ledger sweeps (seconds). */
+export const RESERVE_DEFAULTS = { unitRoundUsd: 1, sweepSeconds: 60 } as const;
+
 /** Who asks, where, on what, with which agent. */
 export interface SpendScope {
   person: string;
@@ -48,10 +51,19 @@ export type SpendVerdict =
       capUsd: number;
       /** When the cap resets (ms since the epoch): the next midnight UTC. */
       resetsAt: number;
+      /** Money reserved by work in progress against this cap (absent: none). */
+      reservedUsd?: number;
+      /** What this start needed to fit (a unit's round; absent: anything above nothing). */
+      neededUsd?: number;
     };
 
 const ORDER: SpendScopeKind[] = ['person', 'channel', 'repo', 'agent'];
-const SECTION: Record<SpendScopeKind, keyof SpendConfig> = { person: 'people', channel: 'channels', repo: 'repos', agent: 'agents' };
+const SECTION: Record<SpendScopeKind, 'people' | 'channels' | 'repos' | 'agents'> = {
+  person: 'people',
+  channel: 'channels',
+  repo: 'repos',
+  agent: 'agents',
+};
 
 /** The caps that apply to this start: an id's own fields over `*`'s, per kind; kinds with neither are left out. */
 export function applicableCaps(config: SpendConfig | undefined, scope: SpendScope): ApplicableCap[] {
@@ -100,33 +112,66 @@ export function utcDate(midnight: number): string {
  * of the per-run caps and what is left of each daily cap, and says which one bounded it.
  */
 export function spendVerdict(caps: ApplicableCap[], spent: SpentToday, now: number): SpendVerdict {
+  const committed: Committed = Object.fromEntries(
+    Object.entries(spent).map(([kind, usd]) => [kind, { spentUsd: usd ?? 0, reservedUsd: 0 }]),
+  );
+  return reserveVerdict(caps, committed, { kind: 'run' }, now);
+}
+
+/** What a capped scope has committed today: spent by work that holds no reservation, and reserved by work in progress. */
+export type Committed = Partial<Record<SpendScopeKind, { spentUsd: number; reservedUsd: number }>>;
+
+/** What a start asks the ledger for. */
+export interface ReserveAsk {
+  /** A run (bounded by what it reserves) or a ship unit (a round's allowance at a time). */
+  kind: 'run' | 'unit';
+  /** Reserve at most this (a run: `spend.reserve.runUsd`). */
+  upToUsd?: number;
+  /** Admit only when this much fits under every daily cap (a unit: what it spent plus a round's allowance). */
+  atLeastUsd?: number;
+}
+
+/**
+ * Refuse or admit a start against money already spent and money reserved by work in progress
+ * (docs/models.md "Reservations"). A daily cap with nothing left (or less than `atLeastUsd`)
+ * refuses, naming what was spent, what is reserved, the cap and when it resets. Otherwise the
+ * reservation is the smallest of: what is left of each daily cap, a run's per-run caps,
+ * `upToUsd`, and for a unit exactly `atLeastUsd`; it says which one set it.
+ */
+export function reserveVerdict(caps: ApplicableCap[], committed: Committed, ask: ReserveAsk, now: number): SpendVerdict {
   const { resetsAt } = spendDay(now);
   let bound: RunSpendCap | undefined;
   const consider = (usd: number, boundedBy: string) => {
     if (!bound || usd < bound.usd) bound = { usd: roundUsd(usd), boundedBy };
   };
+  const needed = ask.atLeastUsd === undefined ? undefined : roundUsd(ask.atLeastUsd);
   for (const cap of caps) {
     if (cap.dailyUsd !== undefined) {
-      const used = roundUsd(spent[cap.kind] ?? 0);
-      if (used >= cap.dailyUsd) {
+      const used = roundUsd(committed[cap.kind]?.spentUsd ?? 0);
+      const reserved = roundUsd(committed[cap.kind]?.reservedUsd ?? 0);
+      const left = roundUsd(cap.dailyUsd - used - reserved);
+      if (left <= 0 || (needed !== undefined && left < needed)) {
         return {
           kind: 'refuse',
           code: 'spend_cap',
-          reply: refusal(cap, used, cap.dailyUsd, now, resetsAt),
+          reply: refusal(cap, { spent: used, reserved, needed, kind: ask.kind }, cap.dailyUsd, now, resetsAt),
           scope: cap.kind,
           id: cap.id,
           spentUsd: used,
           capUsd: cap.dailyUsd,
           resetsAt,
+          ...(reserved > 0 ? { reservedUsd: reserved } : {}),
+          ...(needed !== undefined ? { neededUsd: needed } : {}),
         };
       }
-      consider(
-        cap.dailyUsd - used,
-        `what was left (${usdText(cap.dailyUsd - used)}) of the ${usdText(cap.dailyUsd)} daily cap of ${who(cap)}`,
-      );
+      consider(left, `what was left (${usdText(left)}) of the ${usdText(cap.dailyUsd)} daily cap of ${who(cap)}`);
     }
-    if (cap.runUsd !== undefined) consider(cap.runUsd, `the ${usdText(cap.runUsd)} per-run cap of ${who(cap)}`);
+    if (cap.runUsd !== undefined && ask.kind === 'run') consider(cap.runUsd, `the ${usdText(cap.runUsd)} per-run cap of ${who(cap)}`);
   }
+  if (ask.kind === 'unit' && needed !== undefined && bound)
+    bound = { usd: needed, boundedBy: "a round's allowance (spend.reserve.unitRoundUsd)" };
+  if (ask.kind === 'run' && ask.upToUsd !== undefined && bound)
+    consider(ask.upToUsd, `the ${usdText(ask.upToUsd)} a run reserves (spend.reserve.runUsd)`);
   return bound ? { kind: 'admit', runCap: bound } : { kind: 'admit' };
 }
 
@@ -143,17 +188,29 @@ function who(cap: ApplicableCap): string {
   }
 }
 
-function refusal(cap: ApplicableCap, spent: number, limit: number, now: number, resetsAt: number): string {
-  const spender =
+function refusal(
+  cap: ApplicableCap,
+  amounts: { spent: number; reserved: number; needed?: number; kind: ReserveAsk['kind'] },
+  limit: number,
+  now: number,
+  resetsAt: number,
+): string {
+  const { spent, reserved, needed } = amounts;
+  const [spender, capName] =
     cap.kind === 'person'
-      ? `You have spent ${usdText(spent)} today, and your daily spend cap is ${usdText(limit)}`
+      ? ['You have', 'your daily spend cap']
       : cap.kind === 'channel'
-        ? `Runs in this channel have spent ${usdText(spent)} today, and its daily spend cap is ${usdText(limit)}`
+        ? ['Runs in this channel have', 'its daily spend cap']
         : cap.kind === 'repo'
-          ? `Runs on ${cap.id} have spent ${usdText(spent)} today, and its daily spend cap is ${usdText(limit)}`
-          : `${cap.id} runs have spent ${usdText(spent)} today, and the agent's daily spend cap is ${usdText(limit)}`;
+          ? [`Runs on ${cap.id} have`, 'its daily spend cap']
+          : [`${cap.id} runs have`, "the agent's daily spend cap"];
+  const held = reserved > 0 ? ` and ${usdText(reserved)} is reserved by work in progress` : '';
+  const asks =
+    needed !== undefined ? `; ${amounts.kind === 'unit' ? "a ship unit's round needs" : 'this start needs'} ${usdText(needed)}` : '';
+  const freed = reserved > 0 ? '; reserved money is released as that work settles' : '';
   return (
-    `Not started: ${spender}. The cap resets at 00:00 UTC on ${utcDate(resetsAt)} (${inWords(resetsAt - now)}). ` +
+    `Not started: ${spender} spent ${usdText(spent)} today${held}, and ${capName} is ${usdText(limit)}${asks}. ` +
+    `The cap resets at 00:00 UTC on ${utcDate(resetsAt)} (${inWords(resetsAt - now)})${freed}. ` +
     `An operator can raise it (\`spend.${SECTION[cap.kind]}\` in switchboard.yaml).`
   );
 }

@@ -1,4 +1,4 @@
-import { groupKey, parseSince, usageTotals, type RunSpend } from './usage-totals';
+import { groupKey, parseSince, reservedTotals, usageTotals, type RunSpend } from './usage-totals';
 
 const spend = (runId: string, thread: string, usd: number, input = 100): RunSpend => ({
   runId,
@@ -46,5 +46,44 @@ describe('usage totals', () => {
     expect(parseSince('12h', now).toISOString()).toBe('2026-12-01T12:00:00.000Z');
     expect(parseSince('2026-11-30', now).toISOString()).toBe('2026-11-30T00:00:00.000Z');
     expect(() => parseSince('yesterday', now)).toThrow(/^--since: expected a span like 7d/);
+  });
+});
+
+describe('reserved totals', () => {
+  const hold = (holder: string, usd: number, threadId: string, kind: 'run' | 'unit' = 'unit') => ({
+    holder,
+    kind,
+    by: 'test',
+    scope: { person: 'ada', repo: 'acme/app', agent: kind === 'unit' ? 'ship' : 'general' },
+    caps: [],
+    threadId,
+    usd,
+    boundedBy: 'test',
+    since: 0,
+    at: 0,
+  });
+
+  it('groups reservations as runs are grouped: a unit by its own id, a plan by its units’ threads', () => {
+    const holds = [
+      hold('unit:acme/app:notes-api', 0.01, 'plan:acme/app:notes/api'),
+      hold('unit:acme/app:notes-web', 0.01, 'plan:acme/app:notes/web'),
+      hold('run:thread:cli:x:1', 0.5, 'thread:cli:x', 'run'),
+    ];
+    expect(reservedTotals(holds, 'plan')).toEqual({
+      rows: [
+        { key: '(none)', usd: 0.5, holders: 1 },
+        { key: 'plan:acme/app:notes', usd: 0.02, holders: 2 },
+      ],
+      total: { key: 'total', usd: 0.52, holders: 3 },
+    });
+    expect(reservedTotals(holds, 'unit').rows.map((row) => row.key)).toEqual([
+      '(none)',
+      'unit:acme/app:notes-api',
+      'unit:acme/app:notes-web',
+    ]);
+    expect(reservedTotals(holds, 'agent').rows.map((row) => [row.key, row.usd])).toEqual([
+      ['general', 0.5],
+      ['ship', 0.02],
+    ]);
   });
 });

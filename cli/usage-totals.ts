@@ -1,5 +1,5 @@
 import type { RunSpend } from '../infra/run-spends';
-import type { TokenTotals } from '../workflows/contracts';
+import type { SpendHold, TokenTotals } from '../workflows/contracts';
 
 export type { RunSpend };
 
@@ -104,4 +104,48 @@ export function parseSince(text: string, now: Date): Date {
   const date = new Date(text);
   if (/^\d{4}-\d{2}-\d{2}/.test(text) && !Number.isNaN(date.getTime())) return date;
   throw new Error(`--since: expected a span like 7d, 12h, 30m, 2w or a date like 2026-01-31, got '${text}'`);
+}
+
+/** Money held by work in progress under one key of a grouping. */
+export interface ReservedRow {
+  key: string;
+  usd: number;
+  holders: number;
+}
+
+/**
+ * What a reservation belongs to under a grouping, as `groupKey` reads a run: its person, agent
+ * (a unit holds as `ship`), repository, thread, unit (a unit's own), plan (its units' threads).
+ */
+export function holdKey(hold: SpendHold, group: UsageGroup): string {
+  switch (group) {
+    case 'person':
+      return hold.scope.person;
+    case 'agent':
+      return hold.scope.agent;
+    case 'repo':
+      return hold.scope.repo ?? '(none)';
+    case 'thread':
+      return hold.threadId;
+    case 'unit':
+      return hold.kind === 'unit' ? hold.holder : hold.holder.startsWith('unit:') ? firstTwoSegments(hold.holder) : '(none)';
+    case 'plan':
+      return hold.threadId.startsWith('plan:') ? firstTwoSegments(hold.threadId) : '(none)';
+  }
+}
+
+/** Reserved money per key, largest first, and the total. */
+export function reservedTotals(holds: SpendHold[], group: UsageGroup): { rows: ReservedRow[]; total: ReservedRow } {
+  const rows = new Map<string, ReservedRow>();
+  const total: ReservedRow = { key: 'total', usd: 0, holders: 0 };
+  for (const hold of holds) {
+    const key = holdKey(hold, group);
+    const row = rows.get(key) ?? { key, usd: 0, holders: 0 };
+    rows.set(key, row);
+    for (const each of [row, total]) {
+      each.usd = Math.round((each.usd + hold.usd) * 1_000_000) / 1_000_000;
+      each.holders += 1;
+    }
+  }
+  return { rows: [...rows.values()].sort((a, b) => b.usd - a.usd || a.key.localeCompare(b.key)), total };
 }

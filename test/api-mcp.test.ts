@@ -14,7 +14,7 @@ import { waitUntil } from './helpers/wait';
 jest.setTimeout(90_000);
 
 const HELLO = KIT_HELLO;
-const TOOLS = ['ask', 'job_status', 'list_agents', 'ship', 'steer', 'stop', 'unit_status'];
+const TOOLS = ['ask', 'job_status', 'list_agents', 'plan', 'plan_status', 'ship', 'steer', 'stop', 'unit_status'];
 
 /**
  * MCP through the SDK's own client, over streamable HTTP against the Express app and over

@@ -102,6 +102,22 @@ describe('OpenAPI document /api/v1/openapi.json', () => {
       { op: 'steerUnit', params: () => ({ unitId: ids.unitId }), body: { text: 'mention the date' }, expect: 200 },
       { op: 'listUnits', query: `?repo=${repo}`, expect: 200 },
       { op: 'stopUnit', params: () => ({ unitId: ids.unitId }), body: { reason: 'test over' }, expect: 202 },
+      {
+        op: 'startPlan',
+        body: {
+          name: 'openapi',
+          repo,
+          model: slow,
+          units: [
+            { key: 'one', request: 'Add one' },
+            { key: 'two', request: 'Add two', dependsOn: ['one'] },
+          ],
+        },
+        expect: 202,
+      },
+      { op: 'getPlan', params: () => ({ planId: ids.planId }), expect: 200 },
+      { op: 'listPlans', query: `?repo=${repo}`, expect: 200 },
+      { op: 'stopPlan', params: () => ({ planId: ids.planId }), body: { reason: 'test over' }, expect: 202 },
     ];
     const byId = new Map(operations().map((entry) => [entry.operation.operationId, entry]));
     expect([...plan.map((step) => step.op)].sort()).toEqual([...byId.keys()].sort());
@@ -134,6 +150,7 @@ describe('OpenAPI document /api/v1/openapi.json', () => {
         [ids.jobId, ids.threadId] = [accepted.jobId, accepted.threadId];
       }
       if (step.op === 'startUnit') ids.unitId = (body as { unitId: string }).unitId;
+      if (step.op === 'startPlan') ids.planId = (body as { planId: string }).planId;
       if (step.op === 'listUnits') {
         // Visibility trails the unit by a moment; the answer's shape is what is checked above.
         await waitUntil(
@@ -152,5 +169,14 @@ describe('OpenAPI document /api/v1/openapi.json', () => {
     );
     expect(settled.record).toMatchObject({ outcome: 'stopped' });
     expect(ids.unitId).toBe(`unit:${repo}:add-a-changelog`);
+    const endedPlan = await waitUntil(
+      async () =>
+        (await (await api.call(`/plans/${encodeURIComponent(ids.planId)}`, { as: 'alice' })).json()) as {
+          state: string;
+          record?: { outcome: string };
+        },
+      (found) => found.state === 'completed',
+    );
+    expect(endedPlan.record).toMatchObject({ outcome: 'stopped' });
   });
 });

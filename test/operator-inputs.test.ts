@@ -10,6 +10,9 @@ import {
   MESSAGE_INPUTS,
   planStateQuery,
   planWorkflowType,
+  spendLedgerId,
+  spendLedgerWorkflowType,
+  sweepSpendUpdate,
   runStatusQuery,
   sendMessageUpdate,
   steerUpdate,
@@ -87,7 +90,7 @@ describe('malformed operator input', () => {
   });
   afterAll(async () => ship?.close());
 
-  it('never fails a workflow task of a thread, a run, a unit, a plan or a board, and each still serves a valid message', async () => {
+  it('never fails a workflow task of a thread, a run, a unit, a plan, a board or the spend ledger, and each still serves a valid message', async () => {
     const random = seeded(SEED);
     console.log(`fuzz seed ${SEED} (FUZZ_SEED=${SEED} repeats this run), ${CASES} cases per message`);
     // The plan's first unit codes in a run that waits on a long command: plan, unit and run all stay open.
@@ -127,6 +130,9 @@ describe('malformed operator input', () => {
       summary: 'fuzz',
     });
     const first = await sendToThread(ship.kit.client, ship.kit.taskQueue, delivery(`agent:general model:${hello} hi`));
+    // The deployment's spend ledger, idle (it holds nothing until a start reserves).
+    const ledgerId = spendLedgerId(ship.kit.taskQueue);
+    await ship.kit.client.workflow.start(spendLedgerWorkflowType, { workflowId: ledgerId, taskQueue: ship.kit.taskQueue, args: [{}] });
     await ship.kit.client.workflow.getHandle(first!.runId!).result();
     // A team board with one kept entry.
     const boardId = `board:acme/fuzz-${randomUUID().slice(0, 6)}`;
@@ -200,7 +206,7 @@ describe('malformed operator input', () => {
         resend: { effectKey: 'k', by: 'op' },
       },
       planWorkflow: {
-        unitUpdate: { key: 'first', unitId, status: 'settled', outcome: 'merged', pullRequest: 4, headSha: 'abc' },
+        unitUpdate: { key: 'first', unitId, status: 'settled', outcome: 'merged', pullRequest: 4, headSha: 'abc', spentUsd: 0.5 },
         stop: { reason: 'enough', by: 'op' },
         resend: { effectKey: 'k', by: 'op' },
       },
@@ -215,6 +221,20 @@ describe('malformed operator input', () => {
           threadId: 'thread:cli:x',
         },
       },
+      spendLedgerWorkflow: {
+        reserve: {
+          holder: 'unit:acme/app:x',
+          by: 'op',
+          kind: 'unit',
+          atLeastUsd: 1,
+          upToUsd: 1,
+          scope: { person: 'op', repo: REPO, agent: 'ship' },
+          caps: [{ kind: 'repo', id: REPO, dailyUsd: 5 }],
+          threadId: 'thread:cli:x',
+        },
+        release: { holder: 'unit:acme/app:x', spentUsd: 0.5, by: 'op' },
+        sweep: { by: 'op' },
+      },
     };
     const targets = [
       { type: 'threadWorkflow', workflowId: threadId },
@@ -222,6 +242,7 @@ describe('malformed operator input', () => {
       { type: 'shipUnitWorkflow', workflowId: unitId },
       { type: 'planWorkflow', workflowId: planId },
       { type: 'boardWorkflow', workflowId: boardId },
+      { type: 'spendLedgerWorkflow', workflowId: ledgerId },
     ];
     const sent: Record<string, number> = {};
     for (const target of targets) {
@@ -324,6 +345,9 @@ describe('malformed operator input', () => {
     expect(await changeBoard(client, ship.kit.taskQueue, boardId, { action: 'keep', entryId: 'b1', actor: operator })).toMatchObject({
       ok: true,
       result: { effect: 'unchanged', entry: { id: 'b1', state: 'kept' } },
+    });
+    expect(await client.workflow.getHandle(ledgerId).executeUpdate(sweepSpendUpdate, { args: [{ by: 'tester' }] })).toMatchObject({
+      holds: [],
     });
 
     // The drops are counted where an operator looks: the workflow's current details.

@@ -6,6 +6,7 @@ import {
   planWorkflowType,
   resendWorkflowType,
   shipUnitWorkflowType,
+  spendLedgerWorkflowType,
   threadWorkflowType,
 } from '../workflows/contracts';
 import { recordedHistories } from './helpers/history';
@@ -25,7 +26,15 @@ describe('recorded histories', () => {
   test('cover every workflow type', () => {
     const types = new Set(histories.map((history) => history.workflowType));
     expect([...types].sort()).toEqual(
-      [agentRunWorkflowType, boardWorkflowType, planWorkflowType, resendWorkflowType, shipUnitWorkflowType, threadWorkflowType]
+      [
+        agentRunWorkflowType,
+        boardWorkflowType,
+        planWorkflowType,
+        resendWorkflowType,
+        shipUnitWorkflowType,
+        spendLedgerWorkflowType,
+        threadWorkflowType,
+      ]
         .map((type) => type.name)
         .sort(),
     );

@@ -16,6 +16,7 @@ import { githubTreeTool } from './github-tree';
 import { grepTool } from './grep';
 import { listDirectoryTool } from './list-directory';
 import { listSkillsTool } from './list-skills';
+import { planDraftTool } from './plan-draft';
 import { readFileTool } from './read-file';
 import { submitDescriptionTool } from './submit-description';
 import { submitDispositionsTool } from './submit-dispositions';
@@ -71,6 +72,7 @@ const ALL_TOOLS = [
   unitStopTool,
   fleetStatusTool,
   contextBoardTool,
+  planDraftTool,
 ] as const satisfies readonly ToolSpec[];
 
 type AnyTool = (typeof ALL_TOOLS)[number];

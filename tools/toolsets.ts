@@ -53,6 +53,7 @@ export const TOOLSETS = {
     'unit_inspect',
     'unit_steer',
     'unit_stop',
+    'plan_draft',
     'web_fetch',
     ...SKILLS,
     ...GITHUB_READS,
@@ -62,7 +63,7 @@ export const TOOLSETS = {
   /** Memory consolidation (001's `rem-agent`): reads the trajectory it is given and changes the team board; no shell, no code. */
   rem: ['context_board'],
   /** Starts and follows read-only child runs, then reports back. */
-  conductor: ['task', 'wait_for_job', 'update_status', ...SKILLS, ...GITHUB_READS],
+  conductor: ['task', 'wait_for_job', 'update_status', 'plan_draft', ...SKILLS, ...GITHUB_READS],
   /** Specialist role lists (002): intersected with the parent session's tools. */
   'role-explore': ['read_file', 'grep', 'find_files', 'list_directory'],
   'role-reviewer': ['read_file', 'grep', 'find_files'],
@@ -84,10 +85,11 @@ export const TOOLSET_PURPOSES: Readonly<Record<ToolsetName, string>> = {
   pipeline: 'Empty: a pipeline starts child runs that hold their own tools.',
   research: 'Web search and fetch with GitHub reads; no workspace.',
   explore: 'Shell in a cold sandbox, web search and fetch, GitHub reads; nothing that writes outside the sandbox.',
-  orchestrator: 'Fleet status and the tools to start, inspect, steer and stop a linked ship unit; no shell.',
   'code-review': 'Clones and reads the repository in a cold sandbox, runs checks, answers with material issues; posts nothing.',
   rem: 'The team board alone: reads the finished work it is given and adds, replaces, confirms or retires entries; no shell, no code.',
-  conductor: 'Starts and follows read-only child runs and reports back; no shell.',
+  orchestrator:
+    'Fleet status, the tools to start, inspect, steer and stop a linked ship unit, and plan drafts a person confirms; no shell.',
+  conductor: 'Starts and follows read-only child runs, drafts plans a person confirms, and reports back; no shell.',
   'role-explore': "Specialist role: read, grep, find, ls in the parent's workspace.",
   'role-reviewer': "Specialist role: read, grep, find in the parent's workspace.",
   'role-researcher': 'Specialist role: read, grep, find, ls and web search, as far as the parent holds them.',

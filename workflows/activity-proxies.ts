@@ -28,18 +28,26 @@ import type {
   WorkspaceRef,
   WorkspaceState,
 } from '../activities/sandbox/types';
-import type { EffectResult, ReplyInput, StatusCardInput } from '../activities/status/types';
+import type {
+  EffectResult,
+  PlanCardInput,
+  ReplyInput,
+  StatusCardInput,
+  UnitThreadInput,
+  UnitThreadResult,
+} from '../activities/status/types';
 import type { UncertainWritesFound } from '../activities/units/uncertain-client';
-import type { StartUnitResult, UnitSummary } from '../activities/units/unit-client';
+import type { StartPlanResult, StartUnitResult, UnitSummary } from '../activities/units/unit-client';
+import type { PlanActivities } from '../activities/plans';
 import type { CommitResult, CommitWorkspaceInput, PrepareUnitWorkspaceInput, UnitWorkspace } from '../activities/units/unit-workspace';
 import type { SkillActivities } from '../activities/skills';
 import type { InstructionsActivities } from '../activities/repo/instructions';
-import type { SpendCheckInput } from '../activities/spend';
-import type { SpendVerdict } from '../agents/spend-caps';
+import type { SpendCheckInput, SumSpendsInput } from '../activities/spend';
+import type { SpendVerdict, SpentToday } from '../agents/spend-caps';
 import type { WebActivities } from '../activities/web';
 import type { McpCallInput, McpCallResult, McpDiscovered, McpDiscoverInput } from '../activities/mcp/types';
 import type { BoardActivities } from '../activities/board';
-import type { RunEnded, ShipUnitInput, UnitState } from './contracts';
+import type { PlanInput, RunEnded, ShipUnitInput, SpendReservation, SpendReserveRequest, UnitState } from './contracts';
 
 export type { AttachActivities, InstructionsActivities, SkillActivities, WebActivities };
 
@@ -58,6 +66,13 @@ export interface SetupActivities {
 /** A start's check against the spend caps: today's spend summed from Temporal, then refuse or admit. */
 export interface SpendCheckActivities {
   checkSpendCaps(input: SpendCheckInput): Promise<SpendVerdict>;
+}
+
+/** The ledger's sums and looks (workflows/spend-ledger.ts), and a start's ask of the ledger (threads, units). */
+export interface SpendLedgerActivities {
+  sumSpends(input: SumSpendsInput): Promise<{ spent: SpentToday; byHolder: Record<string, number> }>;
+  lookAtHolders(input: { holders: string[] }): Promise<{ closed: string[]; missing: string[] }>;
+  reserveSpend(request: SpendReserveRequest): Promise<SpendReservation>;
 }
 
 /** A thread's look at its current run (is its workflow task stuck failing?). */
@@ -91,6 +106,10 @@ export interface WorkspacePrepareActivities {
 export interface StatusActivities {
   statusCard(input: StatusCardInput): Promise<EffectResult>;
   deliverReply(input: ReplyInput): Promise<EffectResult>;
+  /** A plan's card in its conversation, edited in place. */
+  planCard(input: PlanCardInput): Promise<EffectResult>;
+  /** A plan unit's own conversation (in Slack a thread of its own), opened before the unit starts. */
+  openUnitThread(input: UnitThreadInput): Promise<UnitThreadResult>;
 }
 
 export interface UnitWorkspaceActivities {
@@ -106,6 +125,7 @@ export interface ResidentQueueActivities {
 
 export interface UnitClientActivities {
   startUnit(input: ShipUnitInput & { effectKey?: string }): Promise<StartUnitResult>;
+  startPlan(input: PlanInput & { effectKey?: string }): Promise<StartPlanResult>;
   inspectUnit(input: { unitId: string }): Promise<UnitState>;
   listUnits(input: { requester?: string; repo?: string; kind?: 'unit' | 'plan' | 'run'; limit?: number }): Promise<UnitSummary[]>;
   /** A workflow's unconfirmed writes (for `resendWorkflow`). */
@@ -249,6 +269,12 @@ export const POLICIES = {
   runProgress: { startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumAttempts: 3 } },
   /** A thread reading how its run ended when the run never said (terminated, timed out): a describe and a result. */
   runOutcome: { startToCloseTimeout: '30 seconds', retry: backoff('1 second', '30 seconds', 10) },
+  /**
+   * The ledger's sums (a visibility list and the listed runs' records or status) and looks at its
+   * holders, and a start's `reserve` (it waits its turn behind other starts in the ledger): reads
+   * and an idempotent update (one reservation per holder), so retried.
+   */
+  spendLedger: { startToCloseTimeout: '1 minute', retry: backoff('1 second', '10 seconds', 5) },
   /** Starting, inspecting and listing units through the Temporal client. */
   unitClient: { startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumAttempts: 5 } },
   /**
@@ -267,6 +293,8 @@ export const POLICIES = {
 export const LOCAL_POLICIES = {
   /** The agent setup a thread decides each message with (a file read and the sandbox's readiness). */
   setup: { startToCloseTimeout: '10 seconds', retry: { maximumAttempts: 5 } },
+  /** A plan asked for in chat, read as the CLI reads a plan file (YAML and its checks, no I/O). */
+  planRead: { startToCloseTimeout: '10 seconds', retry: { maximumAttempts: 3 } },
   /** A start's spend-cap check: a visibility list and the listed runs' records or status (closed ones are remembered). */
   spendCheck: { startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumAttempts: 3 } },
   /** Which hosts hold a repository's cache (one describe of a task queue); a failed look only sends the checkout to the shared queue. */
@@ -283,8 +311,10 @@ export const LOCAL_POLICIES = {
 
 export const setup = proxyActivities<SetupActivities>(POLICIES.setup);
 export const localSetup = proxyLocalActivities<SetupActivities>(LOCAL_POLICIES.setup);
+export const plans = proxyLocalActivities<PlanActivities>(LOCAL_POLICIES.planRead);
 export const spendCheck = proxyLocalActivities<SpendCheckActivities>(LOCAL_POLICIES.spendCheck);
 export const residentQueues = proxyLocalActivities<ResidentQueueActivities>(LOCAL_POLICIES.residentQueue);
+export const spendLedger = proxyActivities<SpendLedgerActivities>(POLICIES.spendLedger);
 export const runProgress = proxyActivities<RunProgressActivities>(POLICIES.runProgress);
 export const runStarts = proxyLocalActivities<Pick<RunStartActivities, 'startRun'>>(LOCAL_POLICIES.startRun);
 export const runOutcomes = proxyActivities<Pick<RunStartActivities, 'runOutcome'>>(POLICIES.runOutcome);

@@ -8,3 +8,4 @@ export { threadWorkflow } from './thread';
 export { planWorkflow } from './plan';
 export { resendWorkflow } from './resend';
 export { boardWorkflow } from './board';
+export { spendLedgerWorkflow } from './spend-ledger';

@@ -19,7 +19,6 @@ import {
   type PlanRecord,
   type PlanState,
   type PlanUnitState,
-  type PlanUnitUpdate,
   type StopInput,
   type UncertainWrite,
 } from './contracts';
@@ -30,6 +29,9 @@ import { failureReason } from './failure-reason';
 import { planDetails } from './plan/plan-details';
 import { PLAN_FAILURE_SETTLES, planUnitId, settleFailedPlan } from './plan/plan-failed';
 import { isBlocked, mayStart, planProblems, topologicalOrder } from './plan/plan-graph';
+import { planCard } from './plan/plan-card';
+import { NOT_FUNDED, PLAN_UNIT_THREADS, PlanUnitStarter } from './plan/plan-start';
+import { takeUnitUpdate } from './plan/plan-updates';
 import { CANCEL_STOP, cancelAsStop, type OnCancel } from './cancel-as-stop';
 import { githubWrites, setup, status as statusActivities, units as unitActivities } from './activity-proxies';
 import { Outcome, Phase, Repo, Requester, SwitchboardKind } from './search-attributes';
@@ -40,6 +42,9 @@ export const PLAN_LISTS_UNCERTAIN_REPLIES = 'plan-lists-uncertain-replies';
 
 /** The `patched()` id of a plan admitted for its requester before it starts a unit. Plans recorded before it started them unasked. */
 export const PLAN_ADMITTED = 'plan-admitted';
+
+/** How long a unit the spend caps could not fund waits before its start is tried again (a unit settling tries at once). */
+export const FUNDING_RETRY_MS = 5 * 60_000;
 
 /** Why the plan's requester may not have its units started (agents/admission.ts), or undefined. */
 function planRefusal(loaded: AgentSetup, input: PlanInput) {
@@ -54,9 +59,6 @@ function planRefusal(loaded: AgentSetup, input: PlanInput) {
   const allowed = admitStart(loaded, { person, agent: 'ship', repo: input.repo, ...(input.model ? { model: input.model } : {}) });
   return allowed.ok ? undefined : allowed;
 }
-
-/** A unit that enters one of these phases after it was ready is working again (not mergeable). */
-const REWORK_PHASES: ReadonlySet<PlanUnitUpdate['status']> = new Set(['coding', 'review', 'findings', 'checks']);
 
 /**
  * A seeded plan: a dependency graph of ship units, each started on its own id when its
@@ -95,6 +97,7 @@ async function plan(input: PlanInput, onCancel: OnCancel): Promise<PlanRecord> {
   const merged: string[] = [];
   let stopped: StopInput | undefined;
   let changed = true;
+  let lastCard: string | undefined;
 
   const state = (): PlanState => ({ planId: input.planId, mergeAuthority, units, merged, done: units.every(settled) });
   setHandler(planStateQuery, state);
@@ -117,30 +120,21 @@ async function plan(input: PlanInput, onCancel: OnCancel): Promise<PlanRecord> {
   // Every message is checked whole first (contracts/inputs.ts); a malformed signal is dropped and counted.
   const guard = new InputGuard('planWorkflow', () => showDetails());
   const showDetails = () => setCurrentDetails(planDetails(state(), stopped ? 'stopping' : 'running', guard.note()));
+  // Money a unit's settling released may fund a waiting unit: its start is tried again then (or after a while).
+  let fundingWanted = false;
   guard.signal(unitUpdateSignal, (update) => {
-    const unit = units.find((candidate) => candidate.key === update.key);
-    if (!unit)
-      return guard.drop(unitUpdateSignal.name, `\`key\` ${update.key} is not a unit of this plan (${units.map((u) => u.key).join(', ')})`);
-    if (update.unitId !== unit.unitId)
-      return guard.drop(unitUpdateSignal.name, `\`unitId\` ${update.unitId} is not the unit ${update.key} of this plan (${unit.unitId})`);
-    if (update.pullRequest) unit.pullRequest = update.pullRequest;
-    if (update.status === 'ready' && unit.status === 'running') unit.status = 'ready';
-    else if (update.status === 'merge_refused' && unit.status === 'merging') unit.status = 'ready';
-    else if (update.status === 'settled') {
-      unit.outcome = update.outcome;
-      unit.status = update.outcome === 'merged' ? 'merged' : 'settled';
-      if (unit.status === 'merged' && !merged.includes(unit.key)) merged.push(unit.key);
-    } else if (REWORK_PHASES.has(update.status) && unit.status === 'ready') unit.status = 'running';
+    const dropped = takeUnitUpdate(units, merged, update);
+    if (dropped) return guard.drop(unitUpdateSignal.name, dropped);
+    if (update.status === 'settled') fundingWanted = true;
     changed = true;
   });
+  const stopUnit = (unit: PlanUnitState) =>
+    getExternalWorkflowHandle(unit.unitId)
+      .signal(stopSignal, { reason: 'the plan was stopped', ...(stopped?.by ? { by: stopped.by } : {}) })
+      .catch(() => undefined);
   const stopPlan = (stop: StopInput | undefined) => {
     stopped ??= stop ?? {};
-    for (const unit of units) {
-      if (unit.status !== 'waiting' && !settled(unit))
-        getExternalWorkflowHandle(unit.unitId)
-          .signal(stopSignal, { reason: 'the plan was stopped', ...(stop?.by ? { by: stop.by } : {}) })
-          .catch(() => undefined);
-    }
+    for (const unit of units) if (unit.status !== 'waiting' && !settled(unit)) stopUnit(unit).catch(() => undefined);
     changed = true;
   };
   guard.signal(stopSignal, stopPlan);
@@ -156,9 +150,14 @@ async function plan(input: PlanInput, onCancel: OnCancel): Promise<PlanRecord> {
     { key: Phase, value: 'running' },
   ]);
 
+  // Units with conversations of their own, a card edited in place, starts that wait for money (plans recorded before: neither).
+  const threads = patched(PLAN_UNIT_THREADS);
+  const starter = new PlanUnitStarter(input, mergeAuthority, { status: statusActivities, units: unitActivities }, threads);
+  const unfunded = () => units.some((unit) => unit.status === 'waiting' && unit.note?.startsWith(NOT_FUNDED));
   while (!units.every(settled)) {
     showDetails();
-    await condition(() => changed);
+    if (threads && unfunded()) fundingWanted = !(await condition(() => changed, FUNDING_RETRY_MS)) || fundingWanted;
+    else await condition(() => changed);
     changed = false;
     if (stopped) {
       for (const unit of units) if (unit.status === 'waiting') unit.status = 'blocked';
@@ -166,23 +165,19 @@ async function plan(input: PlanInput, onCancel: OnCancel): Promise<PlanRecord> {
       continue;
     }
     for (const unit of units) if (isBlocked(unit, units)) unit.status = 'blocked';
+    const retrying = fundingWanted;
+    fundingWanted = false;
     for (const key of order) {
       const unit = units.find((candidate) => candidate.key === key)!;
-      if (mayStart(unit, units, mergeAuthority)) {
-        unit.status = 'running';
-        const spec = input.units.find((candidate) => candidate.key === key)!;
-        await unitActivities.startUnit({
-          unitId: unit.unitId,
-          repo: input.repo,
-          request: spec.request,
-          replyTarget: input.replyTarget,
-          requester: input.requester,
-          threadId: `${input.planId}/${key}`,
-          plan: { workflowId: input.planId, key, mergeAuthority },
-          effectKey: `${input.planId}/start/${key}`,
-          ...(input.model ? { model: input.model } : {}),
-        });
-      }
+      if (!mayStart(unit, units, mergeAuthority) || (unit.note?.startsWith(NOT_FUNDED) && !retrying)) continue;
+      if (threads && stopped) break;
+      await starter.start(
+        unit,
+        input.units.find((candidate) => candidate.key === key)!,
+      );
+      // A stop that came while the unit was starting could not reach it yet: it goes now.
+      if (threads && stopped && unit.status === 'running') await stopUnit(unit);
+      if (unit.status === 'settled') changed = true;
     }
     // Merge in dependency order: the first ready unit whose dependencies have all merged, one at a time.
     if (mergeAuthority && !units.some((unit) => unit.status === 'merging')) {
@@ -194,9 +189,7 @@ async function plan(input: PlanInput, onCancel: OnCancel): Promise<PlanRecord> {
         await getExternalWorkflowHandle(next.unitId).signal(mergeSignal, { by: input.planId });
       }
     }
-    await report(
-      `Plan ${input.planId}: ${units.map((unit) => `${unit.key} ${unit.status}${unit.pullRequest ? ` (#${unit.pullRequest})` : ''}`).join(', ')}.`,
-    );
+    await report(threads);
   }
 
   const outcome: PlanRecord['outcome'] = stopped
@@ -210,12 +203,30 @@ async function plan(input: PlanInput, onCancel: OnCancel): Promise<PlanRecord> {
   ]);
   const finalReport = `Plan ${input.planId} ${outcome}. Merged in order: ${merged.join(' -> ') || 'none'}.`;
   setCurrentDetails(planDetails(state(), `settled ${outcome}`));
+  if (threads)
+    await statusActivities
+      .planCard({
+        planId: input.planId,
+        effectKey: `${input.planId}/card`,
+        replyTarget: input.replyTarget,
+        text: planCard(state(), outcome),
+      })
+      .catch(() => undefined);
   await replies.deliverReply({ effectKey: `${input.planId}/report`, replyTarget: input.replyTarget, text: finalReport });
   // A resend in flight finishes (and is recorded) before the plan closes.
   await condition(allHandlersFinished);
   return { ...state(), outcome, report: finalReport, ...(uncertainList.length ? { unconfirmed: uncertainList } : {}) };
 
-  async function report(text: string): Promise<void> {
+  async function report(card: boolean): Promise<void> {
+    if (card) {
+      // The card is one message, edited in place; an unchanged picture is not sent again.
+      const text = planCard(state(), stopped ? 'stopping' : 'running');
+      if (text !== lastCard)
+        await statusActivities.planCard({ planId: input.planId, effectKey: `${input.planId}/card`, replyTarget: input.replyTarget, text });
+      lastCard = text;
+      return;
+    }
+    const text = `Plan ${input.planId}: ${units.map((unit) => `${unit.key} ${unit.status}${unit.pullRequest ? ` (#${unit.pullRequest})` : ''}`).join(', ')}.`;
     // Progress reports are keyed by their text, so an unchanged picture is not posted twice.
     await replies.deliverReply({ effectKey: `${input.planId}/progress/${hash(text)}`, replyTarget: input.replyTarget, text });
   }

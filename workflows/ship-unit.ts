@@ -20,6 +20,7 @@ import {
   residentBound,
   residentQueues,
   setup,
+  spendLedger,
   status,
   unitWorkspace,
 } from './activity-proxies';
@@ -65,6 +66,8 @@ import { Unit } from './unit/unit';
 import { loadUnitSettings } from './unit/unit-setup';
 import { unitDetails } from './unit/unit-details';
 import { UnitInbox } from './unit/unit-inbox';
+import { UnitSpend } from './unit/unit-spend';
+import { releaseSpend } from './spend/release';
 import { InputGuard } from './input-guard';
 
 /** The `patched()` id of saying "could not confirm delivery of …" in the unit's conversation (docs/versioning.md). */
@@ -113,6 +116,7 @@ async function shipUnit(input: ShipUnitInput, onCancel: OnCancel): Promise<UnitR
       status: phase,
       pullRequest: c.pullRequest,
       headSha: c.headSha,
+      ...(c.spentUsd !== undefined ? { spentUsd: c.spentUsd } : {}),
       ...extra,
     } as PlanUnitUpdate;
     await getExternalWorkflowHandle(input.plan.workflowId)
@@ -128,7 +132,7 @@ async function shipUnit(input: ShipUnitInput, onCancel: OnCancel): Promise<UnitR
       // Said in the unit's conversation; histories recorded before this say nothing (docs/versioning.md).
       notify: async (write, text) => {
         if (patched(UNCERTAIN_WRITE_NOTICE))
-          await status.deliverReply({ effectKey: `${write.effectKey}/notice`, replyTarget: input.replyTarget, text });
+          await status.deliverReply({ effectKey: `${write.effectKey}/notice`, replyTarget: unit.replyTarget, text });
       },
     },
   );
@@ -185,6 +189,7 @@ async function shipUnit(input: ShipUnitInput, onCancel: OnCancel): Promise<UnitR
       },
     },
   );
+  unit.spend = new UnitSpend(unit, { reserve: (request) => spendLedger.reserveSpend(request), release: releaseSpend });
   // The Web UI's current details (a workflow metadata query: no command, nothing to replay).
   function showDetails(): void {
     setCurrentDetails(unitDetails(unit.state(), guard.note()));

@@ -20,7 +20,6 @@ import {
   repoVetting,
   routingModels,
   setup,
-  spendCheck,
   status as rawStatus,
 } from './activity-proxies';
 import { autoReviewText, ReviewMemory } from './thread/auto-review';
@@ -40,8 +39,10 @@ import { EAGER_RUN_START, startRun } from './thread/run-start';
 import { answerOf, RunEnds, savedOutcome } from './thread/run-ends';
 import { startShipUnit } from './thread/ship-unit-start';
 import { needsVetting, VET_REPOSITORY_PATCH, vetInput, vetRefusal } from './thread/vet';
-import { admitSpend, SPEND_CAPS_PATCH, spendRefusal, spendScope } from './thread/spend';
-import type { SpendCap } from './contracts';
+import { threadSpend } from './thread/spend';
+import { answerPlan, draftedPlan, THREAD_STARTS_PLANS } from './thread/plan-ask';
+import { planAsk } from '../agents/plan-message';
+import { releaseSpend } from './spend/release';
 import type { AgentSetup } from '../activities/agents/agent-setup';
 import type { StatusActivities } from './activity-proxies';
 import { admitControl, isSlashCommand, type AdmissionRefusal } from '../agents';
@@ -103,6 +104,8 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
   const handlerReplies: Array<Promise<unknown>> = [];
   // The conversation's pull request reviews: reviewed commits, the last findings, an automatic review waiting its turn.
   const reviews = new ReviewMemory(carry?.reviews ?? { reviewed: [] });
+  // The last plan a run drafted here, until its requester confirms it (`plan confirm`).
+  let planDraft = carry?.planDraft;
   const uncertainList = carry?.uncertain ?? [];
   const uncertain = new UncertainWrites(
     uncertainList,
@@ -286,6 +289,14 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
       if (notice) await rawStatus.deliverReply({ ...notice, replyTarget }).catch(() => undefined);
     }
     facts = agentSetup;
+    // A plan (`plan` and its YAML) starts a plan workflow through the same admission; threads recorded before decided it as any message.
+    const asked = planAsk(message.text);
+    if (asked && patched(THREAD_STARTS_PLANS)) {
+      const planned = await answerPlan(asked, message, replyTarget, agentSetup, statusActivities, planDraft);
+      if (planned.kind === 'plan' && 'confirm' in asked) planDraft = undefined;
+      remember({ messageId: message.messageId, ...planned });
+      continue;
+    }
     // A GitHub actor's role is checked per agent; threads recorded before that decided without it (docs/versioning.md).
     const skip = message.requester.surface === 'github' && !patched(GITHUB_ACTOR_ADMITTED) ? (['github_actor'] as const) : [];
     // The rules that find review, explore and research (over routable agents only), then the
@@ -311,15 +322,9 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
     if (decision.kind === 'run' && needsVetting(decision.profile) && patched(VET_REPOSITORY_PATCH)) {
       decision = vetRefusal(decision, await repoVetting.vetRepository(vetInput(decision.profile))) ?? decision;
     }
-    // Spend caps, where any are configured: a start past a daily cap is refused with the amount and the reset time.
-    let spendCap: SpendCap | undefined;
-    if ((decision.kind === 'run' || decision.kind === 'ship') && agentSetup.spend && patched(SPEND_CAPS_PATCH)) {
-      const verdict = await admitSpend(agentSetup, spendScope(decision, message), threadId, Date.now(), (check) =>
-        spendCheck.checkSpendCaps(check),
-      );
-      if (verdict.kind === 'refuse') decision = spendRefusal(decision, verdict);
-      else spendCap = verdict.runCap;
-    }
+    // Spend caps, where any are configured: a run's money is reserved before it starts; past a daily cap, refused with the amount and the reset time.
+    const spend = await threadSpend(agentSetup, decision, message, threadId, `run:${threadId}:${runCount + 1}`);
+    decision = spend.decision;
     // An automatic review keeps the conversation's agent as it was (it is the repository's, not the person's choice).
     if (!message.review) stickyAgent = decision.stickyAgent;
     if (decision.kind === 'refused' && message.review && message.review.trigger !== 'review_requested') {
@@ -375,7 +380,7 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
             system: decision.system,
             context: savedContext(saved),
             ...(workspaceHost ? { workspaceHost } : {}),
-            ...(spendCap ? { spendCap } : {}),
+            ...(spend.spendCap ? { spendCap: spend.spendCap } : {}),
             // A review of the conversation's pull request: once per commit, and after an earlier one, what a push resolved.
             ...reviews.runExtras(decision.profile.tools, replyTarget, threadId),
             ...(decision.routing ? { routing: decision.routing } : {}),
@@ -401,6 +406,7 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
       if (pendingStop) await started.stop(pendingStop);
       const ended = await started.ended();
       const record = ended.record;
+      if (spend.holder) await releaseSpend({ holder: runId, ...(record?.cost ? { spentUsd: record.cost.usd } : {}), by: threadId });
       currentRunId = undefined;
       currentRun = undefined;
       pendingStop = undefined;
@@ -409,6 +415,7 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
       uncertain.adopt(record?.unconfirmed);
       reviews.record(record);
       await consolidateRun(record, boardAt(agentSetup, threadId, statusActivities, { message, replyTarget, repo }), patched);
+      planDraft = draftedPlan(record) ?? planDraft;
       const answer = answerOf(ended);
       saved.push({ request: decision.request, answer, agent: decision.agent, outcome: savedOutcome(ended) });
       saved.splice(0, Math.max(0, saved.length - SAVED_EXCHANGES));
@@ -433,6 +440,7 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
           outcomes,
           ...(uncertainList.length ? { uncertain: uncertainList } : {}),
           ...(reviews.reviews.reviewed.length || reviews.reviews.pending ? { reviews: reviews.reviews } : {}),
+          ...(planDraft ? { planDraft } : {}),
         },
       });
     }

@@ -25,7 +25,7 @@ describe("the Slack app's needs", () => {
     for (const file of slackFiles) {
       const text = readFileSync(file, 'utf8');
       for (const [, family, method] of text.matchAll(
-        /\.(chat|conversations|files|reactions|users|auth|team|views|pins|bookmarks)\.([a-zA-Z]+)\(/g,
+        /\.(chat|conversations|files|reactions|users|auth|team|views|pins|bookmarks)\s*\.([a-zA-Z]+)\(/g,
       ))
         called.add(`${family}.${method}`);
       for (const [, method] of text.matchAll(/apiCall\(\s*'([a-z]+\.[a-zA-Z.]+)'/g)) called.add(method);
@@ -50,6 +50,7 @@ describe("the Slack app's needs", () => {
       'groups:history',
       'im:history',
       'reactions:read',
+      'reactions:write',
     ]);
     expect(slackBotScopes().every((need) => need.why !== 'used by Switchboard')).toBe(true);
     expect(slackBotEvents()).toEqual(['app_mention', 'message.channels', 'message.groups', 'message.im', 'reaction_added']);

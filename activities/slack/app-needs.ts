@@ -22,6 +22,10 @@ export const SLACK_METHODS: Readonly<Record<string, readonly string[]>> = {
   'chat.postEphemeral': ['chat:write'],
   // A card's metadata (the stop reaction), a thread's root, at-most-once lookups: in public and private channels and DMs.
   'conversations.replies': ['channels:history', 'groups:history', 'im:history'],
+  // A plan's unit threads: the top-level message each unit's thread starts from, found again by its marker.
+  'conversations.history': ['channels:history', 'groups:history', 'im:history'],
+  // A reply in a plan unit's thread that steered or stopped it is acknowledged on the reply.
+  'reactions.add': ['reactions:write'],
   'files.getUploadURLExternal': ['files:write'],
   'files.completeUploadExternal': ['files:write'],
 };
@@ -49,6 +53,7 @@ const WHY: Record<string, string> = {
   'chat:write': 'the status card, answers and refusals',
   'files:write': 'attach_file (the external upload flow)',
   'reactions:read': 'the stop reaction',
+  'reactions:write': "acknowledging a reply that steered or stopped a plan's unit",
   commands: 'the slash commands',
 };
 

@@ -7,6 +7,10 @@ export const STOP_ACTION_ID = 'switchboard_stop';
 export const CARD_EVENT_TYPE = 'switchboard_card';
 /** Metadata event type of an answer or reply. */
 export const REPLY_EVENT_TYPE = 'switchboard_reply';
+/** Metadata event type of a plan's card (its payload names the plan). */
+export const PLAN_CARD_EVENT_TYPE = 'switchboard_plan_card';
+/** Metadata event type of the root message of a plan unit's own thread (its payload names the unit). */
+export const UNIT_THREAD_EVENT_TYPE = 'switchboard_unit_thread';
 
 /** Section text is limited to 3 000 characters; the full answer follows in the thread. */
 const CARD_ANSWER_LIMIT = 2_800;

@@ -1,12 +1,19 @@
 import { type Logger } from '../../infra/logger';
 import { createConsoleStatusActivities } from '../status/console-status';
 import { createGitHubStatusActivities, type GitHubStatusDeps } from '../status/github-status';
-import { type EffectResult, type ReplyInput, type StatusCardInput } from '../status/types';
+import {
+  type EffectResult,
+  type PlanCardInput,
+  type ReplyInput,
+  type StatusCardInput,
+  type UnitThreadInput,
+  type UnitThreadResult,
+} from '../status/types';
 import { createSlackStatusActivities, type SlackStatusDeps } from './status-activities';
 
 export { createSlackStatusActivities, type SlackStatusDeps } from './status-activities';
 export { createSlackWebClient, classifySlackError, type SlackWebClient, type SlackClientOptions } from './slack-client';
-export { renderCard, STOP_ACTION_ID, CARD_EVENT_TYPE, REPLY_EVENT_TYPE } from './card-blocks';
+export { renderCard, STOP_ACTION_ID, CARD_EVENT_TYPE, REPLY_EVENT_TYPE, PLAN_CARD_EVENT_TYPE, UNIT_THREAD_EVENT_TYPE } from './card-blocks';
 export { formatForSlack, splitForSlack, SLACK_TEXT_LIMIT } from './reply-format';
 
 export interface StatusActivityDeps {
@@ -37,6 +44,14 @@ export function createStatusActivities(deps: StatusActivityDeps) {
     },
     deliverReply(input: ReplyInput): Promise<EffectResult> {
       return pick(input.replyTarget).deliverReply(input);
+    },
+    planCard(input: PlanCardInput): Promise<EffectResult> {
+      return pick(input.replyTarget).planCard(input);
+    },
+    /** Only Slack opens a thread per unit; elsewhere the unit reports where the plan does (on GitHub, on its PR once it has one). */
+    async openUnitThread(input: UnitThreadInput): Promise<UnitThreadResult> {
+      if (input.replyTarget.kind === 'slack' && slack) return slack.openUnitThread(input);
+      return { status: 'recorded', reason: 'only Slack opens a thread of its own for a plan unit' };
     },
   };
 }

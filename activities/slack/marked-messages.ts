@@ -9,7 +9,10 @@ export interface EffectMarker {
 
 export interface MarkedPost {
   channel: string;
-  threadTs: string;
+  /** The thread it goes in; absent: a top-level message of the channel (a plan unit's own thread starts with one). */
+  threadTs?: string;
+  /** For a top-level post: only messages after this ts are looked through for an earlier attempt's. */
+  after?: string;
   marker: EffectMarker;
   /** The marker's identity inside the thread (effect key, plus the part for a split answer). */
   key: string;
@@ -64,12 +67,41 @@ export class MarkedPoster {
     return undefined;
   }
 
+  /** The ts of our top-level message with this marker in the channel, looked for among those after `after`. */
+  async findInChannel(channel: string, matches: (marker: EffectMarker) => boolean, after?: string): Promise<string | undefined> {
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page += 1) {
+      let result;
+      try {
+        result = await this.client().conversations.history({
+          channel,
+          include_all_metadata: true,
+          limit: 200,
+          ...(after ? { oldest: after } : {}),
+          ...(cursor ? { cursor } : {}),
+        });
+      } catch (error) {
+        throw retryLater(classifySlackError(error), 'reading the channel');
+      }
+      const hit = result.messages?.find((message) => {
+        const metadata = (message as { metadata?: EffectMarker }).metadata;
+        return metadata !== undefined && matches(metadata);
+      });
+      if (hit?.ts) return hit.ts;
+      cursor = result.response_metadata?.next_cursor || undefined;
+      if (!cursor) return undefined;
+    }
+    return undefined;
+  }
+
   /** Posts once: the ts of the message (found or new), or why it was not posted. */
   async post(post: MarkedPost): Promise<PostOutcome> {
     const cached = this.known.get(post.key);
     if (cached) return { status: 'found', ts: cached };
     const isOurs = (marker: EffectMarker) => marker.event_type === post.marker.event_type && markerKey(marker) === post.key;
-    const found = await this.find(post.channel, post.threadTs, isOurs);
+    const look = () =>
+      post.threadTs === undefined ? this.findInChannel(post.channel, isOurs, post.after) : this.find(post.channel, post.threadTs, isOurs);
+    const found = await look();
     if (found) return this.remember(post.key, found, 'found');
     if (this.uncertain.has(post.key) || previousAttemptUncertain(post.key)) {
       return { status: 'unconfirmed', reason: 'an earlier attempt may have posted it, and it is not in the thread' };
@@ -77,7 +109,7 @@ export class MarkedPoster {
     try {
       const result = await this.client().chat.postMessage({
         channel: post.channel,
-        thread_ts: post.threadTs,
+        ...(post.threadTs !== undefined ? { thread_ts: post.threadTs } : {}),
         text: post.text,
         metadata: post.marker,
         ...(post.blocks ? { blocks: post.blocks as never } : {}),
@@ -88,9 +120,12 @@ export class MarkedPoster {
       if (failure.kind === 'refused') return { status: 'refused', reason: failure.reason };
       if (failure.kind !== 'unknown') throw retryLater(failure, 'posting to Slack');
       this.markUncertain(post.key);
-      const landed = await this.find(post.channel, post.threadTs, isOurs);
+      const landed = await look();
       if (landed) return this.remember(post.key, landed, 'found');
-      return { status: 'unconfirmed', reason: `the post's result is unknown (${failure.reason}) and it is not in the thread` };
+      return {
+        status: 'unconfirmed',
+        reason: `the post's result is unknown (${failure.reason}) and it is not in the ${post.threadTs === undefined ? 'channel' : 'thread'}`,
+      };
     }
   }
 

@@ -1,6 +1,13 @@
 import { type Logger } from '../../infra/logger';
-import { type EffectResult, type ReplyInput, type StatusCardInput } from '../status/types';
-import { CARD_EVENT_TYPE, renderCard, REPLY_EVENT_TYPE } from './card-blocks';
+import {
+  type EffectResult,
+  type PlanCardInput,
+  type ReplyInput,
+  type StatusCardInput,
+  type UnitThreadInput,
+  type UnitThreadResult,
+} from '../status/types';
+import { CARD_EVENT_TYPE, PLAN_CARD_EVENT_TYPE, renderCard, REPLY_EVENT_TYPE, UNIT_THREAD_EVENT_TYPE } from './card-blocks';
 import { MarkedPoster, markerKey } from './marked-messages';
 import { formatForSlack, splitForSlack } from './reply-format';
 import { classifySlackError, retryLater, type SlackWebClient } from './slack-client';
@@ -96,6 +103,50 @@ export function createSlackStatusActivities(deps: SlackStatusDeps) {
         deps.logger.warn({ runId: input.runId, reason: failure.reason }, 'status card update refused');
         return { status: 'refused', reason: failure.reason };
       }
+    },
+
+    /** The plan's card: posted once in the plan's thread (its marker names the plan), then edited in place. */
+    async planCard(input: PlanCardInput): Promise<EffectResult> {
+      const target = slackTarget(input.replyTarget);
+      const text = formatForSlack(input.text.trim());
+      const marker = { event_type: PLAN_CARD_EVENT_TYPE, event_payload: { effect_key: input.effectKey, plan_id: input.planId } };
+      const posted = await poster.post({ channel: target.channel, threadTs: target.threadTs, key: input.effectKey, marker, text });
+      if (posted.status === 'unconfirmed' || posted.status === 'refused') {
+        deps.logger.warn({ planId: input.planId, reason: posted.reason }, `plan card ${posted.status}`);
+        return { status: posted.status, reason: posted.reason };
+      }
+      if (posted.status === 'posted') return { status: 'confirmed' };
+      try {
+        await client().chat.update({ channel: target.channel, ts: posted.ts, text, metadata: marker });
+        return { status: 'confirmed' };
+      } catch (error) {
+        const failure = classifySlackError(error);
+        if (failure.kind !== 'refused') throw retryLater(failure, 'updating the plan card');
+        poster.forget(input.effectKey);
+        return { status: 'refused', reason: failure.reason };
+      }
+    },
+
+    /**
+     * A plan unit's own thread: a top-level message of the plan's channel, posted once (its marker
+     * names the unit, which is how the Slack door knows a reply there is for the unit).
+     */
+    async openUnitThread(input: UnitThreadInput): Promise<UnitThreadResult> {
+      const target = slackTarget(input.replyTarget);
+      const marker = {
+        event_type: UNIT_THREAD_EVENT_TYPE,
+        event_payload: { effect_key: input.effectKey, unit_id: input.unitId, plan_id: input.planId },
+      };
+      const posted = await poster.post({
+        channel: target.channel,
+        // Looked for among the messages since the plan's own thread began.
+        after: target.threadTs,
+        key: input.effectKey,
+        marker,
+        text: formatForSlack(input.text),
+      });
+      if (posted.status === 'unconfirmed' || posted.status === 'refused') return { status: posted.status, reason: posted.reason };
+      return { status: 'confirmed', replyTarget: { kind: 'slack', team: target.team, channel: target.channel, threadTs: posted.ts } };
     },
 
     async deliverReply(input: ReplyInput): Promise<EffectResult> {

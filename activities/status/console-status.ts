@@ -1,5 +1,5 @@
 import { type Logger } from '../../infra/logger';
-import { type EffectResult, type ReplyInput, type StatusCardInput } from './types';
+import { type EffectResult, type PlanCardInput, type ReplyInput, type StatusCardInput } from './types';
 
 export interface ConsoleStatusDeps {
   logger: Logger;
@@ -32,6 +32,10 @@ export function createConsoleStatusActivities(deps: ConsoleStatusDeps) {
     },
     async deliverReply(input: ReplyInput): Promise<EffectResult> {
       deps.logger.info({ effectKey: input.effectKey, target: input.replyTarget.kind }, input.text);
+      return resultFor(input.replyTarget);
+    },
+    async planCard(input: PlanCardInput): Promise<EffectResult> {
+      deps.logger.info({ planId: input.planId, target: input.replyTarget.kind }, input.text);
       return resultFor(input.replyTarget);
     },
   };

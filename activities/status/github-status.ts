@@ -4,7 +4,7 @@ import { type GitHubIdentities } from '../github/identity';
 import { splitRepo } from '../github/repo-name';
 import { type Logger } from '../../infra/logger';
 import { renderGitHubCard, splitForGitHub } from './github-card';
-import { type EffectResult, type ReplyInput, type StatusCardInput } from './types';
+import { type EffectResult, type PlanCardInput, type ReplyInput, type StatusCardInput } from './types';
 
 export interface GitHubStatusDeps {
   identities: GitHubIdentities;
@@ -131,6 +131,28 @@ export function createGitHubStatusActivities(deps: GitHubStatusDeps) {
         // A deleted card is looked for again by the next update, never edited by a dead id.
         cards.delete(key);
         deps.logger.warn({ runId: input.runId, reason: result.reason }, 'status comment refused');
+        return { status: 'refused', ...(result.reason ? { reason: result.reason } : {}) };
+      }
+    },
+
+    /** The plan's card: one comment on the plan's conversation, found by its marker and edited in place. */
+    async planCard(input: PlanCardInput): Promise<EffectResult> {
+      const target = githubTarget(input.replyTarget);
+      const gh = await writer();
+      if ('status' in gh) return gh;
+      const key = input.effectKey;
+      try {
+        if (!cards.has(key)) {
+          const posted = await postOnce(gh, target, key, input.text);
+          if (posted.status === 'unconfirmed') return { status: 'unconfirmed', reason: posted.reason };
+          cards.set(key, posted.id);
+          if (posted.status === 'posted') return { status: 'confirmed' };
+        }
+        await gh.rest.issues.updateComment({ ...splitRepo(target.repo), comment_id: cards.get(key)!, body: withMarker(input.text, key) });
+        return { status: 'confirmed' };
+      } catch (error) {
+        const result = refusalOrThrow(error, key, `update the plan's card on #${target.pullRequest}`, 'write');
+        cards.delete(key);
         return { status: 'refused', ...(result.reason ? { reason: result.reason } : {}) };
       }
     },

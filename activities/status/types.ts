@@ -40,3 +40,29 @@ export interface EffectResult {
   status: 'confirmed' | 'unconfirmed' | 'refused' | 'recorded' | 'logged';
   reason?: string;
 }
+
+/** A plan's card in its conversation: one message per plan, posted at most once and then edited in place. */
+export interface PlanCardInput {
+  planId: string;
+  /** Effect key of the card's first post (at-most-once); updates are repeatable. */
+  effectKey: string;
+  replyTarget: ReplyTarget;
+  /** The card, as markdown: units, dependencies, state, cost. */
+  text: string;
+}
+
+/**
+ * A plan unit's own conversation, opened before the unit starts. In Slack: a top-level message of
+ * the plan's channel (after the plan's), the root of the unit's thread; replies there reach the unit.
+ */
+export interface UnitThreadInput {
+  effectKey: string;
+  /** The plan's conversation. */
+  replyTarget: ReplyTarget;
+  planId: string;
+  unitId: string;
+  text: string;
+}
+
+/** The unit's conversation (`replyTarget`), when one was opened; absent: the unit reports where the plan does, or on its PR. */
+export type UnitThreadResult = EffectResult & { replyTarget?: ReplyTarget };

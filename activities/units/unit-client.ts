@@ -1,8 +1,20 @@
 import { type Client, type WorkflowExecutionInfo, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import { visibilityQuery } from '../../infra/visibility';
 import { Outcome, Phase, PullRequest, Repo } from '../../workflows/search-attributes';
-import { failure, shipUnitWorkflowType, steerSignal, unitStateQuery, type ShipUnitInput, type UnitState } from '../../workflows/contracts';
+import {
+  failure,
+  planWorkflowType,
+  shipUnitWorkflowType,
+  steerSignal,
+  unitStateQuery,
+  type PlanInput,
+  type ShipUnitInput,
+  type UnitState,
+} from '../../workflows/contracts';
 import { staticDetails } from '../../workflows/details';
+import { applicableCaps, RESERVE_DEFAULTS, type SpendVerdict } from '../../agents/spend-caps';
+import type { SpendConfig } from '../../infra/config/spend-section';
+import type { SpendReservation, SpendReserveRequest } from '../../workflows/contracts';
 import { unitSummary } from '../../workflows/unit/unit-id';
 
 export interface UnitClientDeps {
@@ -16,13 +28,28 @@ export interface UnitClientDeps {
    * set; a start is refused with them instead of failing a moment later in the workflow.
    */
   preflight?: (input: ShipUnitInput) => string[];
+  /**
+   * The spend caps and the ledger's `reserve`, when any cap is configured: a new unit under a
+   * daily cap reserves its first round before it starts, and is refused when the caps cannot fund it.
+   */
+  spend?: { config: SpendConfig; reserve(request: SpendReserveRequest): Promise<SpendReservation> };
 }
 
 export interface StartUnitResult {
   unitId: string;
-  /** `started`, `steered` when the unit already existed (one unit per PR), `refused` with the missing settings. */
+  /** `started`, `steered` when the unit already existed (one unit per PR), `refused` with the missing settings or the spend cap. */
   status: 'started' | 'steered' | 'refused';
   reason?: string;
+  /** Why it was refused: settings a unit needs are missing, or the daily spend caps cannot fund its first round. */
+  code?: 'settings_missing' | 'spend_cap';
+  /** A spend-cap refusal's amounts: spent and reserved today, the cap, what the round needed, when it resets (ISO). */
+  spend?: { scope: string; id: string; spentUsd: number; reservedUsd: number; capUsd: number; neededUsd?: number; resetsAt: string };
+}
+
+export interface StartPlanResult {
+  planId: string;
+  /** `started`, or `running` when a plan with this id runs already (it is not started twice). */
+  status: 'started' | 'running';
 }
 
 export interface UnitSummary {
@@ -82,6 +109,47 @@ async function isRunning(client: Client, workflowId: string): Promise<boolean> {
   }
 }
 
+/** A new unit's first round held in the spend ledger, or its refusal (undefined: funded, capped by nothing, or already running). */
+async function reserveFirstRound(deps: UnitClientDeps, input: ShipUnitInput, effectKey?: string): Promise<StartUnitResult | undefined> {
+  if (!deps.spend) return undefined;
+  const scope = {
+    person: input.requester.id,
+    ...(input.channelId ? { channel: input.channelId } : {}),
+    repo: input.repo,
+    agent: 'ship',
+  };
+  const caps = applicableCaps(deps.spend.config, scope);
+  // A unit that runs already holds its own round: a second request only steers it.
+  if (!caps.some((cap) => cap.dailyUsd !== undefined) || (await isRunning(deps.client, input.unitId))) return undefined;
+  const round = deps.spend.config.reserve?.unitRoundUsd ?? RESERVE_DEFAULTS.unitRoundUsd;
+  const verdict: SpendVerdict = await deps.spend.reserve({
+    holder: input.unitId,
+    by: effectKey ?? 'a door',
+    kind: 'unit',
+    atLeastUsd: round,
+    upToUsd: round,
+    scope,
+    caps,
+    threadId: input.threadId ?? input.unitId,
+  });
+  if (verdict.kind !== 'refuse') return undefined;
+  return {
+    unitId: input.unitId,
+    status: 'refused',
+    code: 'spend_cap',
+    reason: verdict.reply,
+    spend: {
+      scope: verdict.scope,
+      id: verdict.id,
+      spentUsd: verdict.spentUsd,
+      reservedUsd: verdict.reservedUsd ?? 0,
+      capUsd: verdict.capUsd,
+      ...(verdict.neededUsd !== undefined ? { neededUsd: verdict.neededUsd } : {}),
+      resetsAt: new Date(verdict.resetsAt).toISOString(),
+    },
+  };
+}
+
 /** The unit's static details in the Web UI: request, requester, repository, PR and thread links. */
 export function unitDetails(input: ShipUnitInput, where: { namespace?: string; githubWebUrl?: string }): string {
   return staticDetails({
@@ -112,11 +180,19 @@ export function createUnitClientActivities(deps: UnitClientDeps) {
       const { effectKey, ...input } = request;
       const missing = deps.preflight?.(input) ?? [];
       if (missing.length > 0 && !(await isRunning(deps.client, input.unitId))) {
-        return { unitId: input.unitId, status: 'refused', reason: `Not started: a ship unit needs ${missing.join('; and ')}.` };
+        return {
+          unitId: input.unitId,
+          status: 'refused',
+          code: 'settings_missing',
+          reason: `Not started: a ship unit needs ${missing.join('; and ')}.`,
+        };
       }
       // This very effect started the unit before (an earlier attempt, or the run of a workflow since reset),
       // whether the unit still runs or has settled: nothing is started or steered twice.
       if (effectKey && (await startedBy(deps.client, input.unitId)) === effectKey) return { unitId: input.unitId, status: 'started' };
+      // Under a daily spend cap a new unit's first round is reserved before it starts (docs/models.md "Reservations").
+      const unfunded = await reserveFirstRound(deps, input, effectKey);
+      if (unfunded) return unfunded;
       try {
         await deps.client.workflow.start(shipUnitWorkflowType, {
           workflowId: input.unitId,
@@ -134,6 +210,38 @@ export function createUnitClientActivities(deps: UnitClientDeps) {
         // One unit per PR or slug: a second request steers the one that exists.
         if (input.request) await handle.signal(steerSignal, { text: input.request, by: input.requester.id });
         return { unitId: input.unitId, status: 'steered' };
+      }
+    },
+
+    /**
+     * Starts a plan on its own id (never a child of the conversation that asked). A plan with that
+     * id still running is not started again: `running`, unless this very call started it (a retry
+     * after a lost answer finds its effect key in the plan's memo).
+     */
+    async startPlan(request: PlanInput & { effectKey?: string }): Promise<StartPlanResult> {
+      const { effectKey, ...input } = request;
+      if (effectKey && (await startedBy(deps.client, input.planId)) === effectKey) return { planId: input.planId, status: 'started' };
+      try {
+        await deps.client.workflow.start(planWorkflowType, {
+          workflowId: input.planId,
+          taskQueue: deps.taskQueue,
+          args: [input],
+          ...(effectKey ? { memo: { effectKey } } : {}),
+          staticSummary: `plan ${input.repo}: ${input.units.map((unit) => unit.key).join(', ')}`.slice(0, 200),
+          staticDetails: staticDetails({
+            kind: 'plan',
+            requester: input.requester,
+            agent: 'ship',
+            repo: input.repo,
+            ...(input.threadId ? { threadId: input.threadId } : {}),
+            ...(deps.namespace ? { namespace: deps.namespace } : {}),
+          }),
+        });
+        return { planId: input.planId, status: 'started' };
+      } catch (error) {
+        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+        if (effectKey && (await startedBy(deps.client, input.planId)) === effectKey) return { planId: input.planId, status: 'started' };
+        return { planId: input.planId, status: 'running' };
       }
     },
 

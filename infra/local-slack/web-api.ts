@@ -88,6 +88,31 @@ export const WEB_API_METHODS: Record<string, Method> = {
     };
   },
 
+  // A channel's top-level messages (roots and unthreaded ones), newest first, as Slack lists them;
+  // `oldest`/`latest` bound the ts (exclusive), `cursor` pages on.
+  'conversations.history': ({ state }, params) => {
+    const channel = text(params.channel);
+    if (!channel) return refuse('channel_not_found');
+    const oldest = Number(text(params.oldest) ?? 0);
+    const latest = Number(text(params.latest) ?? Infinity);
+    const top = state
+      .messages(channel)
+      .filter((message) => !message.thread_ts || message.thread_ts === message.ts)
+      .filter((message) => Number(message.ts) > oldest && Number(message.ts) < latest)
+      .reverse();
+    const limit = Math.min(Math.max(Number(params.limit) || 100, 1), 1000);
+    const start = Number(text(params.cursor)?.replace(/^offset:/, '') ?? 0) || 0;
+    const page = top.slice(start, start + limit);
+    const more = start + limit < top.length;
+    const metadata = params.include_all_metadata === true || params.include_all_metadata === 'true';
+    return {
+      ok: true,
+      messages: page.map((message) => publicMessage(message, metadata)),
+      has_more: more,
+      response_metadata: { next_cursor: more ? `offset:${start + limit}` : '' },
+    };
+  },
+
   'reactions.add': ({ state, bot }, params) => {
     const channel = text(params.channel);
     const ts = text(params.timestamp);

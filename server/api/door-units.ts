@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type Client, WorkflowFailedError, WorkflowNotFoundError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { type ControlAction } from '../../agents';
-import { createUnitClientActivities } from '../../activities/units/unit-client';
+import { createUnitClientActivities, type UnitClientDeps } from '../../activities/units/unit-client';
 import { type Caller } from '../../infra/api-tokens';
 import { ApiError } from '../../infra/errors';
 import { steerUpdate, stopSignal, unitStateQuery, type ShipUnitInput, type UnitRecord } from '../../workflows/contracts';
@@ -11,6 +11,7 @@ import {
   assertMayTouch,
   assertWithinSpend,
   describeSettled,
+  refusalError,
   runRequester,
   temporalError,
   type AccessOptions,
@@ -27,6 +28,8 @@ export interface UnitDoorOptions extends AccessOptions {
   namespace?: string;
   /** A workflow's signed session page link, when links are on. */
   sessionLink?: (workflowId: string) => string | undefined;
+  /** The spend caps and the ledger a new unit reserves its first round in (none: nothing is capped). */
+  unitSpend?: UnitClientDeps['spend'];
 }
 
 /**
@@ -42,6 +45,7 @@ export function createUnitDoor(options: UnitDoorOptions) {
     taskQueue: options.taskQueue,
     ...(options.preflight ? { preflight: options.preflight } : {}),
     ...(options.namespace ? { namespace: options.namespace } : {}),
+    ...(options.unitSpend ? { spend: options.unitSpend } : {}),
   });
   const links = (unitId: string): Links => {
     const link = options.webUi(unitId);
@@ -78,7 +82,7 @@ export function createUnitDoor(options: UnitDoorOptions) {
     async startUnit(caller: Caller, body: UnitRequest, idempotencyKey?: string) {
       // Asking for a unit is asking for `ship`, admitted like a job: access, the model, the sandbox.
       await assertAdmitted(options, caller, { agent: 'ship', repo: body.repo, ...(body.model ? { model: body.model } : {}) });
-      // A unit started here passes no thread: its start is checked against the spend caps here.
+      // A unit started here passes no thread: a daily cap already used up refuses it here; its first round is reserved as it starts.
       await assertWithinSpend(options, { person: caller.userId, repo: body.repo, agent: 'ship' });
       const unitId = body.pullRequest !== undefined ? pullRequestUnitId(body.repo, body.pullRequest) : taskUnitId(body.repo, body.request!);
       // The same key (per token) is the same start: the unit's memo remembers it, so a retry steers nothing.
@@ -98,6 +102,9 @@ export function createUnitDoor(options: UnitDoorOptions) {
           ...(body.budgetMinutes !== undefined ? { budgetMinutes: body.budgetMinutes } : {}),
           ...(effectKey ? { effectKey } : {}),
         });
+        // Units started at once on a capped repository: the ledger funds as many first rounds as the cap allows.
+        if (started.status === 'refused' && started.code === 'spend_cap')
+          throw refusalError('spend_cap', started.reason ?? 'Not started.', { ...started.spend });
         if (started.status === 'refused')
           throw new ApiError('request_refused', started.reason ?? 'Not started.', { refusal: 'settings_missing' });
         return { unitId, status: started.status, links: links(unitId) };

@@ -29,7 +29,8 @@ import {
 } from '../../workflows/contracts';
 import { Agent, Outcome, Thread } from '../../workflows/search-attributes';
 import { agentsFor, assertMayTouch, describeSettled, refusalError, runRequester, temporalError, type AccessOptions } from './door-access';
-import { createUnitDoor } from './door-units';
+import { createUnitDoor, type UnitDoorOptions } from './door-units';
+import { createPlanDoor } from './door-plans';
 import type { Job, JobAccepted, JobRequest, Links, MessageRequest } from './schemas';
 
 export interface DoorOptions extends AccessOptions {
@@ -46,6 +47,8 @@ export interface DoorOptions extends AccessOptions {
   preflight?: (input: ShipUnitInput) => string[];
   /** A workflow's session page, signed (infra/session-links.ts); none when links are off. */
   sessionLink?: (workflowId: string) => string | undefined;
+  /** The spend caps and the ledger a new unit reserves its first round in (none: nothing is capped). */
+  unitSpend?: UnitDoorOptions['unitSpend'];
 }
 
 export type Door = ReturnType<typeof createDoor>;
@@ -142,6 +145,16 @@ export function createDoor(options: DoorOptions) {
     if (outcome.kind === 'refused') throw refusalError(outcome.code ?? 'refused', outcome.reply ?? 'Refused.', { threadId, messageId });
     if (outcome.kind === 'answered')
       return { kind: 'answered', threadId, messageId, ...(outcome.reply ? { reply: outcome.reply } : {}), links: thread };
+    if (outcome.kind === 'plan' && outcome.planId) {
+      return {
+        kind: 'plan',
+        threadId,
+        messageId,
+        planId: outcome.planId,
+        ...(outcome.reply ? { reply: outcome.reply } : {}),
+        links: { ...thread, plan: `${api}/plans/${encodeURIComponent(outcome.planId)}` },
+      };
+    }
     if (outcome.kind === 'unit' && outcome.unitId) {
       return {
         kind: 'unit',
@@ -367,6 +380,7 @@ export function createDoor(options: DoorOptions) {
     },
 
     ...createUnitDoor({ ...options, apiBase: api, webUi }),
+    ...createPlanDoor({ ...options, apiBase: api, webUi }),
   };
   return door;
 }

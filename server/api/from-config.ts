@@ -7,9 +7,9 @@ import { missingSettings } from '../../infra/preflight';
 import { doorAdmissionFromConfig, type DoorAdmission } from '../../infra/door-admission';
 import { sessionLinksFromConfig } from '../../infra/session-links';
 import { createMcpRouter } from '../mcp/http';
-import { createDoor, type Door } from './door';
+import { createDoor, type Door, type DoorOptions } from './door';
 import { type AccessOptions } from './door-access';
-import { createSpendActivities } from '../../activities/spend';
+import { createSpendActivities, reserveThroughLedger } from '../../activities/spend';
 import { hasCaps } from '../../infra/config/spend-section';
 import { RateLimiter } from './rate-limit';
 import { API_BASE, createApiRouter } from './router';
@@ -38,12 +38,16 @@ export function doorFromConfig(
   });
 }
 
-/** The spend-cap check of the doors' own starts, when any cap is configured (none: no check at all). */
-function spendCheckFromConfig(loaded: LoadedConfig, client: Client): Pick<AccessOptions, 'spend'> {
+/** The spend-cap check of the doors' own starts and the ledger their units reserve in, when any cap is configured (none: no check at all). */
+function spendCheckFromConfig(loaded: LoadedConfig, client: Client): Pick<AccessOptions, 'spend'> & Pick<DoorOptions, 'unitSpend'> {
   const { config } = loaded;
   if (!hasCaps(config.spend)) return {};
-  const spend = createSpendActivities({ client, taskQueue: config.temporal.taskQueue, config: config.spend });
-  return { spend: (scope, now) => spend.checkSpendCaps({ scope, threadId: '', now }) };
+  const deps = { client, taskQueue: config.temporal.taskQueue, config: config.spend };
+  const spend = createSpendActivities(deps);
+  return {
+    spend: (scope, now) => spend.checkSpendCaps({ scope, threadId: '', now }),
+    unitSpend: { config: config.spend, reserve: (request) => reserveThroughLedger(deps, request) },
+  };
 }
 
 /**

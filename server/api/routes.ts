@@ -26,6 +26,7 @@ import {
   UnitRequestSchema,
   UnitSchema,
 } from './schemas';
+import { PlanAcceptedSchema, PlanIdParams, PlanListSchema, PlanRequestSchema, PlanSchema } from './plan-schemas';
 
 export interface RouteContext {
   caller: Caller;
@@ -248,6 +249,50 @@ export function apiRoutes(door: Door): ApiRoute[] {
       success: { status: 202, description: 'Stop sent.', schema: StopAcceptedSchema },
       errors: ['bad_request', ...JOB_ERRORS, 'job_finished', 'payload_too_large', 'unsupported_media_type'],
       handle: (c) => door.stopUnit(c.caller, c.params.unitId, body<{ reason?: string }>(c).reason),
+    },
+    {
+      method: 'post',
+      path: '/plans',
+      operationId: 'startPlan',
+      summary: 'Start a plan: units with dependencies, started in order and merged in order',
+      description:
+        'Starts `planWorkflow` on `plan:<repo>:<name>`, admitted as `ship` on the repository for the caller (as a plan asked for in Slack or on GitHub is). Each unit is a ship unit of its own (`/units/{unitId}`: read, steer, stop); its first round is reserved against the daily spend caps before it starts, and a unit the caps cannot fund yet waits. 422 `plan_invalid` names each problem with the graph; 422 `plan_running` when a plan of that name still runs.',
+      body: PlanRequestSchema,
+      idempotent: true,
+      success: { status: 202, description: 'Started.', schema: PlanAcceptedSchema },
+      errors: ['bad_request', 'access_refused', 'request_refused', 'payload_too_large', 'unsupported_media_type'],
+      handle: (c) => door.startPlan(c.caller, body(c), c.post.idempotencyKey),
+    },
+    {
+      method: 'get',
+      path: '/plans',
+      operationId: 'listPlans',
+      summary: "The caller's plans",
+      query: UnitListQuery,
+      success: { status: 200, description: 'Newest first (visibility trails a moment).', schema: PlanListSchema },
+      errors: ['bad_request'],
+      handle: (c) => door.listPlans(c.caller, c.query),
+    },
+    {
+      method: 'get',
+      path: '/plans/:planId',
+      operationId: 'getPlan',
+      summary: "A plan's live state (each unit's status, PR, phase, spend and link), or its record once ended",
+      params: PlanIdParams,
+      success: { status: 200, description: 'The plan.', schema: PlanSchema },
+      errors: JOB_ERRORS,
+      handle: (c) => door.getPlan(c.caller, c.params.planId),
+    },
+    {
+      method: 'post',
+      path: '/plans/:planId/stop',
+      operationId: 'stopPlan',
+      summary: 'Stop a plan: its running units are stopped, the rest never start',
+      params: PlanIdParams,
+      body: StopRequestSchema,
+      success: { status: 202, description: 'Stop sent.', schema: StopAcceptedSchema },
+      errors: ['bad_request', ...JOB_ERRORS, 'job_finished', 'payload_too_large', 'unsupported_media_type'],
+      handle: (c) => door.stopPlan(c.caller, c.params.planId, body<{ reason?: string }>(c).reason),
     },
   ];
 }

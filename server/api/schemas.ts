@@ -12,11 +12,11 @@ const agentField = z
   .string()
   .regex(DIRECTIVE_PATTERNS.agent, 'an agent id (lowercase, digits, hyphens)')
   .describe('Run this agent (as `agent:<id>`).');
-const repoField = z
+export const repoField = z
   .string()
   .regex(DIRECTIVE_PATTERNS.repo, 'owner/name')
   .describe('The repository the request is about (as `in owner/name:`).');
-const modelField = z
+export const modelField = z
   .string()
   .regex(DIRECTIVE_PATTERNS.model, 'a model id')
   .describe('Use this model (as `model:<id>`), e.g. `scripted:examples/hello.yaml`; only configured choices are honoured.');
@@ -105,12 +105,13 @@ export const IdempotencyKeyHeader = z.object({
     .describe('Makes a retried POST start nothing twice: the same key (per token) answers with what the first request started.'),
 });
 
-const LinksSchema = z
+export const LinksSchema = z
   .object({
     self: z.string().optional().describe('This resource.'),
     events: z.string().optional().describe('Server-Sent Events for the job.'),
     thread: z.string().optional().describe('The thread the job belongs to.'),
     unit: z.string().optional().describe('The ship unit.'),
+    plan: z.string().optional().describe('The plan.'),
     webUi: z.string().optional().describe('The workflow in the Temporal Web UI.'),
     session: z
       .string()
@@ -124,16 +125,17 @@ const LinksSchema = z
 export const JobAcceptedSchema = z
   .object({
     kind: z
-      .enum(['run', 'unit', 'queued', 'answered'])
+      .enum(['run', 'unit', 'plan', 'queued', 'answered'])
       .describe(
-        'run: a job started; unit: a ship unit started or steered; queued: the thread has not decided yet; answered: the thread answered itself (a /board command, /subconscious run).',
+        'run: a job started; unit: a ship unit started or steered; plan: a plan started (the text was `plan` and its YAML); queued: the thread has not decided yet; answered: the thread answered itself (a /board command, /subconscious run).',
       ),
     threadId: z.string(),
     messageId: z.string().describe("The message's id in its thread (from Idempotency-Key when given)."),
     jobId: z.string().optional(),
     unitId: z.string().optional(),
+    planId: z.string().optional(),
     agent: z.string().optional(),
-    reply: z.string().optional().describe('What the thread answered (for a unit, or an answered command).'),
+    reply: z.string().optional().describe('What the thread answered (for a unit, a plan, or an answered command).'),
     links: LinksSchema,
   })
   .meta({ id: 'JobAccepted' });

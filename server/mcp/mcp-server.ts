@@ -7,6 +7,7 @@ import { formatStatusLine } from '../../infra/run-format';
 import { type Door } from '../api/door';
 import { badRequest } from '../api/problem';
 import { JobRequestSchema, StopRequestSchema, UnitRequestFields, UnitRequestSchema, type Job } from '../api/schemas';
+import { PlanRequestFields } from '../api/plan-schemas';
 
 export interface McpServerOptions {
   /** How long `ask` waits for the report unless the call says otherwise. */
@@ -22,7 +23,7 @@ export const REPORT_TEMPLATE = 'switchboard://jobs/{jobId}/report';
 /**
  * The MCP server for one verified caller, on the same door as the HTTP API (so the same
  * access rules, the self-serve rule included, decide). Tools: ask, job_status, steer, stop,
- * list_agents, ship, unit_status; each job's report is a resource. A refusal is a tool error
+ * list_agents, ship, unit_status, plan, plan_status; each job's report is a resource. A refusal is a tool error
  * that names its code and reason, never a protocol failure.
  */
 export function createMcpServer(door: Door, caller: Caller, options: McpServerOptions): McpServer {
@@ -55,7 +56,9 @@ export function createMcpServer(door: Door, caller: Caller, options: McpServerOp
           const what =
             accepted.kind === 'unit'
               ? (accepted.reply ?? `Ship unit ${accepted.unitId} started.`)
-              : `Queued in ${accepted.threadId}; the thread has not decided yet.`;
+              : accepted.kind === 'plan'
+                ? (accepted.reply ?? `Plan ${accepted.planId} started.`)
+                : `Queued in ${accepted.threadId}; the thread has not decided yet.`;
           return done(what, accepted);
         }
         const jobId = accepted.jobId;
@@ -118,13 +121,17 @@ export function createMcpServer(door: Door, caller: Caller, options: McpServerOp
   server.registerTool(
     'stop',
     {
-      title: 'Stop a job or unit',
-      description: 'Stop a running job or ship unit: it settles as stopped, with its record.',
-      inputSchema: StopRequestSchema.extend({ id: z.string().min(1).describe('A job id (run:…) or unit id (unit:…).') }),
+      title: 'Stop a job, unit or plan',
+      description: 'Stop a running job, ship unit or plan: it settles as stopped, with its record (a plan stops its running units).',
+      inputSchema: StopRequestSchema.extend({ id: z.string().min(1).describe('A job id (run:…), unit id (unit:…) or plan id (plan:…).') }),
     },
     ({ id, reason }) =>
       answer(async () => {
-        const result = id.startsWith('unit:') ? await door.stopUnit(caller, id, reason) : await door.stopJob(caller, id, reason);
+        const result = id.startsWith('unit:')
+          ? await door.stopUnit(caller, id, reason)
+          : id.startsWith('plan:')
+            ? await door.stopPlan(caller, id, reason)
+            : await door.stopJob(caller, id, reason);
         return done(`Stop sent to ${id}.`, result);
       }),
   );
@@ -184,6 +191,40 @@ export function createMcpServer(door: Door, caller: Caller, options: McpServerOp
             ? `${unitId}: ${unit.unit.phase}, round ${unit.unit.round}`
             : `${unitId}: ${unit.state}${unit.error ? ` (${unit.error})` : ''}`);
         return done(text, unit);
+      }),
+  );
+
+  server.registerTool(
+    'plan',
+    {
+      title: 'Start a plan',
+      description:
+        'Start a plan: units (each a ship unit of its own, with its own id to steer and stop) with dependencies, started in order and, with merge authority, merged in dependency order. Admitted as ship on the repository.',
+      inputSchema: PlanRequestFields,
+    },
+    (args) =>
+      answer(async () => {
+        const started = await door.startPlan(caller, args);
+        return done(`Started plan ${started.planId}: ${started.units.map((unit) => `${unit.key} (${unit.unitId})`).join(', ')}.`, started);
+      }),
+  );
+
+  server.registerTool(
+    'plan_status',
+    {
+      title: 'A plan’s state',
+      description: "A plan's live state (each unit's status, PR, phase and spend) while it runs, or its report once ended.",
+      inputSchema: z.strictObject({ planId: z.string().min(1).describe('The plan id plan returned.') }),
+    },
+    ({ planId }) =>
+      answer(async () => {
+        const plan = await door.getPlan(caller, planId);
+        const lines = (plan.units ?? []).map(
+          (unit) =>
+            `${unit.key}: ${unit.status}${unit.phase ? ` (${unit.phase})` : ''}${unit.pullRequest ? ` #${unit.pullRequest}` : ''}${unit.note ? ` — ${unit.note}` : ''}`,
+        );
+        const text = plan.record?.report ?? `${planId}: ${plan.state}${plan.error ? ` (${plan.error})` : ''}`;
+        return done([text, ...lines].join('\n'), plan);
       }),
   );
 

@@ -88,4 +88,12 @@ describe('routeSlackMessage', () => {
     const event = { type: 'app_mention', channel: 'C1', user: 'U1', text: '<@UBOT> hi', ts: '10.1' };
     expect(routeSlackMessage(event, { ...context, teamId: 'T1/../x' })).toMatchObject({ kind: 'ignore', malformed: true });
   });
+
+  it('keeps the lines and indentation of a message (a plan and its YAML), running spaces together only within a line', () => {
+    const text = '<@UBOT> plan in acme/app\n```\nname: notes\nunits:\n  - key: api\n    request: Add  the API\n```';
+    const routed = routeSlackMessage({ type: 'app_mention', channel: 'C1', user: 'U1', text, ts: '10.1' }, context);
+    expect(routed).toMatchObject({
+      message: { text: 'plan in acme/app\n```\nname: notes\nunits:\n  - key: api\n    request: Add the API\n```' },
+    });
+  });
 });

@@ -95,5 +95,10 @@ export function routeSlackMessage(event: SlackMessageEvent, context: RoutingCont
 
 function stripMention(text: string, botUserId: string | undefined): string {
   const withoutUs = botUserId ? text.split(`<@${botUserId}>`).join(' ') : text;
-  return withoutUs.replace(/\s+/g, ' ').trim();
+  // Spaces run together within a line (a mention leaves two); lines and their indentation stay, as a plan's YAML needs.
+  return withoutUs
+    .split('\n')
+    .map((line) => line.replace(/(\S)[ \t]{2,}/g, '$1 ').replace(/[ \t]+$/, ''))
+    .join('\n')
+    .trim();
 }

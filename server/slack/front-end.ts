@@ -1,7 +1,7 @@
 import { App, ExpressReceiver, type Logger as BoltLogger } from '@slack/bolt';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { Router } from 'express';
-import { CARD_EVENT_TYPE, STOP_ACTION_ID, createSlackWebClient, type SlackWebClient } from '../../activities/slack';
+import { CARD_EVENT_TYPE, PLAN_CARD_EVENT_TYPE, STOP_ACTION_ID, createSlackWebClient, type SlackWebClient } from '../../activities/slack';
 import { type AdmissionFacts, type AgentsConfig } from '../../agents';
 import { createAgentSetupActivities } from '../../activities/agents/agent-setup';
 import { createControlAdmission } from '../control-admission';
@@ -15,6 +15,7 @@ import { boltLogger } from './bolt-logger';
 import { rejectSkewedSlackRequests } from './request-age';
 import { routeSlackMessage, slackIdProblem, slackThreadId, type RoutedSlackMessage, type SlackMessageEvent } from './event-routing';
 import { currentRunOf, mayStopRun, type StopAccessOptions } from './stop-control';
+import { replyToUnit, UnitThreads } from './unit-threads';
 
 export interface SlackFrontEndOptions {
   /** The Temporal client threads and runs are signalled through. */
@@ -117,6 +118,7 @@ function registerHandlers(app: App, options: SlackFrontEndOptions, reader: Slack
   const facts = options.facts ?? (() => fromConfig.loadAgentSetup());
   const access: StopAccessOptions = { client: options.client, control: createControlAdmission({ client: options.client, facts }) };
   const log = options.logger.child({ component: 'slack' });
+  const unitThreads = new UnitThreads(reader);
 
   // Events are acknowledged by Bolt before this runs; a redelivery (X-Slack-Retry-Num) or a
   // repeated event id stops here, so each event is signalled once per process.
@@ -150,6 +152,17 @@ function registerHandlers(app: App, options: SlackFrontEndOptions, reader: Slack
       const level = routed.malformed ? 'warn' : 'debug';
       return void log[level]({ eventId: envelope.event_id, why: routed.why }, 'Slack message ignored');
     }
+    // A reply in a plan unit's own thread is for that unit: it steers or stops it, through the admission.
+    const reply = event as SlackMessageEvent;
+    const unitId =
+      reply.thread_ts && reply.thread_ts !== reply.ts
+        ? await unitThreads.unitOf(reply.channel, reply.thread_ts, context.botUserId)
+        : undefined;
+    if (unitId && reply.user)
+      return replyToUnit(
+        { client: options.client, control: access.control, reader, logger: log },
+        { unitId, userId: reply.user, channel: reply.channel, ts: reply.ts, text: routed.message.text },
+      );
     await signalThread(options, routed);
     log.info({ eventId: envelope.event_id, threadId: routed.threadId, kind: routed.kind }, 'Slack message sent to its thread');
   };
@@ -157,17 +170,31 @@ function registerHandlers(app: App, options: SlackFrontEndOptions, reader: Slack
   app.event(SLACK_EVENT.app_mention, onMessage);
   app.event(SLACK_EVENT.message, onMessage);
 
-  app.event(SLACK_EVENT.reaction_added, async ({ event, body }) => {
+  app.event(SLACK_EVENT.reaction_added, async ({ event, body, context }) => {
     if (event.reaction !== options.config.slack.stopReaction || event.item.type !== 'message') return;
     const { channel, ts } = event.item;
     const teamId = (body as { team_id: string }).team_id;
     const malformed = slackIdProblem(teamId, channel, ts);
     if (malformed) return void log.warn({ why: malformed }, 'Slack reaction ignored');
-    const runId = await cardRunId(reader, channel, ts).catch(() => undefined);
-    if (runId)
-      return void (await stopRun(options, access, reader, { runId, userId: event.user, channel, how: 'the stop reaction on the card' }));
+    const card = await cardOf(reader, channel, ts).catch(() => undefined);
+    if (card?.runId)
+      return void (await stopRun(options, access, reader, {
+        runId: card.runId,
+        userId: event.user,
+        channel,
+        how: 'the stop reaction on the card',
+      }));
+    // A plan's card: the plan is stopped (its running units with it), through the admission.
+    if (card?.planId) return stopPlan(options, access, reader, { planId: card.planId, userId: event.user, channel });
     // A reaction on the request names its thread (the request's ts is the thread's root).
     const threadTs = (await threadRootOf(reader, channel, ts).catch(() => undefined)) ?? ts;
+    // In a plan unit's own thread, the stop reaction stops that unit (through the admission).
+    const unitId = await unitThreads.unitOf(channel, threadTs, context.botUserId).catch(() => undefined);
+    if (unitId)
+      return replyToUnit(
+        { client: options.client, control: access.control, reader, logger: log },
+        { unitId, userId: event.user, channel, ts, text: 'stop: the stop reaction in its thread' },
+      );
     const threadId = slackThreadId(teamId, channel, threadTs);
     const current = await currentRunOf(options.client, threadId);
     if (!current) return void log.info({ threadId }, 'stop reaction on a thread with no running run');
@@ -226,13 +253,38 @@ async function stopRun(
   options.logger.info({ runId: request.runId, by: request.userId, how: request.how }, 'run stopped from Slack');
 }
 
-/** The run a message names when it is one of our status cards (its metadata carries the run id). */
-async function cardRunId(reader: SlackWebClient, channel: string, ts: string): Promise<string | undefined> {
+/** The run (or plan) a message names when it is one of our status cards (a run's) or a plan's card: its metadata carries the id. */
+async function cardOf(reader: SlackWebClient, channel: string, ts: string): Promise<{ runId?: string; planId?: string }> {
   const found = await reader.conversations.replies({ channel, ts, include_all_metadata: true, limit: 1, inclusive: true });
   const metadata = found.messages?.find((candidate) => candidate.ts === ts)?.metadata;
   const payload: Record<string, unknown> | undefined = metadata?.event_payload;
   const runId = metadata?.event_type === CARD_EVENT_TYPE ? payload?.run_id : undefined;
-  return typeof runId === 'string' ? runId : undefined;
+  const planId = metadata?.event_type === PLAN_CARD_EVENT_TYPE ? payload?.plan_id : undefined;
+  return {
+    ...(typeof runId === 'string' ? { runId } : {}),
+    ...(typeof planId === 'string' && planId.startsWith('plan:') ? { planId } : {}),
+  };
+}
+
+/** The stop reaction on a plan's card: the plan stops (its running units settle stopped), if the admission says this person may. */
+async function stopPlan(
+  options: SlackFrontEndOptions,
+  access: StopAccessOptions,
+  reader: SlackWebClient,
+  request: { planId: string; userId: string; channel: string },
+): Promise<void> {
+  const decision = await access.control.decide(
+    { surface: 'slack', userId: request.userId, channelId: request.channel },
+    request.planId,
+    'stop',
+  );
+  if (!decision.ok) return void (await tell(reader, request.channel, request.userId, decision.message));
+  if (decision.description.status.name !== 'RUNNING')
+    return void (await tell(reader, request.channel, request.userId, 'That plan has already ended.'));
+  await options.client.workflow
+    .getHandle(request.planId)
+    .signal(stopSignal, { by: request.userId, reason: "the stop reaction on the plan's card" });
+  options.logger.info({ planId: request.planId, by: request.userId }, 'plan stopped from Slack');
 }
 
 async function threadRootOf(reader: SlackWebClient, channel: string, ts: string): Promise<string | undefined> {

@@ -63,6 +63,8 @@ export async function startApiKit(
     admission?: Record<string, unknown>;
     /** The `spend` section (spend caps), for the worker and the server's doors alike. */
     spend?: RunKitOptions['spend'];
+    /** `prices.models`: what the runs' turns cost (none by default). */
+    prices?: RunKitOptions['prices'];
     /**
      * Mount the session pages too (`/session`), their links signed with `secret`; `client` is the
      * one their hub reads Temporal with (a test counts its queries), `env` more secrets the pages
@@ -78,6 +80,7 @@ export async function startApiKit(
     ...(options.github ? { github: options.github } : {}),
     ...(options.sandboxProbe ? { sandboxProbe: options.sandboxProbe } : {}),
     ...(options.spend ? { spend: options.spend } : {}),
+    ...(options.prices ? { prices: options.prices } : {}),
   });
   cpSync(join(projectRoot(), 'examples', 'hello.yaml'), join(kit.dir, 'scripts', 'hello.yaml'));
   const tokens: Record<string, string> = {};

@@ -87,6 +87,8 @@ function wrongValues(shape: Shape): unknown[] {
       return shape.nonBlank ? [42, null, '   ', { text: 'x' }] : [42, null, ['x']];
     case 'integer':
       return ['7', 1.5, null, ...(shape.min !== undefined ? [shape.min - 1] : [])];
+    case 'number':
+      return ['7', null, ...(shape.min !== undefined ? [shape.min - 1] : [])];
     case 'boolean':
       return ['yes', 1, null];
     case 'literal':

@@ -36,6 +36,8 @@ export async function startShipKit(
     kit?: Pick<RunKitOptions, 'taskQueue' | 'hostQueue' | 'residentQueues' | 'repoCache'>;
     /** A local GitHub to share with another kit (its own otherwise); closed by its owner. */
     github?: LocalGitHub;
+    /** The `spend` section (spend caps and reservations); none by default. */
+    spend?: RunKitOptions['spend'];
   } = {},
 ): Promise<ShipKit> {
   const ownGitHub = !options.github;
@@ -58,6 +60,7 @@ export async function startShipKit(
     ...(options.agents ? { agents: options.agents } : {}),
     ...(options.wrapActivities ? { wrapActivities: options.wrapActivities } : {}),
     ...(options.models ? { models: options.models } : {}),
+    ...(options.spend ? { spend: options.spend } : {}),
     ship: { checksPollSeconds: 10, ...options.ship },
     ...options.kit,
   });

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { agentRunWorkflow, planWorkflow, resendWorkflow, shipUnitWorkflow, threadWorkflow } from '../index';
+import { agentRunWorkflow, planWorkflow, resendWorkflow, shipUnitWorkflow, spendLedgerWorkflow, threadWorkflow } from '../index';
 import {
   agentRunWorkflowType,
   checksSignal,
@@ -10,8 +10,13 @@ import {
   planStateQuery,
   planWorkflowType,
   prEventSignal,
+  releaseSpendSignal,
+  reserveSpendUpdate,
   resendUpdate,
   resendWorkflowType,
+  spendLedgerQuery,
+  spendLedgerWorkflowType,
+  sweepSpendUpdate,
   runStatusQuery,
   shipUnitWorkflowType,
   steerSignal,
@@ -26,21 +31,30 @@ import {
   type PlanWorkflow,
   type ResendWorkflow,
   type ShipUnitWorkflow,
+  type SpendLedgerWorkflow,
   type ThreadWorkflow,
 } from '.';
 
 // The implementations must have the contracts' signatures (checked by the compiler).
-const implementations: [AgentRunWorkflow, ShipUnitWorkflow, ThreadWorkflow, PlanWorkflow, ResendWorkflow] = [
+const implementations: [AgentRunWorkflow, ShipUnitWorkflow, ThreadWorkflow, PlanWorkflow, ResendWorkflow, SpendLedgerWorkflow] = [
   agentRunWorkflow,
   shipUnitWorkflow,
   threadWorkflow,
   planWorkflow,
   resendWorkflow,
+  spendLedgerWorkflow,
 ];
 
 describe('workflow contracts', () => {
   test('each workflow type names the function the worker registers', () => {
-    const contracts = [agentRunWorkflowType, shipUnitWorkflowType, threadWorkflowType, planWorkflowType, resendWorkflowType];
+    const contracts = [
+      agentRunWorkflowType,
+      shipUnitWorkflowType,
+      threadWorkflowType,
+      planWorkflowType,
+      resendWorkflowType,
+      spendLedgerWorkflowType,
+    ];
     expect(contracts.map((contract) => contract.name)).toEqual(implementations.map((implementation) => implementation.name));
     expect(contracts.map((contract) => contract.name)).toEqual([
       'agentRunWorkflow',
@@ -48,6 +62,7 @@ describe('workflow contracts', () => {
       'threadWorkflow',
       'planWorkflow',
       'resendWorkflow',
+      'spendLedgerWorkflow',
     ]);
   });
 
@@ -67,7 +82,8 @@ describe('workflow contracts', () => {
       merge: mergeSignal.name,
       unitUpdate: unitUpdateSignal.name,
       resend: [resendUpdate.type, resendUpdate.name, uncertainWritesQuery.name],
-      queries: [runStatusQuery.name, unitStateQuery.name, threadStateQuery.name, planStateQuery.name],
+      queries: [runStatusQuery.name, unitStateQuery.name, threadStateQuery.name, planStateQuery.name, spendLedgerQuery.name],
+      ledger: [reserveSpendUpdate.type, reserveSpendUpdate.name, releaseSpendSignal.type, releaseSpendSignal.name, sweepSpendUpdate.name],
     }).toEqual({
       steer: ['signal', 'steer', 'update', 'steer'],
       stop: ['signal', 'stop'],
@@ -77,7 +93,8 @@ describe('workflow contracts', () => {
       merge: 'merge',
       unitUpdate: 'unitUpdate',
       resend: ['update', 'resend', 'uncertainWrites'],
-      queries: ['status', 'state', 'state', 'state'],
+      queries: ['status', 'state', 'state', 'state', 'state'],
+      ledger: ['update', 'reserve', 'signal', 'release', 'sweep'],
     });
   });
 

@@ -14,6 +14,7 @@ export * from './plan';
 export * from './pushes';
 export * from './resend';
 export * from './run';
+export * from './spend';
 export * from './thread';
 export * from './unit';
 export { workflowType } from './workflow-type';

@@ -8,6 +8,14 @@ import { STEER_INPUT_SHAPE, STOP_INPUT_SHAPE, steerSignal, steerUpdate, stopSign
 import { PLAN_UNIT_UPDATE_SHAPE, unitUpdateSignal } from './plan';
 import { RESEND_INPUT_SHAPE, resendUpdate } from './resend';
 import type { Shape } from './shape';
+import {
+  releaseSpendSignal,
+  reserveSpendUpdate,
+  SPEND_RELEASE_SHAPE,
+  SPEND_RESERVE_SHAPE,
+  SPEND_SWEEP_SHAPE,
+  sweepSpendUpdate,
+} from './spend';
 import { messageSignal, RUN_ENDED_SHAPE, runEndedSignal, sendMessageUpdate, THREAD_MESSAGE_SHAPE } from './thread';
 import { checksSignal, mergeSignal, prEventSignal, UNIT_CHECKS_EVENT_SHAPE, UNIT_MERGE_SHAPE, UNIT_PR_EVENT_SHAPE } from './unit';
 
@@ -49,5 +57,10 @@ export const MESSAGE_INPUTS: Record<string, MessageInput[]> = {
   boardWorkflow: [
     { name: boardChangeUpdate.name, kind: 'update', shape: BOARD_CHANGE_SHAPE },
     { name: consolidateSignal.name, kind: 'signal', shape: CONSOLIDATION_REQUEST_SHAPE },
+  ],
+  spendLedgerWorkflow: [
+    { name: reserveSpendUpdate.name, kind: 'update', shape: SPEND_RESERVE_SHAPE },
+    { name: releaseSpendSignal.name, kind: 'signal', shape: SPEND_RELEASE_SHAPE },
+    { name: sweepSpendUpdate.name, kind: 'update', shape: SPEND_SWEEP_SHAPE, absentOk: true },
   ],
 };

@@ -6,7 +6,7 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { ReplyTarget, Requester } from './common';
 import type { UncertainWrite } from './resend';
-import { integer, nonBlank, optional, text, variants, type Fields, type Shape } from './shape';
+import { decimal, integer, nonBlank, optional, text, variants, type Fields, type Shape } from './shape';
 import { UNIT_OUTCOMES, UNIT_PHASES, type UnitOutcome, type UnitPhase } from './unit';
 import { workflowType } from './workflow-type';
 
@@ -39,6 +39,14 @@ export interface PlanUnitState {
   dependsOn: string[];
   pullRequest?: number;
   outcome?: UnitOutcome;
+  /** The phase the unit said it entered last (while it runs). */
+  phase?: string;
+  /** USD its runs spent, as it last said. */
+  spentUsd?: number;
+  /** Why a waiting unit has not started (its first round not funded under the daily spend caps), or why it ended before starting. */
+  note?: string;
+  /** Its own conversation, when the plan opened one (a Slack thread of its own). */
+  conversation?: ReplyTarget;
 }
 
 /** What every `unitUpdate` carries: which unit of the plan, and its PR as far as it got. */
@@ -48,6 +56,8 @@ interface PlanUnitUpdateBase {
   unitId: string;
   pullRequest?: number;
   headSha?: string;
+  /** USD the unit's runs have spent so far (absent: nothing, or a unit from before it was said). */
+  spentUsd?: number;
 }
 
 /**
@@ -60,7 +70,13 @@ export type PlanUnitUpdate = PlanUnitUpdateBase & PlanUnitProgress;
 export type PlanUnitProgress =
   { status: UnitPhase } | { status: 'ready' } | { status: 'merge_refused'; reason: string } | { status: 'settled'; outcome: UnitOutcome };
 
-const UPDATE_BASE: Fields = { key: nonBlank(), unitId: nonBlank(), pullRequest: optional(integer(1)), headSha: optional(text()) };
+const UPDATE_BASE: Fields = {
+  key: nonBlank(),
+  unitId: nonBlank(),
+  pullRequest: optional(integer(1)),
+  headSha: optional(text()),
+  spentUsd: optional(decimal(0)),
+};
 
 /** The shape the plan checks a `unitUpdate` against: the fields its `status` needs. */
 export const PLAN_UNIT_UPDATE_SHAPE: Shape = variants('status', {

@@ -63,6 +63,7 @@ describe('message input shapes', () => {
       'planWorkflow',
       'resendWorkflow',
       'shipUnitWorkflow',
+      'spendLedgerWorkflow',
       'threadWorkflow',
     ]);
   });

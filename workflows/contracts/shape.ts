@@ -8,6 +8,8 @@
 export type Shape =
   | { kind: 'string'; nonBlank?: boolean }
   | { kind: 'integer'; min?: number }
+  /** Any finite number (money), at least `min`. */
+  | { kind: 'number'; min?: number }
   | { kind: 'boolean' }
   | { kind: 'literal'; values: readonly string[] }
   | { kind: 'list'; item: Shape }
@@ -27,6 +29,8 @@ export const text = (): Shape => ({ kind: 'string' });
 /** A string with something other than white space in it. */
 export const nonBlank = (): Shape => ({ kind: 'string', nonBlank: true });
 export const integer = (min?: number): Shape => ({ kind: 'integer', ...(min !== undefined ? { min } : {}) });
+/** A finite number (an amount of money), at least `min`. */
+export const decimal = (min?: number): Shape => ({ kind: 'number', ...(min !== undefined ? { min } : {}) });
 export const boolean = (): Shape => ({ kind: 'boolean' });
 export const oneOf = (values: readonly string[]): Shape => ({ kind: 'literal', values });
 export const listOf = (item: Shape): Shape => ({ kind: 'list', item });
@@ -50,6 +54,10 @@ export function problemWith(shape: Shape, value: unknown, path = 'the input'): s
       return undefined;
     case 'integer':
       if (typeof value !== 'number' || !Number.isSafeInteger(value)) return `${named} must be a whole number${got}`;
+      if (shape.min !== undefined && value < shape.min) return `${named} must be at least ${shape.min}${got}`;
+      return undefined;
+    case 'number':
+      if (typeof value !== 'number' || !Number.isFinite(value)) return `${named} must be a number${got}`;
       if (shape.min !== undefined && value < shape.min) return `${named} must be at least ${shape.min}${got}`;
       return undefined;
     case 'boolean':

@@ -9,6 +9,7 @@ import { boolean, integer, listOf, nonBlank, object, oneOf, optional, text, type
 import type { UncertainWrite } from './resend';
 import { RUN_OUTCOMES, type RunOutcome, type RunRecord } from './run';
 import type { EarlierReview } from './unit';
+import type { PlanUnitSpec } from './plan';
 import { workflowType } from './workflow-type';
 
 /** One incoming message, normalised by a front end. */
@@ -95,10 +96,12 @@ export interface SavedExchange {
 export interface MessageOutcome {
   messageId: string;
   /** `answered`: the thread answered itself, without a run (a `/board` command, `/subconscious run`). */
-  kind: 'run' | 'unit' | 'refused' | 'steered' | 'duplicate' | 'queued' | 'answered';
+  kind: 'run' | 'unit' | 'plan' | 'refused' | 'steered' | 'duplicate' | 'queued' | 'answered';
   runId?: string;
   /** The ship unit started (or steered) for a code-change request. */
   unitId?: string;
+  /** The plan started for a `plan` message. */
+  planId?: string;
   agent?: string;
   /** The plain answer given instead of a run (a refusal, a unit's start, a board command's outcome). */
   reply?: string;
@@ -124,6 +127,17 @@ export interface ThreadCarry {
   uncertain?: UncertainWrite[];
   /** The conversation's pull request reviews: commits reviewed, the last review's findings, a review waiting its turn (absent: none yet). */
   reviews?: ThreadReviews;
+  /** The last plan a run drafted here (`plan_draft`), waiting for its requester's `plan confirm` (absent: none). */
+  planDraft?: PlanDraft;
+}
+
+/** A plan an orchestrator or conductor run drafted in a conversation, for the person who asked to confirm. */
+export interface PlanDraft {
+  plan: { name: string; repo: string; units: PlanUnitSpec[]; mergeAuthority?: boolean; model?: string };
+  /** Who asked for the run that drafted it: only they confirm it. */
+  requester: string;
+  /** The run that drafted it. */
+  runId: string;
 }
 
 /** What a PR conversation remembers of its reviews (thread/auto-review.ts). */

@@ -13,8 +13,21 @@ import { workflowType } from './workflow-type';
 
 export const UNIT_PHASES = ['coding', 'review', 'findings', 'checks', 'continuation', 'idle', 'settle'] as const;
 export type UnitPhase = (typeof UNIT_PHASES)[number];
-/** `handed_off`: a coding run could not finish and said what is done, what is left and what it needs (`submit_handoff`). */
-export const UNIT_OUTCOMES = ['merged', 'closed', 'stopped', 'out_of_rounds', 'budget', 'idle_expired', 'failed', 'handed_off'] as const;
+/**
+ * `spend`: its next round could not be funded under the daily spend caps (docs/models.md "Reservations").
+ * `handed_off`: a coding run could not finish and said what is done, what is left and what it needs (`submit_handoff`).
+ */
+export const UNIT_OUTCOMES = [
+  'merged',
+  'closed',
+  'stopped',
+  'out_of_rounds',
+  'budget',
+  'spend',
+  'idle_expired',
+  'failed',
+  'handed_off',
+] as const;
 export type UnitOutcome = (typeof UNIT_OUTCOMES)[number];
 
 export interface ShipUnitInput {
@@ -41,6 +54,12 @@ export interface ShipUnitInput {
   issue?: number;
   /** Set for a unit of a plan: the plan is told of its progress and holds its merge. */
   plan?: { workflowId: string; key: string; mergeAuthority: boolean };
+  /**
+   * `pull-request`: once the unit has its pull request it converses there (its runs' cards, ready
+   * notices, reminders, its report), as a unit of a plan asked on GitHub does; before that, at
+   * `replyTarget`. Absent: always at `replyTarget`.
+   */
+  conversation?: 'pull-request';
   carry?: UnitCarry;
 }
 
@@ -116,6 +135,10 @@ export interface UnitCarry {
   nextFinding?: number;
   /** A coding run's handoff that asked a person a question: the unit waits for the answer (absent: none). */
   handoff?: Handoff & { round: number };
+  /** USD its runs spent (absent: nothing yet, or a carry from before it was kept). */
+  spentUsd?: number;
+  /** USD it holds reserved in the spend ledger, when a daily cap applies (absent: none). */
+  reservedUsd?: number;
 }
 
 /** The `prEvent` signal (from the GitHub webhook router). */
@@ -212,6 +235,8 @@ export interface UnitState {
   budget?: { spentMinutes: number; minutes: number };
   /** Questions a coding run asked on a finding's thread (or in a handoff) that wait for a person's answer (absent: none). */
   questions?: Array<{ finding?: string; place?: string; question: string }>;
+  /** USD its runs spent, and what it holds reserved against the daily spend caps (absent: none). */
+  spend?: { spentUsd: number; reservedUsd?: number };
 }
 
 /** Open findings a unit's state lists one by one (the rest are counted). */
@@ -231,6 +256,8 @@ export interface UnitRecord {
   unconfirmed?: UncertainWrite[];
   /** Rounds run again because their run lost its work (absent: none). */
   rerunRounds?: RerunRound[];
+  /** USD its runs spent (absent: nothing, or a record from before it was kept). */
+  spentUsd?: number;
 }
 
 /** A PR event from the GitHub webhook router: merged/closed settle, a push re-reviews, a person's review is work. */

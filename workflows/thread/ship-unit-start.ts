@@ -24,7 +24,9 @@ export async function startShipUnit(
     if (refused) return { kind: 'refused', code: refused.code, reply: refused.message };
   }
   const started = await units.startUnit({ ...input, effectKey: `${workflowInfo().workflowId}/unit/${message.messageId}` });
-  if (started.status === 'refused') return { kind: 'refused', code: 'settings_missing', reply: started.reason ?? 'Not started.' };
+  // Missing settings, or (under a daily spend cap) a first round the caps cannot fund.
+  if (started.status === 'refused')
+    return { kind: 'refused', code: started.code ?? 'settings_missing', reply: started.reason ?? 'Not started.' };
   return {
     kind: 'unit',
     unitId,

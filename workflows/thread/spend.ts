@@ -1,7 +1,9 @@
+import { patched } from '@temporalio/workflow';
 import type { AgentSetup } from '../../activities/agents/agent-setup';
 import type { SpendCheckInput } from '../../activities/spend';
 import { applicableCaps, spendVerdict, type SpendScope, type SpendVerdict } from '../../agents/spend-caps';
-import type { ThreadMessage } from '../contracts';
+import { spendCheck, spendLedger } from '../activity-proxies';
+import type { SpendCap, ThreadMessage } from '../contracts';
 import type { Decision } from './decide';
 
 /**
@@ -10,6 +12,56 @@ import type { Decision } from './decide';
  * branch once no thread started before this change can still be running (docs/versioning.md).
  */
 export const SPEND_CAPS_PATCH = 'spend-caps';
+
+/**
+ * The `patched()` id of a thread that reserves a run's money in the spend ledger before it starts
+ * it, and releases it when the run ends (docs/models.md "Reservations"); a code change's unit
+ * reserves its own first round as it starts. Threads recorded before it only checked today's spend.
+ */
+export const SPEND_RESERVED_PATCH = 'thread-reserves-spend';
+
+/** A start's money: the decision (refused past a cap), the run's money bound, and the holder to release when it ends. */
+export interface ThreadSpend {
+  decision: Decision;
+  spendCap?: SpendCap;
+  /** The run that holds a reservation (released by the thread when it ends). */
+  holder?: string;
+}
+
+/**
+ * The spend caps of one start, where any are configured: under a daily cap a run reserves its money
+ * bound (at most `spend.reserve.runUsd`) in the ledger and is bounded by what it holds; a unit is
+ * left to reserve its own first round as it starts; only per-run caps are decided here.
+ */
+export async function threadSpend(
+  setup: AgentSetup,
+  decision: Decision,
+  message: ThreadMessage,
+  threadId: string,
+  runId: string,
+): Promise<ThreadSpend> {
+  if ((decision.kind !== 'run' && decision.kind !== 'ship') || !setup.spend || !patched(SPEND_CAPS_PATCH)) return { decision };
+  const scope = spendScope(decision, message);
+  const caps = applicableCaps(setup.spend, scope);
+  if (caps.some((cap) => cap.dailyUsd !== undefined) && patched(SPEND_RESERVED_PATCH)) {
+    if (decision.kind === 'ship') return { decision };
+    const upToUsd = setup.spend.reserve?.runUsd;
+    const verdict = await spendLedger.reserveSpend({
+      holder: runId,
+      by: threadId,
+      kind: 'run',
+      ...(upToUsd !== undefined ? { upToUsd } : {}),
+      scope,
+      caps,
+      threadId,
+    });
+    if (verdict.kind === 'refuse') return { decision: spendRefusal(decision, verdict) };
+    return { decision, ...(verdict.runCap ? { spendCap: verdict.runCap } : {}), ...(verdict.held !== undefined ? { holder: runId } : {}) };
+  }
+  const verdict = await admitSpend(setup, scope, threadId, Date.now(), (check) => spendCheck.checkSpendCaps(check));
+  if (verdict.kind === 'refuse') return { decision: spendRefusal(decision, verdict) };
+  return { decision, ...(verdict.runCap ? { spendCap: verdict.runCap } : {}) };
+}
 
 /** Who asks, where, on what, with which agent: the scopes a start's caps are looked up by. */
 export function spendScope(decision: Extract<Decision, { kind: 'run' | 'ship' }>, message: ThreadMessage): SpendScope {

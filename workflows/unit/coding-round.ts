@@ -23,6 +23,9 @@ export class CodingRound {
     const { ship } = settings;
     if (roundsUsed(unit) >= ship.maxRounds + 1) return 'out_of_rounds';
     if (c.runMinutes >= settings.budgetMinutes) return 'budget';
+    // Under a daily spend cap the round is reserved before anything of it is spent.
+    const unfunded = await unit.spend?.fundRound();
+    if (unfunded) return unit.endWith('spend', unfunded);
     // An exact-PR unit (`unit:<repo>#<n>`) works on the PR's own branch, never a fork of it.
     const onPersonsPr = Boolean(input.pullRequest && c.pullRequest === input.pullRequest && unit.ports.patched(EXACT_PR_BRANCH));
     let expectedRemoteSha: string | undefined;

@@ -15,7 +15,7 @@ export class IdleRound {
 
   async run(): Promise<UnitOutcome | undefined> {
     const { unit } = this;
-    const { carry: c, settings, activities, inbox, ports, unitId, repo, input } = unit;
+    const { carry: c, settings, activities, inbox, ports, unitId, repo } = unit;
     const { ship } = settings;
     // "Ready" only on the unit's own approving review of this very head (never another's, never an older head's),
     // with no finding open and no question waiting for a person.
@@ -27,11 +27,11 @@ export class IdleRound {
       (unit.ports.patched(GATE_READS_OWN_REVIEW) ? notReadyBecause(c) : undefined) ??
       (open > 0 ? `${open} finding${open === 1 ? ' is' : 's are'} still open` : undefined);
     if (asks) {
-      await activities.status.deliverReply({ effectKey: `${unitId}/asks/${asks.key}`, replyTarget: input.replyTarget, text: asks.text });
+      await activities.status.deliverReply({ effectKey: `${unitId}/asks/${asks.key}`, replyTarget: unit.replyTarget, text: asks.text });
     } else if (notReady) {
       await activities.status.deliverReply({
         effectKey: `${unitId}/not-ready/${c.headSha}`,
-        replyTarget: input.replyTarget,
+        replyTarget: unit.replyTarget,
         text: `PR #${c.pullRequest} on ${repo} is not ready: ${notReady}. The unit waits for a person (a steer, a review or a push).`,
       });
     } else {
@@ -41,7 +41,7 @@ export class IdleRound {
           : `the review approves; ${c.checks?.detail ?? 'checks are unknown'}`;
       await activities.status.deliverReply({
         effectKey: `${unitId}/ready/${c.headSha}`,
-        replyTarget: input.replyTarget,
+        replyTarget: unit.replyTarget,
         text: `PR #${c.pullRequest} on ${repo} is ready: ${ready}.`,
       });
       unit.ports.notifyPlan({ status: 'ready' }).catch(() => undefined);
@@ -60,7 +60,7 @@ export class IdleRound {
         c.reminders += 1;
         await activities.status.deliverReply({
           effectKey: `${unitId}/reminder/${c.reminders}`,
-          replyTarget: input.replyTarget,
+          replyTarget: unit.replyTarget,
           text: notReady
             ? `Reminder: PR #${c.pullRequest} on ${repo} is not ready (${notReady}) and waits for a person.`
             : `Reminder: PR #${c.pullRequest} on ${repo} is ready and waiting for a merge or a review.`,

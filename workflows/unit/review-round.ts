@@ -37,6 +37,9 @@ export class ReviewRound {
     const { carry: c, settings, activities, unitId, repo } = unit;
     const { ship } = settings;
     if (c.runMinutes >= settings.budgetMinutes) return 'budget';
+    // A unit that starts at review (an exact PR) reserves its first round here.
+    const unfunded = await unit.spend?.fundFirstRound();
+    if (unfunded) return unit.endWith('spend', unfunded);
     const pr = await activities.github.githubPullGet({ repo, number: c.pullRequest!, identity: 'read' });
     if (pr.merged) return 'merged';
     if (pr.state === 'closed') return 'closed';

@@ -13,7 +13,7 @@ export class Settle {
 
   async run(final: UnitOutcome): Promise<UnitRecord> {
     const { unit } = this;
-    const { carry: c, activities, unitId, repo, input } = unit;
+    const { carry: c, activities, unitId, repo } = unit;
     unit.enter('settle');
     const base = {
       unitId,
@@ -24,6 +24,7 @@ export class Settle {
       ...(c.pullRequest ? { pullRequest: c.pullRequest } : {}),
       ...(unit.endedBy ? { endedBy: unit.endedBy } : {}),
       ...(c.rerunRounds?.length ? { rerunRounds: c.rerunRounds } : {}),
+      ...(c.spentUsd !== undefined ? { spentUsd: c.spentUsd } : {}),
     };
     const lastReview = c.lastReview ? `${c.lastReview.verdict} on ${c.lastReview.commitSha.slice(0, 12)}` : undefined;
     // A handoff is the report: what is done, what is left, why, and what it needs.
@@ -31,9 +32,14 @@ export class Settle {
     const report = unitReport(base, lastReview, c.uncertain) + handoff;
     // Settling always ends with the record: a report that cannot be delivered after its retries
     // (a chat outage, a repository that is gone) is a lost view, not a unit failed without a record.
-    await settleStep(activities.status.deliverReply({ effectKey: `${unitId}/report`, replyTarget: input.replyTarget, text: report }));
+    // A unit that converses on its pull request (a plan's unit on GitHub) reports there once, as its comment.
+    if (!unit.conversesOnPullRequest)
+      await settleStep(activities.status.deliverReply({ effectKey: `${unitId}/report`, replyTarget: unit.replyTarget, text: report }));
     // A unit asked for on its PR reports there once: its conversation is that PR's comments.
-    const onItsPr = conversationIsThePr(input.replyTarget, repo, c.pullRequest) && unit.ports.patched(REPORT_ONCE_ON_ITS_PR);
+    const onItsPr =
+      !unit.conversesOnPullRequest &&
+      conversationIsThePr(unit.input.replyTarget, repo, c.pullRequest) &&
+      unit.ports.patched(REPORT_ONCE_ON_ITS_PR);
     if (c.pullRequest && !onItsPr)
       await settleStep(
         activities.githubWrites.postComment({
@@ -45,6 +51,8 @@ export class Settle {
         }),
       );
     for (const key of [unitId, `${unitId}/review`]) await settleStep(releaseCheckout(unit, key));
+    // Its reservation goes before the plan hears it settled, so the plan's next start can use the money.
+    await settleStep(unit.spend?.release() ?? Promise.resolve());
     unit.ports.recordOutcome(final);
     // A signal sent in the workflow task that completes the unit is dropped by the server (the
     // sender has closed before it is delivered), and the plan would wait for this unit forever:

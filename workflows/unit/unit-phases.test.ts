@@ -8,6 +8,7 @@ import { LOST_ROUND_NOTE } from './unit-hosts';
 import { LOST_WORK_NOTE, MAX_RERUN_ROUNDS } from './lost-work';
 import { unitInspectTool } from '../../tools/unit-inspect';
 import { ANSWERS_FINDINGS } from './findings-ledger';
+import { UnitSpend } from './unit-spend';
 
 describe('CodingRound', () => {
   it('runs the coding child, commits, pushes and opens the PR, then moves to review', async () => {
@@ -122,6 +123,74 @@ describe('CodingRound', () => {
     expect(stopped.runs).toEqual([]);
     expect(await new CodingRound(world({ carry: { round: 4 } }).unit).run()).toBe('out_of_rounds');
     expect(await new CodingRound(world({ carry: { runMinutes: 120 } }).unit).run()).toBe('budget');
+  });
+});
+
+describe('a unit of a plan asked on GitHub', () => {
+  it('converses on its pull request once it has one, and reports there once', async () => {
+    const w = world({ conversation: 'pull-request', run: () => ({}) });
+    expect(w.unit.replyTarget).toMatchObject({ kind: 'github', pullRequest: 3 });
+    expect(await new CodingRound(w.unit).run()).toBeUndefined();
+    // Its first coding run reported in the plan's conversation; from its PR on, everything goes to #7.
+    expect(w.replyTargets).toEqual(['#3']);
+    expect(w.unit.replyTarget).toEqual({ kind: 'github', repo: 'acme/app', pullRequest: 7 });
+    await new Settle(w.unit).run('stopped');
+    expect(w.log.inputs('deliverReply').map((input) => (input as { effectKey: string }).effectKey)).not.toContain(`${UNIT}/report`);
+    expect(w.log.inputs('postComment')).toEqual([expect.objectContaining({ number: 7, effectKey: `${UNIT}/report-comment` })]);
+  });
+});
+
+describe("a unit's money under a daily spend cap", () => {
+  const spend = { people: {}, channels: {}, repos: { 'acme/app': { dailyUsd: 1 } }, agents: {}, reserve: { unitRoundUsd: 0.25 } };
+
+  it('reserves what it spent plus a round before each round, and releases to what it spent when it settles', async () => {
+    const w = world({ spend, run: () => ({ cost: { usd: 0.1, searches: 0, searchUsd: 0, unpriced: [] } }) });
+    const asked: Array<{ atLeastUsd?: number; holder: string }> = [];
+    const released: Array<{ holder: string; spentUsd?: number }> = [];
+    w.unit.spend = new UnitSpend(w.unit, {
+      reserve: async (request) => {
+        asked.push(request);
+        return { kind: 'admit', runCap: { usd: request.atLeastUsd!, boundedBy: 'a round' }, held: request.atLeastUsd! };
+      },
+      release: async (release) => void released.push(release),
+    });
+    expect(await new CodingRound(w.unit).run()).toBeUndefined();
+    expect(asked).toEqual([
+      expect.objectContaining({ holder: UNIT, kind: 'unit', atLeastUsd: 0.25, caps: [{ kind: 'repo', id: 'acme/app', dailyUsd: 1 }] }),
+    ]);
+    expect(w.unit.state().spend).toEqual({ spentUsd: 0.1, reservedUsd: 0.25 });
+    // The next round asks for what the unit spent plus another round.
+    w.unit.carry.work.push({ kind: 'steer', text: 'more' });
+    w.unit.enter('coding');
+    await new CodingRound(w.unit).run();
+    expect(asked[1]).toMatchObject({ atLeastUsd: 0.35 });
+    await new Settle(w.unit).run('stopped');
+    expect(released).toEqual([{ holder: UNIT, spentUsd: 0.2, by: UNIT }]);
+  });
+
+  it('settles `spend` before the round when the caps cannot fund it, saying which cap and when it resets', async () => {
+    const w = world({ spend, run: () => ({}) });
+    w.unit.spend = new UnitSpend(w.unit, {
+      reserve: async () => ({
+        kind: 'refuse',
+        code: 'spend_cap',
+        reply: 'Not started: Runs on acme/app have spent $1.00 today, and its daily spend cap is $1.00. The cap resets at 00:00 UTC.',
+        scope: 'repo',
+        id: 'acme/app',
+        spentUsd: 1,
+        capUsd: 1,
+        resetsAt: 0,
+      }),
+      release: async () => undefined,
+    });
+    expect(await new CodingRound(w.unit).run()).toBe('spend');
+    expect(w.runs).toEqual([]);
+    expect(w.unit.endedBy).toBe(
+      'its next round could not be funded: Runs on acme/app have spent $1.00 today, and its daily spend cap is $1.00. The cap resets at 00:00 UTC.',
+    );
+    expect((await new Settle(w.unit).run('spend')).report).toMatch(
+      /^Ship unit unit:acme\/app:greet out of money: its next round could not be funded/,
+    );
   });
 });
 

@@ -148,6 +148,7 @@ const OUTCOME_WORDS: Record<UnitOutcome, string> = {
   stopped: 'stopped',
   out_of_rounds: 'out of rounds',
   budget: 'out of budget',
+  spend: 'out of money',
   idle_expired: 'idle for too long',
   failed: 'failed',
   handed_off: 'handed off',

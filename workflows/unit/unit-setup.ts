@@ -39,7 +39,7 @@ export async function loadUnitSettings(input: ShipUnitInput, load: () => Promise
 }
 
 /** The unit's coding and review profiles and its budget, resolved from the catalog and config. */
-export function unitSettings({ catalog, config, ship, backends }: AgentSetup, input: ShipUnitInput): UnitSettings {
+export function unitSettings({ catalog, config, ship, backends, spend }: AgentSetup, input: ShipUnitInput): UnitSettings {
   const profileFor = (agentId: string): ChosenProfile => {
     const agent = getAgent(catalog, agentId);
     if (!agent) throw failure('agent_unknown', `the ${agentId} agent is not in the catalog`);
@@ -59,5 +59,11 @@ export function unitSettings({ catalog, config, ship, backends }: AgentSetup, in
     });
     return { profile, system: agent.pipeline ? '' : buildSystemPrompt(agent, profile) };
   };
-  return { ship, coding: profileFor('coding'), review: profileFor('review'), budgetMinutes: profileFor('ship').profile.budget.minutes };
+  return {
+    ship,
+    coding: profileFor('coding'),
+    review: profileFor('review'),
+    budgetMinutes: profileFor('ship').profile.budget.minutes,
+    ...(spend ? { spend } : {}),
+  };
 }

@@ -3,7 +3,7 @@ import type { CommitChecks, EffectResult, PullActivity, PullDetail } from '../..
 import type { PlanUnitProgress, RunRecord, UnitCarry, UnitPhase } from '../contracts';
 import { TimeoutFailure, TimeoutType } from '@temporalio/common';
 import { CallLog, FakeClock } from '../test-support';
-import { Unit, type UnitActivities } from './unit';
+import { Unit, type UnitActivities, type UnitSettings } from './unit';
 import { UnitInbox } from './unit-inbox';
 
 /** A ship unit over fakes, for the phase classes' unit tests (test-only: no workflow imports it). */
@@ -18,6 +18,8 @@ export interface World {
   plan: PlanUnitProgress[];
   /** The runs the unit started: kind and request. */
   runs: Array<{ workflowId: string; request: string; workspaceHost?: string; findings?: string[] }>;
+  /** Where each run the unit started reports. */
+  replyTargets: string[];
   /** Delivers the held `settled` plan update (inPlan). */
   land: () => void;
 }
@@ -46,6 +48,10 @@ export function world(
     unpatched?: string[];
     /** What githubPullActivity answers (default: nothing on the PR). */
     activity?: Partial<PullActivity>;
+    /** Its conversation: `pull-request` for a unit of a plan asked on GitHub (its plan's conversation is issue #3). */
+    conversation?: 'pull-request';
+    /** The spend caps (the unit's settings), for its rounds' reservations. */
+    spend?: NonNullable<UnitSettings['spend']>;
   } = {},
 ): World {
   const log = new CallLog();
@@ -53,6 +59,7 @@ export function world(
   const phases: UnitPhase[] = [];
   const plan: PlanUnitProgress[] = [];
   const runs: World['runs'] = [];
+  const replyTargets: string[] = [];
   let land = () => undefined as void;
   const carry: UnitCarry = {
     phase: 'coding',
@@ -136,14 +143,21 @@ export function world(
       unitId: UNIT,
       repo: 'acme/app',
       request: 'Greet the reader',
-      replyTarget: { kind: 'cli' },
+      replyTarget: options.conversation ? { kind: 'github', repo: 'acme/app', pullRequest: 3, issue: true } : { kind: 'cli' },
       requester: { id: 'ada', surface: 'cli' },
+      ...(options.conversation ? { conversation: options.conversation } : {}),
       ...(options.inPlan ? { plan: { workflowId: 'plan:acme/app:p', key: 'greet', mergeAuthority: true } } : {}),
       ...(options.exactPr ? { pullRequest: 7 } : {}),
     },
     carry,
     new UnitInbox(carry),
-    { ship: { ...DEFAULT_SHIP_SETTINGS, checksPollSeconds: 120 }, coding: chosen, review: chosen, budgetMinutes: 120 },
+    {
+      ship: { ...DEFAULT_SHIP_SETTINGS, checksPollSeconds: 120 },
+      coding: chosen,
+      review: chosen,
+      budgetMinutes: 120,
+      ...(options.spend ? { spend: options.spend } : {}),
+    },
     activities,
     {
       now: clock.now,
@@ -155,6 +169,7 @@ export function world(
           ...(input.workspaceHost ? { workspaceHost: input.workspaceHost } : {}),
           ...(input.findings ? { findings: input.findings.map((f) => f.id) } : {}),
         });
+        replyTargets.push(input.replyTarget.kind === 'github' ? `#${input.replyTarget.pullRequest}` : input.replyTarget.kind);
         const record = options.run?.(input.request);
         return {
           result: async () => {
@@ -174,7 +189,7 @@ export function world(
       recordOutcome: () => undefined,
     },
   );
-  return { unit, log, clock, phases, plan, runs, land: () => land() };
+  return { unit, log, clock, phases, plan, runs, replyTargets, land: () => land() };
 }
 
 export const approve = { submissions: { submit_review: { verdict: 'approve', summary: 'Good.', findings: [] } } };

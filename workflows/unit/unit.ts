@@ -1,4 +1,5 @@
 import type { ShipSettings } from '../../activities/agents/agent-setup';
+import type { SpendConfig } from '../../infra/config/spend-section';
 import type { GitHubActivities, RepoSettingsResult } from '../../activities/github';
 import type { Profile } from '../../agents';
 import type { GitHubWriteActivities, HostBoundActivities, StatusActivities, UnitWorkspaceActivities } from '../activity-proxies';
@@ -6,6 +7,7 @@ import {
   OPEN_FINDINGS_SHOWN,
   stopSignal,
   type PlanUnitProgress,
+  type ReplyTarget,
   type RunInput,
   type RunRecord,
   type ShipUnitInput,
@@ -60,6 +62,15 @@ export interface UnitPorts extends WorkflowClock {
   recordOutcome(outcome: UnitOutcome): void;
 }
 
+/** A unit's money under the daily spend caps (unit-spend.ts): each round reserved before it is spent, released when it settles. */
+export interface UnitMoney {
+  /** The refusal's words when the caps cannot fund the next round (undefined: funded, or nothing is capped). */
+  fundRound(): Promise<string | undefined>;
+  /** The first round of a unit that starts at review. */
+  fundFirstRound(): Promise<string | undefined>;
+  release(): Promise<void>;
+}
+
 /** An agent's resolved profile and system prompt. */
 export interface ChosenProfile {
   profile: Profile;
@@ -72,6 +83,8 @@ export interface UnitSettings {
   review: ChosenProfile;
   /** The `ship` agent's budget: coding and review minutes together. */
   budgetMinutes: number;
+  /** The spend caps and reservations (the `spend` section), when any cap is configured. */
+  spend?: SpendConfig;
 }
 
 /**
@@ -87,6 +100,8 @@ export class Unit {
   endedBy?: string;
   /** The repository's settings (its .switchboard.yml and the deployment's), read when the unit starts (absent: before they were). */
   repository?: RepoSettingsResult;
+  /** Its money under the daily spend caps (unit-spend.ts; set by the workflow, absent in unit tests that need none). */
+  spend?: UnitMoney;
 
   constructor(
     readonly input: ShipUnitInput,
@@ -96,6 +111,11 @@ export class Unit {
     readonly activities: UnitActivities,
     readonly ports: UnitPorts,
   ) {}
+
+  /** Whether its setup succeeded (its settings are there). */
+  get hasSettings(): boolean {
+    return this.chosen !== undefined;
+  }
 
   /** The unit's settings; absent only when its setup failed, and then no phase but settle runs. */
   get settings(): UnitSettings {
@@ -121,6 +141,19 @@ export class Unit {
     return this.ports.patched(ANSWERS_FINDINGS);
   }
 
+  /** Where the unit reports: its pull request's conversation once it has one when it converses there, else `replyTarget`. */
+  get replyTarget(): ReplyTarget {
+    const { input, carry } = this;
+    if (input.conversation === 'pull-request' && carry.pullRequest)
+      return { kind: 'github', repo: input.repo, pullRequest: carry.pullRequest };
+    return input.replyTarget;
+  }
+
+  /** Whether it reports on its own pull request (where the final report goes as a comment anyway). */
+  get conversesOnPullRequest(): boolean {
+    return this.input.conversation === 'pull-request' && this.carry.pullRequest !== undefined;
+  }
+
   enter(phase: UnitPhase): void {
     this.carry.phase = phase;
     this.ports.entered(phase);
@@ -132,8 +165,13 @@ export class Unit {
   }
 
   failWith(reason: string): UnitOutcome {
+    return this.endWith('failed', reason);
+  }
+
+  /** Ends the unit with `outcome`, saying why in its record and report. */
+  endWith(outcome: UnitOutcome, reason: string): UnitOutcome {
     this.endedBy = reason;
-    return 'failed';
+    return outcome;
   }
 
   /** Runs a coding or review child to its end; undefined when it was never started or failed without a record. */
@@ -164,7 +202,7 @@ export class Unit {
           profile: chosen.profile,
           system: chosen.system,
           context: [],
-          replyTarget: input.replyTarget,
+          replyTarget: this.replyTarget,
           workspaceKey,
           submitsTo: 'unit',
           ...(workspaceHost ? { workspaceHost } : {}),
@@ -177,6 +215,7 @@ export class Unit {
       if (this.halted()) await child.signal(stopSignal, { reason: this.inbox.stopped?.reason ?? 'the unit is settling' });
       const record = await child.result();
       carry.runMinutes += (record.endedAt - record.startedAt) / MINUTE;
+      if (record.cost?.usd) carry.spentUsd = Math.round(((carry.spentUsd ?? 0) + record.cost.usd) * 1_000_000) / 1_000_000;
       // The run's own unconfirmed writes are listed by the unit, where `resend` repairs them.
       for (const write of record.unconfirmed ?? [])
         if (!(carry.uncertain ??= []).some((w) => w.effectKey === write.effectKey)) carry.uncertain.push(write);
@@ -214,6 +253,9 @@ export class Unit {
       openFindings: openFindings(carry.work, this.findings.open()),
       ...questions(carry),
       ...(this.chosen ? { budget: { spentMinutes: Math.round(carry.runMinutes * 10) / 10, minutes: this.chosen.budgetMinutes } } : {}),
+      ...(carry.spentUsd !== undefined || carry.reservedUsd !== undefined
+        ? { spend: { spentUsd: carry.spentUsd ?? 0, ...(carry.reservedUsd !== undefined ? { reservedUsd: carry.reservedUsd } : {}) } }
+        : {}),
     };
   }
 }

@@ -49,6 +49,7 @@ export const TOOL_ACTIVITIES: Record<ToolName, { types: readonly ActivityName[];
   unit_stop: { types: ['inspectUnit'] },
   fleet_status: { types: ['listUnits'], many: true },
   context_board: { types: ['changeBoard'] },
+  plan_draft: { types: [] },
 };
 
 /** Activities that are the run's own housekeeping, never a tool's: not shown in the conversation. */

@@ -133,7 +133,7 @@ export function toneOf(state: string): 'live' | 'good' | 'bad' | 'warn' | 'plain
   if (['running', 'starting', 'scheduled', 'thinking'].includes(state)) return 'live';
   if (['completed', 'done', 'merged', 'confirmed', 'success', 'approve'].includes(state)) return 'good';
   if (['failed', 'timedOut', 'terminated', 'failure', 'refused', 'unconfirmed'].includes(state)) return 'bad';
-  if (['canceled', 'stopped', 'budget', 'turns', 'tokens', 'out_of_rounds', 'idle_expired', 'request_changes'].includes(state))
+  if (['canceled', 'stopped', 'budget', 'turns', 'tokens', 'spend', 'out_of_rounds', 'idle_expired', 'request_changes'].includes(state))
     return 'warn';
   return 'plain';
 }

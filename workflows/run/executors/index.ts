@@ -19,7 +19,7 @@ import {
 import { attachFile } from './attach';
 import { contextBoard } from './board';
 import { waitForJob } from './jobs';
-import { submitDescription, submitDispositions, submitHandoff, submitReview, task, updateStatus } from './results';
+import { planDraft, submitDescription, submitDispositions, submitHandoff, submitReview, task, updateStatus } from './results';
 import { listSkills, useSkill } from './skills';
 import { fleetStatus, unitInspect, unitStart, unitSteer, unitStop } from './units';
 import { webFetch, webSearch } from './web';
@@ -60,6 +60,7 @@ export const EXECUTORS: ExecutorMap = {
   unit_stop: unitStop,
   fleet_status: fleetStatus,
   context_board: contextBoard,
+  plan_draft: planDraft,
 };
 
 export type { ExecutorActivities, ExecutorMap, ToolContext, ToolExecutor } from './context';

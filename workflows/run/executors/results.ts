@@ -1,4 +1,5 @@
 import { dispositionProblems } from '../../../tools';
+import { planProblems } from '../../plan/plan-graph';
 import { fail, ok, type ToolExecutor } from './context';
 
 /** Workflow-native tools: the card's line and checklist, the structured results a unit reads, delegation. */
@@ -85,3 +86,24 @@ function recordedFor(ctx: Parameters<ToolExecutor<'task'>>[0], what: string, uni
 
 /** A child run (sync or background), started by the run itself: it owns the children and their ids. */
 export const task: ToolExecutor<'task'> = (ctx, call, input) => ctx.runTask(call, input);
+
+/**
+ * A plan drafted for the person to confirm: checked (keys, dependencies, cycles) and recorded in
+ * the run's record; the thread keeps the last sound draft and starts it when the person who asked
+ * replies `plan confirm` (workflows/thread/plan-ask.ts). Nothing starts from here.
+ */
+export const planDraft: ToolExecutor<'plan_draft'> = async (ctx, call, input) => {
+  const problems = planProblems(input.units);
+  if (problems.length > 0) return fail(call, `The plan is not sound: ${problems.join('; ')}. Nothing was drafted.`);
+  // The person's explicit model choice carries over to the plan's units, as unit_start's does.
+  const { model } = ctx.state.input.profile;
+  ctx.state.submissions[call.name] = { ...input, ...(model.chosenBy === 'directive' ? { model: model.value } : {}) };
+  const planId = `plan:${input.repo}:${input.name}`;
+  const where = ctx.state.input.parent
+    ? " (in this run's record for the run that started it)"
+    : `; the person who asked starts it by replying \`plan confirm\` in this conversation, or asks you for changes. Show them the plan's units and dependencies in your answer`;
+  return ok(
+    call,
+    `Drafted ${planId} with ${input.units.length} unit${input.units.length === 1 ? '' : 's'} (${input.units.map((unit) => unit.key).join(', ')}). Nothing has started${where}.`,
+  );
+};

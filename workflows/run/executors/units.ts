@@ -67,6 +67,8 @@ export const unitStart = unitTool<'unit_start'>(async (ctx, call, input) => {
     // The person's explicit model choice carries over to the unit's runs.
     ...(chosenModel ? { model: chosenModel } : {}),
   });
+  // Refused: settings the unit needs are missing, or the daily spend caps cannot fund its first round.
+  if (started.status === 'refused') return fail(call, started.reason ?? `${unitId} was not started.`);
   return ok(call, started.status === 'started' ? `Started ${unitId}.` : `${unitId} already exists; the request was sent to it as a steer.`);
 });
 
