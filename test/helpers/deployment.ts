@@ -62,6 +62,8 @@ export interface DeploymentOptions {
   config: Record<string, unknown>;
   apiTokens: Record<string, { user: string; admin?: boolean }>;
   asNobody?: boolean;
+  /** More environment for the product (e.g. `SWITCHBOARD_SESSION_SECRET`, which signs session page links). */
+  env?: Record<string, string>;
 }
 
 export async function startDeployment(label: string, options: DeploymentOptions): Promise<Deployment> {
@@ -111,6 +113,7 @@ export async function startDeployment(label: string, options: DeploymentOptions)
     GITHUB_READ_TOKEN: options.githubTokens.read,
     GITHUB_WRITE_TOKEN: options.githubTokens.write,
     GITHUB_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    ...options.env,
   };
   const main = join(projectRoot(), 'dist', 'infra', 'main.js');
   const child: ChildProcess = options.asNobody
