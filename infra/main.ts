@@ -80,7 +80,8 @@ export async function main(roles: Roles = ALL_IN_ONE): Promise<void> {
         taskQueue: config.temporal.taskQueue,
         activities: createActivities(deps),
         bundlePath: process.env.SWITCHBOARD_WORKFLOW_BUNDLE || undefined,
-        dataConverter,
+        // A reference sent by hand that the store cannot resolve is refused input, not a failed task.
+        dataConverter: dataConverterFromConfig(config, { worker: true }),
         logger,
         ...(memoryReport && memoryReport.inlineWorkflows ? { inlineWorkflows: true } : {}),
       });

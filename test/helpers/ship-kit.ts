@@ -32,6 +32,9 @@ export async function startShipKit(
     wrapActivities?: RunKitOptions['wrapActivities'];
     /** More model settings (a local model server's URL and key). */
     models?: RunKitOptions['models'];
+    /** Payload codecs (the claim check) for the kit's client and its worker. */
+    dataConverter?: RunKitOptions['dataConverter'];
+    workerDataConverter?: RunKitOptions['workerDataConverter'];
   } = {},
 ): Promise<ShipKit> {
   const github = await startLocalGitHub({
@@ -50,6 +53,8 @@ export async function startShipKit(
     ...(options.agents ? { agents: options.agents } : {}),
     ...(options.wrapActivities ? { wrapActivities: options.wrapActivities } : {}),
     ...(options.models ? { models: options.models } : {}),
+    ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
+    ...(options.workerDataConverter ? { workerDataConverter: options.workerDataConverter } : {}),
     ship: { checksPollSeconds: 10, ...options.ship },
   });
   return {
