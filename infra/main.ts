@@ -45,12 +45,17 @@ export async function main(roles: Roles = ALL_IN_ONE): Promise<void> {
 
   const stops: Array<() => Promise<void>> = [];
   const shutdown = onceShutdown(logger, stops);
+  let firstSignalAt = 0;
   const onSignal = (signal: NodeJS.Signals) => {
-    // A second Ctrl-C (or SIGTERM) does not wait for the first one's graceful stop.
+    // A second Ctrl-C (or SIGTERM) does not wait for the first one's graceful stop. Under `npm
+    // start` one Ctrl-C arrives twice within milliseconds (from the terminal, and forwarded by
+    // npm): a signal that close to the first is the same one.
     if (shutdown.started) {
+      if (Date.now() - firstSignalAt < SAME_SIGNAL_MS) return;
       logger.warn({ signal }, 'second signal: exiting now');
       process.exit(signal === 'SIGINT' ? 130 : 143);
     }
+    firstSignalAt = Date.now();
     void shutdown(signal).then(() => exitWhenDone(logger));
   };
   process.on('SIGINT', onSignal);
@@ -169,6 +174,9 @@ export async function main(roles: Roles = ALL_IN_ONE): Promise<void> {
  * process exits anyway.
  */
 export const SHUTDOWN_BOUND_MS = 30_000;
+
+/** A signal this soon after the first is the same Ctrl-C delivered twice (npm forwards what the terminal sent). */
+const SAME_SIGNAL_MS = 1_000;
 
 function onceShutdown(logger: Logger, stops: Array<() => Promise<void>>) {
   const shutdown = async (why: string) => {

@@ -37,7 +37,7 @@ import type { SpendCheckInput } from '../activities/spend';
 import type { SpendVerdict } from '../agents/spend-caps';
 import type { WebActivities } from '../activities/web';
 import type { McpCallInput, McpCallResult, McpDiscovered, McpDiscoverInput } from '../activities/mcp/types';
-import type { ShipUnitInput, UnitState } from './contracts';
+import type { RunRecord, ShipUnitInput, UnitState } from './contracts';
 
 export type { AttachActivities, InstructionsActivities, SkillActivities, WebActivities };
 
@@ -58,9 +58,10 @@ export interface SpendCheckActivities {
   checkSpendCaps(input: SpendCheckInput): Promise<SpendVerdict>;
 }
 
-/** A thread's look at its current run (is its workflow task stuck failing?). */
+/** A thread's look at its current run (is its workflow task stuck failing?); a unit's wait for a run it did not start itself. */
 export interface RunProgressActivities {
   runProgress(input: { runId: string }): Promise<RunProgress>;
+  awaitRun(input: { runId: string }): Promise<{ record?: RunRecord; ended?: string }>;
 }
 
 export interface ModelActivities {
@@ -223,6 +224,15 @@ export const POLICIES = {
   mcpClose: { startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumAttempts: 3 } },
   /** A thread describing its current run (a read; a failed look is just skipped). */
   runProgress: { startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumAttempts: 3 } },
+  /**
+   * A unit following a run an earlier execution of it started (a reset): as long as a run may
+   * take, heartbeating; retried while Temporal is away, since the run may still be working.
+   */
+  awaitRun: {
+    startToCloseTimeout: '24 hours',
+    heartbeatTimeout: '1 minute',
+    retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
+  },
   /** Starting, inspecting and listing units through the Temporal client. */
   unitClient: { startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumAttempts: 5 } },
 } as const satisfies Record<string, ActivityOptions>;
@@ -242,6 +252,7 @@ export const setup = proxyActivities<SetupActivities>(POLICIES.setup);
 export const localSetup = proxyLocalActivities<SetupActivities>(LOCAL_POLICIES.setup);
 export const spendCheck = proxyLocalActivities<SpendCheckActivities>(LOCAL_POLICIES.spendCheck);
 export const runProgress = proxyActivities<RunProgressActivities>(POLICIES.runProgress);
+export const runWaits = proxyActivities<Pick<RunProgressActivities, 'awaitRun'>>(POLICIES.awaitRun);
 export const models = proxyActivities<ModelActivities>(POLICIES.modelTurn);
 export const closingModels = proxyActivities<ModelActivities>(POLICIES.closingSummary);
 export const routingModels = proxyActivities<ModelActivities>(POLICIES.routingTurn);

@@ -11,7 +11,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import { githubUnitSteps, githubWrites, hostBound, repoReads, setup, status, unitWorkspace } from './activity-proxies';
+import { githubUnitSteps, githubWrites, hostBound, repoReads, runWaits, setup, status, unitWorkspace } from './activity-proxies';
 import { repositoryRefusal } from '../agents';
 import { settingsNotice } from './thread/repo-settings';
 import {
@@ -47,6 +47,7 @@ import { CodingRound } from './unit/coding-round';
 import { IdleRound } from './unit/idle-round';
 import { PeoplesReviews } from './unit/peoples-reviews';
 import { ReviewRound } from './unit/review-round';
+import { startOrFollow } from './unit/running-child';
 import { Settle } from './unit/settle';
 import { Unit } from './unit/unit';
 import { loadUnitSettings } from './unit/unit-setup';
@@ -139,12 +140,22 @@ async function shipUnit(input: ShipUnitInput, onCancel: OnCancel): Promise<UnitR
       }) as WorkflowClock['condition'],
       startRun: (workflowId, run, staticSummary) => {
         showDetails();
-        return startChild(agentRunWorkflowType, {
+        // A reset execution may find the run its predecessor started still working: it follows that one.
+        return startOrFollow(
           workflowId,
-          args: [run],
-          parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-          staticSummary,
-        });
+          () =>
+            startChild(agentRunWorkflowType, {
+              workflowId,
+              args: [run],
+              parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+              staticSummary,
+            }),
+          {
+            awaitRun: (runId) => runWaits.awaitRun({ runId }),
+            signal: (runId, definition, stop) => getExternalWorkflowHandle(runId).signal(definition, stop),
+          },
+          patched,
+        );
       },
       entered: (phase) => {
         upsertSearchAttributes([{ key: Phase, value: phase }]);
