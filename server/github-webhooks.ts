@@ -72,6 +72,7 @@ export function createGitHubWebhookRouter(options: GitHubWebhookOptions): Router
     admission: options.admission,
     control: options.control ?? createControlAdmission({ client: options.client, facts: () => options.admission.facts() }),
     ...(options.settings ? { settings: options.settings } : {}),
+    told: new Set(),
   };
   const seen = new Set<string>();
   const limit = options.rememberDeliveries ?? 10_000;
