@@ -108,13 +108,13 @@ function withoutBroken(value: unknown, issues: readonly z.core.$ZodIssue[]): unk
   for (const issue of issues) {
     const path = issue.code === 'unrecognized_keys' ? issue.path : issue.path.slice(0, -1);
     let holder: unknown = copy;
-    for (const step of path) holder = (holder as Record<PropertyKey, unknown> | undefined)?.[step as PropertyKey];
+    for (const step of path) holder = (holder as Record<PropertyKey, unknown> | undefined)?.[step];
     if (holder === null || typeof holder !== 'object') return undefined;
     const target = holder as Record<PropertyKey, unknown>;
     if (issue.code === 'unrecognized_keys') for (const name of issue.keys) delete target[name];
     else if (issue.path.length === 0) return undefined;
     else if (Array.isArray(target)) target[Number(issue.path[issue.path.length - 1])] = DROPPED;
-    else delete target[issue.path[issue.path.length - 1] as PropertyKey];
+    else delete target[issue.path[issue.path.length - 1]];
   }
   return pruned(copy);
 }
