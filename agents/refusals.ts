@@ -22,6 +22,10 @@ export const REFUSALS = {
       "A self-serve token never reaches an agent that holds a shell, nor a stdio MCP server (it runs in a sandbox: the run goes on without that server's tools).",
   },
   self_serve_excluded: { kind: 'access', means: 'The agent is not open to self-serve tokens.' },
+  model_unknown: {
+    kind: 'request',
+    means: 'The chosen model names no provider Switchboard has (anthropic, openai, scripted); refused at the door, before anything starts.',
+  },
   model_not_allowed: {
     kind: 'access',
     means: 'The chosen model is not in models.allowed (or is a scripted path outside the scripted directories).',
