@@ -50,6 +50,10 @@ export const REFUSALS = {
     kind: 'access',
     means: "The repository's agents.allowed (its .switchboard.yml, or the deployment's repositories section) leaves the agent out.",
   },
+  steer_too_long: {
+    kind: 'request',
+    means: 'A reply for the running run is longer than a steer may be (20,000 characters): it was not sent to the run.',
+  },
   request_missing: { kind: 'request', means: 'The message named an agent but asked nothing.' },
   repo_missing: { kind: 'request', means: 'A code change needs a repository and none was named.' },
   needs_pull_request: { kind: 'request', means: 'The agent works on a pull request, and the conversation is a plain issue.' },

@@ -14,6 +14,7 @@ import {
 import { type Logger } from '../infra/logger';
 import { visibilityQuery } from '../infra/visibility';
 import {
+  MAX_STEER_CHARS,
   messageSignal,
   steerSignal,
   stopSignal,
@@ -215,6 +216,14 @@ export async function conversationCommand(
     if (comment) await deps.admission.gate.react?.(comment, '-1');
     await answer(decision.message);
     return decision.code === 'not_found' ? false : { refused: decision.code };
+  }
+  // The unit would drop a steer past its bound unseen: the person hears it here instead.
+  if (message.text.length > MAX_STEER_CHARS) {
+    if (comment) await deps.admission.gate.react?.(comment, '-1');
+    await answer(
+      `That comment is ${message.text.length} characters long, and a steer for the unit at work here is at most ${MAX_STEER_CHARS}, so it was not sent to it. Say it in fewer words.`,
+    );
+    return { refused: 'steer_too_long' };
   }
   await deps.client.workflow.getHandle(unit).signal(steerSignal, { text: message.text, by: message.requester.id });
   if (comment) await deps.admission.gate.react?.(comment, '+1');

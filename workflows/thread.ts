@@ -26,6 +26,7 @@ import {
 import { autoReviewText, ReviewMemory } from './thread/auto-review';
 import { seededMessage, THREAD_SEEDS_ISSUES } from './thread/issue-seed';
 import { repoInPlay, settingsNotice, THREAD_REPO_SETTINGS, withRepository } from './thread/repo-settings';
+import { steerTooLong } from './thread/steer-length';
 import { classify, classifierOn } from './thread/classify';
 import { UncertainWrites } from './effects/uncertain-writes';
 import { CANCEL_STOP, cancelAsStop, type OnCancel } from './cancel-as-stop';
@@ -186,7 +187,7 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
     }
     const runId = currentRunId;
     if (runId && message.addressedToRun) {
-      const refused = steerRefusal(message, runId);
+      const refused = steerRefusal(message, runId) ?? steerTooLong(message, patched);
       // Threads recorded before steers were admitted sent every reply to the run (docs/versioning.md).
       if (refused && patched(STEER_ADMITTED)) {
         remember({ messageId: message.messageId, kind: 'refused', reply: refused.message, code: refused.code });
