@@ -13,6 +13,7 @@ import { dataConverterFromConfig } from './payloads';
 import { installMemoryReport } from './memory-report';
 import { WorkspaceJanitor } from '../activities/sandbox/janitor';
 import { workflowLiveness } from './workflow-liveness';
+import { endedOwners, tellEndedUnit } from './ended-owners';
 
 /**
  * What this process runs. `npm start` runs everything (and starts the embedded Temporal when
@@ -102,7 +103,14 @@ export async function main(roles: Roles = ALL_IN_ONE): Promise<void> {
       });
       worker = running;
       // Sandboxes of workflows that were terminated (or otherwise ended without closing them) are ended here.
-      const janitor = new WorkspaceJanitor({ host: deps.sandboxHost!, liveness: workflowLiveness(client), logger });
+      const janitor = new WorkspaceJanitor({
+        host: deps.sandboxHost!,
+        liveness: workflowLiveness(client),
+        logger,
+        // Terminated threads and units: their files go, and a unit's pull request hears it.
+        endedOwners: endedOwners(client),
+        released: tellEndedUnit({ client, identities: deps.github.identities }),
+      });
       janitor.start();
       stops.unshift(() => janitor.stop());
       const workerDone = Promise.all([running.run(), hostWorker.run()]);
