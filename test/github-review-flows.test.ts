@@ -126,6 +126,9 @@ it('reviews a person’s pull request when opened, on its lines, once per commit
   // The repository's .switchboard.yml attached the deployment's MCP server to its reviews, with its allowlist.
   const first = await client.workflow.getHandle(`run:${flows.threadOf(opened.number)}:1`).result();
   expect(first.mcp?.tools).toEqual(['mcp__notes__add']);
+  // Each automatic review's card says its answer is the review it posted: no answer follows it.
+  expect(ours(opened.number).filter((comment) => comment.body.includes('The answer follows below.'))).toEqual([]);
+  expect(ours(opened.number).filter((comment) => comment.body.includes('Its answer is the review it posted'))).toHaveLength(2);
   // The broken key of .switchboard.yml was named once in this conversation, whatever ran in it.
   expect(ours(opened.number).filter((comment) => comment.body.includes('`colour`: unknown key'))).toHaveLength(1);
 });

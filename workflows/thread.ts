@@ -374,7 +374,7 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
             ...(workspaceHost ? { workspaceHost } : {}),
             ...(spendCap ? { spendCap } : {}),
             // A review of the conversation's pull request: once per commit, and after an earlier one, what a push resolved.
-            ...reviews.runExtras(decision.profile.tools, replyTarget, threadId),
+            ...reviews.runExtras(decision.profile.tools, replyTarget, threadId, message),
             ...(decision.routing ? { routing: decision.routing } : {}),
           },
         ],

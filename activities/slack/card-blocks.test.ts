@@ -55,5 +55,9 @@ describe('status cards', () => {
     const child = renderGitHubCard({ status: { ...done, answersTo: 'parent' }, final: true });
     expect(child).toContain('Its answer went to the run that delegated to it.');
     expect(renderGitHubCard({ status: { ...done, answersTo: 'unit' }, final: false })).not.toContain('report');
+    // An automatic review that posted its review: that is its answer, and nothing follows.
+    const review = renderGitHubCard({ status: { ...done, answersTo: 'review' }, final: true });
+    expect(review).toContain('Its answer is the review it posted on this pull request.');
+    expect(review).not.toContain('follows below');
   });
 });

@@ -28,6 +28,7 @@ const ANSWER_WORDS: Record<NonNullable<RunStatus['answersTo']> | 'conversation',
   conversation: 'The answer follows below.',
   unit: "Its result goes into the ship unit's report.",
   parent: 'Its answer went to the run that delegated to it.',
+  review: 'Its answer is the review it posted on this pull request.',
 };
 
 /**

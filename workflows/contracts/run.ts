@@ -138,6 +138,11 @@ export interface RunInput {
    * conversation's automatic reviews share one, so a commit is reviewed once whichever run posts it.
    */
   reviewKey?: string;
+  /**
+   * An automatic review (the repository's settings asked for it, no one in words): the review it
+   * posts is its answer, and its thread posts no other (its final card says so).
+   */
+  automaticReview?: boolean;
   /** How the router picked the agent (absent: named by the message, sticky, or a child run). */
   routing?: RunRouting;
   /** Carried across continue-as-new; absent on the first start. */
@@ -269,7 +274,7 @@ export interface RunStatus {
   /** The repository's setup before the first turn, with the end of its output. */
   setup?: SetupOutcome;
   /** Where the run's answer goes when it is not the conversation's next message: its unit's report, or the run that delegated to it. */
-  answersTo?: 'unit' | 'parent';
+  answersTo?: 'unit' | 'parent' | 'review';
   /** How the router picked the agent, for the card (absent: named, sticky, or a child). */
   routing?: { agent: string; reason: string; note?: string };
 }

@@ -299,8 +299,17 @@ export class RunState {
       ...(this.repoContext?.instructions?.files.length ? { instructions: this.repoContext.instructions.files } : {}),
       ...(this.repoContext?.setup ? { setup: this.repoContext.setup } : {}),
       ...(this.input.routing ? { routing: routingView(this.input.routing) } : {}),
-      ...(this.input.submitsTo === 'unit' ? { answersTo: 'unit' as const } : this.input.parent ? { answersTo: 'parent' as const } : {}),
+      ...(this.answersTo() ? { answersTo: this.answersTo() } : {}),
     };
+  }
+
+  /** Where the run's result goes when it is not an answer in its conversation (its final card says so). */
+  private answersTo(): RunStatus['answersTo'] {
+    if (this.input.submitsTo === 'unit') return 'unit';
+    if (this.input.parent) return 'parent';
+    // An automatic review's answer is the review it posted: its thread posts no other.
+    if (this.input.automaticReview && this.direct?.mode === 'review' && this.direct.delivered?.status === 'confirmed') return 'review';
+    return undefined;
   }
 
   carry(): RunCarry {
