@@ -36,7 +36,7 @@ import { endThread } from './thread/end-thread';
 import { SwitchboardKind, Thread } from './search-attributes';
 import { decide, personOf } from './thread/decide';
 import { shipStart } from './thread/ship-start';
-import { stuckRunNotice } from './thread/run-watch';
+import { runAnswer } from './thread/run-answer';
 import { awaitRun } from './thread/await-run';
 import { startShipUnit } from './thread/ship-unit-start';
 import { needsVetting, VET_REPOSITORY_PATCH, vetInput, vetRefusal } from './thread/vet';
@@ -404,14 +404,7 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
       // The run's own unconfirmed writes (its tools', its card's) are listed here, where `resend` repairs them.
       uncertain.adopt(record?.unconfirmed);
       reviews.record(record);
-      const answer = ended.stuck
-        ? stuckRunNotice(ended.stuck)
-        : record?.finalText ||
-          (record
-            ? `The run ended ${record.outcome}${record.endedBy ? ` (${record.endedBy})` : ''}.`
-            : ended.terminated
-              ? `The run was terminated (from Temporal, by an operator) before it produced an answer.`
-              : 'The run failed before it produced an answer.');
+      const answer = runAnswer(record, ended, replyTarget);
       saved.push({
         request: decision.request,
         answer,

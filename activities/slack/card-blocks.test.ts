@@ -46,6 +46,15 @@ describe('status cards', () => {
     expect(textOf(slack.blocks)).not.toContain('cache');
   });
 
+  it('say who stopped a stopped run, and show its last words as unfinished, not as its answer', () => {
+    const stopped = { ...status, outcome: 'stopped' as const, stop: { by: 'U0ANA', reason: 'enough' } };
+    const card = textOf(renderCard({ status: stopped, final: true, answer: 'Half a thought' }).blocks);
+    expect(card).toContain('Stopped by <@U0ANA>: enough');
+    expect(card).toContain('_Unfinished: it was stopped before it answered. What it had written so far:_');
+    expect(card).toContain('Half a thought');
+    expect(renderGitHubCard({ status: { ...stopped, stop: { by: 'github:ana' } }, final: true })).toContain('🛑 Stopped by ana');
+  });
+
   it("on GitHub, promise an answer below only for a conversation's own run", () => {
     const done = { ...status, outcome: 'completed' as const, endedBy: undefined };
     expect(renderGitHubCard({ status: done, final: true })).toContain('The answer follows below.');

@@ -14,6 +14,7 @@ import { boltLogger } from './bolt-logger';
 import { rejectSkewedSlackRequests } from './request-age';
 import { routeSlackMessage, slackIdProblem, slackThreadId, type RoutedSlackMessage, type SlackMessageEvent } from './event-routing';
 import { currentRunOf, mayStopRun, type StopAccessOptions } from './stop-control';
+import { slackNames } from './people';
 
 export interface SlackFrontEndOptions {
   /** The Temporal client threads and runs are signalled through. */
@@ -135,6 +136,7 @@ function registerHandlers(app: App, options: SlackFrontEndOptions, reader: Slack
     }
   });
 
+  const nameOf = slackNames(reader);
   const onMessage = async ({ event, body, context }: { event: unknown; body: unknown; context: { botUserId?: string } }) => {
     const envelope = body as { team_id: string; event_id: string };
     const routed = routeSlackMessage(event as SlackMessageEvent, {
@@ -146,6 +148,9 @@ function registerHandlers(app: App, options: SlackFrontEndOptions, reader: Slack
       const level = routed.malformed ? 'warn' : 'debug';
       return void log[level]({ eventId: envelope.event_id, why: routed.why }, 'Slack message ignored');
     }
+    // The person's name rides with the message: cards, records and session pages show it, not the id.
+    const name = await nameOf(routed.message.requester.id);
+    if (name) routed.message.requester.displayName ??= name;
     // An agent or a model nobody has is refused here, before a thread exists; only the person sees it.
     const unknown = namesRefusal(await facts(), parseDirectives(routed.message.text).directives);
     if (unknown) {

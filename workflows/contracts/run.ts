@@ -275,6 +275,8 @@ export interface RunStatus {
   setup?: SetupOutcome;
   /** Where the run's answer goes when it is not the conversation's next message: its unit's report, or the run that delegated to it. */
   answersTo?: 'unit' | 'parent' | 'review';
+  /** Who stopped the run and why, when it was stopped (a card says who, as the surface names people). */
+  stop?: { by?: string; reason?: string };
   /** How the router picked the agent, for the card (absent: named, sticky, or a child). */
   routing?: { agent: string; reason: string; note?: string };
 }
@@ -289,6 +291,8 @@ export interface RunRecord {
   outcome: RunOutcome;
   /** For `budget`, `turns`, `tokens`: the bound in words; for `stopped`: who and why. */
   endedBy?: string;
+  /** Who stopped the run and why, when it was stopped. */
+  stop?: { by?: string; reason?: string };
   turns: number;
   tokens: TokenTotals;
   /** Each model turn's tokens (and cost), in order. */

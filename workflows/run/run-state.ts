@@ -22,6 +22,7 @@ import type {
   RunPhase,
   RunRecord,
   RunStatus,
+  StopInput,
   RepoContext,
   SteerInput,
   ToolCallRecord,
@@ -87,6 +88,8 @@ export class RunState {
   /** The model's context window in tokens (as its provider reports it). */
   contextWindow: number;
   compactions: number;
+  /** Who stopped the run, and why (the status shows it). */
+  stop?: RunStatus['stop'];
   /** A direct review or coding run's checkout and delivery (run/direct-work.ts). */
   direct?: DirectWorkState;
   /** Where the last request wrote the prompt cache (leading messages); the next request reads there. */
@@ -266,10 +269,11 @@ export class RunState {
     this.messages.push({ role: 'user', text });
   }
 
-  finish(outcome: RunOutcome, endedBy?: string): void {
+  finish(outcome: RunOutcome, endedBy?: string, stop?: StopInput): void {
     if (this.outcome) return;
     this.outcome = outcome;
     this.endedBy = endedBy;
+    if (stop) this.stop = { ...(stop.by ? { by: stop.by } : {}), ...(stop.reason ? { reason: stop.reason } : {}) };
     this.phase = 'finished';
   }
 
@@ -300,6 +304,7 @@ export class RunState {
       ...(this.repoContext?.setup ? { setup: this.repoContext.setup } : {}),
       ...(this.input.routing ? { routing: routingView(this.input.routing) } : {}),
       ...(this.answersTo() ? { answersTo: this.answersTo() } : {}),
+      ...(this.stop ? { stop: this.stop } : {}),
     };
   }
 
@@ -358,6 +363,7 @@ export class RunState {
       children: this.children,
       jobWaits: this.jobWaits,
       finalText: this.finalText,
+      ...(this.stop ? { stop: this.stop } : {}),
       ...(this.summary ? { summary: this.summary } : {}),
       submissions: this.submissions,
       startedAt: this.startedAt,
