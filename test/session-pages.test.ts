@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Client } from '@temporalio/client';
 import { LINK_PARAM, SessionLinks } from '../infra/session-links';
 import { JobAcceptedSchema } from '../server/api/schemas';
+import { runStatusQuery, stopSignal } from '../workflows/contracts';
 import { startApiKit, type ApiKit } from './helpers/api-kit';
 import { sharedEnvironment } from './helpers/temporal';
 import { waitUntil } from './helpers/wait';
@@ -219,6 +220,29 @@ describe('session pages /session', () => {
       (html) => html.includes('badge warn">stopped'),
     );
     expect(after).toContain('Stop</strong> by alice');
+  });
+
+  it('says which tool runs while a command runs, on a page opened while the model was still thinking', async () => {
+    const model = api.kit.script('tool-phase', [
+      { text: 'Checking.', toolCalls: [{ name: 'bash', input: { command: 'sleep 600' } }], delayMs: 1_500 },
+      { text: 'never reached' },
+    ]);
+    const job = await start(model, 'wait a while');
+    // Opened while the model thinks: the page's watcher is warm from then on.
+    const first = await (await page(job.links.session!)).text();
+    expect(first).toMatch(/Thinking|Starting/);
+    await waitUntil(
+      () => api.kit.client.workflow.getHandle(job.jobId!).query(runStatusQuery),
+      (status) => status.phase === 'tools',
+    );
+    // The command's start is written to history only when it ends: the page must not wait for it.
+    const running = await waitUntil(
+      async () => (await page(job.links.session!)).text(),
+      (html) => html.includes('Running bash'),
+      30_000,
+    );
+    expect(running).not.toContain('badge live">Thinking');
+    await api.kit.client.workflow.getHandle(job.jobId!).signal(stopSignal, { reason: 'test over', by: 'alice' });
   });
 
   it('has a page for the thread, linking its runs', async () => {
