@@ -245,6 +245,32 @@ describe('session pages /session', () => {
     await api.kit.client.workflow.getHandle(job.jobId!).signal(stopSignal, { reason: 'test over', by: 'alice' });
   });
 
+  it('shows a command’s colours and progress bars as text, never as escape characters, on the page and in its whole output', async () => {
+    const model = api.kit.script('ansi', [
+      {
+        text: 'Testing.',
+        toolCalls: [
+          {
+            name: 'bash',
+            input: { command: "printf '\\033[1;31mFAILED\\033[0m total.test.js\\n10%%\\r55%%\\r100%% done\\n'; seq 1 400" },
+          },
+        ],
+      },
+      { text: 'Done.' },
+    ]);
+    const job = await start(model, 'run the tests');
+    await api.kit.result(job.jobId!);
+    const html = await (await page(job.links.session!)).text();
+    const output = /<pre class="out"[^>]*>([\s\S]*?)<\/pre>/.exec(html)![1];
+    expect(output.startsWith('FAILED total.test.js\n100% done\n1\n')).toBe(true);
+    expect(html.includes(String.fromCharCode(27)) || /\[1;31m[A-Z]|&#27;|\\u001b/.test(output)).toBe(false);
+    const whole = /href="([^"]*\/output\/[^"]*)"/.exec(html);
+    expect(whole).not.toBeNull();
+    const text = await (await page(whole![1].replace(/&amp;/g, '&'))).text();
+    expect(text.startsWith('FAILED total.test.js\n100% done\n1\n2\n')).toBe(true);
+    expect([...text].filter((char) => char < ' ' && char !== '\n' && char !== '\t')).toEqual([]);
+  });
+
   it('has a page for the thread, linking its runs', async () => {
     const job = await start(live, 'the thread');
     const threadPage = await page(links().url(job.threadId));
