@@ -15,7 +15,6 @@ import { createGitHubWebhookRouter } from '../server/github-webhooks';
 import { githubDoorAdmission } from './helpers/github-admission';
 import {
   planWorkflowType,
-  runStatusQuery,
   shipUnitWorkflowType,
   stopSignal,
   threadStateQuery,
@@ -207,21 +206,6 @@ describe('workflow reset', () => {
     }
     return counts;
   };
-  /** The workflow task that started `childId` (the one a reset must run again to start it again). */
-  const startedBy = async (workflowId: string, childId: string): Promise<number[]> => {
-    const events = (await kit.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
-    const initiated = events.find((event) => event.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId === childId);
-    if (!initiated) throw new Error(`${workflowId} did not start ${childId}`);
-    return [Number(initiated.startChildWorkflowExecutionInitiatedEventAttributes!.workflowTaskCompletedEventId)];
-  };
-  const exists = (workflowId: string) =>
-    kit.client.workflow
-      .getHandle(workflowId)
-      .describe()
-      .then(
-        () => true,
-        () => false,
-      );
   const writtenTwice = () => Object.entries(writtenKeys()).filter(([, times]) => times > 1);
 
   it('a run that opened an issue and commented, reset to its first task and to after its first write, writes nothing twice; so does its thread', async () => {
@@ -370,78 +354,6 @@ describe('workflow reset', () => {
     await latest.signal(stopSignal, { reason: 'reset test over', by: 'tester' });
     expect(((await latest.result()) as UnitRecord).outcome).toBe('stopped');
     expect(writtenTwice()).toEqual([]);
-  });
-
-  it('a unit reset while its coding run works takes that run’s round instead of starting another beside it', async () => {
-    // The coding command waits until the test lets it finish (a branch appears on GitHub): the reset lands mid-round.
-    const gate = `go-${randomUUID().slice(0, 6)}`;
-    const model = kit.script('reset-mid-round', [
-      {
-        alternatives: [
-          {
-            when: { lastUserIncludes: 'of this unit)' },
-            text: 'Good.',
-            toolCalls: [{ name: 'submit_review', input: { verdict: 'approve', summary: 'Good.', findings: [] } }],
-          },
-          {
-            text: 'Waiting, then greeting.',
-            toolCalls: [
-              {
-                name: 'bash',
-                input: {
-                  command: `until git ls-remote origin "refs/heads/${gate}" | grep -q ${gate}; do sleep 0.5; done; echo "Hello." > hello.txt`,
-                  timeoutMs: 600_000,
-                },
-              },
-              { name: 'submit_description', input: { title: 'Add hello.txt', body: 'Adds hello.txt.' } },
-            ],
-          },
-        ],
-      },
-      { text: 'Done.' },
-    ]);
-    const unitId = `unit:${REPO}:mid-round`;
-    const pullRequestsBefore = github.state.countWrites('pull_request.create', REPO);
-    await kit.client.workflow.start(shipUnitWorkflowType, {
-      workflowId: unitId,
-      taskQueue: kit.taskQueue,
-      args: [
-        {
-          unitId,
-          repo: REPO,
-          request: 'Add hello.txt',
-          replyTarget: await slackThread('ship hello'),
-          requester: { id: 'U0ANA', surface: 'slack' },
-          model,
-        },
-      ],
-    });
-    const coding = `${unitId}/coding-1-1`;
-    await waitUntil(
-      () => kit.client.workflow.getHandle(coding).query(runStatusQuery),
-      (status) => status.phase === 'tools' && status.lastTool === 'bash',
-      120_000,
-    );
-    // Reset to the task that started the coding run: the reset execution starts it again, and finds it running.
-    await reset(unitId, { eventIds: await startedBy(unitId, coding) });
-    await waitUntil(
-      async () => (await kit.client.workflow.getHandle(unitId).fetchHistory()).events ?? [],
-      (events) => events.some((event) => event.startChildWorkflowExecutionFailedEventAttributes?.workflowId === coding),
-      120_000,
-    );
-    github.commit(REPO, gate, { 'gate.txt': 'go\n' });
-    const state = await waitUntil(
-      () => kit.client.workflow.getHandle(unitId).query(unitStateQuery),
-      (current) => current.phase === 'idle',
-      150_000,
-    );
-    // One coding round, its work kept: no second round was started beside the first.
-    expect(state).toMatchObject({ round: 1, lastReview: { verdict: 'approve' } });
-    expect(await exists(`${unitId}/coding-2-1`)).toBe(false);
-    expect(await failedTasks(unitId)).toEqual([]);
-    expect(github.state.countWrites('pull_request.create', REPO)).toBe(pullRequestsBefore + 1);
-    await kit.client.workflow.getHandle(unitId).signal(stopSignal, { reason: 'reset test over', by: 'tester' });
-    expect(((await kit.client.workflow.getHandle(unitId).result()) as UnitRecord).outcome).toBe('stopped');
   });
 
   it('a plan reset to its first task and to after it started its unit starts and merges nothing twice', async () => {
