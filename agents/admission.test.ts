@@ -1,5 +1,14 @@
 import { AdmissionConfigSchema, type AdmissionConfigInput } from '../infra/config/admission-section';
-import { admitControl, admitStart, START_CHECKS, unitToolsRefusal, type AdmissionFacts, type Person, type StartCheck } from './admission';
+import {
+  admitControl,
+  admitStart,
+  namesRefusal,
+  START_CHECKS,
+  unitToolsRefusal,
+  type AdmissionFacts,
+  type Person,
+  type StartCheck,
+} from './admission';
 import { builtinCatalog, getAgent } from './catalog';
 import { defaultAgentsConfig, type AgentsConfigInput } from './config';
 import { githubRequirement, lowestGitHubRequirement, roleFromGitHub } from './github-roles';
@@ -23,6 +32,24 @@ const gh = (login: string, githubRole?: Person['githubRole']): Person => ({
 });
 const agent = (id: string) => getAgent(builtinCatalog(), id)!;
 const onPr = { kind: 'github' as const, repo: 'acme/app' };
+
+describe('the names a request gives (refused at the door)', () => {
+  it('refuses an agent no catalog entry has and a model no provider serves, and passes known names whoever may use them', () => {
+    expect(namesRefusal(facts(), { agent: 'wizard' })).toMatchObject({ ok: false, code: 'agent_unknown', rule: 'catalog' });
+    expect(namesRefusal(facts(), { agent: 'wizard' })?.message).toContain('general');
+    for (const model of ['nope:x', 'anthropic:', 'gemini-pro', 'scripted'])
+      expect({ model, refused: namesRefusal(facts(), { model }) }).toMatchObject({ model, refused: { code: 'model_unknown' } });
+    expect(namesRefusal(facts(), { model: 'scripted:/etc/passwd' })).toMatchObject({
+      code: 'model_not_allowed',
+      rule: 'models.scriptedDirs',
+    });
+    // Known names pass here (who may use them is the thread's decision): any provider's model, any agent.
+    for (const model of ['anthropic:claude-opus-4-1', 'claude-sonnet-4-6', 'openai:gpt-5', 'scripted:examples/hello.yaml'])
+      expect({ model, refused: namesRefusal(facts(), { model }) }).toEqual({ model, refused: undefined });
+    expect(namesRefusal(facts({ restrict: { agents: { coding: ['U1'] } } }), { agent: 'coding' })).toBeUndefined();
+    expect(namesRefusal(facts(), {})).toBeUndefined();
+  });
+});
 
 describe('the start decision', () => {
   it('answers access first, with the rule and what the person may use instead', () => {

@@ -6,7 +6,7 @@ import { type BoardPolicy } from './board';
 import { type AgentDefinition, listedTools } from './definition';
 import { DEFAULT_ADMISSION, githubRequirement, roleAtLeast, type GitHubRole } from './github-roles';
 import { admitMcp, type McpAdmission, type McpAttachmentConfig, type McpSetup } from './mcp';
-import { allowedModels, checkModelChoice } from './model-choice';
+import { allowedModels, checkModelChoice, splitModelId } from './model-choice';
 import { type RefusalCode } from './refusals';
 
 // The one admission: every door (Slack, GitHub, HTTP, MCP, CLI, the orchestrator's tools,
@@ -234,6 +234,42 @@ export const START_CHECKS: readonly StartCheck[] = [
   pullRequestCheck,
   boardAgentCheck,
 ];
+
+/**
+ * The names a request gives (its `agent:` and `model:`, the API's `agent` and `model`, the CLI's
+ * `--agent` and `--model`): an agent no catalog entry has, or a model Switchboard has no provider
+ * for (or a scripted path that leaves the scripted directories), is refused at the door, before
+ * any thread or unit exists, whoever asks (an operator's CLI too: a run could do nothing with it).
+ * Whether this person may use a known agent or model is `admitStart`'s, in the thread.
+ */
+export function namesRefusal(
+  facts: Pick<AdmissionFacts, 'catalog'>,
+  names: { agent?: string; model?: string },
+): AdmissionRefusal | undefined {
+  if (names.agent !== undefined && !getAgent(facts.catalog, names.agent)) {
+    const known = facts.catalog.agents.map((agent) => agent.id);
+    return {
+      ok: false,
+      code: 'agent_unknown',
+      rule: 'catalog',
+      message: `There is no agent called "${names.agent}", so nothing was started. The agents are ${known.join(', ')}.`,
+      alternatives: known,
+    };
+  }
+  if (names.model === undefined) return undefined;
+  const split = splitModelId(names.model);
+  if (!split)
+    return {
+      ok: false,
+      code: 'model_unknown',
+      rule: 'model providers',
+      message:
+        `There is no model called "${names.model}", so nothing was started. A model is anthropic:<id>, openai:<id> or ` +
+        'scripted:<path> (a claude-… or gpt-… id needs no prefix).',
+    };
+  const choice = checkModelChoice({ model: names.model, surface: 'cli', allowed: [] });
+  return choice.ok ? undefined : { ok: false, code: 'model_not_allowed', rule: choice.rule, message: choice.message };
+}
 
 /** What a steer, stop or read reaches. */
 export interface Subject {

@@ -22,6 +22,10 @@ export const REFUSALS = {
       "A self-serve token never reaches an agent that holds a shell, nor a stdio MCP server (it runs in a sandbox: the run goes on without that server's tools).",
   },
   self_serve_excluded: { kind: 'access', means: 'The agent is not open to self-serve tokens.' },
+  model_unknown: {
+    kind: 'request',
+    means: 'The chosen model names no provider Switchboard has (anthropic, openai, scripted); refused at the door, before anything starts.',
+  },
   model_not_allowed: {
     kind: 'access',
     means: 'The chosen model is not in models.allowed (or is a scripted path outside the scripted directories).',
@@ -45,6 +49,10 @@ export const REFUSALS = {
   repo_agent_not_allowed: {
     kind: 'access',
     means: "The repository's agents.allowed (its .switchboard.yml, or the deployment's repositories section) leaves the agent out.",
+  },
+  steer_too_long: {
+    kind: 'request',
+    means: 'A reply for the running run is longer than a steer may be (20,000 characters): it was not sent to the run.',
   },
   request_missing: { kind: 'request', means: 'The message named an agent but asked nothing.' },
   repo_missing: { kind: 'request', means: 'A code change needs a repository and none was named.' },

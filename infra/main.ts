@@ -16,6 +16,7 @@ import { workflowLiveness } from './workflow-liveness';
 import { ResidentQueues } from './resident-queues';
 import { registeredRepoCache } from '../activities/sandbox/repo-cache/repo-cache';
 import { installTracing, type Tracing } from './tracing';
+import { endedOwners, tellEndedUnit } from './ended-owners';
 
 /**
  * What this process runs. `npm start` runs everything (and starts the embedded Temporal when
@@ -58,12 +59,17 @@ export async function main(roles: Roles = ALL_IN_ONE): Promise<void> {
   // Last of all at a stop: what the other stops did is traced too.
   const stops: Array<() => Promise<void>> = [() => tracing.shutdown()];
   const shutdown = onceShutdown(logger, stops);
+  let firstSignalAt = 0;
   const onSignal = (signal: NodeJS.Signals) => {
-    // A second Ctrl-C (or SIGTERM) does not wait for the first one's graceful stop.
+    // A second Ctrl-C (or SIGTERM) does not wait for the first one's graceful stop. Under `npm
+    // start` one Ctrl-C arrives twice within milliseconds (from the terminal, and forwarded by
+    // npm): a signal that close to the first is the same one.
     if (shutdown.started) {
+      if (Date.now() - firstSignalAt < SAME_SIGNAL_MS) return;
       logger.warn({ signal }, 'second signal: exiting now');
       process.exit(signal === 'SIGINT' ? 130 : 143);
     }
+    firstSignalAt = Date.now();
     void shutdown(signal).then(() => exitWhenDone(logger));
   };
   process.on('SIGINT', onSignal);
@@ -97,7 +103,8 @@ export async function main(roles: Roles = ALL_IN_ONE): Promise<void> {
         // Threads start their runs through this worker's own connection: the run's first task comes back here eagerly.
         activities: createActivities({ ...deps, runStarts: workerRunStarts(nativeConnection, config.temporal.namespace, dataConverter) }),
         bundlePath: process.env.SWITCHBOARD_WORKFLOW_BUNDLE || undefined,
-        dataConverter,
+        // A reference sent by hand that the store cannot resolve is refused input, not a failed task.
+        dataConverter: dataConverterFromConfig(config, { worker: true }),
         logger,
         ...(memoryReport && memoryReport.inlineWorkflows ? { inlineWorkflows: true } : {}),
       });
@@ -125,7 +132,14 @@ export async function main(roles: Roles = ALL_IN_ONE): Promise<void> {
       stops.unshift(() => residents.stop());
       worker = running;
       // Sandboxes of workflows that were terminated (or otherwise ended without closing them) are ended here.
-      const janitor = new WorkspaceJanitor({ host: deps.sandboxHost!, liveness: workflowLiveness(client), logger });
+      const janitor = new WorkspaceJanitor({
+        host: deps.sandboxHost!,
+        liveness: workflowLiveness(client),
+        logger,
+        // Terminated threads and units: their files go, and a unit's pull request hears it.
+        endedOwners: endedOwners(client),
+        released: tellEndedUnit({ client, identities: deps.github.identities }),
+      });
       janitor.start();
       stops.unshift(() => janitor.stop());
       const workerDone = Promise.all([running.run(), hostWorker.run()]);
@@ -197,6 +211,9 @@ export async function main(roles: Roles = ALL_IN_ONE): Promise<void> {
  * process exits anyway.
  */
 export const SHUTDOWN_BOUND_MS = 30_000;
+
+/** A signal this soon after the first is the same Ctrl-C delivered twice (npm forwards what the terminal sent). */
+const SAME_SIGNAL_MS = 1_000;
 
 function onceShutdown(logger: Logger, stops: Array<() => Promise<void>>) {
   const shutdown = async (why: string) => {

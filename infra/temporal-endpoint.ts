@@ -73,6 +73,9 @@ export async function ensureTemporal(
     readyTimeoutMs: embedded.readyTimeoutMs,
     logLevel: embedded.logLevel,
     logger,
+    // Its own process group: a terminal's Ctrl-C reaches this process alone, which stops Temporal
+    // last, after the worker has drained (a worker finishing an activity must still reach it).
+    detached: true,
   }).catch((error: unknown) => {
     throw portInUse(error, embedded) ?? error;
   });

@@ -20,6 +20,8 @@ import {
   getAgent,
   githubRequirement,
   lowestGitHubRequirement,
+  namesRefusal,
+  parseDirectives,
   roleAtLeast,
   type AdmissionFacts,
   type GitHubRole,
@@ -79,6 +81,7 @@ export function createGitHubWebhookRouter(options: GitHubWebhookOptions): Router
     admission: options.admission,
     control: options.control ?? createControlAdmission({ client: options.client, facts: () => options.admission.facts() }),
     ...(options.settings ? { settings: options.settings } : {}),
+    told: new Set(),
   };
   const seen = new Set<string>();
   const limit = options.rememberDeliveries ?? 10_000;
@@ -187,6 +190,21 @@ async function admitAndSignal(options: GitHubWebhookOptions, work: GitHubWorkDep
       if (target?.commentId)
         await gate.refuse({ repo, commentId: target.commentId, ...(target.reviewComment ? { reviewComment: true } : {}) });
       return { refused: code };
+    }
+    // An agent or a model nobody has is refused here, before a thread exists: one 👎 and the sentence.
+    const unknown = namesRefusal(loaded, parseDirectives(message.text).directives);
+    if (unknown) {
+      options.logger.info({ repo, login, code: unknown.code }, 'GitHub trigger refused at the door');
+      if (target?.commentId)
+        await gate.refuse({ repo, commentId: target.commentId, ...(target.reviewComment ? { reviewComment: true } : {}) });
+      if (target)
+        await gate.answer?.({
+          repo,
+          number: target.pullRequest,
+          text: unknown.message,
+          effectKey: `github-door/${message.messageId}/names`,
+        });
+      return { refused: unknown.code };
     }
     const admitted: ThreadMessage = { ...message, requester: { ...message.requester, githubRole: role } };
     // `@switchboard stop`, or words for a unit at work here: the conversation's running work, through the admission.

@@ -14,6 +14,7 @@ import {
 import { type Logger } from '../infra/logger';
 import { visibilityQuery } from '../infra/visibility';
 import {
+  MAX_STEER_CHARS,
   messageSignal,
   steerSignal,
   stopSignal,
@@ -22,6 +23,7 @@ import {
   type ThreadInput,
   type ThreadMessage,
 } from '../workflows/contracts';
+import { settingsNotice } from '../workflows/thread/repo-settings';
 import { type ControlAdmissionDoor } from './control-admission';
 import { stopCommand, type RepositoryEvent } from './github-event-routing';
 
@@ -40,6 +42,8 @@ export interface GitHubWorkDeps {
   control: ControlAdmissionDoor;
   /** A repository's settings (its .switchboard.yml and the deployment's); without it no repository event starts work. */
   settings?: { read(repo: string): Promise<RepoSettingsResult> };
+  /** The conversations already told of a settings file's problems (`<effect key> <number>`), so a push does not ask GitHub again. */
+  told?: Set<string>;
 }
 
 /**
@@ -63,7 +67,7 @@ export async function repositoryWork(deps: GitHubWorkDeps, event: RepositoryEven
     logger.warn({ repo: event.repo, problems: settings.problems }, '.switchboard.yml has problems: those keys are ignored');
   const { issues, review } = settings.settings;
   if (event.kind === 'review') {
-    if (!review.triggers.includes(event.trigger)) return false;
+    if (!review.triggers.includes(event.trigger)) return tellProblems(deps, settings, event, 'review');
     return startThreadWork(deps, event, 'review', {
       text: '',
       review: { trigger: event.trigger, ...(event.headSha ? { headSha: event.headSha } : {}), debounceSeconds: review.debounceSeconds },
@@ -71,7 +75,8 @@ export async function repositoryWork(deps: GitHubWorkDeps, event: RepositoryEven
   }
   const ours =
     event.how === 'closed' || (event.how === 'assigned' ? issues.assign : issues.label !== undefined && event.label === issues.label);
-  if (!ours) return false;
+  // Assigned to Switchboard and nothing starts: a broken `issues:` may be why. (A label may be anyone's.)
+  if (!ours) return event.how === 'assigned' && event.action === 'start' ? tellProblems(deps, settings, event, 'issues') : false;
   if (event.action === 'start' && event.how !== 'closed')
     return startThreadWork(deps, event, 'ship', {
       // What the issue says now; the thread adds the comments when the message's turn comes.
@@ -96,6 +101,24 @@ export async function repositoryWork(deps: GitHubWorkDeps, event: RepositoryEven
       effectKey: `github-door/${event.deliveryId ?? `${threadId}-${event.how}`}/refused`,
     });
   return units.length > refused.length;
+}
+
+/**
+ * An event that started nothing because the section that decides it is broken (a typo inside
+ * `review:` leaves no trigger): the conversation is told what is wrong, naming each key, once per
+ * version of the file (the notice's effect key is the one threads and units say it under, so it
+ * is said once whoever says it first). Not awaited: GitHub's answer does not wait on the comment.
+ */
+function tellProblems(deps: GitHubWorkDeps, settings: RepoSettingsResult, event: RepositoryEvent, section: 'review' | 'issues'): false {
+  const relevant = settings.problems.some((problem) => problem.key === '(file)' || problem.key.split(/[.,]/)[0] === section);
+  const notice = relevant ? settingsNotice(settings) : undefined;
+  const told = `${notice?.effectKey} ${event.number}`;
+  const answer = deps.admission.gate.answer;
+  if (!notice || !answer || deps.told?.has(told)) return false;
+  if (deps.told && deps.told.size >= 10_000) deps.told.clear();
+  deps.told?.add(told);
+  void answer({ repo: event.repo, number: event.number, text: notice.text, effectKey: notice.effectKey });
+  return false;
 }
 
 /** The thread of an issue or pull request (signal-with-start), when the actor's role admits them for `agent`. */
@@ -193,6 +216,14 @@ export async function conversationCommand(
     if (comment) await deps.admission.gate.react?.(comment, '-1');
     await answer(decision.message);
     return decision.code === 'not_found' ? false : { refused: decision.code };
+  }
+  // The unit would drop a steer past its bound unseen: the person hears it here instead.
+  if (message.text.length > MAX_STEER_CHARS) {
+    if (comment) await deps.admission.gate.react?.(comment, '-1');
+    await answer(
+      `That comment is ${message.text.length} characters long, and a steer for the unit at work here is at most ${MAX_STEER_CHARS}, so it was not sent to it. Say it in fewer words.`,
+    );
+    return { refused: 'steer_too_long' };
   }
   await deps.client.workflow.getHandle(unit).signal(steerSignal, { text: message.text, by: message.requester.id });
   if (comment) await deps.admission.gate.react?.(comment, '+1');

@@ -126,6 +126,9 @@ it('reviews a person’s pull request when opened, on its lines, once per commit
   // The repository's .switchboard.yml attached the deployment's MCP server to its reviews, with its allowlist.
   const first = await client.workflow.getHandle(`run:${flows.threadOf(opened.number)}:1`).result();
   expect(first.mcp?.tools).toEqual(['mcp__notes__add']);
+  // Each automatic review's card says its answer is the review it posted: no answer follows it.
+  expect(ours(opened.number).filter((comment) => comment.body.includes('The answer follows below.'))).toEqual([]);
+  expect(ours(opened.number).filter((comment) => comment.body.includes('Its answer is the review it posted'))).toHaveLength(2);
   // The broken key of .switchboard.yml was named once in this conversation, whatever ran in it.
   expect(ours(opened.number).filter((comment) => comment.body.includes('`colour`: unknown key'))).toHaveLength(1);
 });
@@ -151,4 +154,46 @@ it('stops the unit at work on a pull request when a collaborator says `@switchbo
   expect(stopped.pullRequest).toBe(pr.number);
   await waitUntil(async () => ours(pr.number).some((c) => /stopped by github:bob: Ana will write it by hand/.test(c.body)), Boolean);
   expect(flows.item(pr.number).reviews).toEqual([]);
+});
+
+it('names a broken key inside `review:` once on a pull request that it left without an automatic review', async () => {
+  const { github, client } = flows;
+  // A repository of its own, whose review triggers are mistyped (a word, not a list): no trigger is left.
+  const [owner, name] = [`broken-${flows.repo.split('/')[0]}`, 'app'];
+  const repo = `${owner}/${name}`;
+  github.createRepo(
+    owner,
+    name,
+    { 'README.md': '# app\n', '.switchboard.yml': 'review:\n  triggers: opened\n  debounceSeconds: 2\n' },
+    { collaborators: { ana: 'write' } },
+  );
+  github.commit(repo, 'ana/readme', { 'README.md': '# app\n\nMore.\n' }, 'More words');
+  const call = async (method: string, path: string, body: unknown) => {
+    const response = await fetch(`${github.apiUrl}/repos/${repo}${path}`, {
+      method,
+      headers: { authorization: `token ${ANA}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    expect(response.ok).toBe(true);
+    return (await response.json()) as { number: number };
+  };
+  const opened = await call('POST', '/pulls', { head: 'ana/readme', base: 'main', title: 'More', body: 'Words.' });
+  const notices = () =>
+    github.state
+      .repo(owner, name)!
+      .issues.get(opened.number)!
+      .comments.filter((comment) => comment.user === 'switchboard[bot]' && comment.body.includes('`review.triggers`'));
+  await waitUntil(
+    async () => notices().length,
+    (n) => n === 1,
+    60_000,
+  );
+  expect(notices()[0].body).toContain('.switchboard.yml');
+  // A push is another event the broken key leaves without a review: nothing is said twice.
+  github.commit(repo, 'ana/readme', { 'README.md': '# app\n\nMore words.\n' }, 'Even more');
+  await github.webhooks.settle();
+  expect(notices()).toHaveLength(1);
+  // No review, and no thread: the broken key decided that, and the conversation was told why.
+  expect(github.state.repo(owner, name)!.issues.get(opened.number)!.reviews).toEqual([]);
+  await expect(client.workflow.getHandle(`thread:gh:${repo}#${opened.number}`).describe()).rejects.toThrow();
 });

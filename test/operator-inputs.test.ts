@@ -1,8 +1,11 @@
 import { execFile } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { CLAIM_CHECK_ENCODING } from '../infra/payloads/claim-check-codec';
+import { CLAIM_CHECK_ENCODING, dataConverterFromConfig } from '../infra/payloads';
 import { resolveTemporalBinary } from '../infra/temporal-binaries';
 import { sendToThread } from '../infra/thread-client';
 import { changeBoard } from '../infra/board-client';
@@ -85,10 +88,29 @@ async function failedTasks(ship: ShipKit, workflowId: string): Promise<string[]>
  */
 describe('malformed operator input', () => {
   let ship: ShipKit;
+  // The worker runs the deployment's claim-check codec, as infra/main.ts gives it.
+  const payloads = mkdtempSync(join(tmpdir(), 'operator-inputs-payloads-'));
+  const settings = { dataDir: payloads, payloads: { claimCheckBytes: 8 * 1024, dir: payloads } };
   beforeAll(async () => {
-    ship = await startShipKit('operator-inputs');
+    ship = await startShipKit('operator-inputs', {
+      dataConverter: dataConverterFromConfig(settings),
+      workerDataConverter: dataConverterFromConfig(settings, { worker: true }),
+    });
   });
-  afterAll(async () => ship?.close());
+  afterAll(async () => {
+    await ship?.close();
+    rmSync(payloads, { recursive: true, force: true });
+  });
+
+  /** A well-formed reference, as history holds them: to nothing, or to a blob whose bytes are not what it names. */
+  const reference = (corrupt: boolean) => {
+    const hex = randomBytes(32).toString('hex');
+    if (corrupt) {
+      mkdirSync(join(payloads, hex.slice(0, 2)), { recursive: true });
+      writeFileSync(join(payloads, hex.slice(0, 2), hex), 'not the payload it names');
+    }
+    return ['--input', JSON.stringify({ claimCheck: `sha256:${hex}`, bytes: 12 }), '--input-meta', `encoding=${CLAIM_CHECK_ENCODING}`];
+  };
 
   it('never fails a workflow task of a thread, a run, a unit, a plan, a board or the spend ledger, and each still serves a valid message', async () => {
     const random = seeded(SEED);
@@ -280,6 +302,9 @@ describe('malformed operator input', () => {
             flags: ['--input', '{"x":1}', '--input-meta', `encoding=${CLAIM_CHECK_ENCODING}`],
             problem: 'could not be decoded',
           },
+          // Well-formed references the store cannot resolve: the codec would throw on every task.
+          { label: 'a reference to nothing', args: [], flags: reference(false), problem: 'is not in the payload store' },
+          { label: 'a reference to other bytes', args: [], flags: reference(true), problem: 'holds other bytes in the payload store' },
         ];
         for (const malformed of cases) {
           const what = `${target.type} ${entry.kind} ${entry.name} with ${malformed.label}`;

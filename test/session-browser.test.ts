@@ -63,6 +63,10 @@ describe('session pages in Chromium, on the demo', () => {
     await page.goto(demo!.sessionUrl(unit!.workflowId));
     await page.waitForSelector('.badge.live');
     expect(await page.title()).toMatch(/^Ship unit/);
+    // Who asked, by name (the Slack door reads it with users.info), not by Slack id.
+    const facts = await page.innerText('#header-body');
+    expect(facts).toMatch(new RegExp(`Requester\\s+${DEMO.person.name} \\(slack\\)`));
+    expect(facts).not.toContain(DEMO.person.id);
     // Live: a server-sent update lands without a reload (the body's version moves on, a round appears).
     const loaded = Number(await page.getAttribute('body', 'data-version'));
     await page.waitForFunction(

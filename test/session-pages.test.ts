@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Client } from '@temporalio/client';
 import { LINK_PARAM, SessionLinks } from '../infra/session-links';
 import { JobAcceptedSchema } from '../server/api/schemas';
+import { runStatusQuery, stopSignal } from '../workflows/contracts';
 import { startApiKit, type ApiKit } from './helpers/api-kit';
 import { sharedEnvironment } from './helpers/temporal';
 import { waitUntil } from './helpers/wait';
@@ -236,6 +237,55 @@ describe('session pages /session', () => {
     expect(signedOut.status).toBe(303);
     expect(signedOut.headers.get('location')).toContain('notice=signed_out');
     expect(signedOut.headers.get('set-cookie')).toMatch(/switchboard_session=;|Expires=Thu, 01 Jan 1970/i);
+  });
+
+  it('says which tool runs while a command runs, on a page opened while the model was still thinking', async () => {
+    const model = api.kit.script('tool-phase', [
+      { text: 'Checking.', toolCalls: [{ name: 'bash', input: { command: 'sleep 600' } }], delayMs: 1_500 },
+      { text: 'never reached' },
+    ]);
+    const job = await start(model, 'wait a while');
+    // Opened while the model thinks: the page's watcher is warm from then on.
+    const first = await (await page(job.links.session!)).text();
+    expect(first).toMatch(/Thinking|Starting/);
+    await waitUntil(
+      () => api.kit.client.workflow.getHandle(job.jobId!).query(runStatusQuery),
+      (status) => status.phase === 'tools',
+    );
+    // The command's start is written to history only when it ends: the page must not wait for it.
+    const running = await waitUntil(
+      async () => (await page(job.links.session!)).text(),
+      (html) => html.includes('Running bash'),
+      30_000,
+    );
+    expect(running).not.toContain('badge live">Thinking');
+    await api.kit.client.workflow.getHandle(job.jobId!).signal(stopSignal, { reason: 'test over', by: 'alice' });
+  });
+
+  it('shows a command’s colours and progress bars as text, never as escape characters, on the page and in its whole output', async () => {
+    const model = api.kit.script('ansi', [
+      {
+        text: 'Testing.',
+        toolCalls: [
+          {
+            name: 'bash',
+            input: { command: "printf '\\033[1;31mFAILED\\033[0m total.test.js\\n10%%\\r55%%\\r100%% done\\n'; seq 1 400" },
+          },
+        ],
+      },
+      { text: 'Done.' },
+    ]);
+    const job = await start(model, 'run the tests');
+    await api.kit.result(job.jobId!);
+    const html = await (await page(job.links.session!)).text();
+    const output = /<pre class="out"[^>]*>([\s\S]*?)<\/pre>/.exec(html)![1];
+    expect(output.startsWith('FAILED total.test.js\n100% done\n1\n')).toBe(true);
+    expect(html.includes(String.fromCharCode(27)) || /\[1;31m[A-Z]|&#27;|\\u001b/.test(output)).toBe(false);
+    const whole = /href="([^"]*\/output\/[^"]*)"/.exec(html);
+    expect(whole).not.toBeNull();
+    const text = await (await page(whole![1].replace(/&amp;/g, '&'))).text();
+    expect(text.startsWith('FAILED total.test.js\n100% done\n1\n2\n')).toBe(true);
+    expect([...text].filter((char) => char < ' ' && char !== '\n' && char !== '\t')).toEqual([]);
   });
 
   it('has a page for the thread, linking its runs', async () => {

@@ -164,6 +164,20 @@ describe('Slack front end: runs from mentions, replies, steers and stops', () =>
     const record = await kit.result(runId);
     expect(record.outcome).toBe('stopped');
     expect(record.endedBy).toBe(`stopped by ${ALICE}: the Stop button`);
+    // The card says who stopped it (a mention Slack shows by name), and its last words are marked unfinished, not an answer.
+    const final = await kit.until(() => {
+      const blocks = JSON.stringify(cards(ts)[0].blocks);
+      return blocks.includes('Stopped') ? blocks : undefined;
+    }, 'the final card');
+    expect(final).toContain(`Stopped by <@${ALICE}>: the Stop button`);
+    expect(final).toContain('_Unfinished: it was stopped before it answered. What it had written so far:_');
+    const answer = await kit.until(
+      () => answers(ts).find((message) => message.text?.includes('The run was stopped')),
+      'the thread’s answer',
+    );
+    expect(answer.text).toBe(
+      `The run was stopped by <@${ALICE}> (the Stop button) before it finished. What it had written so far, unfinished:\n\nA long job.`,
+    );
   });
 
   it('attach_file posts a workspace file into the thread through the upload flow, once', async () => {

@@ -5,6 +5,8 @@ import { findStuck } from '../infra/stuck';
 import { FrontEndMetrics } from '../server/metrics';
 import { sharedEnvironment, uniqueTaskQueue } from './helpers/temporal';
 import { waitUntil } from './helpers/wait';
+import { runCli } from './helpers/cli';
+import { tmpdir } from 'node:os';
 import { brokenRunWorkflow } from './fixtures/stuck/workflows';
 import { SwitchboardKind } from '../workflows/search-attributes';
 import { threadWorkflowType } from '../workflows/contracts';
@@ -56,6 +58,11 @@ describe('a workflow that cannot complete its workflow task is visible', () => {
     const runs = Number(/^switchboard_stuck_workflows\{kind="run"\} (\d+)$/m.exec(scraped)?.[1]);
     expect(runs).toBeGreaterThanOrEqual(1);
     expect(scraped).toMatch(/^switchboard_stuck_workflows\{kind="unit"\} 0$/m);
+    // The operator's command lists it and says so in its exit code, for scripts and cron checks.
+    for (const args of [['stuck'], ['stuck', '--json'], ['runs', 'list', '--stuck']]) {
+      const listed = await runCli({ dir: tmpdir(), taskQueue }, args);
+      expect({ args, code: listed.code, listed: listed.stdout.includes(workflowId) }).toEqual({ args, code: 1, listed: true });
+    }
     await handle.terminate('test over');
     expect(await findStuck(env.client, { kinds: ['run'] })).not.toContainEqual(expect.objectContaining({ workflowId }));
   });

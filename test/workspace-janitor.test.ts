@@ -1,14 +1,18 @@
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
+import { createGitHubIdentities } from '../activities/github';
 import { WorkspaceJanitor } from '../activities/sandbox/janitor';
+import { endedOwners, tellEndedUnit } from '../infra/ended-owners';
+import { stopSignal, unitStateQuery } from '../workflows/contracts';
+import { REPO, startShipKit, type ShipKit } from './helpers/ship-kit';
 import { resolveTemporalBinary } from '../infra/temporal-binaries';
 import { workflowLiveness } from '../infra/workflow-liveness';
 import { startRunKit, type RunKit } from './helpers/run-kit';
 import { testTemporalAddress } from './helpers/temporal';
-import { waitFor } from './helpers/wait';
+import { waitFor, waitUntil } from './helpers/wait';
 
-jest.setTimeout(120_000);
+jest.setTimeout(240_000);
 const run = promisify(execFile);
 
 /**
@@ -102,5 +106,102 @@ describe('the workspace janitor', () => {
     expect(await kit.sandboxHost.liveHolders()).toEqual(
       expect.not.arrayContaining([expect.objectContaining({ holder: expect.objectContaining({ owners: ['run:never:existed:1'] }) })]),
     );
+  });
+});
+
+/**
+ * Issue 32: a unit terminated while idle runs no more code, so it never releases its checkout and
+ * its pull request never hears it ended. The janitor releases the checkout of a unit (or thread)
+ * that was terminated, once its id runs no more, and the unit's pull request is told, once.
+ */
+describe('the workspace janitor, for units that were terminated', () => {
+  let ship: ShipKit;
+  beforeAll(async () => {
+    ship = await startShipKit('janitor-units', { ship: { checksPollSeconds: 2 } });
+  });
+  afterAll(async () => ship?.close());
+
+  test('a terminated idle unit’s checkout is removed and its pull request told once; a running unit keeps its own', async () => {
+    const model = ship.kit.script('janitor-unit', [
+      {
+        alternatives: [
+          {
+            when: { lastUserIncludes: 'of this unit)' },
+            text: 'Good.',
+            toolCalls: [{ name: 'submit_review', input: { verdict: 'approve', summary: 'Good.', findings: [] } }],
+          },
+          {
+            text: 'Greeting.',
+            toolCalls: [
+              { name: 'bash', input: { command: 'echo "Hello." >> README.md' } },
+              { name: 'submit_description', input: { title: 'Add a greeting', body: 'Adds a greeting.' } },
+            ],
+          },
+        ],
+      },
+      { text: 'Done.' },
+    ]);
+    const [idleId, keptId] = [`unit:${REPO}:janitor-idle-${process.pid}`, `unit:${REPO}:janitor-kept-${process.pid}`];
+    for (const unitId of [idleId, keptId]) await ship.start({ unitId, request: 'Add a greeting', model });
+    const idle = (unitId: string) =>
+      waitUntil(
+        () => ship.kit.client.workflow.getHandle(unitId).query(unitStateQuery),
+        (state) => state.phase === 'idle',
+        150_000,
+      );
+    const [ended, kept] = [await idle(idleId), await idle(keptId)];
+    const checkout = (unitId: string) => ship.kit.sandboxHost.hasFiles({ key: unitId, network: true });
+    expect(await checkout(idleId)).toBe(true);
+    expect(await checkout(keptId)).toBe(true);
+
+    await run(resolveTemporalBinary('cli').path, [
+      'workflow',
+      'terminate',
+      '--address',
+      testTemporalAddress(),
+      '--workflow-id',
+      idleId,
+      '--reason',
+      'cleaning up @ana',
+    ]);
+    const janitor = new WorkspaceJanitor({
+      host: ship.kit.sandboxHost,
+      liveness: workflowLiveness(ship.kit.client),
+      endedOwners: endedOwners(ship.kit.client),
+      released: tellEndedUnit({
+        client: ship.kit.client,
+        identities: createGitHubIdentities({
+          apiUrl: ship.github.apiUrl,
+          gitUrl: ship.github.gitUrl,
+          tokens: { read: 'read-token', write: 'write-token' },
+        }),
+      }),
+    });
+    // Visibility shows the termination a moment later: the sweep that sees it releases the checkout.
+    await waitUntil(
+      () => janitor.sweep(),
+      (released) => released.includes(idleId),
+      60_000,
+    );
+    expect(await checkout(idleId)).toBe(false);
+    expect(await checkout(keptId)).toBe(true);
+    const [owner, name] = REPO.split('/');
+    const told = () =>
+      ship.github.state
+        .repo(owner, name)!
+        .issues.get(ended.pullRequest!)!
+        .comments.filter((comment) => comment.body.includes(`\`${idleId}\` was terminated`));
+    expect(told()).toHaveLength(1);
+    expect(told()[0].body).toContain('(“cleaning up @\u200bana”)');
+    // Nothing twice: the next sweep finds nothing left of it.
+    expect(await janitor.sweep()).toEqual([]);
+    expect(told()).toHaveLength(1);
+    expect(
+      ship.github.state
+        .repo(owner, name)!
+        .issues.get(kept.pullRequest!)!
+        .comments.some((c) => c.body.includes('was terminated')),
+    ).toBe(false);
+    await ship.kit.client.workflow.getHandle(keptId).signal(stopSignal, { reason: 'test over', by: 'tester' });
   });
 });

@@ -47,7 +47,7 @@ import type { SpendVerdict, SpentToday } from '../agents/spend-caps';
 import type { WebActivities } from '../activities/web';
 import type { McpCallInput, McpCallResult, McpDiscovered, McpDiscoverInput } from '../activities/mcp/types';
 import type { BoardActivities } from '../activities/board';
-import type { PlanInput, RunEnded, ShipUnitInput, SpendReservation, SpendReserveRequest, UnitState } from './contracts';
+import type { PlanInput, RunEnded, RunRecord, ShipUnitInput, SpendReservation, SpendReserveRequest, UnitState } from './contracts';
 
 export type { AttachActivities, InstructionsActivities, SkillActivities, WebActivities };
 
@@ -75,9 +75,10 @@ export interface SpendLedgerActivities {
   reserveSpend(request: SpendReserveRequest): Promise<SpendReservation>;
 }
 
-/** A thread's look at its current run (is its workflow task stuck failing?). */
+/** A thread's look at its current run (is its workflow task stuck failing?); a unit's wait for a run it did not start itself. */
 export interface RunProgressActivities {
   runProgress(input: { runId: string }): Promise<RunProgress>;
+  awaitRun(input: { runId: string }): Promise<{ record?: RunRecord; ended?: string }>;
 }
 
 /** A thread starting its run through the worker's own client (eager workflow start), and reading the end of one that never said. */
@@ -275,6 +276,15 @@ export const POLICIES = {
    * and an idempotent update (one reservation per holder), so retried.
    */
   spendLedger: { startToCloseTimeout: '1 minute', retry: backoff('1 second', '10 seconds', 5) },
+  /**
+   * A unit following a run an earlier execution of it started (a reset): as long as a run may
+   * take, heartbeating; retried while Temporal is away, since the run may still be working.
+   */
+  awaitRun: {
+    startToCloseTimeout: '24 hours',
+    heartbeatTimeout: '1 minute',
+    retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
+  },
   /** Starting, inspecting and listing units through the Temporal client. */
   unitClient: { startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumAttempts: 5 } },
   /**
@@ -319,6 +329,7 @@ export const runProgress = proxyActivities<RunProgressActivities>(POLICIES.runPr
 export const runStarts = proxyLocalActivities<Pick<RunStartActivities, 'startRun'>>(LOCAL_POLICIES.startRun);
 export const runOutcomes = proxyActivities<Pick<RunStartActivities, 'runOutcome'>>(POLICIES.runOutcome);
 export const runEndReports = proxyLocalActivities<Pick<RunStartActivities, 'reportRunEnd'>>(LOCAL_POLICIES.reportRunEnd);
+export const runWaits = proxyActivities<Pick<RunProgressActivities, 'awaitRun'>>(POLICIES.awaitRun);
 export const models = proxyActivities<ModelActivities>(POLICIES.modelTurn);
 export const closingModels = proxyActivities<ModelActivities>(POLICIES.closingSummary);
 export const routingModels = proxyActivities<ModelActivities>(POLICIES.routingTurn);

@@ -1,6 +1,12 @@
 import type { SignalDefinition, UpdateDefinition } from '@temporalio/common';
-import { log, setHandler } from '@temporalio/workflow';
+import { log, patched, setHandler } from '@temporalio/workflow';
 import { failure, inputProblem, MESSAGE_INPUTS, type FailureCode, type MessageInput } from './contracts';
+
+/**
+ * The `patched()` id of a signal whose text is past its bound (a steer over MAX_STEER_CHARS)
+ * being dropped like any malformed signal; histories recorded before took it (docs/versioning.md).
+ */
+export const INPUT_LENGTH_BOUND = 'input-length-bound';
 
 /**
  * Checks every signal and update a workflow takes against its shape in the contracts
@@ -23,7 +29,11 @@ export class InputGuard {
   signal<T>(definition: SignalDefinition<[T]>, handler: (input: T) => void): void {
     const entry = this.entry(definition.name, 'signal');
     setHandler(definition, ((...args: unknown[]) => {
-      const problem = inputProblem(entry.shape, args, { absentOk: entry.absentOk ?? false });
+      const absentOk = entry.absentOk ?? false;
+      // A text past its bound is dropped only in histories that know the bound (asked only then).
+      const loose = inputProblem(entry.shape, args, { absentOk, bounded: false });
+      const tooLong = loose ? undefined : inputProblem(entry.shape, args, { absentOk });
+      const problem = loose ?? (tooLong && patched(INPUT_LENGTH_BOUND) ? tooLong : undefined);
       if (problem) this.drop(definition.name, problem);
       else handler(args[0] as T);
     }) as (input: T) => void);

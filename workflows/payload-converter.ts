@@ -2,6 +2,12 @@ import { defaultPayloadConverter, type Payload, type PayloadConverter } from '@t
 import { decode } from '@temporalio/common/lib/encoding';
 
 /**
+ * What the worker's claim-check codec (infra/payloads/claim-check-codec.ts) leaves in place of a
+ * reference its store cannot resolve; the payload's data says why, in words.
+ */
+export const UNRESOLVED_CLAIM_CHECK_ENCODING = 'binary/switchboard-claim-check-unresolved';
+
+/**
  * A payload the workflow could not decode: an unknown `encoding` or bytes that are not the JSON
  * they claim to be, as `temporal workflow signal --input-meta encoding=…` or `--input-base64`
  * can send by mistake. Its tag keeps it from passing for a JSON object, so the input checks
@@ -31,12 +37,13 @@ class TolerantPayloadConverter implements PayloadConverter {
   }
 
   fromPayload<T>(payload: Payload): T {
+    const encoding = payload.metadata?.encoding ? decode(payload.metadata.encoding) : undefined;
+    if (encoding === UNRESOLVED_CLAIM_CHECK_ENCODING)
+      return new UndecodablePayload('binary/switchboard-claim-check', decode(payload.data ?? new Uint8Array())) as T;
     try {
       return defaultPayloadConverter.fromPayload<T>(payload);
     } catch (error) {
-      const encoding = payload.metadata?.encoding;
-      const name = encoding ? decode(encoding) : '(none)';
-      return new UndecodablePayload(name, error instanceof Error ? error.message : String(error)) as T;
+      return new UndecodablePayload(encoding ?? '(none)', error instanceof Error ? error.message : String(error)) as T;
     }
   }
 }

@@ -19,6 +19,7 @@ import {
   repoReads,
   residentBound,
   residentQueues,
+  runWaits,
   setup,
   spendLedger,
   status,
@@ -60,6 +61,7 @@ import { CodingRound } from './unit/coding-round';
 import { IdleRound } from './unit/idle-round';
 import { PeoplesReviews } from './unit/peoples-reviews';
 import { ReviewRound } from './unit/review-round';
+import { startOrFollow } from './unit/running-child';
 import { Settle } from './unit/settle';
 import { consolidateUnit } from './unit/consolidate';
 import { Unit } from './unit/unit';
@@ -168,12 +170,22 @@ async function shipUnit(input: ShipUnitInput, onCancel: OnCancel): Promise<UnitR
       }) as WorkflowClock['condition'],
       startRun: (workflowId, run, staticSummary) => {
         showDetails();
-        return startChild(agentRunWorkflowType, {
+        // A reset execution may find the run its predecessor started still working: it follows that one.
+        return startOrFollow(
           workflowId,
-          args: [run],
-          parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-          staticSummary,
-        });
+          () =>
+            startChild(agentRunWorkflowType, {
+              workflowId,
+              args: [run],
+              parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
+              staticSummary,
+            }),
+          {
+            awaitRun: (runId) => runWaits.awaitRun({ runId }),
+            signal: (runId, definition, stop) => getExternalWorkflowHandle(runId).signal(definition, stop),
+          },
+          patched,
+        );
       },
       entered: (phase) => {
         upsertSearchAttributes([{ key: Phase, value: phase }]);

@@ -25,6 +25,7 @@ import {
 import { autoReviewText, ReviewMemory } from './thread/auto-review';
 import { seededMessage, THREAD_SEEDS_ISSUES } from './thread/issue-seed';
 import { repoInPlay, settingsNotice, THREAD_REPO_SETTINGS, withRepository } from './thread/repo-settings';
+import { steerTooLong } from './thread/steer-length';
 import { classify, classifierOn } from './thread/classify';
 import { UncertainWrites } from './effects/uncertain-writes';
 import { CANCEL_STOP, cancelAsStop, type OnCancel } from './cancel-as-stop';
@@ -36,7 +37,8 @@ import { SwitchboardKind, Thread } from './search-attributes';
 import { decide, personOf } from './thread/decide';
 import { shipStart } from './thread/ship-start';
 import { EAGER_RUN_START, startRun } from './thread/run-start';
-import { answerOf, RunEnds, savedOutcome } from './thread/run-ends';
+import { RunEnds, savedOutcome } from './thread/run-ends';
+import { runAnswer } from './thread/run-answer';
 import { startShipUnit } from './thread/ship-unit-start';
 import { needsVetting, VET_REPOSITORY_PATCH, vetInput, vetRefusal } from './thread/vet';
 import { threadSpend } from './thread/spend';
@@ -186,7 +188,7 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
     }
     const runId = currentRunId;
     if (runId && message.addressedToRun) {
-      const refused = steerRefusal(message, runId);
+      const refused = steerRefusal(message, runId) ?? steerTooLong(message, patched);
       // Threads recorded before steers were admitted sent every reply to the run (docs/versioning.md).
       if (refused && patched(STEER_ADMITTED)) {
         remember({ messageId: message.messageId, kind: 'refused', reply: refused.message, code: refused.code });
@@ -382,7 +384,7 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
             ...(workspaceHost ? { workspaceHost } : {}),
             ...(spend.spendCap ? { spendCap: spend.spendCap } : {}),
             // A review of the conversation's pull request: once per commit, and after an earlier one, what a push resolved.
-            ...reviews.runExtras(decision.profile.tools, replyTarget, threadId),
+            ...reviews.runExtras(decision.profile.tools, replyTarget, threadId, message),
             ...(decision.routing ? { routing: decision.routing } : {}),
             ...(decision.board ? { board: decision.board } : {}),
           },
@@ -416,7 +418,7 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
       reviews.record(record);
       await consolidateRun(record, boardAt(agentSetup, threadId, statusActivities, { message, replyTarget, repo }), patched);
       planDraft = draftedPlan(record) ?? planDraft;
-      const answer = answerOf(ended);
+      const answer = runAnswer(record, ended, replyTarget);
       saved.push({ request: decision.request, answer, agent: decision.agent, outcome: savedOutcome(ended) });
       saved.splice(0, Math.max(0, saved.length - SAVED_EXCHANGES));
       // An automatic review that posted its review has said everything there (its card says it ended).

@@ -44,7 +44,8 @@ describe('a repository’s .switchboard.yml', () => {
     const parsed = parseSettingsFile(
       'review:\n  triggers: [opened, pushed]\nissues:\n  label: go\n  lable: oops\nsetup:\n  commands: [make]\ncolour: red\n',
     );
-    expect(parsed.values).toEqual({ setup: { commands: ['make'] } });
+    // What is broken is left out at any depth (a list entry, a key); the rest of each section applies.
+    expect(parsed.values).toEqual({ review: { triggers: ['opened'] }, issues: { label: 'go' }, setup: { commands: ['make'] } });
     expect(parsed.problems).toEqual([
       { key: 'review.triggers.1', message: expect.stringContaining('opened') },
       { key: 'issues.lable', message: 'unknown key' },
@@ -54,6 +55,18 @@ describe('a repository’s .switchboard.yml', () => {
       { key: '(file)', message: expect.stringMatching(/^not valid YAML at line \d+/) },
     ]);
     expect(parseSettingsFile('- a\n').problems[0].key).toBe('(file)');
+    // A section that is not a mapping at all is ignored whole.
+    expect(parseSettingsFile('review: often\nissues:\n  assign: false\n')).toEqual({
+      values: { issues: { assign: false } },
+      problems: [{ key: 'review', message: expect.any(String) }],
+    });
+    // Deeper: an MCP attachment's unknown key inside an agent's list is named; the section is
+    // ignored whole (without the misspelt allowlist, the server's every tool would be allowed).
+    const deep = parseSettingsFile('mcp:\n  agents:\n    coding:\n      - server: docs\n        tooles: [read]\n');
+    expect(deep).toEqual({ values: {}, problems: [{ key: 'mcp.agents.coding.0.tooles', message: 'unknown key' }] });
+    // A mistyped value where leaving it out would allow more: the section is ignored whole.
+    expect(parseSettingsFile('issues:\n  assign: "no"\n  label: go\n').values).toEqual({});
+    expect(parseSettingsFile('agents:\n  allowed: [coding, "Not An Id"]\n').values).toEqual({ agents: { allowed: ['coding'] } });
     expect(parseSettingsFile('')).toEqual({ values: {}, problems: [] });
   });
 

@@ -78,10 +78,56 @@ export function parseSettingsFile(text: string): { values: RepositorySettingsInp
       continue;
     }
     const parsed = schema.safeParse(value);
-    if (parsed.success) values[key] = parsed.data;
-    else problems.push(...parsed.error.issues.map((issue) => describeIssue(key, issue)));
+    if (parsed.success) {
+      values[key] = parsed.data;
+      continue;
+    }
+    problems.push(...parsed.error.issues.map((issue) => describeIssue(key, issue)));
+    // The section without its broken keys (and list entries) applies where leaving them out can
+    // only narrow what it allows: a typo in one key of `review:` leaves its triggers on.
+    const rest = parsed.error.issues.every((issue) => prunable(key, issue)) ? withoutBroken(value, parsed.error.issues) : undefined;
+    const again = rest === undefined ? undefined : schema.safeParse(rest);
+    if (again?.success) values[key] = again.data;
   }
   return { values: values, problems };
+}
+
+/**
+ * Whether a section stays, without what an issue names. `review` always (its keys only turn
+ * reviews on and tune them); `issues` and `agents` for unknown keys and list entries (an agent
+ * left out of `allowed` allows less; a mistyped `assign: "no"` left out would start units);
+ * `setup` (a command sequence) and `mcp` (a tool allowlist left out would allow every tool) never.
+ */
+function prunable(section: string, issue: z.core.$ZodIssue): boolean {
+  if (section === 'review') return true;
+  if (section !== 'issues' && section !== 'agents') return false;
+  return issue.code === 'unrecognized_keys' || typeof issue.path[issue.path.length - 1] === 'number';
+}
+
+/** Marks a list entry for removal (entries are removed after every issue is applied, so indexes hold). */
+const DROPPED = Symbol('dropped');
+
+/** A copy of `value` without what each issue names; undefined when an issue names the section itself. */
+function withoutBroken(value: unknown, issues: readonly z.core.$ZodIssue[]): unknown {
+  const copy = structuredClone(value) as Record<PropertyKey, unknown>;
+  for (const issue of issues) {
+    const path = issue.code === 'unrecognized_keys' ? issue.path : issue.path.slice(0, -1);
+    let holder: unknown = copy;
+    for (const step of path) holder = (holder as Record<PropertyKey, unknown> | undefined)?.[step];
+    if (holder === null || typeof holder !== 'object') return undefined;
+    const target = holder as Record<PropertyKey, unknown>;
+    if (issue.code === 'unrecognized_keys') for (const name of issue.keys) delete target[name];
+    else if (issue.path.length === 0) return undefined;
+    else if (Array.isArray(target)) target[Number(issue.path[issue.path.length - 1])] = DROPPED;
+    else delete target[issue.path[issue.path.length - 1]];
+  }
+  return pruned(copy);
+}
+
+function pruned(value: unknown): unknown {
+  if (Array.isArray(value)) return value.filter((entry) => entry !== DROPPED).map(pruned);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([name, entry]) => [name, pruned(entry)]));
 }
 
 function describeIssue(section: string, issue: z.core.$ZodIssue): SettingsProblem {

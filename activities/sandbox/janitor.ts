@@ -3,6 +3,21 @@ import { type SandboxHost, type SandboxLogger } from './sandbox-host';
 /** Whether a workflow that used a sandbox still runs: `unknown` when Temporal has no such workflow (yet, or any more). */
 export type WorkflowLiveness = (workflowId: string) => Promise<'running' | 'closed' | 'unknown'>;
 
+/**
+ * A thread or unit that ended without ending itself (terminated, timed out): its id is its
+ * workspace's key, and it never released that workspace.
+ */
+export interface EndedOwner {
+  workflowId: string;
+  kind: 'thread' | 'unit';
+  runId: string;
+  status: 'terminated' | 'timedOut';
+  /** Why, as the operator said (a terminate's reason). */
+  reason?: string;
+  repo?: string;
+  pullRequest?: number;
+}
+
 export interface JanitorOptions {
   host: SandboxHost;
   liveness: WorkflowLiveness;
@@ -12,6 +27,10 @@ export interface JanitorOptions {
   /** How long a sandbox whose workflows Temporal does not know may live (default ten minutes). */
   unknownGraceMs?: number;
   now?: () => number;
+  /** Threads and units that ended without ending themselves lately: their workspaces' files are released here. */
+  endedOwners?: () => Promise<EndedOwner[]>;
+  /** Told after this host released such a workspace (a unit's pull request hears it was ended). */
+  released?: (owner: EndedOwner) => Promise<void>;
 }
 
 /**
@@ -83,6 +102,32 @@ export class WorkspaceJanitor {
       );
     }
     for (const name of this.unknownSince.keys()) if (!seen.has(name)) this.unknownSince.delete(name);
-    return closed;
+    return [...closed, ...(await this.releaseEnded())];
+  }
+
+  /**
+   * The files of threads and units that were terminated (or timed out) never go on their own:
+   * the thread's or unit's workspace on this host is released (its holder ended, its folder
+   * removed) once the id runs no more (a reset runs it again: kept), and `released` is told.
+   */
+  private async releaseEnded(): Promise<string[]> {
+    const { host, liveness, logger, endedOwners, released } = this.options;
+    if (!endedOwners) return [];
+    const done: string[] = [];
+    for (const owner of await endedOwners()) {
+      const workspace = { key: owner.workflowId, network: true };
+      if (!(await host.hasFiles(workspace))) continue;
+      if ((await liveness(owner.workflowId).catch(() => 'running' as const)) === 'running') continue;
+      await host.release(workspace);
+      done.push(owner.workflowId);
+      logger?.warn(
+        { component: 'sandbox', workflowId: owner.workflowId, status: owner.status },
+        `released the workspace of a ${owner.kind} that was ${owner.status === 'terminated' ? 'terminated' : 'timed out'}: its files are gone`,
+      );
+      await released?.(owner).catch((error: Error) =>
+        logger?.warn({ component: 'sandbox', workflowId: owner.workflowId, error: error.message }, 'could not say it was ended'),
+      );
+    }
+    return done;
   }
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { readdir, rename, rm } from 'node:fs/promises';
+import { readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { sandboxBounds } from './bounds';
 import { WorkspaceCgroup } from './cgroups';
@@ -388,6 +388,14 @@ export class SandboxHost {
       }
       return closed;
     });
+  }
+
+  /** Whether the workspace has files on this host (its folder exists). */
+  async hasFiles(workspace: WorkspaceRef): Promise<boolean> {
+    return stat(workspaceLayout(this.options.dataDir, workspace).root).then(
+      () => true,
+      () => false,
+    );
   }
 
   /** Whether the workspace's sandbox is running now (unisolated: never). */

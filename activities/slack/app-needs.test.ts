@@ -51,6 +51,7 @@ describe("the Slack app's needs", () => {
       'im:history',
       'reactions:read',
       'reactions:write',
+      'users:read',
     ]);
     expect(slackBotScopes().every((need) => need.why !== 'used by Switchboard')).toBe(true);
     expect(slackBotEvents()).toEqual(['app_mention', 'message.channels', 'message.groups', 'message.im', 'reaction_added']);

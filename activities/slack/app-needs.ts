@@ -26,6 +26,8 @@ export const SLACK_METHODS: Readonly<Record<string, readonly string[]>> = {
   'conversations.history': ['channels:history', 'groups:history', 'im:history'],
   // A reply in a plan unit's thread that steered or stopped it is acknowledged on the reply.
   'reactions.add': ['reactions:write'],
+  // The person's name on cards, records and session pages, not their id.
+  'users.info': ['users:read'],
   'files.getUploadURLExternal': ['files:write'],
   'files.completeUploadExternal': ['files:write'],
 };
@@ -54,6 +56,7 @@ const WHY: Record<string, string> = {
   'files:write': 'attach_file (the external upload flow)',
   'reactions:read': 'the stop reaction',
   'reactions:write': "acknowledging a reply that steered or stopped a plan's unit",
+  'users:read': "people's names on cards, records and session pages",
   commands: 'the slash commands',
 };
 

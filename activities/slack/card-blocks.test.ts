@@ -75,6 +75,15 @@ describe('status cards', () => {
     expect(textOf(slack.blocks)).not.toContain('cache');
   });
 
+  it('say who stopped a stopped run, and show its last words as unfinished, not as its answer', () => {
+    const stopped = { ...status, outcome: 'stopped' as const, stop: { by: 'U0ANA', reason: 'enough' } };
+    const card = textOf(renderCard({ status: stopped, final: true, answer: 'Half a thought' }).blocks);
+    expect(card).toContain('Stopped by <@U0ANA>: enough');
+    expect(card).toContain('_Unfinished: it was stopped before it answered. What it had written so far:_');
+    expect(card).toContain('Half a thought');
+    expect(renderGitHubCard({ status: { ...stopped, stop: { by: 'github:ana' } }, final: true })).toContain('🛑 Stopped by ana');
+  });
+
   it("on GitHub, promise an answer below only for a conversation's own run", () => {
     const done = { ...status, outcome: 'completed' as const, endedBy: undefined };
     expect(renderGitHubCard({ status: done, final: true })).toContain('The answer follows below.');
@@ -84,6 +93,10 @@ describe('status cards', () => {
     const child = renderGitHubCard({ status: { ...done, answersTo: 'parent' }, final: true });
     expect(child).toContain('Its answer went to the run that delegated to it.');
     expect(renderGitHubCard({ status: { ...done, answersTo: 'unit' }, final: false })).not.toContain('report');
+    // An automatic review that posted its review: that is its answer, and nothing follows.
+    const review = renderGitHubCard({ status: { ...done, answersTo: 'review' }, final: true });
+    expect(review).toContain('Its answer is the review it posted on this pull request.');
+    expect(review).not.toContain('follows below');
   });
 
   it('say a setup copied in from the host as such, without its output', () => {

@@ -46,7 +46,9 @@ export interface CardView {
 /** The card's Block Kit blocks and its fallback text (notifications, screen readers). */
 export function renderCard(view: CardView): { text: string; blocks: unknown[] } {
   const { status } = view;
-  const state = view.final ? `${OUTCOME_WORDS[status.outcome ?? 'failed']}${boundWords(status)}` : PHASE_WORDS[status.phase];
+  const state = view.final
+    ? `${OUTCOME_WORDS[status.outcome ?? 'failed']}${boundWords(status)}${stoppedWords(status)}`
+    : PHASE_WORDS[status.phase];
   const repo = repoContextWords(status);
   const facts = [
     `*Budget:* ${status.budget.description}`,
@@ -82,7 +84,9 @@ export function renderCard(view: CardView): { text: string; blocks: unknown[] } 
       },
     });
   if (view.final && view.answer?.trim()) {
-    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: clip(view.answer.trim(), CARD_ANSWER_LIMIT) } });
+    // A stopped run's last words are not its answer: they are shown as what it had so far.
+    const unfinished = status.outcome === 'stopped' ? '_Unfinished: it was stopped before it answered. What it had written so far:_\n' : '';
+    blocks.push({ type: 'section', text: { type: 'mrkdwn', text: `${unfinished}${clip(view.answer.trim(), CARD_ANSWER_LIMIT)}` } });
   }
   blocks.push({ type: 'context', elements: [{ type: 'mrkdwn', text: facts.join('  ·  ') }] });
   if (!view.final) {
@@ -129,6 +133,19 @@ export function boundWords(status: RunStatus): string {
 }
 
 const BOUND_OUTCOMES: RunOutcome[] = ['budget', 'turns', 'tokens', 'spend'];
+
+/**
+ * ` by <@U0ANA>: enough`: who stopped a stopped run and why. On a Slack card (`slack`) a Slack
+ * user id is a mention, which Slack shows as the person's name, and text is escaped; elsewhere
+ * a GitHub actor is their login.
+ */
+export function stoppedWords(status: RunStatus, slack = true): string {
+  if (status.outcome !== 'stopped' || !status.stop) return '';
+  const { by, reason } = status.stop;
+  const text = (words: string) => (slack ? escape(words) : words);
+  const who = !by ? '' : slack && /^[UW][A-Z0-9]{2,}$/.test(by) ? ` by <@${by}>` : ` by ${text(by.replace(/^github:/, ''))}`;
+  return `${who}${reason ? `: ${text(reason)}` : ''}`;
+}
 
 export function formatElapsed(ms: number): string {
   const seconds = Math.max(0, Math.round(ms / 1000));

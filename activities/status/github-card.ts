@@ -1,6 +1,6 @@
 import type { RunOutcome, RunPhase, RunStatus } from '../../workflows/contracts';
 import { formatCacheShare, formatCost, formatUsd, routingWords, STEP_MARKS, stepsProgress } from '../../infra/run-format';
-import { boundWords, formatElapsed, repoContextWords } from '../slack/card-blocks';
+import { boundWords, formatElapsed, repoContextWords, stoppedWords } from '../slack/card-blocks';
 
 /** GitHub's limit on a comment body, less room for the effect marker. */
 export const GITHUB_COMMENT_LIMIT = 65_000;
@@ -28,6 +28,7 @@ const ANSWER_WORDS: Record<NonNullable<RunStatus['answersTo']> | 'conversation',
   conversation: 'The answer follows below.',
   unit: "Its result goes into the ship unit's report.",
   parent: 'Its answer went to the run that delegated to it.',
+  review: 'Its answer is the review it posted on this pull request.',
 };
 
 /**
@@ -36,7 +37,9 @@ const ANSWER_WORDS: Record<NonNullable<RunStatus['answersTo']> | 'conversation',
  */
 export function renderGitHubCard(view: { status: RunStatus; final: boolean; webUiUrl?: string; sessionUrl?: string }): string {
   const { status } = view;
-  const state = view.final ? `${OUTCOME_WORDS[status.outcome ?? 'failed']}${boundWords(status)}` : PHASE_WORDS[status.phase];
+  const state = view.final
+    ? `${OUTCOME_WORDS[status.outcome ?? 'failed']}${boundWords(status)}${stoppedWords(status, false)}`
+    : PHASE_WORDS[status.phase];
   const cost = formatCost(status.cost);
   const repo = repoContextWords(status);
   const facts = [

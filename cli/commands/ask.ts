@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { userInfo } from 'node:os';
 import { type Client } from '@temporalio/client';
 import { type Command } from 'commander';
+import { namesRefusal, parseDirectives } from '../../agents';
+import { doorAdmissionFromConfig } from '../../infra/door-admission';
 import { formatRecord, formatStatusLine } from '../../infra/run-format';
 import { composeMessage, sendToThread, watchRun } from '../../infra/thread-client';
 import type { MessageOutcome, RunRecord, ThreadInput, ThreadMessage } from '../../workflows/contracts';
@@ -96,7 +98,16 @@ export function registerAskCommand(program: Command): void {
     .option('--model <model>', 'use this model, e.g. scripted:examples/hello.yaml')
     .option('--json', 'print the run record as JSON')
     .action(async (message: string, options: AskOptions) => {
-      await withCliClient(async ({ client, taskQueue }) => {
+      await withCliClient(async ({ client, taskQueue, loaded }) => {
+        // An agent or a model nobody has is refused here, before a thread exists (as at every door).
+        const { directives } = parseDirectives(composeMessage(message, options));
+        const unknown = namesRefusal(await doorAdmissionFromConfig(loaded).facts(), directives);
+        if (unknown) {
+          if (options.json) console.log(JSON.stringify({ kind: 'refused', code: unknown.code, reply: unknown.message }, null, 2));
+          else console.error(`Not started (${unknown.code}): ${unknown.message}`);
+          process.exitCode = 1;
+          return;
+        }
         const { outcome, record } = await ask(
           client,
           taskQueue,

@@ -89,18 +89,20 @@ export function registerRunsCommand(program: Command): void {
 export function registerStuckCommand(program: Command): void {
   program
     .command('stuck')
-    .description('open threads, runs, units and plans whose workflow task keeps failing (no progress), and why')
+    .description('open threads, runs, units and plans whose workflow task keeps failing (no progress), and why; exits 1 when it lists any')
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }) => {
       await withCliClient(async ({ client }) => printStuck(client, options.json));
     });
 }
 
+/** Lists the stuck workflows; the exit code is 1 when there are any, so a script or a cron check can act on it. */
 async function printStuck(client: Client, json: boolean | undefined): Promise<void> {
   const stuck = await findStuck(client);
   if (json) console.log(JSON.stringify(stuck, null, 2));
   else if (stuck.length === 0) console.log('no stuck workflows (threads, runs, units, plans)');
   else for (const entry of stuck) console.log(formatStuck(entry));
+  if (stuck.length > 0) process.exitCode = 1;
 }
 
 export function registerSteerCommand(program: Command): void {

@@ -12,7 +12,7 @@ import { unitDetails } from '../../activities/units/unit-client';
 import { formatUncertain, uncertainOf } from './resend';
 import { Outcome, Phase, PullRequest } from '../../workflows/search-attributes';
 import { limitOption } from '../options';
-import { admitStart } from '../../agents';
+import { admitStart, namesRefusal } from '../../agents';
 import { doorAdmissionFromConfig } from '../../infra/door-admission';
 
 /** What `switchboard ship` was asked for: an exact PR, or a change in a repository. */
@@ -109,12 +109,14 @@ function registerShip(program: Command): void {
           // model; the sandbox is the worker's, so a unit on a worker that cannot isolate refuses itself).
           const facts = await doorAdmissionFromConfig(loaded).facts();
           const person = { surface: 'cli' as const, userId: requester };
-          const admitted = admitStart(facts, {
-            person,
-            agent: 'ship',
-            repo: parsed.repo,
-            ...(options.model ? { model: options.model } : {}),
-          });
+          const admitted =
+            namesRefusal(facts, { ...(options.model ? { model: options.model } : {}) }) ??
+            admitStart(facts, {
+              person,
+              agent: 'ship',
+              repo: parsed.repo,
+              ...(options.model ? { model: options.model } : {}),
+            });
           if (!admitted.ok) {
             console.error(`Not started (${admitted.code}): ${admitted.message}`);
             process.exitCode = 1;

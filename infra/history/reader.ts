@@ -21,6 +21,11 @@ export interface WorkflowFacts {
 /** A page of one execution's history and where the next one starts (none once it closed). */
 export interface HistoryPage {
   events: SessionEvent[];
+  /**
+   * The id of the last event the page held, whether or not a page shows it: a reader is caught up
+   * by this, since the events it skips (workflow tasks) are often an idle workflow's last.
+   */
+  lastEventId?: number;
   token?: Uint8Array;
 }
 
@@ -70,8 +75,14 @@ export class HistoryReader {
         skipArchival: true,
       });
     const response = signal ? await this.client.connection.withAbortSignal(signal, call) : await call();
-    const events = await decodeEvents(this.client.options.loadedDataConverter, response.history?.events ?? []);
-    return { events, ...(response.nextPageToken?.length ? { token: response.nextPageToken } : {}) };
+    const raw = response.history?.events ?? [];
+    const events = await decodeEvents(this.client.options.loadedDataConverter, raw);
+    const last = raw.length ? Number(raw[raw.length - 1].eventId ?? 0) : undefined;
+    return {
+      events,
+      ...(last ? { lastEventId: last } : {}),
+      ...(response.nextPageToken?.length ? { token: response.nextPageToken } : {}),
+    };
   }
 
   /** A closed execution, whole. */

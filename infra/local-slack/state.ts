@@ -56,6 +56,8 @@ export class LocalSlackState {
   private readonly channels = new Map<string, LocalMessage[]>();
   readonly users = new Map<string, LocalUser>();
   readonly files = new Map<string, LocalFile>();
+  /** Messages only one person saw (`chat.postEphemeral`), oldest first: nobody else's page shows them. */
+  readonly ephemerals: Array<{ channel: string; user: string; text: string; threadTs?: string }> = [];
   /** Display names of channels (`C0DEMO` -> `dev`), for the web page; unnamed ones show their id. */
   readonly channelNames = new Map<string, string>();
   private clock = 0;

@@ -65,7 +65,10 @@ export const WEB_API_METHODS: Record<string, Method> = {
 
   'chat.postEphemeral': ({ state }, params) => {
     const channel = text(params.channel);
-    if (!channel || !text(params.user)) return refuse('channel_not_found');
+    const user = text(params.user);
+    if (!channel || !user) return refuse('channel_not_found');
+    const threadTs = text(params.thread_ts);
+    state.ephemerals.push({ channel, user, text: text(params.text) ?? '', ...(threadTs ? { threadTs } : {}) });
     return { ok: true, message_ts: state.nextTs() };
   },
 

@@ -21,7 +21,7 @@ body { margin: 0; font: 15px/1.46668 -apple-system, "Segoe UI", "Helvetica Neue"
 .author { font-weight: 900; }
 .badge { font-size: 10px; font-weight: 700; color: #616061; background: #e8e8e8; border-radius: 2px; padding: 0 3px; }
 .time, .edited { font-size: 12px; color: #616061; }
-.body { word-wrap: break-word; }
+.body { overflow-wrap: anywhere; }
 .thread { margin-left: 64px; border-left: 2px solid #e8e8e8; }
 .thread .message { padding-left: 12px; }
 .thread-head { font-size: 13px; font-weight: 700; color: #1264a3; padding: 2px 12px; }
@@ -46,9 +46,19 @@ a { color: #1264a3; }
 .reaction { display: inline-block; border: 1px solid #ddd; border-radius: 12px; padding: 0 8px; font-size: 12px; margin: 4px 4px 0 0; background: #f8f8f8; }
 .unsupported { color: #616061; font-style: italic; }
 .empty { padding: 20px; color: #616061; }
-.revision { padding: 8px 20px; font-size: 11px; color: #aaa; }
+.revision { padding: 8px 20px; font-size: 11px; color: #616061; }
 #live { position: fixed; right: 12px; bottom: 8px; font-size: 12px; color: #616061; background: #fff; padding: 2px 8px; border-radius: 10px; border: 1px solid #ddd; }
 #live.off { color: #e01e5a; border-color: #e01e5a; }
+/* A phone: the channels above the conversation, one column, nothing wider than the screen. */
+@media (max-width: 700px) {
+  #workspace { flex-direction: column; }
+  .sidebar { width: auto; height: auto; position: static; padding: 10px 0 4px; }
+  .sidebar-note { padding-bottom: 8px; }
+  .channel h2 { padding: 10px 12px; }
+  .message { padding: 8px 12px; }
+  .thread { margin-left: 16px; }
+  .fields { grid-template-columns: 1fr; }
+}
 `;
 
 /**

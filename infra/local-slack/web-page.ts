@@ -45,6 +45,7 @@ export function pageRoutes(context: PageContext): Router {
 export function renderPage(context: PageContext): string {
   return [
     '<!doctype html><html lang="en"><head><meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
     `<title>${escapeHtml(context.team.name)} · local Slack</title>`,
     `<style>${PAGE_STYLE}</style></head><body>`,
     `<div id="workspace">${renderWorkspace(context)}</div>`,
@@ -132,5 +133,6 @@ function clock(ts: string): string {
 function colourFor(name: string): string {
   let hash = 0;
   for (const char of name) hash = (hash * 31 + char.charCodeAt(0)) | 0;
-  return `hsl(${Math.abs(hash) % 360} 45% 45%)`;
+  // Dark enough for the white initial on it whatever the hue (4.5:1 and more).
+  return `hsl(${Math.abs(hash) % 360} 45% 32%)`;
 }

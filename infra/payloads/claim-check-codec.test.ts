@@ -1,7 +1,8 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultPayloadConverter } from '@temporalio/common';
+import { payloadConverter as workflowConverter } from '../../workflows/payload-converter';
 import { ClaimCheckCodec, CLAIM_CHECK_ENCODING, isReference } from './claim-check-codec';
 import { DirectoryStore } from './directory-store';
 
@@ -42,5 +43,28 @@ describe('ClaimCheckCodec over a directory', () => {
   it('leaves a payload with its encoding but no reference it could have written (sent by hand) as it is', async () => {
     const forged = { metadata: { encoding: new TextEncoder().encode(CLAIM_CHECK_ENCODING) }, data: new TextEncoder().encode('{"x":1}') };
     expect(await codec.decode([forged])).toEqual([forged]);
+  });
+
+  it('as a worker’s codec, turns a reference the store cannot resolve into input a workflow refuses, except an activity’s', async () => {
+    const worker = new ClaimCheckCodec(new DirectoryStore(dir), 1_024, { unresolved: 'mark' });
+    const hex = 'ab'.repeat(32);
+    const forged = {
+      metadata: { encoding: new TextEncoder().encode(CLAIM_CHECK_ENCODING) },
+      data: new TextEncoder().encode(JSON.stringify({ claimCheck: `sha256:${hex}`, bytes: 12 })),
+    };
+    const workflow = { type: 'workflow' as const, namespace: 'default', workflowId: 'thread:x' };
+    const [missing] = await worker.decode([forged], workflow);
+    expect(String(workflowConverter.fromPayload(missing))).toBe('[object UndecodablePayload]');
+    expect(workflowConverter.fromPayload(missing)).toMatchObject({ reason: `its reference sha256:${hex} is not in the payload store` });
+    // Bytes under the key that are not what it names: the same.
+    mkdirSync(join(dir, 'ab'));
+    writeFileSync(join(dir, 'ab', hex), 'other bytes');
+    const [corrupt] = await worker.decode([forged], workflow);
+    expect(workflowConverter.fromPayload(corrupt)).toMatchObject({ reason: expect.stringContaining('holds other bytes') });
+    // An activity's payloads are ours: they throw (the task retries), as a client's codec does for everything.
+    await expect(worker.decode([forged], { type: 'activity', namespace: 'default', activityId: '1' } as never)).rejects.toThrow(
+      /is corrupt/,
+    );
+    await expect(codec.decode([forged], workflow)).rejects.toThrow(/is corrupt/);
   });
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type ClaimCheckStore } from './claim-check-codec';
+import { ClaimCheckMissingError, type ClaimCheckStore } from './claim-check-codec';
 
 /**
  * Claim-check payloads as files under one folder, `<dir>/<first two hex>/<hex>`. Every
@@ -44,7 +44,9 @@ export class DirectoryStore implements ClaimCheckStore {
       return await readFile(file);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-        throw new Error(`claim-check payload ${key} is missing from ${this.description}: every worker and client must share payloads.dir`);
+        throw new ClaimCheckMissingError(
+          `claim-check payload ${key} is missing from ${this.description}: every worker and client must share payloads.dir`,
+        );
       }
       throw error;
     }

@@ -5,7 +5,7 @@ import { ClaimCheckCodec, type ClaimCheckStore } from './claim-check-codec';
 import { DirectoryStore } from './directory-store';
 import { S3Store } from './s3-store';
 
-export { ClaimCheckCodec, CLAIM_CHECK_ENCODING, type ClaimCheckStore } from './claim-check-codec';
+export { ClaimCheckCodec, ClaimCheckMissingError, CLAIM_CHECK_ENCODING, type ClaimCheckStore } from './claim-check-codec';
 export { DirectoryStore } from './directory-store';
 export { S3Store, type S3StoreOptions } from './s3-store';
 
@@ -44,12 +44,17 @@ export function payloadStoreFromConfig(config: PayloadConfig): ClaimCheckStore {
   });
 }
 
-/** The codec every worker and client of the deployment uses (they must agree). */
-export function payloadCodecFromConfig(config: PayloadConfig): ClaimCheckCodec {
-  return new ClaimCheckCodec(payloadStoreFromConfig(config), config.payloads.claimCheckBytes);
+/**
+ * The codec every worker and client of the deployment uses (they must agree). A worker's turns a
+ * reference its store cannot resolve into input its workflows refuse (claim-check-codec.ts).
+ */
+export function payloadCodecFromConfig(config: PayloadConfig, options: { worker?: boolean } = {}): ClaimCheckCodec {
+  return new ClaimCheckCodec(payloadStoreFromConfig(config), config.payloads.claimCheckBytes, {
+    unresolved: options.worker ? 'mark' : 'throw',
+  });
 }
 
-/** The data converter for `new Client(...)` and `Worker.create(...)`. */
-export function dataConverterFromConfig(config: PayloadConfig): DataConverter {
-  return { payloadCodecs: [payloadCodecFromConfig(config)] };
+/** The data converter for `new Client(...)`, and with `worker` for `Worker.create(...)`. */
+export function dataConverterFromConfig(config: PayloadConfig, options: { worker?: boolean } = {}): DataConverter {
+  return { payloadCodecs: [payloadCodecFromConfig(config, options)] };
 }

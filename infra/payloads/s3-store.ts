@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type * as S3 from '@aws-sdk/client-s3';
 import { ByteCache } from './byte-cache';
-import { type ClaimCheckStore } from './claim-check-codec';
+import { ClaimCheckMissingError, type ClaimCheckStore } from './claim-check-codec';
 
 type Sdk = typeof S3;
 type S3Client = S3.S3Client;
@@ -105,7 +105,7 @@ export class S3Store implements ClaimCheckStore {
       return bytes;
     } catch (error) {
       if (statusOf(error) === 404 && nameOf(error) !== 'NoSuchBucket') {
-        throw new Error(
+        throw new ClaimCheckMissingError(
           `claim-check payload ${key} is missing from the bucket ${this.options.bucket} (key ${objectKey}): ` +
             'every worker and client must use the same payloads.s3 bucket and prefix, and objects may be deleted only after the histories that reference them',
         );

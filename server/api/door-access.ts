@@ -3,6 +3,8 @@ import { type SpendScope, type SpendVerdict } from '../../agents/spend-caps';
 import { type Client, isGrpcServiceError, WorkflowNotFoundError, type WorkflowExecutionDescription } from '@temporalio/client';
 import {
   admitStart,
+  namesRefusal,
+  parseDirectives,
   refusalKind,
   usableAgents,
   type AdmissionFacts,
@@ -71,8 +73,15 @@ function refusal(refused: AdmissionRefusal): ApiError {
 
 /** Refuses (403, 422 or 503, with the admission's code and sentence) unless the caller may start this from this door. */
 export async function assertAdmitted(options: AccessOptions, caller: Caller, request: Omit<StartRequest, 'person'>): Promise<void> {
-  const allowed = admitStart(await options.facts(), { person: accessRequester(caller), ...request });
+  const facts = await options.facts();
+  const allowed = namesRefusal(facts, request) ?? admitStart(facts, { person: accessRequester(caller), ...request });
   if (!allowed.ok) throw refusal(allowed);
+}
+
+/** Refuses (422) a message naming an agent or a model nobody has, before its thread exists (agents/admission.ts `namesRefusal`). */
+export async function assertNamesKnown(options: AccessOptions, text: string): Promise<void> {
+  const refused = namesRefusal(await options.facts(), parseDirectives(text).directives);
+  if (refused) throw refusal(refused);
 }
 
 /** Refuses (403 `spend_cap`, with the amount and when it resets) a start past a daily spend cap. */

@@ -28,7 +28,16 @@ import {
   type ThreadMessage,
 } from '../../workflows/contracts';
 import { Agent, Outcome, Thread } from '../../workflows/search-attributes';
-import { agentsFor, assertMayTouch, describeSettled, refusalError, runRequester, temporalError, type AccessOptions } from './door-access';
+import {
+  agentsFor,
+  assertMayTouch,
+  assertNamesKnown,
+  describeSettled,
+  refusalError,
+  runRequester,
+  temporalError,
+  type AccessOptions,
+} from './door-access';
 import { createUnitDoor, type UnitDoorOptions } from './door-units';
 import { createPlanDoor } from './door-plans';
 import type { Job, JobAccepted, JobRequest, Links, MessageRequest } from './schemas';
@@ -96,6 +105,8 @@ export function createDoor(options: DoorOptions) {
       requester: runRequester(caller),
       ...(caller.selfServe ? { selfServe: true } : {}),
     };
+    // An agent or a model nobody has is refused here, before a thread exists.
+    await assertNamesKnown(options, message.text);
     try {
       const waitMs = Math.min(target.waitMs ?? options.decisionWaitMs, options.decisionWaitMs);
       if (target.threadId) await assertThreadOwner(caller, target.threadId);

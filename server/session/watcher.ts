@@ -59,6 +59,8 @@ export class SessionWatcher {
   private readonly earlier: Execution[] = [];
   private latest: Execution = { runId: '', events: [] };
   private token?: Uint8Array;
+  /** The last event of the latest execution read so far, shown or not (workflow tasks are not). */
+  private readTo = 0;
   private omitted = 0;
   private live?: LiveState;
   private lastQuery = 0;
@@ -119,8 +121,9 @@ export class SessionWatcher {
     if (!this.facts.open) this.latest = await reader.execution(workflowId, runId);
     else {
       this.latest = { runId, events: [] };
-      // Caught up once the events described are in: the next page would be a long poll.
-      while (this.lastEventId() < this.facts.historyLength) if (!(await this.nextPage(true))) break;
+      // Caught up once the events described are in (counting those no page shows: an idle
+      // workflow's last event is a workflow task's), so the next page would be a long poll.
+      while (this.latest.runId === runId && this.readTo < this.facts.historyLength) if (!(await this.nextPage(true))) break;
     }
     await this.readEarlier();
     await this.refresh();
@@ -142,6 +145,7 @@ export class SessionWatcher {
   private async nextPage(follow: boolean, signal: AbortSignal = this.stopping.signal): Promise<boolean> {
     const page = await this.deps.reader.page(this.facts.workflowId, this.latest.runId, this.token, follow, signal);
     this.latest.events.push(...page.events);
+    if (page.lastEventId) this.readTo = page.lastEventId;
     this.token = page.token;
     if (page.token) return true;
     const closed = this.latest.events[this.latest.events.length - 1];
@@ -152,6 +156,7 @@ export class SessionWatcher {
         this.omitted = 1;
       }
       this.latest = { runId: closed.newRunId, events: [] };
+      this.readTo = 0;
       return true;
     }
     this.facts = { ...this.facts, open: false };

@@ -2,7 +2,7 @@ import { App, ExpressReceiver, type Logger as BoltLogger } from '@slack/bolt';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { Router } from 'express';
 import { CARD_EVENT_TYPE, PLAN_CARD_EVENT_TYPE, STOP_ACTION_ID, createSlackWebClient, type SlackWebClient } from '../../activities/slack';
-import { type AdmissionFacts, type AgentsConfig } from '../../agents';
+import { namesRefusal, parseDirectives, type AdmissionFacts, type AgentsConfig } from '../../agents';
 import { createAgentSetupActivities } from '../../activities/agents/agent-setup';
 import { createControlAdmission } from '../control-admission';
 import { type SlackConfig } from '../../infra/config/slack-section';
@@ -16,6 +16,7 @@ import { rejectSkewedSlackRequests } from './request-age';
 import { routeSlackMessage, slackIdProblem, slackThreadId, type RoutedSlackMessage, type SlackMessageEvent } from './event-routing';
 import { currentRunOf, mayStopRun, type StopAccessOptions } from './stop-control';
 import { replyToUnit, UnitThreads } from './unit-threads';
+import { slackNames } from './people';
 
 export interface SlackFrontEndOptions {
   /** The Temporal client threads and runs are signalled through. */
@@ -141,6 +142,7 @@ function registerHandlers(app: App, options: SlackFrontEndOptions, reader: Slack
     }
   });
 
+  const nameOf = slackNames(reader);
   const onMessage = async ({ event, body, context }: { event: unknown; body: unknown; context: { botUserId?: string } }) => {
     const envelope = body as { team_id: string; event_id: string };
     const routed = routeSlackMessage(event as SlackMessageEvent, {
@@ -163,6 +165,19 @@ function registerHandlers(app: App, options: SlackFrontEndOptions, reader: Slack
         { client: options.client, control: access.control, reader, logger: log },
         { unitId, userId: reply.user, channel: reply.channel, ts: reply.ts, text: routed.message.text },
       );
+    // The person's name rides with the message: cards, records and session pages show it, not the id.
+    const name = await nameOf(routed.message.requester.id);
+    if (name) routed.message.requester.displayName ??= name;
+    // An agent or a model nobody has is refused here, before a thread exists; only the person sees it.
+    const unknown = namesRefusal(await facts(), parseDirectives(routed.message.text).directives);
+    if (unknown) {
+      const { channel, ts, thread_ts: threadTs } = event as SlackMessageEvent;
+      await tell(reader, channel, routed.message.requester.id, unknown.message, threadTs ?? ts);
+      return void log.info(
+        { eventId: envelope.event_id, threadId: routed.threadId, code: unknown.code },
+        'Slack message refused at the door',
+      );
+    }
     await signalThread(options, routed);
     log.info({ eventId: envelope.event_id, threadId: routed.threadId, kind: routed.kind }, 'Slack message sent to its thread');
   };
@@ -292,9 +307,9 @@ async function threadRootOf(reader: SlackWebClient, channel: string, ts: string)
   return found.messages?.find((candidate) => candidate.ts === ts)?.thread_ts;
 }
 
-/** A refusal only the person sees. */
-async function tell(reader: SlackWebClient, channel: string, user: string, text: string): Promise<void> {
-  await reader.chat.postEphemeral({ channel, user, text }).catch(() => undefined);
+/** A refusal only the person sees (in the thread it answers, when there is one). */
+async function tell(reader: SlackWebClient, channel: string, user: string, text: string, threadTs?: string): Promise<void> {
+  await reader.chat.postEphemeral({ channel, user, text, ...(threadTs ? { thread_ts: threadTs } : {}) }).catch(() => undefined);
 }
 
 /** Why `start()` failed, in the operator's terms (for `/healthz` and the log). */

@@ -13,6 +13,7 @@ import { type LocalGitHub } from '../../infra/local-github';
 import { startLocalSlack, type LocalSlack } from '../../infra/local-slack';
 import { projectRoot } from '../../infra/paths';
 import { runCli, type CliResult } from './cli';
+import { asNobody, nobodyRuntime, type NobodyRuntime } from './other-user';
 import { freePort } from './ports';
 import { KIT_SCRIPTS } from './scripts';
 import { testTemporalAddress, uniqueTaskQueue } from './temporal';
@@ -22,9 +23,6 @@ export const SLACK_SIGNING_SECRET = 'deployment-signing-secret';
 export const SLACK_TEAM = 'T0LOCAL';
 export const SLACK_BOT = 'U0SWITCHBOARD';
 export const WEBHOOK_SECRET = 'deployment-webhook-secret';
-
-/** The uid and gid of `nobody`: a worker that is not root cannot isolate commands (activities/sandbox/isolation.ts). */
-const NOBODY = 65534;
 
 /**
  * The whole product as `npm start` runs it (`node dist/infra/main.js`: the worker and every front
@@ -62,6 +60,8 @@ export interface DeploymentOptions {
   config: Record<string, unknown>;
   apiTokens: Record<string, { user: string; admin?: boolean }>;
   asNobody?: boolean;
+  /** More environment for the product (e.g. `SWITCHBOARD_SESSION_SECRET`, which signs session page links). */
+  env?: Record<string, string>;
 }
 
 export async function startDeployment(label: string, options: DeploymentOptions): Promise<Deployment> {
@@ -111,15 +111,18 @@ export async function startDeployment(label: string, options: DeploymentOptions)
     GITHUB_READ_TOKEN: options.githubTokens.read,
     GITHUB_WRITE_TOKEN: options.githubTokens.write,
     GITHUB_WEBHOOK_SECRET: WEBHOOK_SECRET,
+    ...options.env,
   };
-  const main = join(projectRoot(), 'dist', 'infra', 'main.js');
+  // What runs as nobody runs from a runtime it may read (the checkout may be closed to it).
+  let runtime: NobodyRuntime | undefined;
+  const forNobody = () => (runtime ??= nobodyRuntime());
   const child: ChildProcess = options.asNobody
-    ? spawn('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', '--', process.execPath, main], {
+    ? spawn('setpriv', asNobody([forNobody().node, join(forNobody().root, 'dist', 'infra', 'main.js')]).slice(1), {
         cwd: dir,
         env,
         stdio: ['ignore', 'pipe', 'pipe'],
       })
-    : spawn(process.execPath, [main], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    : spawn(process.execPath, [join(projectRoot(), 'dist', 'infra', 'main.js')], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let text = '';
   child.stdout?.on('data', (chunk: Buffer) => (text += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -181,17 +184,8 @@ export async function startDeployment(label: string, options: DeploymentOptions)
       // The CLI's own preflight reads the GitHub identities a unit needs, as an operator's shell would have them.
       const secrets = { GITHUB_READ_TOKEN: options.githubTokens.read, GITHUB_WRITE_TOKEN: options.githubTokens.write };
       if (!cliOptions.asNobody) return runCli({ dir, taskQueue }, args, secrets);
-      const cli = join(projectRoot(), 'bin', 'switchboard.js');
-      return runCliAs(dir, taskQueue, secrets, [
-        'setpriv',
-        `--reuid=${NOBODY}`,
-        `--regid=${NOBODY}`,
-        '--clear-groups',
-        '--',
-        process.execPath,
-        cli,
-        ...args,
-      ]);
+      const { node, root } = forNobody();
+      return runCliAs(dir, taskQueue, secrets, asNobody([node, join(root, 'bin', 'switchboard.js'), ...args]));
     },
     output: () => text,
     async close() {
@@ -204,6 +198,7 @@ export async function startDeployment(label: string, options: DeploymentOptions)
       }
       await slack.close();
       rmSync(dir, { recursive: true, force: true });
+      runtime?.remove();
     },
   };
 }

@@ -65,11 +65,16 @@ function* fieldMutations(shape: Shape, value: unknown, path: string[]): Generato
       const { [name]: _removed, ...rest } = record;
       yield [`${here}=(missing)`, rest];
     }
-    for (const wrong of wrongValues(inner)) yield [`${here}=${JSON.stringify(wrong)}`, { ...record, [name]: wrong }];
+    for (const wrong of wrongValues(inner)) yield [`${here}=${shown(wrong)}`, { ...record, [name]: wrong }];
     if (record[name] !== undefined && typeof record[name] === 'object') {
       for (const [label, nested] of fieldMutations(inner, record[name], [...path, name])) yield [label, { ...record, [name]: nested }];
     }
   }
+}
+
+/** A value in a case's label: a long string by its length. */
+function shown(value: unknown): string {
+  return typeof value === 'string' && value.length > 40 ? `"${value[0]}"×${value.length}` : JSON.stringify(value);
 }
 
 function fieldsOf(shape: Shape, value: unknown): Fields | undefined {
@@ -84,7 +89,10 @@ function fieldsOf(shape: Shape, value: unknown): Fields | undefined {
 function wrongValues(shape: Shape): unknown[] {
   switch (shape.kind) {
     case 'string':
-      return shape.nonBlank ? [42, null, '   ', { text: 'x' }] : [42, null, ['x']];
+      return [
+        ...(shape.nonBlank ? [42, null, '   ', { text: 'x' }] : [42, null, ['x']]),
+        ...(shape.max !== undefined ? ['x'.repeat(shape.max + 1)] : []),
+      ];
     case 'integer':
       return ['7', 1.5, null, ...(shape.min !== undefined ? [shape.min - 1] : [])];
     case 'number':

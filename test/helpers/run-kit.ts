@@ -69,6 +69,8 @@ export interface RunKitOptions {
   allowedModels?: string[];
   /** A payload codec for the worker and the kit's client alike (e.g. the claim check); none by default. */
   dataConverter?: DataConverter;
+  /** The worker's own, when it differs (`dataConverterFromConfig(config, { worker: true })`, as infra/main.ts makes it). */
+  workerDataConverter?: DataConverter;
   /** Wraps the activities before the worker gets them (the bench marks when a model turn starts). */
   wrapActivities?: (activities: ReturnType<typeof createActivities>) => object;
   /** `prices.models`: the price table the model turns are costed by (none by default). */
@@ -166,7 +168,7 @@ export async function startRunKit(label: string, options: RunKitOptions = {}): P
     environment,
     taskQueue,
     options.wrapActivities ? options.wrapActivities(activities) : activities,
-    options.dataConverter,
+    options.workerDataConverter ?? options.dataConverter,
   );
   const running = worker.run();
   const hostWorker = hostQueue
@@ -176,7 +178,9 @@ export async function startRunKit(label: string, options: RunKitOptions = {}): P
         taskQueue: hostQueue,
         activities: options.wrapActivities ? options.wrapActivities(activities) : activities,
         activitiesOnly: true,
-        ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
+        ...((options.workerDataConverter ?? options.dataConverter)
+          ? { dataConverter: options.workerDataConverter ?? options.dataConverter }
+          : {}),
       })
     : undefined;
   const hostRunning = hostWorker?.run();

@@ -38,6 +38,9 @@ export async function startShipKit(
     github?: LocalGitHub;
     /** The `spend` section (spend caps and reservations); none by default. */
     spend?: RunKitOptions['spend'];
+    /** Payload codecs (the claim check) for the kit's client and its worker. */
+    dataConverter?: RunKitOptions['dataConverter'];
+    workerDataConverter?: RunKitOptions['workerDataConverter'];
   } = {},
 ): Promise<ShipKit> {
   const ownGitHub = !options.github;
@@ -61,6 +64,8 @@ export async function startShipKit(
     ...(options.wrapActivities ? { wrapActivities: options.wrapActivities } : {}),
     ...(options.models ? { models: options.models } : {}),
     ...(options.spend ? { spend: options.spend } : {}),
+    ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
+    ...(options.workerDataConverter ? { workerDataConverter: options.workerDataConverter } : {}),
     ship: { checksPollSeconds: 10, ...options.ship },
     ...options.kit,
   });

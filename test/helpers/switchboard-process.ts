@@ -20,11 +20,23 @@ export interface SwitchboardProcess {
  * caller waits on what it needs (`/healthz`, the exit) rather than on time. With `args`, the
  * operator command instead (`bin/switchboard.js worker`, `… server`).
  */
-export function spawnSwitchboard(options: { env: Record<string, string>; cwd?: string; args?: string[] }): SwitchboardProcess {
+export function spawnSwitchboard(options: {
+  env: Record<string, string>;
+  cwd?: string;
+  args?: string[];
+  /**
+   * `npm start` itself (its own script, without the build it runs first), in a process group of
+   * its own as a terminal's foreground job: `pid` is then the group's, and `process.kill(-pid)`
+   * signals every process in it, as Ctrl-C does.
+   */
+  npmStart?: boolean;
+}): SwitchboardProcess {
   const entry = options.args
     ? [join(projectRoot(), 'bin', 'switchboard.js'), ...options.args]
     : [join(projectRoot(), 'dist', 'infra', 'main.js')];
-  const child: ChildProcess = spawn(process.execPath, entry, {
+  const [file, argv] = options.npmStart ? ['npm', ['start', '--ignore-scripts', '--silent']] : [process.execPath, entry];
+  const child: ChildProcess = spawn(file, argv, {
+    detached: options.npmStart ?? false,
     cwd: options.cwd ?? projectRoot(),
     env: {
       PATH: process.env.PATH ?? '/usr/bin:/bin',

@@ -63,8 +63,14 @@ export interface SteerInput {
   by?: string;
 }
 
+/**
+ * The longest steer any workflow takes, in characters (the HTTP API's bound on a message): a
+ * steer joins the model's conversation whole, before every later turn.
+ */
+export const MAX_STEER_CHARS = 20_000;
+
 /** The shape every workflow checks a `steer` against (signal and update alike). */
-export const STEER_INPUT_SHAPE: Shape = object({ text: nonBlank(), by: optional(text()) });
+export const STEER_INPUT_SHAPE: Shape = object({ text: nonBlank(MAX_STEER_CHARS), by: optional(text()) });
 
 /** The `stop` signal: `{"reason"?: "...", "by"?: "..."}`, or no input at all. */
 export interface StopInput {

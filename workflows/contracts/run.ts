@@ -145,6 +145,11 @@ export interface RunInput {
    * conversation's automatic reviews share one, so a commit is reviewed once whichever run posts it.
    */
   reviewKey?: string;
+  /**
+   * An automatic review (the repository's settings asked for it, no one in words): the review it
+   * posts is its answer, and its thread posts no other (its final card says so).
+   */
+  automaticReview?: boolean;
   /** How the router picked the agent (absent: named by the message, sticky, or a child run). */
   routing?: RunRouting;
   /**
@@ -320,7 +325,9 @@ export interface RunStatus {
   /** The repository's setup before the first turn, with the end of its output. */
   setup?: SetupOutcome;
   /** Where the run's answer goes when it is not the conversation's next message: its unit's report, or the run that delegated to it. */
-  answersTo?: 'unit' | 'parent';
+  answersTo?: 'unit' | 'parent' | 'review';
+  /** Who stopped the run and why, when it was stopped (a card says who, as the surface names people). */
+  stop?: { by?: string; reason?: string };
   /** How the router picked the agent, for the card (absent: named, sticky, or a child). */
   routing?: { agent: string; reason: string; note?: string };
   /** The team board the run read into its system prompt, and how many of its kept entries (the card names it). */
@@ -339,6 +346,8 @@ export interface RunRecord {
   outcome: RunOutcome;
   /** For `budget`, `turns`, `tokens`: the bound in words; for `stopped`: who and why. */
   endedBy?: string;
+  /** Who stopped the run and why, when it was stopped. */
+  stop?: { by?: string; reason?: string };
   turns: number;
   tokens: TokenTotals;
   /** Each model turn's tokens (and cost), in order. */

@@ -1,5 +1,13 @@
 import { UndecodablePayload } from '../payload-converter';
-import { MESSAGE_INPUTS, PLAN_UNIT_UPDATE_SHAPE, STOP_INPUT_SHAPE, THREAD_MESSAGE_SHAPE, UNIT_PR_EVENT_SHAPE } from '.';
+import {
+  MAX_STEER_CHARS,
+  MESSAGE_INPUTS,
+  PLAN_UNIT_UPDATE_SHAPE,
+  STEER_INPUT_SHAPE,
+  STOP_INPUT_SHAPE,
+  THREAD_MESSAGE_SHAPE,
+  UNIT_PR_EVENT_SHAPE,
+} from '.';
 import { inputProblem, problemWith } from './shape';
 
 const message = { messageId: 'm-1', text: 'hello', requester: { id: 'ana', surface: 'cli' } };
@@ -29,6 +37,14 @@ describe('message input shapes', () => {
     expect(problemWith(UNIT_PR_EVENT_SHAPE, { repo: 'a/b', number: 1.5, kind: 'opened' })).toBe(
       '`number` must be a whole number (got 1.5)',
     );
+  });
+
+  it('bounds a steer’s text, saying how long it was and what is taken; unbounded for histories from before the bound', () => {
+    expect(problemWith(STEER_INPUT_SHAPE, { text: 'x'.repeat(MAX_STEER_CHARS) })).toBeUndefined();
+    expect(inputProblem(STEER_INPUT_SHAPE, [{ text: 'x'.repeat(200_000) }])).toBe(
+      `\`text\` is 200000 characters long, and at most ${MAX_STEER_CHARS} are taken: say it in fewer words`,
+    );
+    expect(inputProblem(STEER_INPUT_SHAPE, [{ text: 'x'.repeat(200_000) }], { bounded: false })).toBeUndefined();
   });
 
   it('checks the fields a tagged input needs for its tag', () => {

@@ -6,7 +6,8 @@
  * Fields a shape does not name are ignored, so a client that sends a newer field still works.
  */
 export type Shape =
-  | { kind: 'string'; nonBlank?: boolean }
+  /** `max`: at most this many characters (a steer joins a model's conversation whole). */
+  | { kind: 'string'; nonBlank?: boolean; max?: number }
   | { kind: 'integer'; min?: number }
   /** Any finite number (money), at least `min`. */
   | { kind: 'number'; min?: number }
@@ -26,8 +27,8 @@ export interface Optional {
 export type Fields = Record<string, Shape | Optional>;
 
 export const text = (): Shape => ({ kind: 'string' });
-/** A string with something other than white space in it. */
-export const nonBlank = (): Shape => ({ kind: 'string', nonBlank: true });
+/** A string with something other than white space in it (and at most `max` characters). */
+export const nonBlank = (max?: number): Shape => ({ kind: 'string', nonBlank: true, ...(max !== undefined ? { max } : {}) });
 export const integer = (min?: number): Shape => ({ kind: 'integer', ...(min !== undefined ? { min } : {}) });
 /** A finite number (an amount of money), at least `min`. */
 export const decimal = (min?: number): Shape => ({ kind: 'number', ...(min !== undefined ? { min } : {}) });
@@ -43,14 +44,21 @@ export function isOptional(field: Shape | Optional): field is Optional {
   return 'optional' in field;
 }
 
+/** How a check reads shapes: `bounded: false` leaves lengths unchecked (histories from before the bound). */
+export interface CheckOptions {
+  bounded?: boolean;
+}
+
 /** The first problem with `value` as `shape`, in words that name the field at `path`; undefined when it fits. */
-export function problemWith(shape: Shape, value: unknown, path = 'the input'): string | undefined {
+export function problemWith(shape: Shape, value: unknown, path = 'the input', options: CheckOptions = {}): string | undefined {
   const named = path === 'the input' ? path : `\`${path}\``;
   const got = ` (got ${describe(value)})`;
   switch (shape.kind) {
     case 'string':
       if (typeof value !== 'string') return `${named} must be a string${got}`;
       if (shape.nonBlank && !value.trim()) return `${named} must not be empty`;
+      if (shape.max !== undefined && options.bounded !== false && value.length > shape.max)
+        return `${named} is ${value.length} characters long, and at most ${shape.max} are taken: say it in fewer words`;
       return undefined;
     case 'integer':
       if (typeof value !== 'number' || !Number.isSafeInteger(value)) return `${named} must be a whole number${got}`;
@@ -69,22 +77,22 @@ export function problemWith(shape: Shape, value: unknown, path = 'the input'): s
     case 'list': {
       if (!Array.isArray(value)) return `${named} must be a list${got}`;
       for (const [index, item] of value.entries()) {
-        const problem = problemWith(shape.item, item, `${bare(path)}[${index}]`);
+        const problem = problemWith(shape.item, item, `${bare(path)}[${index}]`, options);
         if (problem) return problem;
       }
       return undefined;
     }
     case 'nullable':
-      return value === null ? undefined : problemWith(shape.inner, value, path);
+      return value === null ? undefined : problemWith(shape.inner, value, path, options);
     case 'object':
       if (!isRecord(value)) return `${named} must be an object${got}`;
-      return fieldsProblem(shape.fields, value, path);
+      return fieldsProblem(shape.fields, value, path, options);
     case 'variants': {
       if (!isRecord(value)) return `${named} must be an object${got}`;
       const tag = value[shape.tag];
       const fields = typeof tag === 'string' && Object.hasOwn(shape.variants, tag) ? shape.variants[tag] : undefined;
       if (!fields) return `\`${join(path, shape.tag)}\` must be one of ${Object.keys(shape.variants).join(', ')} (got ${describe(tag)})`;
-      return fieldsProblem(fields, value, path);
+      return fieldsProblem(fields, value, path, options);
     }
   }
 }
@@ -93,22 +101,26 @@ export function problemWith(shape: Shape, value: unknown, path = 'the input'): s
  * A message's whole input as Temporal delivers it (its argument list): one argument that fits
  * `shape`, or none at all when `absentOk` (`stop` and `merge` may be sent with no input).
  */
-export function inputProblem(shape: Shape, args: readonly unknown[], options: { absentOk?: boolean } = {}): string | undefined {
+export function inputProblem(
+  shape: Shape,
+  args: readonly unknown[],
+  options: { absentOk?: boolean } & CheckOptions = {},
+): string | undefined {
   if (args.length > 1) return `the message takes one input (got ${args.length})`;
   const [value] = args;
   if (options.absentOk && (value === undefined || value === null)) return undefined;
   if (value === undefined) return 'the input is missing';
-  return problemWith(shape, value);
+  return problemWith(shape, value, 'the input', options);
 }
 
-function fieldsProblem(fields: Fields, value: Record<string, unknown>, path: string): string | undefined {
+function fieldsProblem(fields: Fields, value: Record<string, unknown>, path: string, options: CheckOptions): string | undefined {
   for (const [name, field] of Object.entries(fields)) {
     const present = Object.hasOwn(value, name) && value[name] !== undefined;
     if (!present) {
       if (isOptional(field)) continue;
       return `\`${join(path, name)}\` is missing`;
     }
-    const problem = problemWith(isOptional(field) ? field.optional : field, value[name], join(path, name));
+    const problem = problemWith(isOptional(field) ? field.optional : field, value[name], join(path, name), options);
     if (problem) return problem;
   }
   return undefined;

@@ -74,7 +74,7 @@ export class RunLoop {
     try {
       while (!state.finished) {
         if (control.stopRequest) {
-          state.finish('stopped', stopWords(control.stopRequest));
+          state.finish('stopped', stopWords(control.stopRequest), control.stopRequest);
           break;
         }
         if (control.pastDeadline()) {

@@ -23,6 +23,7 @@ import type {
   RunBoard,
   RunRecord,
   RunStatus,
+  StopInput,
   RepoContext,
   StatusStep,
   SteerInput,
@@ -89,6 +90,8 @@ export class RunState {
   /** The model's context window in tokens (as its provider reports it). */
   contextWindow: number;
   compactions: number;
+  /** Who stopped the run, and why (the status shows it). */
+  stop?: RunStatus['stop'];
   /** A direct review or coding run's checkout and delivery (run/direct-work.ts). */
   direct?: DirectWorkState;
   /** Where the last request wrote the prompt cache (leading messages); the next request reads there. */
@@ -280,10 +283,11 @@ export class RunState {
     this.messages.push({ role: 'user', text });
   }
 
-  finish(outcome: RunOutcome, endedBy?: string): void {
+  finish(outcome: RunOutcome, endedBy?: string, stop?: StopInput): void {
     if (this.outcome) return;
     this.outcome = outcome;
     this.endedBy = endedBy;
+    if (stop) this.stop = { ...(stop.by ? { by: stop.by } : {}), ...(stop.reason ? { reason: stop.reason } : {}) };
     this.phase = 'finished';
   }
 
@@ -313,10 +317,20 @@ export class RunState {
       ...(this.repoContext?.instructions?.files.length ? { instructions: this.repoContext.instructions.files } : {}),
       ...(this.repoContext?.setup ? { setup: this.repoContext.setup } : {}),
       ...(this.input.routing ? { routing: routingView(this.input.routing) } : {}),
-      ...(this.input.submitsTo === 'unit' ? { answersTo: 'unit' as const } : this.input.parent ? { answersTo: 'parent' as const } : {}),
+      ...(this.answersTo() ? { answersTo: this.answersTo() } : {}),
       ...(this.board?.block ? { board: { id: this.board.id, entries: this.board.shown.length } } : {}),
       ...(this.steps?.length ? { steps: this.steps.map((step) => ({ ...step })) } : {}),
+      ...(this.stop ? { stop: this.stop } : {}),
     };
+  }
+
+  /** Where the run's result goes when it is not an answer in its conversation (its final card says so). */
+  private answersTo(): RunStatus['answersTo'] {
+    if (this.input.submitsTo === 'unit') return 'unit';
+    if (this.input.parent) return 'parent';
+    // An automatic review's answer is the review it posted: its thread posts no other.
+    if (this.input.automaticReview && this.direct?.mode === 'review' && this.direct.delivered?.status === 'confirmed') return 'review';
+    return undefined;
   }
 
   carry(): RunCarry {
@@ -383,6 +397,7 @@ export class RunState {
       children: this.children,
       jobWaits: this.jobWaits,
       finalText: this.finalText,
+      ...(this.stop ? { stop: this.stop } : {}),
       ...(this.summary ? { summary: this.summary } : {}),
       submissions: this.submissions,
       startedAt: this.startedAt,

@@ -66,9 +66,18 @@ export class ReviewMemory {
   }
 
   /** What a review run on this conversation's pull request is given: the earlier review, and the conversation's key. */
-  runExtras(agentTools: readonly string[], replyTarget: ReplyTarget, threadId: string): Pick<RunInput, 'earlierReview' | 'reviewKey'> {
+  runExtras(
+    agentTools: readonly string[],
+    replyTarget: ReplyTarget,
+    threadId: string,
+    message?: Pick<ThreadMessage, 'review'>,
+  ): Pick<RunInput, 'earlierReview' | 'reviewKey' | 'automaticReview'> {
     if (!agentTools.includes('submit_review') || replyTarget.kind !== 'github' || replyTarget.issue) return {};
-    return { reviewKey: threadId, ...(this.reviews.earlier ? { earlierReview: this.reviews.earlier } : {}) };
+    return {
+      reviewKey: threadId,
+      ...(this.reviews.earlier ? { earlierReview: this.reviews.earlier } : {}),
+      ...(message?.review ? { automaticReview: true } : {}),
+    };
   }
 
   /** A review run's end: the commit it reviewed is remembered (unless refused), with its findings for the next review. */

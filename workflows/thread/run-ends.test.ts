@@ -1,5 +1,9 @@
 import type { RunRecord } from '../contracts';
-import { answerOf, endedOf, RunEnds, savedOutcome } from './run-ends';
+import { endedOf, RunEnds, savedOutcome } from './run-ends';
+import { runAnswer } from './run-answer';
+import type { EndedRun } from './run-ends';
+
+const answerOf = (ended: EndedRun) => runAnswer(ended.record, ended, { kind: 'cli' });
 
 const record = { runId: 'run:t:2', outcome: 'completed', finalText: 'Done.' } as RunRecord;
 
@@ -34,7 +38,7 @@ describe('endedOf', () => {
   });
 });
 
-describe('answerOf and savedOutcome', () => {
+describe('runAnswer and savedOutcome of an ended run', () => {
   it("say the run's answer, or how it ended without one", () => {
     expect([answerOf({ record }), savedOutcome({ record })]).toEqual(['Done.', 'completed']);
     const bounded = { ...record, finalText: '', outcome: 'budget', endedBy: 'the 15-minute budget' } as RunRecord;

@@ -1,5 +1,5 @@
 import type { RunEnded, RunOutcome, RunRecord } from '../contracts';
-import { stuckRunNotice, type StuckRun } from './run-watch';
+import { type StuckRun } from './run-watch';
 
 /** How a run the thread waited for ended, as far as its answer goes. */
 export interface EndedRun {
@@ -41,16 +41,6 @@ export class RunEnds {
 export function endedOf(end: Omit<RunEnded, 'runId'>): EndedRun {
   if (end.record) return { record: end.record };
   return end.terminated ? { terminated: true } : { failed: end.failed ?? 'it ended without a record' };
-}
-
-/** What the person is told when a run ends: its answer, or how it ended without one. */
-export function answerOf(ended: EndedRun): string {
-  const { record } = ended;
-  if (ended.stuck) return stuckRunNotice(ended.stuck);
-  if (record) return record.finalText || `The run ended ${record.outcome}${record.endedBy ? ` (${record.endedBy})` : ''}.`;
-  return ended.terminated
-    ? `The run was terminated (from Temporal, by an operator) before it produced an answer.`
-    : 'The run failed before it produced an answer.';
 }
 
 /** The outcome a saved exchange remembers: the record's, else stopped (terminated) or failed. */

@@ -1,3 +1,4 @@
+import { terminalText } from './terminal-text';
 import type { BashResult, FileResult, JobStatus } from '../../../activities/sandbox/types';
 import { isUnreadable } from '../../../infra/history/events';
 import type { CallView } from '../model/run-session';
@@ -85,8 +86,15 @@ function outputBlock(activity: ActivityView, runId: string, context: RenderConte
   return `<pre class="out" aria-label="output">${esc(shown.text)}</pre>${shown.cut ? `<p class="io">${whole}</p>` : ''}`;
 }
 
-/** An activity's answer as the text a person reads (the whole of it: the output route serves this too). */
+/**
+ * An activity's answer as the text a person reads (the whole of it: the output route serves this
+ * too), a command's terminal escapes applied rather than shown as boxes.
+ */
 export function outputText(activity: ActivityView): string {
+  return terminalText(rawOutput(activity));
+}
+
+function rawOutput(activity: ActivityView): string {
   const result = activity.result as Record<string, unknown> | undefined;
   if (result === undefined || result === null) return '';
   if (activity.type === 'bash') {

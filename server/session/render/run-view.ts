@@ -52,8 +52,10 @@ export function renderRun(session: RunSession, context: RenderContext, diff?: Bl
 function header(session: RunSession, context: RenderContext): string {
   const { input, status, record } = session;
   const profile = input?.profile;
+  // While tools run, which one: "Running bash", not a phase word.
+  const phase = status?.phase === 'tools' && status.lastTool ? `Running ${status.lastTool}` : PHASE_WORDS[status?.phase ?? 'starting'];
   const state = session.open
-    ? badge(PHASE_WORDS[status?.phase ?? 'starting'] ?? 'Running', 'live')
+    ? badge(phase ?? 'Running', 'live')
     : badge(record?.outcome ?? session.closedStatus ?? 'closed', toneOf(record?.outcome ?? session.closedStatus ?? ''));
   const repo = profile?.repo?.value;
   const pullRequest = input?.replyTarget.kind === 'github' ? input.replyTarget.pullRequest : input?.carry?.direct?.pullRequest;
