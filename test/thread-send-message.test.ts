@@ -65,7 +65,12 @@ describe('sending a message by update-with-start', () => {
       { text: 'never' },
     ]);
     const threadId = `thread:cli:${randomUUID()}`;
-    const first = await sendToThread(kit.client, kit.taskQueue, delivery(threadId, `agent:coding model:${long} wait`));
+    // A terminated run sends no word; the thread learns of it from its run watch (issue 37), looking often here.
+    const sent = delivery(threadId, `agent:coding model:${long} wait`);
+    const first = await sendToThread(kit.client, kit.taskQueue, {
+      ...sent,
+      input: { ...sent.input, runWatch: { firstMs: 500, everyMs: 500 } },
+    });
     await waitUntil(
       () => kit.client.workflow.getHandle(first!.runId!).query(runStatusQuery),
       (status) => status.phase === 'tools',

@@ -67,20 +67,40 @@ describe('a model: directive from Slack', () => {
     return { outcome, posted };
   }
 
+  /**
+   * Mentions the bot with a model the door refuses (issue 32: a model nobody may have is refused
+   * before a thread exists): the person alone is told, in the thread, and no thread workflow starts.
+   */
+  async function refusedAtDoor(text: string): Promise<{ told: string; threadId: string; posted: () => string }> {
+    const said = await kit.slack.userSays({ channel: CHANNEL, user: ALICE, text: `<@${BOT}> ${text}` });
+    expect(said.deliveries.every((delivery) => delivery.result.status === 200)).toBe(true);
+    const told = await kit.until(
+      async () => kit.slack.state.ephemerals.find((message) => message.user === ALICE && message.threadTs === said.message.ts)?.text,
+      `the door's answer to "${text}"`,
+    );
+    const posted = () =>
+      kit.slack.state
+        .thread(CHANNEL, said.message.ts)
+        .filter((message) => message.user !== ALICE)
+        .map((message) => `${message.text ?? ''} ${JSON.stringify(message.blocks ?? [])}`)
+        .join('\n');
+    return { told, threadId: `thread:slack:T0LOCAL:${CHANNEL}:${said.message.ts}`, posted };
+  }
+
   it.each([
     ['/etc/passwd', () => '/etc/passwd', /it is an absolute path/],
     ['an absolute path to a valid script', () => canary, /it is an absolute path/],
     ['../ from the base directory', () => relative(dirname(kit.scriptsDir), canary), /it climbs out with \.\./],
     ['kit/../..', () => `kit/../${relative(dirname(kit.scriptsDir), canary)}`, /it climbs out with \.\./],
-  ])('scripted: with %s is refused in words and the file is never read', async (_what, path, why) => {
+  ])('scripted: with %s is refused at the door in words, no thread starts and the file is never read', async (_what, path, why) => {
     const model = `scripted:${path()}`;
-    const { outcome, posted } = await ask(`model:${model} hello`);
-    expect(outcome).toMatchObject({ kind: 'refused' });
-    expect(outcome.runId).toBeUndefined();
-    expect(outcome.reply).toContain(`I did not use the model ${model}`);
-    expect(outcome.reply).toMatch(why);
+    const { told, threadId, posted } = await refusedAtDoor(`model:${model} hello`);
+    expect(told).toContain(`I did not use the model ${model}`);
+    expect(told).toMatch(why);
+    expect(told).not.toContain(CANARY);
+    expect(told).not.toMatch(/root:x?:0:0/);
+    await expect(kit.threadState(threadId)).rejects.toBeInstanceOf(WorkflowNotFoundError);
     expect(posted()).not.toContain(CANARY);
-    expect(posted()).not.toMatch(/root:x?:0:0/);
   });
 
   it('a model the operator did not allow is refused in words, naming what may be chosen', async () => {
@@ -196,24 +216,54 @@ describe('a model: directive in a GitHub comment', () => {
     return { outcome: outcome!, reply: outcome!.reply ?? '' };
   }
 
+  /** Alice's comment with a model the door refuses: a 👎, the door's sentence on the PR, and no thread. */
+  async function refusedAtDoor(text: string, words: string): Promise<string> {
+    const delivery = await github.webhooks.deliver('issue_comment', {
+      action: 'created',
+      issue: { number: pullRequest, pull_request: { url: 'x' } },
+      comment: { id: Date.now(), body: `@switchboard ${text}`, user: { login: 'alice' } },
+      repository: { full_name: repo },
+      sender: { login: 'alice' },
+    });
+    expect(delivery.status).toBeLessThan(300);
+    const [owner, name] = repo.split('/');
+    const answer = await waitUntil(
+      async () =>
+        github.state
+          .repo(owner, name)!
+          .issues.get(pullRequest)!
+          .comments.find((entry) => entry.user === 'switchboard[bot]' && entry.body.includes(words)),
+      (found) => found !== undefined,
+      30_000,
+      100,
+    );
+    return answer!.body;
+  }
+
   it.each([
     ['scripted:/etc/passwd', /I did not use the model scripted:\/etc\/passwd: it is an absolute path/],
     ['scripted:../../x.yaml', /I did not use the model scripted:\.\.\/\.\.\/x\.yaml: it climbs out with \.\./],
-    [
-      'anthropic:claude-opus-4-1',
-      /The model anthropic:claude-opus-4-1 is not one a message may choose here\. You may choose anthropic:claude-sonnet-4-6/,
-    ],
-  ])('model:%s is refused with a plain comment and nothing runs', async (model, words) => {
-    const { outcome, reply } = await comment(`model:${model} please look`);
-    expect(outcome).toMatchObject({ kind: 'refused' });
-    expect(outcome.runId).toBeUndefined();
+  ])('model:%s is refused at the door with a plain comment and no thread starts', async (model, words) => {
+    const reply = await refusedAtDoor(`model:${model} please look`, `I did not use the model ${model}`);
     expect(reply).toMatch(words);
     expect(reply).not.toMatch(/root:x?:0:0/);
+    await expect(kit.env.client.workflow.getHandle(`thread:gh:${repo}#${pullRequest}`).describe()).rejects.toBeInstanceOf(
+      WorkflowNotFoundError,
+    );
   });
 
-  it('an absolute path to a readable script is refused without reading it', async () => {
-    const { outcome, reply } = await comment(`model:scripted:${canary} please look`);
-    expect(outcome).toMatchObject({ kind: 'refused' });
+  it('an absolute path to a readable script is refused at the door without reading it', async () => {
+    const reply = await refusedAtDoor(`model:scripted:${canary} please look`, `I did not use the model scripted:${canary}`);
+    expect(reply).toContain('it is an absolute path');
     expect(reply).not.toContain(CANARY);
+  });
+
+  it('model:anthropic:claude-opus-4-1 (a real model no message may choose here) is refused by the thread with a plain comment and nothing runs', async () => {
+    const { outcome, reply } = await comment('model:anthropic:claude-opus-4-1 please look');
+    expect(outcome).toMatchObject({ kind: 'refused' });
+    expect(outcome.runId).toBeUndefined();
+    expect(reply).toMatch(
+      /The model anthropic:claude-opus-4-1 is not one a message may choose here\. You may choose anthropic:claude-sonnet-4-6/,
+    );
   });
 });
