@@ -53,7 +53,8 @@ export async function main(roles: Roles = ALL_IN_ONE): Promise<void> {
   } catch (error) {
     reportStartupFailure(logger, error);
     process.exitCode = 1;
-    return;
+    // The Temporal runtime installed above would hold the process open.
+    return exitWhenDone(logger);
   }
   if (tracing.enabled) logger.info(`Traces ${tracing.description}`);
   // Last of all at a stop: what the other stops did is traced too.

@@ -65,7 +65,16 @@ export class ResidentQueues {
         ...(this.options.dataConverter ? { dataConverter: this.options.dataConverter } : {}),
         ...(this.options.logger ? { logger: this.options.logger } : {}),
       });
-      this.workers.set(queue, { worker, running: worker.run() });
+      // A resident queue that fails is logged and forgotten (the next sync makes it again); it
+      // must not take the worker process down with an unhandled rejection.
+      const running = worker.run().catch((error: unknown) => {
+        this.options.logger?.error(
+          { taskQueue: queue, err: error },
+          'a resident task queue worker failed; it is made again at the next sync',
+        );
+        if (this.workers.get(queue)?.worker === worker) this.workers.delete(queue);
+      });
+      this.workers.set(queue, { worker, running });
     }
     for (const [queue, entry] of this.workers) if (!wanted.has(queue)) await this.stopOne(queue, entry);
   }

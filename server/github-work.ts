@@ -117,7 +117,9 @@ function tellProblems(deps: GitHubWorkDeps, settings: RepoSettingsResult, event:
   if (!notice || !answer || deps.told?.has(told)) return false;
   if (deps.told && deps.told.size >= 10_000) deps.told.clear();
   deps.told?.add(told);
-  void answer({ repo: event.repo, number: event.number, text: notice.text, effectKey: notice.effectKey });
+  void answer({ repo: event.repo, number: event.number, text: notice.text, effectKey: notice.effectKey }).catch((error: unknown) =>
+    deps.logger.warn({ repo: event.repo, err: error }, 'settings notice not posted'),
+  );
   return false;
 }
 

@@ -82,10 +82,15 @@ export function createActorGate(identities: GitHubIdentities, options: ActorGate
 
     /**
      * The door's answer in words in the conversation (a stop or steer the admission refused), at
-     * most once under `effectKey` (the delivery's), with the write identity; logged when it fails.
+     * most once under `effectKey` (the delivery's), with the write identity; logged when it fails,
+     * never thrown (a door answers GitHub whatever became of its words).
      */
     async answer(target: { repo: string; number: number; text: string; effectKey: string }): Promise<void> {
-      if (!(await identities.tokenFor('write'))) return;
+      const token = await identities.tokenFor('write').catch((error: unknown) => {
+        options.logger?.warn({ repo: target.repo, number: target.number, err: error }, 'door answer not posted: no write token');
+        return undefined;
+      });
+      if (!token) return;
       const posted = await writes()
         .postComment({ repo: target.repo, number: target.number, body: target.text, effectKey: target.effectKey, attempt: 1 })
         .catch((error: unknown) => ({ status: 'failed', reason: String(error) }));

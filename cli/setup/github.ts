@@ -70,6 +70,8 @@ export async function runSetupGitHub(options: SetupGitHubOptions = {}): Promise<
   const status: SetupStatus = { phase: 'waiting' };
   let finish!: (code: number) => void;
   const finished = new Promise<number>((resolve) => (finish = resolve));
+  // Ends the wait for an installation when the command gives up, so nothing holds the process open.
+  const givenUp = new AbortController();
 
   const app = express();
   let pageUrl = '';
@@ -100,8 +102,16 @@ export async function runSetupGitHub(options: SetupGitHubOptions = {}): Promise<
         .send(createdPage({ phase: 'failed', error: 'This link is not from this setup (its state does not match), or was used already.' }));
     }
     status.phase = 'converting';
+    let created: Conversion;
     try {
-      const created = await convert(urls, req.query.code);
+      created = await convert(urls, req.query.code);
+    } catch (error) {
+      Object.assign(status, { phase: 'failed', error: `GitHub did not convert the code: ${(error as Error).message}` });
+      write(`setup github: ${status.error}`);
+      finish(1);
+      return void res.type('html').send(createdPage(status));
+    }
+    try {
       const publicSetting =
         publicUrl !== (loaded.config.http.publicUrl ?? '').replace(/\/+$/, '')
           ? { SWITCHBOARD_PUBLIC_URL: publicUrl }
@@ -119,13 +129,19 @@ export async function runSetupGitHub(options: SetupGitHubOptions = {}): Promise<
       write(`Its id, private key, webhook secret and bot login are in ${envFile} (mode 0600).`);
       write(`Install it on the repositories Switchboard may work on: ${created.html_url}/installations/new`);
       write('Waiting for the installation ...');
-      void waitForInstallation(urls, created, envFile, options, status).then(finish, (error: unknown) => {
+      void waitForInstallation(urls, created, envFile, options, status, givenUp.signal).then(finish, (error: unknown) => {
         Object.assign(status, { phase: 'failed', error: (error as Error).message });
         write(`setup github: ${(error as Error).message}`);
         finish(1);
       });
     } catch (error) {
-      Object.assign(status, { phase: 'failed', error: `GitHub did not convert the code: ${(error as Error).message}` });
+      // The App exists but its key (shown by GitHub once) could not be kept: say so, and how to get a new one.
+      Object.assign(status, {
+        phase: 'failed',
+        error:
+          `GitHub created the App ${created.name}, but ${envFile} could not be written (${(error as Error).message}). ` +
+          `Make the file writable, then generate a new private key at ${created.html_url} and run setup again, or delete the App there.`,
+      });
       write(`setup github: ${status.error}`);
       finish(1);
     }
@@ -151,6 +167,7 @@ export async function runSetupGitHub(options: SetupGitHubOptions = {}): Promise<
   server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
   if (outcome === 'timeout') {
+    givenUp.abort();
     write('setup github: no App was created and installed in time; run it again');
     return 1;
   }
@@ -185,18 +202,20 @@ async function waitForInstallation(
   envFile: string,
   options: SetupGitHubOptions,
   status: SetupStatus,
+  givenUp: AbortSignal,
 ): Promise<number> {
   const write = options.write ?? ((line: string) => console.log(line));
   const auth = createAppAuth({ appId: created.id, privateKey: created.pem });
   let installation: { id: number; account?: { login?: string } | null } | undefined;
   while (!installation) {
+    if (givenUp.aborted) throw new Error('stopped waiting for the installation');
     const { token } = await auth({ type: 'app' });
     const found = (await createOctokit(urls.apiUrl, token).request('GET /app/installations')).data as Array<{
       id: number;
       account?: { login?: string } | null;
     }>;
     installation = found.sort((a, b) => b.id - a.id)[0];
-    if (!installation) await delay(1_000);
+    if (!installation) await delay(1_000, undefined, { signal: givenUp }).catch(() => undefined);
   }
   writeEnvFile(envFile, { GITHUB_APP_INSTALLATION_ID: String(installation.id) });
   write(`Installed (installation ${installation.id} on ${installation.account?.login ?? '?'}); its id is in ${envFile}.`);

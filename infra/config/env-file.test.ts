@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chownSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { applyEnvFile, envFilePath, parseEnvFile, quoteEnvValue, withEnvFile, writeEnvFile } from './env-file';
@@ -45,6 +45,22 @@ describe('the env file', () => {
     expect(quoteEnvValue('ghs_abc-1.2:3')).toBe('ghs_abc-1.2:3');
     expect(quoteEnvValue('a b')).toBe("'a b'");
   });
+
+  // Only root can give a file away; elsewhere the case cannot arise.
+  (process.getuid?.() === 0 ? it : it.skip)(
+    'keeps the owner of a file root rewrites, so the deployment user that owns it can still read it',
+    () => {
+      const file = join(dir, 'owned.env');
+      writeFileSync(file, 'A=1\n', { mode: 0o600 });
+      chownSync(file, 65534, 65534);
+      writeEnvFile(file, { B: 'two' });
+      expect({ uid: statSync(file).uid, gid: statSync(file).gid, mode: statSync(file).mode & 0o777 }).toEqual({
+        uid: 65534,
+        gid: 65534,
+        mode: 0o600,
+      });
+    },
+  );
 
   it('goes under the environment: a variable already set wins', () => {
     const file = join(dir, 'switchboard.env');

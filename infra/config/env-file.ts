@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
 import { ConfigError } from '../errors';
@@ -72,9 +72,13 @@ export function writeEnvFile(path: string, updates: Record<string, string>, head
     for (const [key, value] of pending) kept.push(`${key}=${quoteEnvValue(value)}`);
   }
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  // Root running `setup` keeps the file its deployment's user owns (docs/deploy.md): a new file
+  // renamed over it would otherwise be root's, and a server running as that user could not read it.
+  const owner = existsSync(path) ? statSync(path) : undefined;
   const temporary = `${path}.${randomBytes(6).toString('hex')}.tmp`;
   writeFileSync(temporary, `${kept.join('\n')}\n`, { mode: 0o600, flag: 'wx' });
   chmodSync(temporary, 0o600);
+  if (owner && process.getuid?.() === 0 && (owner.uid !== 0 || owner.gid !== 0)) chownSync(temporary, owner.uid, owner.gid);
   renameSync(temporary, path);
 }
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, stat, utimes, writeFile } from 'node:fs/promises';
+import { chown, mkdir, readFile, rename, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ClaimCheckMissingError, type ClaimCheckStore } from './claim-check-codec';
 
@@ -31,12 +31,31 @@ export class DirectoryStore implements ClaimCheckStore {
     // A payload written again is referenced again: its mtime says so, and pruning (cli/payloads)
     // keeps it. A file pruned meanwhile (ENOENT) is simply written afresh.
     if (present && (await touch(file))) return;
-    await mkdir(folder, { recursive: true });
+    const made = await mkdir(folder, { recursive: true });
+    const owner = await this.ownerToKeep();
+    if (made && owner) await chown(folder, owner.uid, owner.gid);
     // Written aside and renamed, so a reader never sees half a payload.
     const partial = `${file}.${randomUUID()}.partial`;
     await writeFile(partial, bytes);
+    if (owner) await chown(partial, owner.uid, owner.gid);
     await rename(partial, file);
   }
+
+  /**
+   * A root worker sharing the folder with a server that runs as the folder's owner
+   * (docs/deploy.md) writes as that owner, so the server can write beside it and refresh what
+   * root wrote. Undefined when we are not root or root owns the folder.
+   */
+  private async ownerToKeep(): Promise<{ uid: number; gid: number } | undefined> {
+    if (process.getuid?.() !== 0) return undefined;
+    this.owner ??= stat(this.dir).then(
+      (found) => (found.uid === 0 ? undefined : { uid: found.uid, gid: found.gid }),
+      () => undefined,
+    );
+    return this.owner;
+  }
+
+  private owner?: Promise<{ uid: number; gid: number } | undefined>;
 
   async get(key: string): Promise<Uint8Array> {
     const { file } = this.pathFor(key);

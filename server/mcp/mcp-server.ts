@@ -58,7 +58,9 @@ export function createMcpServer(door: Door, caller: Caller, options: McpServerOp
               ? (accepted.reply ?? `Ship unit ${accepted.unitId} started.`)
               : accepted.kind === 'plan'
                 ? (accepted.reply ?? `Plan ${accepted.planId} started.`)
-                : `Queued in ${accepted.threadId}; the thread has not decided yet.`;
+                : accepted.kind === 'answered'
+                  ? (accepted.reply ?? `Answered in ${accepted.threadId}.`)
+                  : `Queued in ${accepted.threadId}; the thread has not decided yet.`;
           return done(what, accepted);
         }
         const jobId = accepted.jobId;

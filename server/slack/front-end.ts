@@ -158,7 +158,11 @@ function registerHandlers(app: App, options: SlackFrontEndOptions, reader: Slack
     const reply = event as SlackMessageEvent;
     const unitId =
       reply.thread_ts && reply.thread_ts !== reply.ts
-        ? await unitThreads.unitOf(reply.channel, reply.thread_ts, context.botUserId)
+        ? // Slack not answering (a 429) must not drop the reply: it goes on as an ordinary thread reply.
+          await unitThreads.unitOf(reply.channel, reply.thread_ts, context.botUserId).catch((error: unknown) => {
+            log.warn({ eventId: envelope.event_id, err: error }, 'could not tell whether a Slack thread is a unit’s');
+            return undefined;
+          })
         : undefined;
     if (unitId && reply.user)
       return replyToUnit(
