@@ -62,6 +62,11 @@ export const REFUSALS = {
     means: "The repository is not visible to the GitHub identity the run would use (the vet's 404/403).",
   },
   repo_unverified: { kind: 'unavailable', means: 'GitHub did not confirm the repository (an error, a timeout, no credential).' },
+  service_unavailable: {
+    kind: 'unavailable',
+    means:
+      'What the request needs inside Switchboard (the spend ledger, a board, a plan) did not answer in time; nothing was started or changed.',
+  },
   sandbox_unavailable: { kind: 'unavailable', means: 'The agent needs a sandboxed shell and this deployment cannot isolate commands.' },
   settings_missing: { kind: 'request', means: 'A ship unit needs settings this deployment lacks (GitHub identities, a model key).' },
   board_off: { kind: 'request', means: 'The team board is off for this repository or channel (its board.enabled).' },

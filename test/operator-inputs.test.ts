@@ -188,8 +188,14 @@ describe('malformed operator input', () => {
         runEnded: {
           runId: `run:${threadId}:9`,
           record: {
+            runId: `run:${threadId}:9`,
             outcome: 'completed',
             finalText: 'done',
+            requester: { id: 'op' },
+            profile: { agent: 'general' },
+            toolCalls: [],
+            stop: { by: 'op', reason: 'enough' },
+            cost: { usd: 0 },
             workspaceHost: 'q@h',
             unconfirmed: [
               {

@@ -104,7 +104,9 @@ export async function spendLedgerWorkflow(input: SpendLedgerInput): Promise<void
     show();
     if (book.holds.length > 0) await condition(historyFull, sweepMs);
     else await condition(() => book.holds.length > 0 || historyFull());
-    if (book.holds.length > 0 && Date.now() - (book.sweptAt ?? 0) >= sweepMs) await serial(sweep);
+    // A look that fails (Temporal busy, too many holders for one activity) is tried again at the
+    // next sweep: the ledger and every hold it keeps outlive it.
+    if (book.holds.length > 0 && Date.now() - (book.sweptAt ?? 0) >= sweepMs) await serial(sweep).catch(() => undefined);
     if (historyFull()) {
       await condition(allHandlersFinished);
       await continueAsNew<SpendLedgerWorkflow>({ ...input, carry: book.state() });

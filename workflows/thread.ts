@@ -43,6 +43,7 @@ import { startShipUnit } from './thread/ship-unit-start';
 import { needsVetting, VET_REPOSITORY_PATCH, vetInput, vetRefusal } from './thread/vet';
 import { threadSpend } from './thread/spend';
 import { answerPlan, draftedPlan, THREAD_STARTS_PLANS } from './thread/plan-ask';
+import { orUnavailable } from './thread/unavailable';
 import { planAsk } from '../agents/plan-message';
 import { releaseSpend } from './spend/release';
 import type { AgentSetup } from '../activities/agents/agent-setup';
@@ -294,7 +295,11 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
     // A plan (`plan` and its YAML) starts a plan workflow through the same admission; threads recorded before decided it as any message.
     const asked = planAsk(message.text);
     if (asked && patched(THREAD_STARTS_PLANS)) {
-      const planned = await answerPlan(asked, message, replyTarget, agentSetup, statusActivities, planDraft);
+      const unavailable = { messageId: message.messageId, threadId, replyTarget, status: statusActivities, what: 'The plan' };
+      const planned = await orUnavailable(
+        () => answerPlan(asked, message, replyTarget, agentSetup, statusActivities, planDraft),
+        unavailable,
+      );
       if (planned.kind === 'plan' && 'confirm' in asked) planDraft = undefined;
       remember({ messageId: message.messageId, ...planned });
       continue;
@@ -354,7 +359,9 @@ async function thread(input: ThreadInput, onCancel: OnCancel): Promise<void> {
         acknowledge: outcome.kind === 'refused' ? 'refused' : 'accepted',
       });
     } else if (decision.kind === 'board') {
-      remember(await answerBoardCommand(decision.command, boardAt(agentSetup, threadId, statusActivities, { message, replyTarget, repo })));
+      const board = boardAt(agentSetup, threadId, statusActivities, { message, replyTarget, repo });
+      const unavailable = { messageId: message.messageId, threadId, replyTarget, status: statusActivities, what: 'The board' };
+      remember(await orUnavailable(() => answerBoardCommand(decision.command, board), unavailable));
     } else {
       runCount += 1;
       const runId = `run:${threadId}:${runCount}`;

@@ -5,7 +5,7 @@
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { REPLY_TARGET_SHAPE, REQUESTER_SHAPE, type ReplyTarget, type Requester } from './common';
-import { boolean, integer, listOf, nonBlank, object, oneOf, optional, text, type Shape } from './shape';
+import { boolean, decimal, integer, listOf, nonBlank, object, oneOf, optional, text, type Shape } from './shape';
 import type { UncertainWrite } from './resend';
 import { RUN_OUTCOMES, type RunOutcome, type RunRecord } from './run';
 import type { EarlierReview } from './unit';
@@ -193,16 +193,23 @@ export interface RunEnded {
 
 /**
  * The shape a `runEnded` signal is checked against: the record's fields the thread reads (its
- * answer, outcome, workspace host, unconfirmed writes and posted review), so no signal sent by
- * hand can fail the thread's task; fields the thread never reads are not checked.
+ * answer, outcome, workspace host, unconfirmed writes and posted review; who asked and who
+ * stopped it, its agent, tool calls and cost), so no signal sent by hand can fail the thread's
+ * task; fields the thread never reads are not checked.
  */
 export const RUN_ENDED_SHAPE: Shape = object({
   runId: nonBlank(),
   record: optional(
     object({
+      runId: text(),
       outcome: oneOf(RUN_OUTCOMES),
       finalText: text(),
       endedBy: optional(text()),
+      requester: object({ id: text() }),
+      profile: object({ agent: text() }),
+      toolCalls: listOf(object({})),
+      stop: optional(object({ by: optional(text()), reason: optional(text()) })),
+      cost: object({ usd: decimal() }),
       workspaceHost: optional(nonBlank()),
       unconfirmed: optional(
         listOf(

@@ -1,4 +1,4 @@
-import { CancellationScope, ContinueAsNew } from '@temporalio/workflow';
+import { CancellationScope, ContinueAsNew, TemporalFailure } from '@temporalio/workflow';
 import { runEndReports } from '../activity-proxies';
 import type { RunEnded, RunRecord } from '../contracts';
 
@@ -17,8 +17,10 @@ export async function reportingEnd(threadId: string, runId: string, body: () => 
   try {
     record = await body();
   } catch (error) {
-    if (error instanceof ContinueAsNew) throw error;
-    await tell(threadId, { runId, failed: error instanceof Error ? error.message : String(error) });
+    // Only a Temporal failure ends the run; any other error (a bug) fails the workflow task, which
+    // Temporal retries with the run still open: that is no end to tell (the run watch sees it stuck).
+    if (error instanceof ContinueAsNew || !(error instanceof TemporalFailure)) throw error;
+    await tell(threadId, { runId, failed: error.message });
     throw error;
   }
   await tell(threadId, { runId, record });

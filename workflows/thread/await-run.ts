@@ -54,7 +54,8 @@ export async function awaitReportedRun(
         const seen = await watchRun(runId, { ...deps, sleep }, { closedEnds: true });
         if (seen.stuck) return { stuck: seen.stuck };
         // Closed without a word (yet): the word may have come meanwhile; else Temporal says how it ended.
-        const outcome = ends.has(runId) ? undefined : await deps.outcome(runId);
+        // A reading that fails for good is made again at the next look: the thread never waits on it forever.
+        const outcome = ends.has(runId) ? undefined : await deps.outcome(runId).catch(() => undefined);
         const told = ends.take(runId);
         if (told) return told;
         if (outcome && !outcome.open) return endedOf(outcome);

@@ -1,4 +1,4 @@
-import { patched } from '@temporalio/workflow';
+import { isCancellation, patched } from '@temporalio/workflow';
 import type { AgentSetup } from '../../activities/agents/agent-setup';
 import type { SpendCheckInput } from '../../activities/spend';
 import { applicableCaps, spendVerdict, type SpendScope, type SpendVerdict } from '../../agents/spend-caps';
@@ -41,6 +41,30 @@ export async function threadSpend(
   runId: string,
 ): Promise<ThreadSpend> {
   if ((decision.kind !== 'run' && decision.kind !== 'ship') || !setup.spend || !patched(SPEND_CAPS_PATCH)) return { decision };
+  // The caps could not be checked (the ledger or the sums did not answer): refused in words, and
+  // the thread goes on taking messages; nothing starts unchecked.
+  const spend = setup.spend;
+  return checkedSpend({ ...setup, spend }, decision, message, threadId, runId).catch((error: unknown) => {
+    if (isCancellation(error)) throw error;
+    const why = error instanceof Error ? error.message : String(error);
+    return {
+      decision: {
+        kind: 'refused',
+        code: 'service_unavailable',
+        reply: `Not started: the spend caps could not be checked just now (${why}). Try again in a moment.`,
+        ...(decision.stickyAgent ? { stickyAgent: decision.stickyAgent } : {}),
+      },
+    };
+  });
+}
+
+async function checkedSpend(
+  setup: AgentSetup & { spend: NonNullable<AgentSetup['spend']> },
+  decision: Extract<Decision, { kind: 'run' | 'ship' }>,
+  message: ThreadMessage,
+  threadId: string,
+  runId: string,
+): Promise<ThreadSpend> {
   const scope = spendScope(decision, message);
   const caps = applicableCaps(setup.spend, scope);
   if (caps.some((cap) => cap.dailyUsd !== undefined) && patched(SPEND_RESERVED_PATCH)) {

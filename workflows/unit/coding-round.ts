@@ -9,6 +9,8 @@ import { handOff, handoffOf, resumeNote } from './handoff';
 
 /** The `patched()` id of an exact-PR unit's coding rounds working on the PR's head branch (docs/versioning.md). */
 export const EXACT_PR_BRANCH = 'exact-pr-unit-pushes-to-the-pr-branch';
+/** A round that only asked questions (and pushed nothing) waits for the answers in idle, not for another review of the same head. */
+export const WAITS_FOR_ANSWERS = 'unit-waits-for-its-answers';
 
 /**
  * A coding round: the change (or the fixes) made by a coding run on the unit's branch,
@@ -175,6 +177,10 @@ export class CodingRound {
       await new FindingReplies(unit).answers(answered, commit.changed ? c.headSha : undefined);
     }
     if (handoff) return handOff(unit, handoff);
+    if (answering && !commit.changed && unit.findings.questions().length > 0 && unit.ports.patched(WAITS_FOR_ANSWERS)) {
+      unit.enter('idle');
+      return undefined;
+    }
     unit.enter('review');
     return undefined;
   }

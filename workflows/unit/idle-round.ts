@@ -22,17 +22,21 @@ export class IdleRound {
     const answering = unit.answersFindings();
     const asks = answering ? questionsAsked(unit) : undefined;
     const open = answering ? unit.findings.open().length : 0;
+    const pr = c.pullRequest ? `PR #${c.pullRequest} on ${repo}` : `The change on ${repo} (no pull request yet)`;
     const notReady =
+      (c.pullRequest ? undefined : 'it has no pull request yet') ??
       asks?.why ??
       (unit.ports.patched(GATE_READS_OWN_REVIEW) ? notReadyBecause(c) : undefined) ??
       (open > 0 ? `${open} finding${open === 1 ? ' is' : 's are'} still open` : undefined);
     if (asks) {
-      await activities.status.deliverReply({ effectKey: `${unitId}/asks/${asks.key}`, replyTarget: unit.replyTarget, text: asks.text });
+      // A handoff's question alone was said by the handoff itself, on the PR and in the conversation.
+      if (asks.findings > 0)
+        await activities.status.deliverReply({ effectKey: `${unitId}/asks/${asks.key}`, replyTarget: unit.replyTarget, text: asks.text });
     } else if (notReady) {
       await activities.status.deliverReply({
         effectKey: `${unitId}/not-ready/${c.headSha}`,
         replyTarget: unit.replyTarget,
-        text: `PR #${c.pullRequest} on ${repo} is not ready: ${notReady}. The unit waits for a person (a steer, a review or a push).`,
+        text: `${pr} is not ready: ${notReady}. The unit waits for a person (a steer, a review or a push).`,
       });
     } else {
       const ready =
@@ -54,7 +58,9 @@ export class IdleRound {
       const woke = await ports.condition(() => inbox.interrupting() || inbox.mergeRequested, wait);
       unit.nextTimer = undefined;
       if (inbox.interrupting()) return undefined;
-      if (inbox.mergeRequested) return this.merge();
+      // A merge asked for while the PR was ready is not one for a head that is not (rework since, a question).
+      if (inbox.mergeRequested && notReady) this.refuseMerge(notReady);
+      else if (inbox.mergeRequested) return this.merge();
       if (!woke && ports.now() >= deadline) return 'idle_expired';
       if (!woke) {
         c.reminders += 1;
@@ -62,11 +68,17 @@ export class IdleRound {
           effectKey: `${unitId}/reminder/${c.reminders}`,
           replyTarget: unit.replyTarget,
           text: notReady
-            ? `Reminder: PR #${c.pullRequest} on ${repo} is not ready (${notReady}) and waits for a person.`
-            : `Reminder: PR #${c.pullRequest} on ${repo} is ready and waiting for a merge or a review.`,
+            ? `Reminder: ${pr} is not ready (${notReady}) and waits for a person.`
+            : `Reminder: ${pr} is ready and waiting for a merge or a review.`,
         });
       }
     }
+  }
+
+  /** A merge the unit will not do now: the plan is told why, and the unit stays idle. */
+  private refuseMerge(why: string): void {
+    this.unit.inbox.mergeRequested = false;
+    this.unit.ports.notifyPlan({ status: 'merge_refused', reason: `not ready: ${why}` }).catch(() => undefined);
   }
 
   /** The plan's merge: at the reviewed head only; a refusal goes back to the plan, and the unit stays idle. */
@@ -88,7 +100,7 @@ export class IdleRound {
 }
 
 /** The questions waiting for a person (a coding run's on findings' threads, a handoff's), in words, and the key of saying so. */
-function questionsAsked(unit: Unit): { why: string; text: string; key: string } | undefined {
+function questionsAsked(unit: Unit): { why: string; text: string; key: string; findings: number } | undefined {
   const { carry: c, repo } = unit;
   const asked = unit.findings.questions();
   const lines = asked.map((f) => {
@@ -100,7 +112,8 @@ function questionsAsked(unit: Unit): { why: string; text: string; key: string } 
   const where = asked.length > 0 ? "Answer in the finding's thread on the pull request, or here." : 'Answer here.';
   return {
     why: `${lines.length === 1 ? 'a question waits' : `${lines.length} questions wait`} for a person's answer`,
-    text: `PR #${c.pullRequest} on ${repo} waits for an answer before it can be ready:\n${lines.join('\n')}\n${where}`,
+    text: `${c.pullRequest ? `PR #${c.pullRequest}` : 'The change'} on ${repo} waits for an answer before it can be ready:\n${lines.join('\n')}\n${where}`,
+    findings: asked.length,
     key: [...asked.map((f) => `${f.id}.${f.disposition?.round ?? 0}`), ...(c.handoff?.question ? [`handoff-${c.handoff.round}`] : [])].join(
       '-',
     ),

@@ -277,6 +277,37 @@ describe('the review conversation', () => {
     expect(record.report).toContain('The pull request is not ready.');
   });
 
+  it('a round that only asks (nothing pushed) waits in idle for the answer instead of reviewing the same head again', async () => {
+    const findings = [tracked('F1', 'open', { commentId: 501 })];
+    const asks = {
+      submissions: { submit_dispositions: { dispositions: [{ finding: 'F1', disposition: 'question', text: 'Which locale?' }] } },
+    };
+    const w = world({
+      carry: { phase: 'findings', round: 1, pullRequest: 7, headSha: 'head-0', findings, nextFinding: 2 },
+      changed: false,
+      run: () => asks,
+    });
+    expect(await new CodingRound(w.unit).run()).toBeUndefined();
+    expect(w.phases).toEqual(['idle']);
+    expect(w.unit.carry.findings!.map((f) => f.state)).toEqual(['question']);
+    // Units recorded before the patch went on to review that head again.
+    const before = world({
+      carry: {
+        phase: 'findings',
+        round: 1,
+        pullRequest: 7,
+        headSha: 'head-0',
+        findings: [tracked('F1', 'open', { commentId: 501 })],
+        nextFinding: 2,
+      },
+      changed: false,
+      run: () => asks,
+      unpatched: ['unit-waits-for-its-answers'],
+    });
+    await new CodingRound(before.unit).run();
+    expect(before.phases).toEqual(['review']);
+  });
+
   it('with a question, a handoff waits in idle, and the next round starts from it', async () => {
     const handoff = { done: 'A.', left: 'B.', reason: 'decision', why: 'Two designs.', needs: 'A choice.', question: 'Tabs or spaces?' };
     let rounds = 0;

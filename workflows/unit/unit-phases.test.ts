@@ -474,6 +474,21 @@ describe('IdleRound', () => {
     expect(refused.unit.inbox.mergeRequested).toBe(false);
     expect(refused.plan).toEqual([{ status: 'ready' }, { status: 'merge_refused', reason: 'not mergeable' }]);
   });
+
+  it('never merges a head that is not ready: a merge asked for earlier is refused back to the plan', async () => {
+    const asked = { ...ready.lastReview, verdict: 'request_changes' as const, addressed: 1 };
+    const w = world({ carry: { ...ready, lastReview: asked } });
+    let asks = 0;
+    w.clock.duringWait = () => {
+      if (asks++ === 0) w.unit.inbox.requestMerge();
+    };
+    expect(await new IdleRound(w.unit).run()).toBe('idle_expired');
+    expect(w.log.inputs('mergePullRequest')).toEqual([]);
+    expect(w.unit.inbox.mergeRequested).toBe(false);
+    expect(w.plan).toEqual([
+      { status: 'merge_refused', reason: expect.stringMatching(/^not ready: its review of head-1 asks for changes/) },
+    ]);
+  });
 });
 
 describe('Settle', () => {
