@@ -121,7 +121,7 @@ export async function judgePush(req: IncomingMessage, grant: DoorGrant, repo: st
           `the push is over ${MAX_CHECKED_PUSH_BYTES} bytes, too large for the door to check that it is a fast-forward`,
         );
     else {
-      const pack = packCommits(whole.buffer.subarray(packOffset), {
+      const pack = await packCommits(whole.buffer.subarray(packOffset), {
         hash: updates[0].oldId.length === 64 ? 'sha256' : 'sha1',
         maxInflatedBytes: 4 * MAX_CHECKED_PUSH_BYTES,
       });
