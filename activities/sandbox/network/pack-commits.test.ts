@@ -189,7 +189,7 @@ describe('a hostile pack is bounded', () => {
     const commits = [commitText('c'.repeat(40), 'root')];
     for (let index = 1; index <= length; index += 1) commits.push(commitText(sha1(commits[index - 1]), `commit ${index}`));
     // Each commit a delta of the one before it, written newest first, the whole root last.
-    const objects = [];
+    const objects: Buffer[] = [];
     for (let index = length; index >= 1; index -= 1)
       objects.push(refDelta(sha1(commits[index - 1]), insertDelta(commits[index - 1].length, commits[index])));
     objects.push(entry(1, commits[0].length, deflateSync(commits[0])));
@@ -202,7 +202,7 @@ describe('a hostile pack is bounded', () => {
     const base = commitText('c'.repeat(40), 'x'.repeat(512 * 1024));
     const baseId = sha1(base);
     // 64 KiB copies of the whole base, then a line of its own: a few dozen bytes that make half a MiB.
-    const copies = [];
+    const copies: Buffer[] = [];
     for (let offset = 0; offset + 0x10000 <= base.length; offset += 0x10000) copies.push(Buffer.from([0x8f, ...varintLE(offset)]));
     const whole = Math.floor(base.length / 0x10000) * 0x10000;
     const copyDelta = (index: number) => {
