@@ -242,6 +242,67 @@ describe('what the door lets a push update (bwrap)', () => {
     expect(lines(onPr.output).pr).toMatch(/exit=1 .*pushing to pull requests' branches is turned off for this repository/);
   });
 
+  test("a push larger than git's post buffer (a probe, then the pack sent chunked) passes the door: to the run's own branch and as a pull request's fast-forward", async () => {
+    const workspace = fixture.workspace(true);
+    github.commit('acme/app', 'feature/big', { 'big.txt': 'start\n' });
+    const gh = await identities.octokitFor('write');
+    const { data: pr } = await gh.rest.pulls.create({ owner: 'acme', repo: 'app', head: 'feature/big', base: 'main', title: 'Big' });
+    // 3 MiB that does not compress: the pack is over http.postBuffer (1 MiB), so git probes with a bare flush first.
+    // The pull request's branch first: its fast-forward is shown by the commits the pack carries.
+    const result = await run(
+      {
+        refs: { own: ['switchboard/run-big'], pullRequest: { number: pr.number, head: 'feature/big' } },
+        command: [
+          `git clone -q -b feature/big ${github.gitUrl}/acme/app.git big && cd big`,
+          'head -c 3145728 /dev/urandom > random.bin && git add random.bin',
+          'git -c user.name=t -c user.email=t@example.com commit -q -m big',
+          attempt('pr', 'git push origin HEAD:feature/big'),
+          attempt('own', 'git push origin HEAD:switchboard/run-big'),
+          'git rev-parse HEAD',
+        ].join('\n'),
+      },
+      workspace,
+    );
+    const said = lines(result.output);
+    expect(said.own).toMatch(/exit=0 /);
+    expect(said.pr).toMatch(/exit=0 /);
+    const pushed = result.output.trim().split('\n').pop();
+    expect(heads().get('switchboard/run-big')).toBe(pushed);
+    expect(heads().get('feature/big')).toBe(pushed);
+  });
+
+  test('branch names beyond ASCII are matched as UTF-8: its own and a pull request’s branch are pushed, another is refused by its own name', async () => {
+    const workspace = fixture.workspace(true);
+    github.commit('acme/app', 'feature/größe', { 'g.txt': 'g\n' });
+    const gh = await identities.octokitFor('write');
+    const { data: pr } = await gh.rest.pulls.create({ owner: 'acme', repo: 'app', head: 'feature/größe', base: 'main', title: 'Größe' });
+    const result = await run(
+      {
+        refs: { own: ['switchboard/über'], pullRequest: { number: pr.number, head: 'feature/größe' } },
+        command: [
+          `git clone -q -b feature/größe ${github.gitUrl}/acme/app.git u && cd u`,
+          'git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m ü',
+          attempt('pr', 'git push origin HEAD:feature/größe'),
+          attempt('own', 'git push origin HEAD:switchboard/über'),
+          attempt('other', 'git push origin HEAD:switchboard/üBer'),
+          'git rev-parse HEAD',
+        ].join('\n'),
+      },
+      workspace,
+    );
+    const said = lines(result.output);
+    expect(said.own).toMatch(/exit=0 /);
+    expect(said.pr).toMatch(/exit=0 /);
+    // The refusal names the ref as the run wrote it, not its bytes read as Latin-1.
+    expect(said.other).toMatch(
+      /exit=1 .*\[remote rejected\].*refs\/heads\/switchboard\/üBer is not a branch this run owns.*switchboard\/über \(its own\)/,
+    );
+    const pushed = result.output.trim().split('\n').pop();
+    expect(heads().get('switchboard/über')).toBe(pushed);
+    expect(heads().get('feature/größe')).toBe(pushed);
+    expect(heads().has('switchboard/üBer')).toBe(false);
+  });
+
   test('a run that owns no branch pushes nothing, and only git’s own requests pass the door', async () => {
     const workspace = fixture.workspace(true);
     const none = await run(

@@ -20,6 +20,8 @@ export type PushHeadParse = { ok: true; head: PushRequestHead } | { ok: false; i
 /** More commands than this in one push are refused (a run pushes a branch or two). */
 export const MAX_REF_UPDATES = 100;
 
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
 const COMMAND = /^([0-9a-f]{40}|[0-9a-f]{64}) ([0-9a-f]{40}|[0-9a-f]{64}) ([^\0\n]+)\n?$/;
 
 /** A ref name git itself would accept (check_refname_format, for names under refs/). */
@@ -48,7 +50,14 @@ export function parsePushHead(body: Buffer): PushHeadParse {
     if (pkt.kind === 'invalid') return { ok: false, reason: `the push request has ${pkt.reason}` };
     at = pkt.next;
     if (pkt.kind === 'flush') break;
-    let line = pkt.payload.toString('latin1');
+    // Ref names are bytes to git and UTF-8 to GitHub (and to the branch names a run owns): read them as
+    // UTF-8, and refuse a name that is not, rather than compare it in another encoding.
+    let line: string;
+    try {
+      line = UTF8.decode(pkt.payload);
+    } catch {
+      return { ok: false, reason: 'the push request has a line that is not UTF-8 (ref names are compared as UTF-8)' };
+    }
     if (updates.length === 0 && line.startsWith('shallow ')) continue;
     if (updates.length === 0) {
       if (line.startsWith('push-cert')) return { ok: false, reason: 'signed pushes (push certificates) are not taken through this door' };

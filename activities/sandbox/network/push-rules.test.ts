@@ -35,6 +35,15 @@ describe('a push request head', () => {
     expect(parsePushHead(withOptions)).toMatchObject({ ok: true, head: { packOffset: withOptions.length - 4 } });
   });
 
+  test('reads ref names as UTF-8, the encoding of GitHub’s branch names, and refuses a name that is not UTF-8', () => {
+    expect(parsePushHead(body(`${A} ${B} refs/heads/switchboard/über\0report-status`))).toMatchObject({
+      ok: true,
+      head: { updates: [update(A, B, 'refs/heads/switchboard/über')] },
+    });
+    const latin1 = Buffer.concat([pktLine(Buffer.from(`${A} ${B} refs/heads/switchboard/\xfcber\0report-status`, 'latin1')), FLUSH_PKT]);
+    expect(parsePushHead(latin1)).toEqual({ ok: false, reason: expect.stringMatching(/not UTF-8/) });
+  });
+
   test.each([
     ['a signed push', body(`push-cert\0report-status`)],
     ['a line that is no update', body('hello world')],

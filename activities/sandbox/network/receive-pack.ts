@@ -78,7 +78,14 @@ export async function judgePush(req: IncomingMessage, grant: DoorGrant, repo: st
   });
   const encoding = String(req.headers['content-encoding'] ?? 'identity').toLowerCase();
   if (encoding !== 'identity') return refuseAll(`a push must not be sent with content-encoding ${encoding}`);
-  const head = await readUntil(req, Buffer.alloc(0), MAX_HEAD_BYTES, (buffer) => !('incomplete' in parsePushHead(buffer)));
+  let head = await readUntil(req, Buffer.alloc(0), MAX_HEAD_BYTES, (buffer) => !('incomplete' in parsePushHead(buffer)));
+  if (head.buffer.equals(FLUSH_PKT)) {
+    // git's probe (remote-curl's probe_rpc): before it streams a push larger than http.postBuffer
+    // chunked, it POSTs a body of one flush and needs the host's 200. That body updates no ref and
+    // carries no pack, so it goes to the git host as it is; anything after the flush is no probe.
+    head = head.ended ? head : await readUntil(req, head.buffer, FLUSH_PKT.length + 1);
+    if (head.ended && head.buffer.equals(FLUSH_PKT)) return { forward: true, read: head.buffer, ended: true };
+  }
   const parsed = parsePushHead(head.buffer);
   if (!parsed.ok) return refuseAll('incomplete' in parsed ? 'the push request ended before its ref updates did' : parsed.reason);
   const { updates, capabilities, packOffset } = parsed.head;
@@ -114,7 +121,7 @@ export async function judgePush(req: IncomingMessage, grant: DoorGrant, repo: st
           `the push is over ${MAX_CHECKED_PUSH_BYTES} bytes, too large for the door to check that it is a fast-forward`,
         );
     else {
-      const pack = packCommits(whole.buffer.subarray(packOffset), {
+      const pack = await packCommits(whole.buffer.subarray(packOffset), {
         hash: updates[0].oldId.length === 64 ? 'sha256' : 'sha1',
         maxInflatedBytes: 4 * MAX_CHECKED_PUSH_BYTES,
       });
