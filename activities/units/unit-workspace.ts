@@ -80,6 +80,7 @@ export function createUnitWorkspaceActivities(deps: {
         if (!(await deps.identities.tokenFor(input.identity)))
           throw failure('github_no_credential', `no GitHub credential for the '${input.identity}' identity`);
         const name = workspaceName(input.workspaceKey);
+        await deps.git.recordKey(input.workspaceKey);
         const remote = deps.identities.gitRemote(input.repo);
         // Resident work borrows from the host's cache of the repository (fetched with the read identity); cold work never does.
         const resident = input.machine === 'repo-resident' && (await deps.identities.tokenFor('read'));
