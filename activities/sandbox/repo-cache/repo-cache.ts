@@ -7,14 +7,7 @@ import { processesOf } from '../sandbox-uids';
 import { type WorkspaceGit } from '../workspace-git';
 import { ensureStateFolders, layoutByName, type WorkspaceLayout } from '../workspace-layout';
 import { evictions, type CacheEntry } from './cache-bounds';
-import {
-  CACHE_VIEW,
-  CONSUMER_STATE_FILE,
-  TRUSTED_CHECKOUT_FILE,
-  cacheLayout,
-  cacheLayoutByName,
-  type CacheLayout,
-} from './cache-layout';
+import { CACHE_VIEW, CONSUMER_STATE_FILE, TRUSTED_CHECKOUT_FILE, cacheLayout, cacheLayoutByName, type CacheLayout } from './cache-layout';
 import { CACHE_FETCH_SCRIPT, CACHE_INDEX_SCRIPT } from './cache-scripts';
 import { cacheBytes, checkStore, ensureCacheFolders, readMeta, sealVerified, writeMeta, type CacheMeta } from './cache-store';
 

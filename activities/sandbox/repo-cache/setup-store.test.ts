@@ -1,9 +1,15 @@
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { type LocalGitHub } from '../../../infra/local-github';
 import { SETUP_RESTORED, setupScript } from '../../../agents/repo-setup';
 import { localGitHubWithIdentities } from '../../github/test-support';
 import { type GitHubIdentities } from '../../github/identity';
 import { createUnitWorkspaceActivities, type PrepareUnitWorkspaceInput } from '../../units/unit-workspace';
-import { requireBubblewrap, sandboxFixture } from '../test-support';
+import { requireBubblewrap, sandboxFixture, waitUntil } from '../test-support';
+import { type BashInput } from '../types';
 import { WorkspaceGit } from '../workspace-git';
 import { readMeta, writeMeta } from './cache-store';
 import { RepoCache } from './repo-cache';
@@ -26,7 +32,11 @@ describe('setup results of a worker host', () => {
   beforeAll(async () => {
     await requireBubblewrap();
     ({ github, identities } = await localGitHubWithIdentities());
-    fixture = await sandboxFixture({ gitBaseUrl: github.gitUrl, identityToken: (scope) => identities.tokenFor(scope) });
+    fixture = await sandboxFixture({
+      gitBaseUrl: github.gitUrl,
+      identityToken: (scope) => identities.tokenFor(scope),
+      heartbeatMs: 200,
+    });
     const git = new WorkspaceGit(fixture.host, github.gitUrl);
     cache = new RepoCache({ host: fixture.host, git, settings: { refreshSeconds: 0 } });
     units = createUnitWorkspaceActivities({ git, identities, repoCache: cache });
@@ -39,15 +49,15 @@ describe('setup results of a worker host', () => {
 
   const repo = 'acme/trust';
   const commands = ['sh ./setup.sh'];
-  const runSetup = (key: string, identity: 'read' | 'write') =>
-    fixture.activities.bash({
-      workspace: { key, network: true },
-      command: setupScript(commands, ['lock.json']),
-      setup: { repo, commands, lockfiles: ['lock.json'] },
-      identity,
-      repo,
-      machine: 'repo-resident',
-    });
+  const setupCall = (key: string, identity: 'read' | 'write'): BashInput => ({
+    workspace: { key, network: true },
+    command: setupScript(commands, ['lock.json']),
+    setup: { repo, commands, lockfiles: ['lock.json'] },
+    identity,
+    repo,
+    machine: 'repo-resident',
+  });
+  const runSetup = (key: string, identity: 'read' | 'write') => fixture.activities.bash(setupCall(key, identity));
   const checkout = async (input: Omit<PrepareUnitWorkspaceInput, 'workspaceKey' | 'repo' | 'machine'>) => {
     const key = fixture.workspace(true).key;
     await units.prepareUnitWorkspace({ workspaceKey: key, repo, machine: 'repo-resident', ...input });
@@ -109,5 +119,30 @@ describe('setup results of a worker host', () => {
     const coding = await checkout({ branch: 'switchboard/three', identity: 'write' });
     expect((await runSetup(coding, 'write')).output).toMatch(/^switchboard-setup: running/);
     expect(await kept()).toEqual([expect.objectContaining({ key: meta.setups[0].key, from: 'trusted' })]);
+  });
+
+  it('a copy-in that takes longer than the heartbeat timeout heartbeats all along, and ends restored', async () => {
+    const layout = cache.layoutOf(repo);
+    const meta = (await readMeta(layout.meta))!;
+    const archive = join(layout.setups, `${meta.setups[0].key}.tar`);
+    const bytes = readFileSync(archive);
+    // The kept archive as a FIFO: the copy-in waits for its bytes until the test sends them.
+    rmSync(archive);
+    execFileSync('mkfifo', ['-m', '0600', archive]);
+    await writeMeta(layout, { ...meta, setups: [{ ...meta.setups[0], bytes: 0 }] });
+    const coding = await checkout({ branch: 'switchboard/four', identity: 'write' });
+    const environment = new MockActivityEnvironment({ heartbeatTimeoutMs: 1_000, startToCloseTimeoutMs: 21 * 60_000 });
+    let heartbeats = 0;
+    environment.on('heartbeat', () => (heartbeats += 1));
+    const running = environment.run((input: BashInput) => fixture.activities.bash(input), setupCall(coding, 'write'));
+    // Many heartbeat timeouts' worth of beats while the copy-in waits (200 ms apart).
+    try {
+      await waitUntil(() => heartbeats >= 15, 60_000);
+    } finally {
+      // Sent whatever happened, so a failing wait never leaves the copy-in blocked on the FIFO.
+      await writeFile(archive, bytes);
+    }
+    expect(((await running) as { output: string }).output).toBe(`${SETUP_RESTORED} (${meta.setups[0].key})\n`);
+    expect(await look(coding)).toBe('built\n');
   });
 });
