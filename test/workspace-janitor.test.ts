@@ -150,9 +150,13 @@ describe('the workspace janitor, for units that were terminated', () => {
         150_000,
       );
     const [ended, kept] = [await idle(idleId), await idle(keptId)];
-    const checkout = (unitId: string) => ship.kit.sandboxHost.hasFiles({ key: unitId, network: true });
-    expect(await checkout(idleId)).toBe(true);
-    expect(await checkout(keptId)).toBe(true);
+    const checkout = (key: string) => ship.kit.sandboxHost.hasFiles({ key, network: true });
+    // Each unit has its coding checkout and its review's; a workspace of an agent child under the
+    // unit's id (keyed by its own id) is the unit's too.
+    const child = (unitId: string) => `${unitId}/coding-1-1/task-0-explore`;
+    for (const unitId of [idleId, keptId]) await ship.kit.sandboxHost.prepare({ key: child(unitId), network: false });
+    for (const unitId of [idleId, keptId])
+      for (const key of [unitId, `${unitId}/review`, child(unitId)]) expect(await checkout(key)).toBe(true);
 
     await run(resolveTemporalBinary('cli').path, [
       'workflow',
@@ -183,8 +187,8 @@ describe('the workspace janitor, for units that were terminated', () => {
       (released) => released.includes(idleId),
       60_000,
     );
-    expect(await checkout(idleId)).toBe(false);
-    expect(await checkout(keptId)).toBe(true);
+    for (const key of [idleId, `${idleId}/review`, child(idleId)]) expect(await checkout(key)).toBe(false);
+    for (const key of [keptId, `${keptId}/review`, child(keptId)]) expect(await checkout(key)).toBe(true);
     const [owner, name] = REPO.split('/');
     const told = () =>
       ship.github.state
@@ -203,5 +207,6 @@ describe('the workspace janitor, for units that were terminated', () => {
         .comments.some((c) => c.body.includes('was terminated')),
     ).toBe(false);
     await ship.kit.client.workflow.getHandle(keptId).signal(stopSignal, { reason: 'test over', by: 'tester' });
+    await ship.kit.sandboxHost.release({ key: child(keptId), network: true });
   });
 });

@@ -181,7 +181,7 @@ export function createSandboxActivities(deps: SandboxDeps, host: SandboxHost = c
   /** The host's setup results, when it keeps repository caches. */
   function setupStore(): SetupStore | undefined {
     const cache = registeredRepoCache(host);
-    if (cache && !setups) setups = new SetupStore(host, cache);
+    if (cache && !setups) setups = new SetupStore(host, cache, { heartbeatMs: deps.heartbeatMs });
     return setups;
   }
 
@@ -247,6 +247,7 @@ export function createSandboxActivities(deps: SandboxDeps, host: SandboxHost = c
   return {
     /** Runs one shell command in the thread's workspace; failures of the command are data. */
     async bash(input: BashInput): Promise<BashResult> {
+      const startedAt = Date.now();
       checkWorkspace(input?.workspace);
       if (typeof input.command !== 'string' || input.command.trim() === '') {
         throw failure('invalid_input', 'bash needs a non-empty command');
@@ -277,10 +278,12 @@ export function createSandboxActivities(deps: SandboxDeps, host: SandboxHost = c
         ...(input.repo ? { repo: input.repo } : {}),
         ...(input.refs ? { refs: input.refs } : {}),
       };
-      const execute = () => runBash(prepared, input.command, timeoutMs, notes, input.workspace.network === true);
+      const execute = (boundMs = timeoutMs) =>
+        runBash(prepared, input.command, Math.max(1_000, Math.min(timeoutMs, boundMs)), notes, input.workspace.network === true);
       // The repository's setup in a resident checkout may be copied in from the host; anything else marks the workspace used.
       const store = input.setup && mode === 'bwrap' ? setupStore() : undefined;
-      if (store && input.setup) return store.run(prepared, input.setup, execute);
+      if (store && input.setup)
+        return store.run(prepared, input.setup, { timeoutMs, startedAt, ...(input.identity ? { identity: input.identity } : {}) }, execute);
       await markUsed(prepared.layout);
       return execute();
     },

@@ -1,4 +1,5 @@
 import { type SandboxHost, type SandboxLogger } from './sandbox-host';
+import { recordedKeysUnder } from './workspace-layout';
 
 /** Whether a workflow that used a sandbox still runs: `unknown` when Temporal has no such workflow (yet, or any more). */
 export type WorkflowLiveness = (workflowId: string) => Promise<'running' | 'closed' | 'unknown'>;
@@ -107,27 +108,44 @@ export class WorkspaceJanitor {
 
   /**
    * The files of threads and units that were terminated (or timed out) never go on their own:
-   * the thread's or unit's workspace on this host is released (its holder ended, its folder
-   * removed) once the id runs no more (a reset runs it again: kept), and `released` is told.
+   * every workspace on this host keyed by the id or under it (a unit's checkout and its review's
+   * `<id>/review`, the workspaces of agent children started under it) is released (its holder
+   * ended, its folder removed) once no workflow on the way to it runs any more (a reset runs it
+   * again: kept), and `released` is told once.
    */
   private async releaseEnded(): Promise<string[]> {
-    const { host, liveness, logger, endedOwners, released } = this.options;
+    const { host, logger, endedOwners, released } = this.options;
     if (!endedOwners) return [];
     const done: string[] = [];
     for (const owner of await endedOwners()) {
-      const workspace = { key: owner.workflowId, network: true };
-      if (!(await host.hasFiles(workspace))) continue;
-      if ((await liveness(owner.workflowId).catch(() => 'running' as const)) === 'running') continue;
-      await host.release(workspace);
-      done.push(owner.workflowId);
+      const id = owner.workflowId;
+      // A checkout made before keys were recorded is found by the names a unit gives it.
+      const keys = new Set([id, `${id}/review`, ...(await recordedKeysUnder(host.dataDir, id))]);
+      const gone: string[] = [];
+      for (const key of keys) {
+        const workspace = { key, network: true };
+        if (!(await host.hasFiles(workspace)) || (await this.anyRunning(id, key))) continue;
+        await host.release(workspace);
+        gone.push(key);
+      }
+      if (gone.length === 0) continue;
+      done.push(id);
       logger?.warn(
-        { component: 'sandbox', workflowId: owner.workflowId, status: owner.status },
-        `released the workspace of a ${owner.kind} that was ${owner.status === 'terminated' ? 'terminated' : 'timed out'}: its files are gone`,
+        { component: 'sandbox', workflowId: id, status: owner.status, workspaces: gone },
+        `released the workspaces of a ${owner.kind} that was ${owner.status === 'terminated' ? 'terminated' : 'timed out'}: their files are gone`,
       );
       await released?.(owner).catch((error: Error) =>
-        logger?.warn({ component: 'sandbox', workflowId: owner.workflowId, error: error.message }, 'could not say it was ended'),
+        logger?.warn({ component: 'sandbox', workflowId: id, error: error.message }, 'could not say it was ended'),
       );
     }
     return done;
+  }
+
+  /** Whether the ended id, or any workflow id between it and `key` (`<id>/a`, `<id>/a/b`, …), runs now. */
+  private async anyRunning(id: string, key: string): Promise<boolean> {
+    const parts = key.slice(id.length).split('/').filter(Boolean);
+    const ids = [id, ...parts.map((_, at) => [id, ...parts.slice(0, at + 1)].join('/'))];
+    for (const each of ids) if ((await this.options.liveness(each).catch(() => 'running' as const)) === 'running') return true;
+    return false;
   }
 }

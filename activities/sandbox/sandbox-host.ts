@@ -30,6 +30,7 @@ import {
   ensureStateFolders,
   ensureUnisolatedFolders,
   layoutByName,
+  recordKey,
   workspaceLayout,
   type WorkspaceLayout,
 } from './workspace-layout';
@@ -167,7 +168,9 @@ export class SandboxHost {
    * an abandoned sandbox.
    */
   async prepare(workspace: WorkspaceRef, owner?: string): Promise<PreparedWorkspace> {
-    return this.prepareByName(workspaceLayout(this.options.dataDir, workspace).name, owner);
+    const prepared = await this.prepareByName(workspaceLayout(this.options.dataDir, workspace).name, owner);
+    await recordKey(prepared.layout, workspace.key);
+    return prepared;
   }
 
   async prepareByName(name: string, owner?: string): Promise<PreparedWorkspace> {

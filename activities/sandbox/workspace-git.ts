@@ -5,7 +5,7 @@ import { runCaptured, type CapturedRun } from './helper/run-helper';
 import { type OwnedRefs } from '../../workflows/contracts/pushes';
 import { type DoorGrant } from './network/door-grant';
 import { type PreparedWorkspace, type SandboxHost } from './sandbox-host';
-import { layoutByName, workspaceName } from './workspace-layout';
+import { layoutByName, recordKey, workspaceName } from './workspace-layout';
 
 /**
  * Git on a workspace's checkout, for the worker's own steps (a ship unit's checkout, commit and
@@ -68,6 +68,11 @@ export class WorkspaceGit {
       workspace.workingDirectory.startsWith(prefix) ? workspace.workingDirectory.slice(prefix.length) : '',
     );
     return match?.[1];
+  }
+
+  /** Notes the key a workspace is made for (its checkout may be made before any call names it by key). */
+  async recordKey(key: string): Promise<void> {
+    await recordKey(layoutByName(this.host.dataDir, workspaceName(key)), key);
   }
 
   /** The checkout's folder as the script sees it (`/workspace` isolated). */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { chmod, mkdir, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type WorkspaceRef } from './types';
 
@@ -102,3 +102,23 @@ export async function wasUsed(layout: WorkspaceLayout): Promise<boolean> {
 }
 
 const USED = 'used';
+
+/** The key a workspace was made for, in its own state folder (a folder name is a slug and a hash: no way back). */
+const KEY = 'key';
+
+/** Notes the key a workspace was made for, once (the janitor finds a workflow's workspaces by it). */
+export async function recordKey(layout: WorkspaceLayout, key: string): Promise<void> {
+  if ((await stat(join(layout.state, KEY)).catch(() => undefined)) !== undefined) return;
+  await ensureStateFolders(layout);
+  await writeFile(join(layout.state, KEY), key, { mode: 0o600, flag: 'wx' }).catch(() => undefined);
+}
+
+/** The keys of this data dir's workspaces that are `key` or lie under it (`<key>/…`), as they recorded them. */
+export async function recordedKeysUnder(dataDir: string, key: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const name of await readdir(join(dataDir, 'workspaces')).catch(() => [] as string[])) {
+    const recorded = await readFile(join(layoutByName(dataDir, name).state, KEY), 'utf8').catch(() => '');
+    if (recorded === key || recorded.startsWith(`${key}/`)) found.push(recorded);
+  }
+  return found;
+}

@@ -80,9 +80,12 @@ export function createUnitWorkspaceActivities(deps: {
         if (!(await deps.identities.tokenFor(input.identity)))
           throw failure('github_no_credential', `no GitHub credential for the '${input.identity}' identity`);
         const name = workspaceName(input.workspaceKey);
+        await deps.git.recordKey(input.workspaceKey);
         const remote = deps.identities.gitRemote(input.repo);
         // Resident work borrows from the host's cache of the repository (fetched with the read identity); cold work never does.
         const resident = input.machine === 'repo-resident' && (await deps.identities.tokenFor('read'));
+        // Untrusted until this checkout proves otherwise: nothing of an earlier one carries over.
+        await deps.repoCache?.noteCheckout(name, false);
         const cache = resident
           ? await deps.repoCache?.forCheckout({ repo: input.repo, workspace: name, remote })
           : await deps.repoCache?.detach(name);
@@ -101,6 +104,9 @@ export function createUnitWorkspaceActivities(deps: {
         }
         if (!/^[0-9a-f]{40}$/.test(fields.head ?? ''))
           throw gitFailed('checkout', { code: 0, stderr: `no commit checked out (${ran.stdout.trim().slice(-200)})` });
+        // A branch of the repository for the write identity is code only its writers pushed; a pinned
+        // head (a pull request under review, perhaps from a fork) is anyone's: its setup is never kept.
+        if (resident && input.identity === 'write' && !input.checkoutSha) await deps.repoCache?.noteCheckout(name, true);
         return {
           path: fields.work || '/workspace',
           headSha: fields.head,

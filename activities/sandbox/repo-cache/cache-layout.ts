@@ -40,6 +40,14 @@ export const CACHE_KEY_PREFIX = 'repo-cache:';
 /** The file in a resident workspace's state folder that names the cache its holder binds. */
 export const CONSUMER_STATE_FILE = 'repo-cache';
 
+/**
+ * The file in a resident workspace's state folder that says its checkout is trusted code: a branch
+ * of the repository checked out for the write identity (only people who may push there wrote it),
+ * never a pinned pull-request head. Only such a checkout's setup is kept for other runs
+ * (setup-store.ts).
+ */
+export const TRUSTED_CHECKOUT_FILE = 'trusted-checkout';
+
 export function cacheKey(repo: string): string {
   return `${CACHE_KEY_PREFIX}${repo.toLowerCase()}`;
 }

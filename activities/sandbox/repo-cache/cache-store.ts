@@ -22,6 +22,12 @@ export interface KeptSetup {
   key: string;
   bytes: number;
   at: string;
+  /**
+   * Where it was captured: only `trusted` (a trusted checkout's first setup, run with the write
+   * identity) is ever copied into another run. Results kept before this was recorded carry none
+   * and are never restored: any run could have made them.
+   */
+  from?: 'trusted';
 }
 
 /** What the worker keeps about one cache (its own file; nothing in it came from a sandbox but checked data). */

@@ -229,6 +229,8 @@ describe('the repository cache of a worker host', () => {
         workspace: { key, network: true },
         command: setupScript(commands, ['lock.json']),
         setup,
+        // Only a run holding the write identity in a trusted checkout keeps its result (setup-store.test.ts).
+        identity: 'write',
         machine: 'repo-resident',
       });
     const first = fixture.workspace(true).key;

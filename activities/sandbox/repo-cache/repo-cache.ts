@@ -7,7 +7,7 @@ import { processesOf } from '../sandbox-uids';
 import { type WorkspaceGit } from '../workspace-git';
 import { ensureStateFolders, layoutByName, type WorkspaceLayout } from '../workspace-layout';
 import { evictions, type CacheEntry } from './cache-bounds';
-import { CACHE_VIEW, CONSUMER_STATE_FILE, cacheLayout, cacheLayoutByName, type CacheLayout } from './cache-layout';
+import { CACHE_VIEW, CONSUMER_STATE_FILE, TRUSTED_CHECKOUT_FILE, cacheLayout, cacheLayoutByName, type CacheLayout } from './cache-layout';
 import { CACHE_FETCH_SCRIPT, CACHE_INDEX_SCRIPT } from './cache-scripts';
 import { cacheBytes, checkStore, ensureCacheFolders, readMeta, sealVerified, writeMeta, type CacheMeta } from './cache-store';
 
@@ -250,10 +250,23 @@ export class RepoCache {
     this.deps.logger?.warn({ component: 'repo-cache', repo }, notice);
   }
 
+  /**
+   * Notes (in the worker's own state folder) whether the checkout a workspace now holds is trusted
+   * code (a branch of the repository checked out for the write identity): only such a checkout's
+   * setup may be kept for other runs. Cleared before every checkout, set after a trusted one.
+   */
+  async noteCheckout(workspace: string, trusted: boolean): Promise<void> {
+    const layout = layoutByName(this.dataDir, workspace);
+    if (!trusted) return rm(join(layout.state, TRUSTED_CHECKOUT_FILE), { force: true });
+    await ensureStateFolders(layout);
+    await writeFile(join(layout.state, TRUSTED_CHECKOUT_FILE), 'write-branch\n', { mode: 0o600 });
+  }
+
   /** A workspace that must not use a cache (repo-cold, caches off, an unusable cache): its holder loses the bind. */
   async detach(workspace: string): Promise<void> {
     const layout = layoutByName(this.dataDir, workspace);
     await rm(join(layout.state, CONSUMER_STATE_FILE), { force: true });
+    await rm(join(layout.state, TRUSTED_CHECKOUT_FILE), { force: true });
     const holder = await liveHolder(layout);
     if (holder?.binds?.some((label) => label.startsWith(LABEL_PREFIX))) await this.deps.host.closeByName(workspace);
   }
@@ -305,12 +318,12 @@ export class RepoCache {
     return gone;
   }
 
-  /** A kept setup result of the repository with this key: the archive's path, when this host has it. */
+  /** A kept setup result of the repository with this key, captured from trusted code: the archive's path, when this host has it. */
   async keptSetup(repo: string, key: string): Promise<string | undefined> {
     if (!this.settings.enabled) return undefined;
     const layout = cacheLayout(this.dataDir, repo);
     const meta = await readMeta(layout.meta);
-    const kept = meta?.setups.find((setup) => setup.key === key);
+    const kept = meta?.setups.find((setup) => setup.key === key && setup.from === 'trusted');
     if (!kept) return undefined;
     const path = join(layout.setups, `${key}.tar`);
     return (await stat(path).catch(() => undefined))?.size === kept.bytes ? path : undefined;
@@ -323,7 +336,10 @@ export class RepoCache {
     return join(layout.setups, `${key}.tar`);
   }
 
-  /** Records a kept setup result; only the newest `keepSetups` of a repository stay. */
+  /**
+   * Records a setup result captured from a trusted checkout; only the newest `keepSetups` of a
+   * repository stay, and results of no recorded origin (kept before origins were recorded) go.
+   */
   async keepSetup(repo: string, key: string, bytes: number): Promise<void> {
     await this.serial(repo, async () => {
       const layout = cacheLayout(this.dataDir, repo);
@@ -332,10 +348,14 @@ export class RepoCache {
         await rm(join(layout.setups, `${key}.tar`), { force: true });
         return;
       }
-      const setups = [...meta.setups.filter((setup) => setup.key !== key), { key, bytes, at: new Date(this.now()).toISOString() }];
-      const dropped = setups.slice(0, Math.max(0, setups.length - this.settings.keepSetups));
-      for (const setup of dropped) await rm(join(layout.setups, `${setup.key}.tar`), { force: true });
-      await writeMeta(layout, { ...meta, setups: setups.slice(dropped.length) });
+      const setups = [
+        ...meta.setups.filter((setup) => setup.key !== key && setup.from === 'trusted'),
+        { key, bytes, at: new Date(this.now()).toISOString(), from: 'trusted' as const },
+      ];
+      const unknown = meta.setups.filter((setup) => setup.key !== key && setup.from !== 'trusted');
+      const excess = Math.max(0, setups.length - this.settings.keepSetups);
+      for (const setup of [...unknown, ...setups.slice(0, excess)]) await rm(join(layout.setups, `${setup.key}.tar`), { force: true });
+      await writeMeta(layout, { ...meta, setups: setups.slice(excess) });
     });
     void this.sweep().catch(() => undefined);
   }

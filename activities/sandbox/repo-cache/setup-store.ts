@@ -1,17 +1,17 @@
-import { spawn } from 'node:child_process';
+import { CancelledFailure } from '@temporalio/common';
 import { randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
 import { readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SETUP_MARKERS, SETUP_RESTORED, SETUP_RUNNING, setupProbeScript } from '../../../agents/repo-setup';
+import { currentActivityContext } from '../activity-context';
 import { commandEnvironment } from '../command-environment';
 import { runCaptured } from '../helper/run-helper';
-import { terminateGroup } from '../process-group';
 import { type PreparedWorkspace, type SandboxHost } from '../sandbox-host';
 import { type BashResult } from '../types';
 import { wasUsed } from '../workspace-layout';
-import { CONSUMER_STATE_FILE } from './cache-layout';
+import { CONSUMER_STATE_FILE, TRUSTED_CHECKOUT_FILE } from './cache-layout';
 import { type RepoCache } from './repo-cache';
+import { streamed } from './setup-stream';
 
 /** A repository's setup, as the run's bash call names it. */
 export interface SetupCall {
@@ -39,39 +39,82 @@ tar -x -f - -C / --no-same-owner
 mkdir -p "${SETUP_MARKERS}"
 date -u +%FT%TZ > "${SETUP_MARKERS}/$1"`;
 
+/** How the bash call that runs the setup was asked: its own bound, its grant, when it began. */
+export interface SetupGrant {
+  /** The setup's own bound (the run's `timeoutSeconds`). */
+  timeoutMs: number;
+  /** The run's identity at the door: only a run holding the write identity keeps its result. */
+  identity?: 'none' | 'read' | 'write';
+  /** When the bash activity began (its start-to-close counts from there). */
+  startedAt: number;
+}
+
+/** The bash activity's start-to-close (workflows/activity-proxies.ts `shellCommand`), outside an activity. */
+const BASH_CALL_MS = 21 * 60_000;
+/** Left of the call at the end: the result goes back before Temporal gives up on the attempt. */
+const CALL_MARGIN_MS = 20_000;
+/** A restore may always take this long, even when the setup's own bound leaves less. */
+const RESTORE_FLOOR_MS = 60_000;
+/** A capture with less time than this left is not tried. */
+const CAPTURE_FLOOR_MS = 5_000;
+
 /**
  * Setup results per repository on a worker host (docs/sandbox.md#setup-results): a resident
  * checkout whose setup key (its commands and lockfiles) matches a kept result gets it copied in
- * instead of running the setup; a setup that ran to success in a workspace where nothing but the
- * worker's own steps ran before it (no command, file write or MCP server of a run) is kept. The
- * worker packs and unpacks inside the workspace's sandbox, as its user, and only ever streams the
- * archive: it never opens what the sandbox wrote.
+ * instead of running the setup. Only trusted code's result is kept: a setup that ran to success,
+ * with the write identity, in a checkout of a branch of the repository made for the write
+ * identity ({@link TRUSTED_CHECKOUT_FILE}), where nothing but the worker's own steps ran before it
+ * (no command, file write or MCP server of a run). A pull request's head under review is anyone's
+ * code: its setup runs, and what it leaves stays in its own workspace. The worker packs and
+ * unpacks inside the workspace's sandbox, as its user, and only ever streams the archive: it never
+ * opens what the sandbox wrote. Every step heartbeats and fits the bash call's start-to-close.
  */
 export class SetupStore {
   constructor(
     private readonly host: SandboxHost,
     private readonly cache: RepoCache,
+    private readonly options: { heartbeatMs?: number } = {},
   ) {}
 
-  /** Runs the setup for a resident checkout, with the host's kept result when there is one; `run` runs it as any command. */
-  async run(prepared: PreparedWorkspace, setup: SetupCall, run: () => Promise<BashResult>): Promise<BashResult> {
+  /** Runs the setup for a resident checkout, with the host's kept result when there is one; `run` runs it as any command, within `boundMs`. */
+  async run(
+    prepared: PreparedWorkspace,
+    setup: SetupCall,
+    grant: SetupGrant,
+    run: (boundMs: number) => Promise<BashResult>,
+  ): Promise<BashResult> {
     const layout = this.cache.layoutOf(setup.repo);
     const attached = (await readFile(join(prepared.layout.state, CONSUMER_STATE_FILE), 'utf8').catch(() => '')).trim();
-    if (!prepared.holder || attached !== layout.workspace.name) return run();
+    if (!prepared.holder || attached !== layout.workspace.name) return run(grant.timeoutMs);
+    const context = currentActivityContext();
+    const deadline = grant.startedAt + (context?.info.startToCloseTimeoutMs || BASH_CALL_MS) - CALL_MARGIN_MS;
+    const left = () => deadline - Date.now();
+    const signal = context?.cancellationSignal;
+    const trusted =
+      grant.identity === 'write' &&
+      (await stat(join(prepared.layout.state, TRUSTED_CHECKOUT_FILE)).then(
+        () => true,
+        () => false,
+      ));
     const pristine = !(await wasUsed(prepared.layout));
     const env = commandEnvironment(prepared.layout, prepared.isolation.mode);
-    const probe = await runCaptured({
-      argv: this.host.argv(prepared, ['exec', '/bin/sh', '-c', `cd /workspace && ${setupProbeScript(setup.commands, setup.lockfiles)}`]),
-      env,
-      timeoutMs: 60_000,
-    });
+    const probe = await this.beating(() =>
+      runCaptured({
+        argv: this.host.argv(prepared, ['exec', '/bin/sh', '-c', `cd /workspace && ${setupProbeScript(setup.commands, setup.lockfiles)}`]),
+        env,
+        timeoutMs: Math.max(1_000, Math.min(60_000, left())),
+        ...(signal ? { signal } : {}),
+      }),
+    );
     const key = /^key=([0-9a-f]{32})$/m.exec(probe.stdout)?.[1];
     // The workspace's own marker: the script says "done before" itself.
-    if (!key || /^marker=1$/m.test(probe.stdout)) return run();
+    if (!key || /^marker=1$/m.test(probe.stdout)) return run(Math.min(grant.timeoutMs, left()));
     const kept = await this.cache.keptSetup(setup.repo, key);
     if (kept) {
       const started = Date.now();
-      const restored = await this.restore(prepared, env, kept, key);
+      // What the setup's own bound leaves of the call, so that a failed copy still leaves it its time.
+      const bound = Math.min(left(), Math.max(left() - grant.timeoutMs, RESTORE_FLOOR_MS));
+      const restored = await this.beating(() => this.restore(prepared, env, kept, key, bound, signal));
       if (restored.ok)
         return {
           exitCode: 0,
@@ -83,13 +126,37 @@ export class SetupStore {
         };
       this.cache.log(setup.repo, `a kept setup result could not be copied in (${restored.why}); the setup runs instead`);
     }
-    const result = await run();
+    const result = await run(Math.min(grant.timeoutMs, left()));
     const ranFresh = result.exitCode === 0 && !result.timedOut && result.output.startsWith(SETUP_RUNNING);
-    if (ranFresh && pristine && !(await wasUsed(prepared.layout)))
-      await this.capture(prepared, env, setup.repo, key).catch((error: Error) =>
-        this.cache.log(setup.repo, `a setup result could not be kept: ${error.message}`),
-      );
+    if (!ranFresh || !trusted || !pristine || (await wasUsed(prepared.layout))) return result;
+    if (left() < CAPTURE_FLOOR_MS) {
+      this.cache.log(setup.repo, 'a setup result was not kept: the setup left no time in its call to copy it');
+      return result;
+    }
+    await this.beating(() => this.capture(prepared, env, setup.repo, key, left(), signal)).catch((error: Error) =>
+      this.cache.log(setup.repo, `a setup result could not be kept: ${error.message}`),
+    );
     return result;
+  }
+
+  /**
+   * Runs one of the store's own steps while heartbeating (the bash call's heartbeat timeout is
+   * seconds; a copy may take minutes), then throws if the call was cancelled meanwhile.
+   */
+  private async beating<T>(step: () => Promise<T>): Promise<T> {
+    const context = currentActivityContext();
+    const beat = () => context?.heartbeat({ setup: true });
+    beat();
+    const timer = context ? setInterval(beat, this.options.heartbeatMs ?? 5_000) : undefined;
+    let value: T;
+    try {
+      value = await step();
+    } finally {
+      if (timer) clearInterval(timer);
+    }
+    const signal = context?.cancellationSignal;
+    if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new CancelledFailure('the setup was cancelled');
+    return value;
   }
 
   private async restore(
@@ -97,20 +164,33 @@ export class SetupStore {
     env: Record<string, string>,
     archive: string,
     key: string,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
   ): Promise<{ ok: true } | { ok: false; why: string }> {
     const argv = this.host.argv(prepared, ['exec', '/bin/sh', '-c', RESTORE_SCRIPT, 'switchboard-setup', key]);
-    const ran = await streamed(argv, env, { stdin: archive, timeoutMs: 20 * 60_000 });
-    return ran.code === 0 ? { ok: true } : { ok: false, why: ran.stderr.trim().split('\n').pop() || `exit ${ran.code}` };
+    const ran = await streamed(argv, env, { stdin: archive, timeoutMs, ...(signal ? { signal } : {}) });
+    if (ran.code === 0 && !ran.copyError && !ran.timedOut) return { ok: true };
+    if (ran.timedOut) return { ok: false, why: `it took over ${Math.round(timeoutMs / 1000)} s` };
+    return { ok: false, why: ran.copyError ?? (ran.stderr.trim().split('\n').pop() || `exit ${ran.code}`) };
   }
 
-  private async capture(prepared: PreparedWorkspace, env: Record<string, string>, repo: string, key: string): Promise<void> {
+  private async capture(
+    prepared: PreparedWorkspace,
+    env: Record<string, string>,
+    repo: string,
+    key: string,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<void> {
     const limit = this.cache.settings.setupMiB * 1024 * 1024;
     const target = await this.cache.setupPath(repo, key);
     const aside = `${target}.${randomBytes(4).toString('hex')}.tmp`;
     try {
       const argv = this.host.argv(prepared, ['exec', '/bin/sh', '-c', CAPTURE_SCRIPT]);
-      const ran = await streamed(argv, env, { stdout: aside, maxBytes: limit, timeoutMs: 20 * 60_000 });
+      const ran = await streamed(argv, env, { stdout: aside, maxBytes: limit, timeoutMs, ...(signal ? { signal } : {}) });
       if (ran.tooLarge) throw new Error(`it is over ${this.cache.settings.setupMiB} MiB`);
+      if (ran.timedOut) throw new Error(`copying it took over the ${Math.round(timeoutMs / 1000)} s its call had left`);
+      if (ran.copyError) throw new Error(ran.copyError);
       if (ran.code !== 0) throw new Error(ran.stderr.trim().split('\n').pop() || `exit ${ran.code}`);
       await rename(aside, target);
       await this.cache.keepSetup(repo, key, (await stat(target)).size);
@@ -118,48 +198,4 @@ export class SetupStore {
       await rm(aside, { force: true });
     }
   }
-}
-
-/**
- * Runs a program in the sandbox with its stdin from a file or its stdout to one (the worker's own
- * files, never the workspace's), bounded in time and size; the whole process group goes at the end.
- */
-function streamed(
-  argv: string[],
-  env: Record<string, string>,
-  options: { stdin?: string; stdout?: string; maxBytes?: number; timeoutMs: number },
-): Promise<{ code: number; stderr: string; tooLarge: boolean }> {
-  return new Promise((resolve) => {
-    const child = spawn(argv[0], argv.slice(1), { env, cwd: '/', detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stderr = '';
-    let size = 0;
-    let tooLarge = false;
-    const stop = () => child.pid !== undefined && void terminateGroup(child.pid, 500);
-    const timer = setTimeout(stop, options.timeoutMs);
-    child.stderr.on('data', (chunk: Buffer) => {
-      if (stderr.length < 4_000) stderr += chunk.toString('utf8');
-    });
-    const written = options.stdout ? createWriteStream(options.stdout, { mode: 0o600 }) : undefined;
-    child.stdout.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (options.maxBytes !== undefined && size > options.maxBytes && !tooLarge) {
-        tooLarge = true;
-        stop();
-      }
-      if (!tooLarge) written?.write(chunk);
-    });
-    child.stdin.on('error', () => undefined);
-    if (options.stdin) createReadStream(options.stdin).on('error', stop).pipe(child.stdin);
-    else child.stdin.end();
-    child.once('error', (error) => {
-      clearTimeout(timer);
-      resolve({ code: 127, stderr: error.message, tooLarge });
-    });
-    child.once('close', (code, signal) => {
-      clearTimeout(timer);
-      const done = () => resolve({ code: code ?? (signal ? 128 : 1), stderr, tooLarge });
-      if (written) written.end(done);
-      else done();
-    });
-  });
 }
