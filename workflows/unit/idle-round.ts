@@ -24,8 +24,8 @@ export class IdleRound {
     const open = answering ? unit.findings.open().length : 0;
     const pr = c.pullRequest ? `PR #${c.pullRequest} on ${repo}` : `The change on ${repo} (no pull request yet)`;
     const notReady =
-      (c.pullRequest ? undefined : 'it has no pull request yet') ??
       asks?.why ??
+      (c.pullRequest ? undefined : 'it has no pull request yet') ??
       (unit.ports.patched(GATE_READS_OWN_REVIEW) ? notReadyBecause(c) : undefined) ??
       (open > 0 ? `${open} finding${open === 1 ? ' is' : 's are'} still open` : undefined);
     if (asks) {
