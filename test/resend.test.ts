@@ -329,9 +329,7 @@ describe('unconfirmed writes are visible and resent only by an operator', () => 
     });
     const record = await plan.result();
     expect(record.outcome).toBe('completed');
-    expect(record.unconfirmed).toEqual([
-      expect.objectContaining({ kind: 'reply', effectKey: `${planId}/report` }),
-    ]);
+    expect(record.unconfirmed).toEqual([expect.objectContaining({ kind: 'reply', effectKey: `${planId}/report` })]);
     const lost = record.unconfirmed![0];
     expect(
       commentsOn(number).filter((c) =>
