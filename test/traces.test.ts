@@ -29,7 +29,11 @@ describe('OpenTelemetry traces', () => {
     // The run's own span is exported once the run has ended (workflow spans leave through the worker's sink).
     const spans = await waitUntil(
       async () => receiver.spans,
-      (all) => all.some((span) => span.name === 'RunWorkflow:agentRunWorkflow') && all.some((span) => span.name === 'sandbox exec'),
+      // The thread's answer comes last (after the run's runEnded): wait for its span too.
+      (all) =>
+        ['RunWorkflow:agentRunWorkflow', 'sandbox exec', 'RunActivity:deliverReply'].every((name) =>
+          all.some((span) => span.name === name),
+        ),
       30_000,
     );
     const root = spans.find(
