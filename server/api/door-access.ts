@@ -1,6 +1,12 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { type SpendScope, type SpendVerdict } from '../../agents/spend-caps';
-import { type Client, isGrpcServiceError, WorkflowNotFoundError, type WorkflowExecutionDescription } from '@temporalio/client';
+import {
+  type Client,
+  isGrpcServiceError,
+  WorkflowNotFoundError,
+  type WorkflowExecutionDescription,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import {
   admitStart,
   namesRefusal,
@@ -15,7 +21,7 @@ import {
 } from '../../agents';
 import { type Caller } from '../../infra/api-tokens';
 import { ApiError } from '../../infra/errors';
-import type { Requester as RunRequester } from '../../workflows/contracts';
+import { stopSignal, type Requester as RunRequester } from '../../workflows/contracts';
 import { Requester } from '../../workflows/search-attributes';
 import { createControlAdmission } from '../control-admission';
 
@@ -141,6 +147,22 @@ export async function describeSettled(
     }
     await delay(100);
   }
+}
+
+/**
+ * Stops a unit or a plan the caller was admitted to stop (`describe…(caller, id, 'stop')`): 409
+ * `job_finished` once it has ended (`ended` says how: "settled", "ended"), else its `stop` signal.
+ */
+export async function stopRunning(
+  target: { handle: WorkflowHandle; description: WorkflowExecutionDescription },
+  stop: { id: string; what: 'unit' | 'plan'; ended: string; by: string; reason?: string },
+): Promise<{ stopping: true; id: string }> {
+  const status = target.description.status.name;
+  if (status !== 'RUNNING') throw new ApiError('job_finished', `The ${stop.what} has already ${stop.ended} (${status.toLowerCase()}).`);
+  await target.handle
+    .signal(stopSignal, { by: stop.by, ...(stop.reason ? { reason: stop.reason } : {}) })
+    .catch((error: unknown) => temporalError(error, `${stop.what} ${stop.id}`));
+  return { stopping: true, id: stop.id };
 }
 
 /** gRPC UNAVAILABLE and DEADLINE_EXCEEDED: the server is away. */

@@ -4,7 +4,7 @@ import { graphProblems } from '../../activities/plans/plan-document';
 import { createUnitClientActivities } from '../../activities/units/unit-client';
 import { type Caller } from '../../infra/api-tokens';
 import { ApiError } from '../../infra/errors';
-import { planStateQuery, stopSignal, type PlanRecord } from '../../workflows/contracts';
+import { planStateQuery, type PlanRecord } from '../../workflows/contracts';
 import { planUnitId } from '../../workflows/plan/plan-failed';
 import {
   assertAdmitted,
@@ -12,6 +12,7 @@ import {
   describeSettled,
   refusalError,
   runRequester,
+  stopRunning,
   temporalError,
   type AccessOptions,
 } from './door-access';
@@ -140,13 +141,8 @@ export function createPlanDoor(options: PlanDoorOptions) {
     },
 
     async stopPlan(caller: Caller, planId: string, reason?: string): Promise<{ stopping: true; id: string }> {
-      const { handle, description } = await describePlan(caller, planId, 'stop');
-      if (description.status.name !== 'RUNNING')
-        throw new ApiError('job_finished', `The plan has already ended (${description.status.name.toLowerCase()}).`);
-      await handle
-        .signal(stopSignal, { by: caller.userId, ...(reason ? { reason } : {}) })
-        .catch((error: unknown) => temporalError(error, `plan ${planId}`));
-      return { stopping: true, id: planId };
+      const plan = await describePlan(caller, planId, 'stop');
+      return stopRunning(plan, { id: planId, what: 'plan', ended: 'ended', by: caller.userId, ...(reason ? { reason } : {}) });
     },
   };
 }

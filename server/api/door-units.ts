@@ -4,7 +4,7 @@ import { type ControlAction } from '../../agents';
 import { createUnitClientActivities, type UnitClientDeps } from '../../activities/units/unit-client';
 import { type Caller } from '../../infra/api-tokens';
 import { ApiError } from '../../infra/errors';
-import { steerUpdate, stopSignal, unitStateQuery, type ShipUnitInput, type UnitRecord } from '../../workflows/contracts';
+import { steerUpdate, unitStateQuery, type ShipUnitInput, type UnitRecord } from '../../workflows/contracts';
 import { pullRequestUnitId, taskUnitId } from '../../workflows/unit/unit-id';
 import {
   assertAdmitted,
@@ -13,6 +13,7 @@ import {
   describeSettled,
   refusalError,
   runRequester,
+  stopRunning,
   temporalError,
   type AccessOptions,
 } from './door-access';
@@ -150,13 +151,8 @@ export function createUnitDoor(options: UnitDoorOptions) {
     },
 
     async stopUnit(caller: Caller, unitId: string, reason?: string): Promise<{ stopping: true; id: string }> {
-      const { handle, description } = await describeUnit(caller, unitId, 'stop');
-      if (description.status.name !== 'RUNNING')
-        throw new ApiError('job_finished', `The unit has already settled (${description.status.name.toLowerCase()}).`);
-      await handle
-        .signal(stopSignal, { by: caller.userId, ...(reason ? { reason } : {}) })
-        .catch((error: unknown) => temporalError(error, `unit ${unitId}`));
-      return { stopping: true, id: unitId };
+      const unit = await describeUnit(caller, unitId, 'stop');
+      return stopRunning(unit, { id: unitId, what: 'unit', ended: 'settled', by: caller.userId, ...(reason ? { reason } : {}) });
     },
   };
 }
