@@ -5,7 +5,8 @@ import type { GitHubWriteActivities } from '../activity-proxies';
 import type { RunInput } from '../contracts';
 import { CallLog, FakeClock } from '../test-support';
 import { RunControl } from './run-control';
-import { callIndex, RunParts, type RunProxies } from './run-parts';
+import { RunParts, type RunProxies } from './run-parts';
+import { callIndex } from './run-tools';
 import { RunState } from './run-state';
 
 function input(agent = 'explore', extra: Partial<RunInput> = {}, profile: Partial<RunInput['profile']> = {}): RunInput {

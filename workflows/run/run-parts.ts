@@ -11,6 +11,7 @@ import { closeOwnWorkspace, workspaceKeyFor } from './own-workspace';
 import type { RunControl, WorkflowClock } from './run-control';
 import type { RunState } from './run-state';
 import type { StatusCard } from './status-card';
+import { runToolContext } from './run-tools';
 import { TaskChildren, type TaskChildrenDeps } from './task-children';
 import { HOST_QUEUES_PATCH, WorkspaceHost } from './workspace-host';
 
@@ -78,7 +79,15 @@ export class RunParts {
     });
     if (input.profile.mcp?.servers.length) this.mcpTools = new McpTools({ runId, state, workspace, activities: this.host.activities.mcp });
     this.children = this.taskChildren();
-    this.tools = this.toolContext();
+    const { githubToolReads: githubReads, units, setup, web, boards } = p;
+    this.tools = runToolContext({
+      ...deps,
+      workspace,
+      host: this.host,
+      children: this.children,
+      ...(this.mcpTools ? { mcpTools: this.mcpTools } : {}),
+      activities: { githubReads, githubWrites: deps.githubWrites, units, setup, web, boards },
+    });
     const mode = directMode(input);
     if (mode && deps.patched('direct-review-and-coding')) {
       const activities = directActivities(this.host, p, deps.githubWrites, deps.patched);
@@ -140,38 +149,4 @@ export class RunParts {
       startRun: this.deps.startRun,
     });
   }
-
-  private toolContext(): ToolContext {
-    const { runId, state, card, proxies: p } = this.deps;
-    const { host, children, workspace } = this;
-    return {
-      state,
-      workspace,
-      activities: {
-        ...host.activities,
-        githubReads: p.githubToolReads,
-        githubWrites: this.deps.githubWrites,
-        units: p.units,
-        setup: p.setup,
-        web: p.web,
-        boards: p.boards,
-      },
-      workspaceLoss: () => ({ losses: host.losses, ...(host.notice ? { notice: host.notice } : {}) }),
-      touchCard: () => card.touch(),
-      remainingMs: () => state.remainingMs(this.deps.clock.now()),
-      runTask: (call, args) => children.start(call, args),
-      waitForTask: (call, jobId) => children.wait(call, jobId),
-      sleep: this.deps.sleep,
-      signal: this.deps.signal,
-      effectKey: (call) => `${runId}/${call.name}/${state.turns}.${callIndex(state, call)}`,
-      patched: this.deps.patched,
-      ...(this.mcpTools ? { mcp: this.mcpTools } : {}),
-    };
-  }
-}
-
-/** Where a call stands among the tool calls of the run's last model turn (-1: not among them). */
-export function callIndex(state: Pick<RunState, 'messages'>, call: { id: string }): number {
-  const last = state.messages[state.messages.length - 1];
-  return last?.role === 'assistant' ? last.toolCalls.findIndex((candidate) => candidate.id === call.id) : -1;
 }
