@@ -63,6 +63,7 @@ async function agentRun(input: RunInput, onCancel: OnCancel): Promise<RunRecord>
   const showDetails = () => setCurrentDetails(runDetails(state, guard.note()));
   // Every steer and stop is checked whole first (contracts/inputs.ts); a malformed signal is dropped and counted.
   const guard = new InputGuard('agentRunWorkflow', showDetails);
+  // Asks `run-lists-uncertain-writes` first, as the run always has, before anything else is made.
   const { card, github } = new RunWrites({ runId, input, state, clock, proxies, patched, nonCancellable, onChange: showDetails });
   const inFlight = new InFlight({ state, control, newScope: () => new CancellationScope(), patched });
   const handlers = new RunHandlers({ runId, state, control, card, inFlight, now: clock.now });
@@ -116,7 +117,10 @@ async function agentRun(input: RunInput, onCancel: OnCancel): Promise<RunRecord>
   return parts.record(Date.now());
 }
 
-/** Work that runs to its end even when the run is being stopped or cancelled (the SDK's own, unwrapped). */
+/**
+ * Work that runs to its end even when the run is being stopped or cancelled: the SDK's call, returned
+ * as it is (no async wrapper, which would add a microtask between coroutines and could reorder commands).
+ */
 function nonCancellable<T>(work: () => Promise<T>): Promise<T> {
   return CancellationScope.nonCancellable(work);
 }
