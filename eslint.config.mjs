@@ -35,6 +35,13 @@ const nodeBuiltins = [
   'zlib',
 ];
 
+// The emulators (local GitHub, local Slack, the offline demo) are for tests, the demo and
+// dev-only commands; production never loads them, so a deployment never carries a fake GitHub.
+const emulatorsRoom = {
+  regex: '(^|/)emulators(/|$)',
+  message: 'Production code never imports emulators/ (local GitHub, local Slack, the demo): only tests and the demo do.',
+};
+
 export default tseslint.config(
   {
     ignores: [
@@ -109,6 +116,13 @@ export default tseslint.config(
     },
   },
   {
+    // Production rooms. (The workflow block below repeats the pattern: a later block's
+    // no-restricted-imports replaces this one for the files both match.)
+    files: ['{workflows,activities,agents,tools,server,infra,cli}/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/test-support.ts', '**/test-support/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [emulatorsRoom] }] },
+  },
+  {
     // workflows/contracts is the floor every other folder stands on: it imports npm packages and
     // its own files only, so importing a contract never pulls in activities, agents or a circle.
     // (The folder has no subfolders: any `..` leaves it.) Its tests may import what they check.
@@ -155,6 +169,7 @@ export default tseslint.config(
               allowTypeImports: true,
               message: 'Workflows import activities as types only, through proxyActivities.',
             },
+            emulatorsRoom,
           ],
         },
       ],

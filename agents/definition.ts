@@ -1,15 +1,13 @@
 import type { AgentDefinition, AgentDefinitionInput } from './definition-schema';
-import { isMcpEntry } from './mcp';
+import { SURFACES } from './definition-types';
+import { isMcpEntry } from './mcp-names';
 import { toolsetTools } from '../tools/toolsets';
 
 export type { AgentDefinition, AgentDefinitionInput } from './definition-schema';
+export * from './definition-types';
 
 /** Turns a minute the derived turn guard allows: 120 minutes -> 720 turns. */
 export const TURNS_PER_MINUTE = 6;
-
-export const SURFACES = ['slack', 'github', 'http', 'mcp', 'cli'] as const;
-
-export type Surface = (typeof SURFACES)[number];
 
 /** The toolset a definition names, or `custom` for one that lists its tools itself. */
 export function toolsetName(definition: Pick<AgentDefinition, 'toolset' | 'tools'>): string {
