@@ -123,6 +123,22 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: [emulatorsRoom] }] },
   },
   {
+    // workflows/contracts is the floor every other folder stands on: it imports npm packages and
+    // its own files only, so importing a contract never pulls in activities, agents or a circle.
+    // (The folder has no subfolders: any `..` leaves it.) Its tests may import what they check.
+    files: ['workflows/contracts/**/*.ts'],
+    ignores: ['workflows/contracts/**/*.test.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: ':matches(ImportDeclaration, ExportNamedDeclaration, ExportAllDeclaration, ImportExpression)[source.value=/^\\.\\./]',
+          message: 'workflows/contracts imports nothing outside itself: move the type down into workflows/contracts instead.',
+        },
+      ],
+    },
+  },
+  {
     // The workflow sandbox: deterministic code only. Activities are imported as types.
     files: ['workflows/**/*.ts'],
     ignores: ['workflows/**/*.test.ts'],

@@ -1,6 +1,6 @@
 import type { Requester } from './access';
 import type { AgentDefinition } from './definition-schema';
-import type { RefusalCode } from './refusals';
+import type { McpAdmission } from '../workflows/contracts/mcp';
 import { MCP_PREFIX, MCP_TOOL_ENTRY } from './mcp-names';
 
 export * from './mcp-names';
@@ -31,27 +31,6 @@ export interface McpAttachmentConfig {
   server: string;
   /** Tool names (with `*` globs) the agent may call; absent: every tool the server lists. */
   tools?: string[];
-}
-
-/** A server a run may use, with its allowlist. */
-export interface McpAttachment {
-  server: string;
-  transport: 'stdio' | 'http';
-  tools?: string[];
-}
-
-/** A server attached to the agent that this run may not use, and why (the About block says so). */
-export interface McpOff {
-  server: string;
-  /** A refusal code when the admission refused it; absent when the server is not configured here. */
-  code?: RefusalCode;
-  rule: string;
-  why: string;
-}
-
-export interface McpAdmission {
-  servers: McpAttachment[];
-  off: McpOff[];
 }
 
 /**

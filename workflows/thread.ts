@@ -10,7 +10,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { ChatMessage } from '../activities/models/types';
+import type { ChatMessage } from './contracts/model';
 import {
   githubToolReads,
   githubWrites,

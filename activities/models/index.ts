@@ -7,9 +7,8 @@ import { parseModelId } from './model-id';
 import { openaiTurn } from './openai-provider';
 import { turnPrice } from './prices';
 import { scriptedTurn } from './scripted-provider';
-import { type ModelTurnInput, type ModelTurnResult } from './types';
+import type { ModelTurnInput, ModelTurnResult } from '../../workflows/contracts/model';
 
-export * from './types';
 export { parseModelId, type ModelId, type ProviderName } from './model-id';
 export type { ModelActivityDeps } from './model-deps';
 

@@ -1,7 +1,8 @@
-import type { ToolCall, ToolResult } from '../../activities/models/types';
-import type { VetRepositoryInput, VetRepositoryResult } from '../../activities/github/types';
+import type { ToolCall, ToolResult } from '../contracts/model';
+import type { VetRepositoryInput, VetRepositoryResult } from '../contracts/github';
+import type { Profile } from '../contracts/profile';
+import type { McpAdmission } from '../contracts/mcp';
 import {
-  type McpAdmission,
   admitStart,
   buildSystemPrompt,
   definitionOf,
@@ -12,7 +13,6 @@ import {
   resolveRoleProfile,
   resolveTaskTarget,
   type Person,
-  type Profile,
 } from '../../agents';
 import type { ToolInput } from '../../tools';
 import type { SetupActivities } from '../activity-proxies';
