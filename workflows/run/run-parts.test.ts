@@ -1,4 +1,4 @@
-import type { ToolCall } from '../../activities/models/types';
+import type { ToolCall } from '../contracts/model';
 import { builtinCatalog, getAgent, resolveProfile } from '../../agents';
 import { defaultAgentsConfig } from '../../agents/config';
 import type { GitHubWriteActivities } from '../activity-proxies';
