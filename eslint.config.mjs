@@ -35,6 +35,13 @@ const nodeBuiltins = [
   'zlib',
 ];
 
+// The emulators (local GitHub, local Slack, the offline demo) are for tests, the demo and
+// dev-only commands; production never loads them, so a deployment never carries a fake GitHub.
+const emulatorsRoom = {
+  regex: '(^|/)emulators(/|$)',
+  message: 'Production code never imports emulators/ (local GitHub, local Slack, the demo): only tests and the demo do.',
+};
+
 export default tseslint.config(
   {
     ignores: [
@@ -109,6 +116,13 @@ export default tseslint.config(
     },
   },
   {
+    // Production rooms. (The workflow block below repeats the pattern: a later block's
+    // no-restricted-imports replaces this one for the files both match.)
+    files: ['{workflows,activities,agents,tools,server,infra,cli}/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/test-support.ts', '**/test-support/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [emulatorsRoom] }] },
+  },
+  {
     // The workflow sandbox: deterministic code only. Activities are imported as types.
     files: ['workflows/**/*.ts'],
     ignores: ['workflows/**/*.test.ts'],
@@ -139,6 +153,7 @@ export default tseslint.config(
               allowTypeImports: true,
               message: 'Workflows import activities as types only, through proxyActivities.',
             },
+            emulatorsRoom,
           ],
         },
       ],
