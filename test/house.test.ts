@@ -37,6 +37,21 @@ describe('the house', () => {
     expect(upward).toEqual([]);
   });
 
+  it('keeps tools/ and agents/ pure: tools import only the contracts, agents only tools, contracts and config types', () => {
+    const allowed: Record<string, string[]> = {
+      'tools/': ['tools/', 'workflows/contracts/'],
+      'agents/': ['agents/', 'tools/', 'workflows/contracts/', 'infra/config/'],
+    };
+    const stray = files.flatMap((file) => {
+      const room = Object.keys(allowed).find((prefix) => file.startsWith(prefix));
+      if (!room) return [];
+      return [...graph.get(file)!]
+        .filter((target) => !allowed[room].some((prefix) => target.startsWith(prefix)))
+        .map((target) => `${file} -> ${target}`);
+    });
+    expect(stray).toEqual([]);
+  });
+
   it('never loads the emulators from production code', () => {
     const loads = files
       .filter((file) => production.some((room) => file.startsWith(room)) && !testSupport.test(file))
