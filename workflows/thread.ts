@@ -31,8 +31,8 @@ import {
 
 /**
  * One conversation. Receives each message by signal-with-start, decides the agent and
- * access, runs one run at a time (started eagerly on its own id), keeps the sticky agent and the saved context a
- * follow-up sees, and answers refusals in plain words. It outlives its runs.
+ * access, runs one run at a time (started eagerly on its own id), keeps the sticky agent and
+ * the saved context a follow-up sees, and answers refusals in plain words. It outlives its runs.
  */
 export async function threadWorkflow(input: ThreadInput): Promise<void> {
   return cancelAsStop((onCancel) => thread(input, onCancel));
