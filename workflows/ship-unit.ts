@@ -77,7 +77,8 @@ export const UNCERTAIN_WRITE_NOTICE = 'uncertain-write-notice';
  * One unit lifetime as a plain state machine: coding -> review -> findings -> checks ->
  * continuation -> idle -> settle. No model decides the control flow: runs are children, every
  * write is an effect-keyed activity, and CI waits, idle windows and reminders are timers. This
- * function holds the message handlers and the phase dispatch; each phase is a class in unit/.
+ * function holds the message handlers, the waits and the loop; the loop's decisions are
+ * UnitCourse's, the handlers' UnitMessages', and each phase is a class in unit/.
  */
 export async function shipUnitWorkflow(input: ShipUnitInput): Promise<UnitRecord> {
   return cancelAsStop((onCancel) => shipUnit(input, onCancel));
