@@ -1,6 +1,6 @@
-import type { RepoSettingsResult } from '../../activities/github';
 import type { ShipUnitInput } from '../contracts';
 import { CallLog } from '../test-support';
+import type { Unit } from './unit';
 import { UNIT, world } from './unit-test-world';
 import { initialCarry, readRepository, UNIT_REPO_SETTINGS, unitSearchAttributes } from './unit-start';
 
@@ -11,6 +11,8 @@ const input: ShipUnitInput = {
   replyTarget: { kind: 'cli' },
   requester: { id: 'ada', surface: 'cli' },
 };
+
+type RepoSettingsResult = NonNullable<Unit['repository']>;
 
 const settings = (extra: Partial<RepoSettingsResult> = {}, agents?: { allowed: string[]; rule: string }): RepoSettingsResult => ({
   repo: 'acme/app',

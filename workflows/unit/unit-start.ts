@@ -1,5 +1,4 @@
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
-import type { RepoSettingsResult } from '../../activities/github';
 import { repositoryRefusal } from '../../agents';
 import type { StatusActivities } from '../activity-proxies';
 import { failure, type ShipUnitInput, type UnitCarry } from '../contracts';
@@ -44,7 +43,7 @@ export function unitSearchAttributes(input: ShipUnitInput, carry: Pick<UnitCarry
 
 /** The reads and the reply the start of a unit makes. */
 export interface UnitStartActivities {
-  repoSettings(input: { repo: string }): Promise<RepoSettingsResult>;
+  repoSettings(input: { repo: string }): Promise<NonNullable<Unit['repository']>>;
   deliverReply: StatusActivities['deliverReply'];
 }
 
