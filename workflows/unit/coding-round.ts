@@ -1,6 +1,6 @@
-import type { Handoff, RunRecord, UnitOutcome } from '../contracts';
+import type { UnitOutcome } from '../contracts';
 import { codingRequest, fixesIssue, workspaceNotice } from './unit-prompts';
-import type { Unit, UnitActivities } from './unit';
+import type { Unit } from './unit';
 import { lostRoundOr, lostWork, rerunRound, roundsUsed } from './lost-work';
 import { hostGone, loseRound, rememberHost } from './unit-hosts';
 import { dispositionsOf } from './findings-ledger';
@@ -11,10 +11,6 @@ import { handOff, handoffOf, resumeNote } from './handoff';
 export const EXACT_PR_BRANCH = 'exact-pr-unit-pushes-to-the-pr-branch';
 /** A round that only asked questions (and pushed nothing) waits for the answers in idle, not for another review of the same head. */
 export const WAITS_FOR_ANSWERS = 'unit-waits-for-its-answers';
-
-/** A checkout the round prepared, and the commit of its changes. */
-type Workspace = Awaited<ReturnType<UnitActivities['workspace']['prepareUnitWorkspace']>>;
-type Commit = Awaited<ReturnType<UnitActivities['workspace']['commitWorkspace']>>;
 
 /**
  * A coding round: the change (or the fixes) made by a coding run on the unit's branch,
@@ -36,9 +32,17 @@ export class CodingRound {
     const onPersonsPr = Boolean(input.pullRequest && c.pullRequest === input.pullRequest && unit.ports.patched(EXACT_PR_BRANCH));
     let expectedRemoteSha: string | undefined;
     if (onPersonsPr) {
-      const branch = await this.personsBranch();
-      if (typeof branch !== 'object') return branch;
-      expectedRemoteSha = branch.headSha;
+      const pr = await activities.github.githubPullGet({ repo, number: c.pullRequest!, identity: 'read', includeDiff: false });
+      if (pr.merged) return 'merged';
+      if (pr.state === 'closed') return 'closed';
+      if (pr.headRepo?.toLowerCase() !== repo.toLowerCase())
+        return unit.failWith(
+          `pull request #${c.pullRequest}'s branch ${pr.headRef} is in ${pr.headRepo ?? 'a deleted fork'}, not ${repo}; ` +
+            `Switchboard pushes only to branches of ${repo}, so it made no change (open the PR from a branch of ${repo}, or ask for a new PR)`,
+        );
+      c.branch = pr.headRef;
+      c.base = pr.baseRef;
+      expectedRemoteSha = pr.headSha;
     }
     const ws = await activities.workspace.prepareUnitWorkspace({
       workspaceKey: unitId,
@@ -51,73 +55,24 @@ export class CodingRound {
     c.base = ws.base;
     const host = rememberHost(unit, unitId, ws);
     if (onPersonsPr) {
-      const refused = await this.probePush(ws, host);
-      if (refused) return refused;
+      // Before any work: may the write identity push to the PR's branch (access, protection)?
+      const probe = await (host ? activities.onHost!(host).github : activities.github).pushBranch({
+        repo,
+        identity: 'write',
+        workspaceKey: unitId,
+        branch: c.branch,
+        pullRequest: c.pullRequest,
+        effectKey: `${unitId}/push-check/${c.round + 1}`,
+        expectedRemoteSha: ws.headSha,
+        dryRun: true,
+      });
+      if (probe.status !== 'confirmed')
+        return unit.failWith(
+          `Switchboard may not push to ${c.branch}, the branch of pull request #${c.pullRequest} (${probe.reason ?? probe.code ?? probe.status}); it made no change`,
+        );
     }
     // The round answers the open findings by id (issue 33), and goes on from a handoff a person answered.
     const answering = unit.answersFindings();
-    const record = await this.codingRun(ws, host, answering);
-    c.round += 1;
-    if (unit.inbox.stopped || unit.inbox.terminal) return undefined;
-    // A run that handed off said what it could not finish: its round is not lost work.
-    const handoff = answering ? handoffOf(record?.submissions.submit_handoff) : undefined;
-    // A run that failed or was cut lost its round's work: the round runs again (a few times a unit).
-    if (!handoff && (!record || record.outcome !== 'completed'))
-      return lostRoundOr(
-        unit,
-        lostWork(record),
-        `the coding run ended ${record?.outcome ?? 'without a record'}${record?.endedBy ? ` (${record.endedBy})` : ''}`,
-      );
-    // The run lost the checkout with its host (it was told, and worked on elsewhere): the round's changes are gone.
-    if (!record) return unit.failWith('the coding run ended without a record');
-    if (host && (record.workspaceLosses ?? 0) > 0) return loseRound(unit, unitId);
-    const commit = await this.commitAndPush({ ws, host, record, handoff, onPersonsPr, expectedRemoteSha });
-    if ('ended' in commit) return commit.ended;
-    return this.finish(record, commit, handoff, answering, onPersonsPr);
-  }
-
-  /** An exact-PR unit's branch: the PR's own, when it is open and in the repository (else how the unit ends). */
-  private async personsBranch(): Promise<UnitOutcome | { headSha: string }> {
-    const { unit } = this;
-    const { carry: c, activities, repo } = unit;
-    const pr = await activities.github.githubPullGet({ repo, number: c.pullRequest!, identity: 'read', includeDiff: false });
-    if (pr.merged) return 'merged';
-    if (pr.state === 'closed') return 'closed';
-    if (pr.headRepo?.toLowerCase() !== repo.toLowerCase())
-      return unit.failWith(
-        `pull request #${c.pullRequest}'s branch ${pr.headRef} is in ${pr.headRepo ?? 'a deleted fork'}, not ${repo}; ` +
-          `Switchboard pushes only to branches of ${repo}, so it made no change (open the PR from a branch of ${repo}, or ask for a new PR)`,
-      );
-    c.branch = pr.headRef;
-    c.base = pr.baseRef;
-    return { headSha: pr.headSha };
-  }
-
-  /** Before any work on a person's PR: may the write identity push to its branch (access, protection)? */
-  private async probePush(ws: Workspace, host: string | undefined): Promise<UnitOutcome | undefined> {
-    const { unit } = this;
-    const { carry: c, activities, unitId, repo } = unit;
-    const probe = await (host ? activities.onHost!(host).github : activities.github).pushBranch({
-      repo,
-      identity: 'write',
-      workspaceKey: unitId,
-      branch: c.branch,
-      pullRequest: c.pullRequest,
-      effectKey: `${unitId}/push-check/${c.round + 1}`,
-      expectedRemoteSha: ws.headSha,
-      dryRun: true,
-    });
-    if (probe.status !== 'confirmed')
-      return unit.failWith(
-        `Switchboard may not push to ${c.branch}, the branch of pull request #${c.pullRequest} (${probe.reason ?? probe.code ?? probe.status}); it made no change`,
-      );
-    return undefined;
-  }
-
-  /** The round's coding run, told its work, the open findings it answers, and a handoff a person answered. */
-  private async codingRun(ws: Workspace, host: string | undefined, answering: boolean): Promise<RunRecord | undefined> {
-    const { unit } = this;
-    const { carry: c, settings, unitId, repo } = unit;
     if (answering && c.handoff) {
       c.work.unshift({ kind: 'steer', text: resumeNote(c.handoff), by: 'Switchboard' });
       delete c.handoff;
@@ -132,27 +87,23 @@ export class CodingRound {
         c.work,
         tracked,
       ) + workspaceNotice(ws);
-    return unit.runChild('coding', settings.coding, request, unitId, host, undefined, {
+    const record = await unit.runChild('coding', settings.coding, request, unitId, host, undefined, {
       ...(tracked.length ? { findings: unit.findings.refs() } : {}),
     });
-  }
-
-  /**
-   * Commits the round's changes and pushes them (on a person's PR only on top of the head the
-   * round started from). Returns the commit, or how the round ends (`ended`: undefined goes on
-   * to the next round, as when a command was lost or the checkout's host is gone).
-   */
-  private async commitAndPush(round: {
-    ws: Workspace;
-    host: string | undefined;
-    record: RunRecord;
-    handoff: Handoff | undefined;
-    onPersonsPr: boolean;
-    expectedRemoteSha: string | undefined;
-  }): Promise<Commit | { ended: UnitOutcome | undefined }> {
-    const { unit } = this;
-    const { carry: c, activities, unitId, repo } = unit;
-    const { ws, host, record, handoff, onPersonsPr, expectedRemoteSha } = round;
+    c.round += 1;
+    if (unit.inbox.stopped || unit.inbox.terminal) return undefined;
+    // A run that handed off said what it could not finish: its round is not lost work.
+    const handoff = answering ? handoffOf(record?.submissions.submit_handoff) : undefined;
+    // A run that failed or was cut lost its round's work: the round runs again (a few times a unit).
+    if (!handoff && (!record || record.outcome !== 'completed'))
+      return lostRoundOr(
+        unit,
+        lostWork(record),
+        `the coding run ended ${record?.outcome ?? 'without a record'}${record?.endedBy ? ` (${record.endedBy})` : ''}`,
+      );
+    // The run lost the checkout with its host (it was told, and worked on elsewhere): the round's changes are gone.
+    if (!record) return unit.failWith('the coding run ended without a record');
+    if (host && (record.workspaceLosses ?? 0) > 0) return loseRound(unit, unitId);
     const onHost = host ? activities.onHost!(host) : undefined;
     let commit;
     try {
@@ -162,7 +113,7 @@ export class CodingRound {
         since: ws.headSha,
       });
     } catch (error) {
-      if (host && hostGone(error)) return { ended: loseRound(unit, unitId) };
+      if (host && hostGone(error)) return loseRound(unit, unitId);
       throw error;
     }
     // A round lost after its push landed (its host gone at the push's answer): the branch already
@@ -171,8 +122,8 @@ export class CodingRound {
     if (!commit.changed && !pushedBefore) {
       // No change because a command was lost with its worker: the round runs again, never fails the unit.
       const lost = handoff ? undefined : lostWork(record);
-      if (lost && rerunRound(unit, lost)) return { ended: undefined };
-      if (!c.pullRequest) return { ended: handoff ? await handOff(unit, handoff) : unit.failWith('the coding run made no change') };
+      if (lost && rerunRound(unit, lost)) return undefined;
+      if (!c.pullRequest) return handoff ? handOff(unit, handoff) : unit.failWith('the coding run made no change');
     }
     if (pushedBefore) c.headSha = commit.headSha;
     if (commit.changed) {
@@ -189,32 +140,17 @@ export class CodingRound {
           ...(onPersonsPr ? { expectedRemoteSha: expectedRemoteSha ?? ws.headSha, pullRequest: c.pullRequest } : {}),
         });
       } catch (error) {
-        if (host && hostGone(error)) return { ended: loseRound(unit, unitId) };
+        if (host && hostGone(error)) return loseRound(unit, unitId);
         throw error;
       }
       if (push.status !== 'confirmed')
-        return {
-          ended: unit.failWith(
-            onPersonsPr
-              ? `the push to ${c.branch}, the branch of pull request #${c.pullRequest}, was ${push.status}: ${push.reason ?? push.code ?? ''}`
-              : `the push was ${push.status}: ${push.reason ?? push.code ?? ''}`,
-          ),
-        };
+        return unit.failWith(
+          onPersonsPr
+            ? `the push to ${c.branch}, the branch of pull request #${c.pullRequest}, was ${push.status}: ${push.reason ?? push.code ?? ''}`
+            : `the push was ${push.status}: ${push.reason ?? push.code ?? ''}`,
+        );
       c.headSha = commit.headSha;
     }
-    return commit;
-  }
-
-  /** The pushed round: its PR opened or updated, each finding answered on its thread, and the next phase. */
-  private async finish(
-    record: RunRecord,
-    commit: Commit,
-    handoff: Handoff | undefined,
-    answering: boolean,
-    onPersonsPr: boolean,
-  ): Promise<UnitOutcome | undefined> {
-    const { unit } = this;
-    const { carry: c, activities, unitId, repo, input } = unit;
     // The work is done once it is pushed (a checkout lost before that keeps it for the next round).
     c.work = [];
     const description = record.submissions.submit_description as { title?: string; body?: string } | undefined;
@@ -224,8 +160,7 @@ export class CodingRound {
         repo,
         identity: 'write',
         head: c.branch,
-        // The round's checkout set it (run).
-        base: c.base!,
+        base: c.base,
         effectKey: `${unitId}/pr/${c.pullRequest ? c.round : 'open'}`,
         title: description?.title ?? firstLine(input.request ?? `Switchboard change ${unitId}`),
         body: fixesIssue(description?.body ?? `${input.request ?? ''}\n\nOpened by Switchboard unit ${unitId}.`, input.issue),

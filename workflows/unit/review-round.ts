@@ -1,8 +1,8 @@
-import type { TrackedFinding, UnitCarry, UnitOutcome } from '../contracts';
+import type { UnitCarry, UnitOutcome } from '../contracts';
 import { applyGate, validateSubmission } from './review-gate';
 import { earlierReview, renderReview, reviewComments } from './review-render';
 import { earlierReviewRequest, reviewRequest, workspaceNotice } from './unit-prompts';
-import type { Unit, UnitActivities } from './unit';
+import type { Unit } from './unit';
 import { lostRun, rerunReview } from './lost-work';
 import { rememberHost } from './unit-hosts';
 import { GATE_READS_OWN_REVIEW, ownReviewApproves } from './unit-gate';
@@ -23,24 +23,6 @@ export function alreadyReviewed(c: Pick<UnitCarry, 'lastReview' | 'reviewedShas'
 
 /** A review run whose submission is invalid is asked again this many times. */
 export const REVIEW_RETRIES = 1;
-
-/** The checkout a review round prepared. */
-type Workspace = Awaited<ReturnType<UnitActivities['workspace']['prepareUnitWorkspace']>>;
-/** A valid review submission. */
-type ReviewSubmission = Extract<ReturnType<typeof validateSubmission>, { ok: true }>['submission'];
-
-/** What a review round looks at: the head, the gate, the earlier review and the findings shown to it. */
-interface Review {
-  pr: Awaited<ReturnType<UnitActivities['github']['githubPullGet']>>;
-  gate: Parameters<typeof applyGate>[1];
-  since: string;
-  earlier: ReturnType<typeof shownAsEarlier> | UnitCarry['earlier'];
-  shown: TrackedFinding[];
-  declined: number[];
-  answering: boolean;
-  /** A second review of a head the unit reviewed before (its own key). */
-  again: boolean;
-}
 
 /**
  * A review of the PR head by a read-scoped review run. The submission is validated and gated;
@@ -95,23 +77,6 @@ export class ReviewRound {
     const earlier =
       shown.length > 0 ? shownAsEarlier(since, shown) : c.earlier && c.earlier.commitSha !== pr.headSha ? c.earlier : undefined;
     const declined = declinedNumbers(shown);
-    const review: Review = { pr, gate, since, earlier, shown, declined, answering, again };
-    const validated = await this.reviewRun(review, ws, reviewKey, host);
-    if (!validated) return undefined;
-    if (!validated.ok) return unit.failWith(`the review run did not submit a valid review: ${validated.problem}`);
-    return this.post(review, validated.submission);
-  }
-
-  /** The review run, asked again once when its submission is invalid; undefined when the unit halted meanwhile. */
-  private async reviewRun(
-    review: Review,
-    ws: Workspace,
-    reviewKey: string,
-    host: string | undefined,
-  ): Promise<ReturnType<typeof validateSubmission> | undefined> {
-    const { unit } = this;
-    const { carry: c, settings, repo } = unit;
-    const { pr, gate, since, earlier, shown, declined } = review;
     let problem: string | undefined;
     let validated: ReturnType<typeof validateSubmission> = { ok: false, problem: 'no review run' };
     for (let attempt = 0; attempt <= REVIEW_RETRIES && !validated.ok; attempt += 1) {
@@ -141,25 +106,15 @@ export class ReviewRound {
       if (lost && rerunReview(unit, lost)) attempt -= 1;
       else problem = validated.problem;
     }
-    return validated;
-  }
-
-  /**
-   * Posts the gated review to the commit reviewed, while it is still the head, and goes on:
-   * findings at the gate become work (or tracked findings on their threads), else the unit waits for CI.
-   */
-  private async post(review: Review, submission: ReviewSubmission): Promise<UnitOutcome | undefined> {
-    const { unit } = this;
-    const { carry: c, activities, unitId, repo } = unit;
-    const { pr, gate, earlier, shown, declined, answering, again } = review;
-    const { summary, addressed } = applyGate(submission, gate, pr.headSha);
+    if (!validated.ok) return unit.failWith(`the review run did not submit a valid review: ${validated.problem}`);
+    const { summary, addressed } = applyGate(validated.submission, gate, pr.headSha);
     // Declines the review keeps open count at the gate with its new findings.
-    const kept = keptOpen(submission, shown);
+    const kept = keptOpen(validated.submission, shown);
     if (kept > 0) Object.assign(summary, { verdict: 'request_changes', addressed: summary.addressed + kept });
     // Each new finding at the gate is tracked under an id its line comment carries, to find its thread.
     const ids = answering ? unit.findings.nextIds(addressed.length) : [];
     const tags = new Map<number, string>();
-    submission.findings.forEach((finding, index) => {
+    validated.submission.findings.forEach((finding, index) => {
       if (answering && atOrAbove(finding.severity, gate)) tags.set(index, ids[tags.size]);
     });
     const current = await activities.github.githubPullGet({ repo, number: c.pullRequest!, identity: 'read' });
@@ -173,11 +128,11 @@ export class ReviewRound {
       number: c.pullRequest!,
       commitSha: pr.headSha,
       event: 'COMMENT',
-      body: renderReview(submission, summary, gate, {
+      body: renderReview(validated.submission, summary, gate, {
         ...(earlier ? { earlier } : {}),
         declined: declined.map((number) => ({ number, id: shown[number - 1].id, title: shown[number - 1].title })),
       }),
-      comments: reviewComments(submission, tags),
+      comments: reviewComments(validated.submission, tags),
       // A second review of the same head has a key of its own (the first one's marker is on GitHub already).
       effectKey: again ? `${unitId}/review/${pr.headSha}/${c.reviews + 1}` : `${unitId}/review/${pr.headSha}`,
     });
@@ -186,11 +141,11 @@ export class ReviewRound {
     if (posted.id) c.postedReviews.push(posted.id);
     if (posted.status !== 'refused') {
       c.reviewedShas = [...(c.reviewedShas ?? []), pr.headSha].slice(-REVIEWED_SHAS_KEPT);
-      c.earlier = earlierReview(pr.headSha, submission.findings);
+      c.earlier = earlierReview(pr.headSha, validated.submission.findings);
     }
     c.lastReview = { ...summary, posted: posted.status };
     if (answering) {
-      const open = await recordExchange(unit, { id: posted.id, commitSha: pr.headSha }, submission, shown, addressed);
+      const open = await recordExchange(unit, { id: posted.id, commitSha: pr.headSha }, validated.submission, shown, addressed);
       if (open > 0) unit.enter('findings');
       else {
         c.checks = { state: 'waiting', headSha: pr.headSha, polls: 0 };
