@@ -35,6 +35,13 @@ const nodeBuiltins = [
   'zlib',
 ];
 
+// The emulators (local GitHub, local Slack, the offline demo) are for tests, the demo and
+// dev-only commands; production never loads them, so a deployment never carries a fake GitHub.
+const emulatorsRoom = {
+  regex: '(^|/)emulators(/|$)',
+  message: 'Production code never imports emulators/ (local GitHub, local Slack, the demo): only tests and the demo do.',
+};
+
 export default tseslint.config(
   {
     ignores: [
@@ -109,6 +116,29 @@ export default tseslint.config(
     },
   },
   {
+    // Production rooms. (The workflow block below repeats the pattern: a later block's
+    // no-restricted-imports replaces this one for the files both match.)
+    files: ['{workflows,activities,agents,tools,server,infra,cli}/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/test-support.ts', '**/test-support/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [emulatorsRoom] }] },
+  },
+  {
+    // workflows/contracts is the floor every other folder stands on: it imports npm packages and
+    // its own files only, so importing a contract never pulls in activities, agents or a circle.
+    // (The folder has no subfolders: any `..` leaves it.) Its tests may import what they check.
+    files: ['workflows/contracts/**/*.ts'],
+    ignores: ['workflows/contracts/**/*.test.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: ':matches(ImportDeclaration, ExportNamedDeclaration, ExportAllDeclaration, ImportExpression)[source.value=/^\\.\\./]',
+          message: 'workflows/contracts imports nothing outside itself: move the type down into workflows/contracts instead.',
+        },
+      ],
+    },
+  },
+  {
     // The workflow sandbox: deterministic code only. Activities are imported as types.
     files: ['workflows/**/*.ts'],
     ignores: ['workflows/**/*.test.ts'],
@@ -139,9 +169,13 @@ export default tseslint.config(
               allowTypeImports: true,
               message: 'Workflows import activities as types only, through proxyActivities.',
             },
+            emulatorsRoom,
           ],
         },
       ],
+      // Long-lived workflows stay thin: handlers, conditions and a loop in the workflow function,
+      // each decision in a plain class with its own unit tests (docs/architecture.md "Rooms").
+      'max-lines-per-function': ['error', { max: 100, skipBlankLines: true, skipComments: true }],
       'no-restricted-globals': [
         'error',
         { name: 'setTimeout', message: 'Use sleep() from @temporalio/workflow.' },
@@ -153,5 +187,10 @@ export default tseslint.config(
         { object: 'Math', property: 'random', message: 'Use a value from an activity or uuid4() from @temporalio/workflow.' },
       ],
     },
+  },
+  {
+    // The worlds unit tests drive the unit's phases in: test support beside the code, not workflow code.
+    files: ['workflows/unit/unit-test-world.ts'],
+    rules: { 'max-lines-per-function': 'off' },
   },
 );

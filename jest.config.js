@@ -49,7 +49,7 @@ module.exports = {
     {
       ...common,
       displayName: 'unit',
-      testMatch: ['<rootDir>/{agents,tools,workflows,activities,server,infra,cli}/**/*.test.ts'],
+      testMatch: ['<rootDir>/{agents,tools,workflows,activities,server,infra,emulators,cli}/**/*.test.ts'],
     },
     {
       ...common,

@@ -2,7 +2,7 @@ import { type ActiveContext, type Catalog, getAgent, inactiveReason } from './ca
 import { type AgentsConfig } from './config';
 import { type AgentDefinition, listedTools, type Surface } from './definition';
 import { holdsShell } from '../tools/toolsets';
-import { type RefusalCode } from './refusals';
+import type { RefusalCode } from '../workflows/contracts/refusals';
 
 /** Who is asking, and from where. */
 export interface Requester {
@@ -24,7 +24,7 @@ export interface RequestGrant {
   rule: string;
 }
 
-/** The access rules' refusal codes (their sentences and kinds: agents/refusals.ts). */
+/** The access rules' refusal codes (their sentences and kinds: workflows/contracts/refusals.ts). */
 export type AccessRefusalCode = Extract<
   RefusalCode,
   | 'agent_unknown'

@@ -12,7 +12,7 @@ import {
 import { builtinCatalog, getAgent } from './catalog';
 import { defaultAgentsConfig, type AgentsConfigInput } from './config';
 import { githubRequirement, lowestGitHubRequirement, roleFromGitHub } from './github-roles';
-import { REFUSAL_CODES, REFUSALS, refusalKind } from './refusals';
+import { REFUSAL_CODES, REFUSALS, refusalKind } from '../workflows/contracts/refusals';
 
 const facts = (
   agents: AgentsConfigInput = {},

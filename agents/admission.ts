@@ -5,9 +5,10 @@ import { type AgentsConfig } from './config';
 import { type BoardPolicy } from './board';
 import { type AgentDefinition, listedTools } from './definition';
 import { DEFAULT_ADMISSION, githubRequirement, roleAtLeast, type GitHubRole } from './github-roles';
-import { admitMcp, type McpAdmission, type McpAttachmentConfig, type McpSetup } from './mcp';
+import type { McpAdmission } from '../workflows/contracts/mcp';
+import { admitMcp, type McpAttachmentConfig, type McpSetup } from './mcp';
 import { allowedModels, checkModelChoice, splitModelId } from './model-choice';
-import { type RefusalCode } from './refusals';
+import type { RefusalCode } from '../workflows/contracts/refusals';
 
 // The one admission: every door (Slack, GitHub, HTTP, MCP, CLI, the orchestrator's tools,
 // `task` children, plans) asks these two functions who may start what (`admitStart`) and who
@@ -223,7 +224,7 @@ export const boardAgentCheck: StartCheck = (_facts, request, agent) => {
 /**
  * The start decision's rules after access, in order. Another rule (e.g. a spend cap) is one
  * more `StartCheck` appended here, with the fact it needs added to `AdmissionFacts` and its
- * code to agents/refusals.ts; every door then refuses on it alike.
+ * code to workflows/contracts/refusals.ts; every door then refuses on it alike.
  */
 export const START_CHECKS: readonly StartCheck[] = [
   githubActorCheck,

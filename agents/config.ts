@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { REPOSITORY_PATTERN } from '../tools/github-fields';
-import { EFFORTS } from './definition';
+import { EFFORTS } from '../workflows/contracts/profile';
 
 // The `agents` section of switchboard.yaml. Pure zod: the workflow bundle imports it for
 // its types and the profile resolver reads the parsed value carried in workflow inputs.

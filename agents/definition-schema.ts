@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { isToolsetName, TOOLSET_NAMES } from '../tools/toolsets';
 import { isToolName } from '../tools/registry';
-import { CACHE_TTLS, EFFORTS, IDENTITIES, MACHINES, RESULT_SHAPES, SURFACES } from './definition';
-import { MCP_TOOL_ENTRY } from './mcp';
+import { CACHE_TTLS, EFFORTS, IDENTITIES, MACHINES, RESULT_SHAPES } from '../workflows/contracts/profile';
+import { SURFACES } from './definition-types';
+import { MCP_TOOL_ENTRY } from './mcp-names';
 
 // The definition's schema, for what comes from outside (custom agent files) and the tests that
 // check the built-ins. Workflow code never imports this module: see defineAgent in ./definition.

@@ -1,26 +1,13 @@
 import type { AgentDefinition, AgentDefinitionInput } from './definition-schema';
-import { isMcpEntry } from './mcp';
+import { SURFACES } from './definition-types';
+import { isMcpEntry } from './mcp-names';
 import { toolsetTools } from '../tools/toolsets';
 
 export type { AgentDefinition, AgentDefinitionInput } from './definition-schema';
+export * from './definition-types';
 
 /** Turns a minute the derived turn guard allows: 120 minutes -> 720 turns. */
 export const TURNS_PER_MINUTE = 6;
-
-export const MACHINES = ['none', 'repo-resident', 'repo-cold'] as const;
-export const IDENTITIES = ['none', 'read', 'write'] as const;
-export const EFFORTS = ['low', 'medium', 'high'] as const;
-export const SURFACES = ['slack', 'github', 'http', 'mcp', 'cli'] as const;
-export const CACHE_TTLS = ['5m', '1h'] as const;
-/** What a role's answer to its parent is: its final text, or a command runner's report (agents/builtins/roles.ts `task`). */
-export const RESULT_SHAPES = ['answer', 'command'] as const;
-
-export type Machine = (typeof MACHINES)[number];
-export type Identity = (typeof IDENTITIES)[number];
-export type Effort = (typeof EFFORTS)[number];
-export type Surface = (typeof SURFACES)[number];
-export type CacheTtl = (typeof CACHE_TTLS)[number];
-export type ResultShape = (typeof RESULT_SHAPES)[number];
 
 /** The toolset a definition names, or `custom` for one that lists its tools itself. */
 export function toolsetName(definition: Pick<AgentDefinition, 'toolset' | 'tools'>): string {

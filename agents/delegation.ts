@@ -1,9 +1,10 @@
 import { type Catalog, getAgent } from './catalog';
 import { type AgentsConfig } from './config';
 import { type AgentDefinition, listedTools, toolsetName, turnGuardFor } from './definition';
-import { type McpAdmission } from './mcp';
+import type { McpAdmission } from '../workflows/contracts/mcp';
 import { complementaryModel, complementaryRolesOff } from './complementary';
-import { mcpOf, type Profile, type ProfileInput, usableTools } from './profile';
+import type { Profile } from '../workflows/contracts/profile';
+import { mcpOf, type ProfileInput, usableTools } from './profile';
 import { publishes } from '../tools/toolsets';
 
 /** A run may delegate this many levels deep (a child of a child is the limit). */

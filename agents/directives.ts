@@ -1,5 +1,5 @@
 import { isRepositoryName } from '../tools/github-fields';
-import { type Effort, EFFORTS } from './definition';
+import { type Effort, EFFORTS, type IgnoredDirective } from '../workflows/contracts/profile';
 
 /**
  * The smallest budget a directive may ask for. Below it a run cannot clone, install and
@@ -17,12 +17,6 @@ export interface Directives {
   effort?: Effort;
   /** `owner/name` from `in <owner/name>:`. */
   repo?: string;
-}
-
-/** A directive-shaped token that was kept as text, and why. */
-export interface IgnoredDirective {
-  token: string;
-  reason: string;
 }
 
 export interface ParsedMessage {

@@ -4,7 +4,7 @@ import { MAX_DIRECTIVE_BUDGET_MINUTES, MIN_DIRECTIVE_BUDGET_MINUTES } from './di
 import { TOOLS } from '../tools/registry';
 import { TOOLSET_NAMES, TOOLSET_PURPOSES, TOOLSETS } from '../tools/toolsets';
 import { DEFAULT_ADMISSION, githubRequirement } from './github-roles';
-import { REFUSAL_CODES, REFUSALS } from './refusals';
+import { REFUSAL_CODES, REFUSALS } from '../workflows/contracts/refusals';
 import { SLASH_COMMANDS } from './commands';
 
 /** Seed 001's seven packaged built-ins: what each is here, and every way it is reached. */

@@ -18,7 +18,6 @@ export * from './errors';
 export { BUILTIN_AGENTS, BUILTIN_ROLES, DETACH_RECIPE } from './builtins';
 export * from './admission';
 export * from './github-roles';
-export * from './refusals';
 export * from './mcp';
 export * from './board';
 export * from './commands';

@@ -1,28 +1,17 @@
-import type { Person } from './admission';
+import type { Requester } from './access';
 import type { AgentDefinition } from './definition-schema';
-import type { RefusalCode } from './refusals';
+import type { McpAdmission } from '../workflows/contracts/mcp';
+import { MCP_PREFIX, MCP_TOOL_ENTRY } from './mcp-names';
+
+export * from './mcp-names';
 
 // MCP servers as tools, the pure half: which servers a run of an agent may use (the deployment's
 // attachments, a custom agent's own `mcp__<server>__…` entries, and the admission's people rule),
 // and the names the model sees. The worker's half (starting servers, calling tools) is in
 // activities/mcp/; a run discovers its servers' tools once, at its start (workflows/run/mcp-tools.ts).
 
-/** A tool list entry naming an MCP server's tool, or all of them: `mcp__<server>__<tool>`, `mcp__<server>__*`. */
-export const MCP_TOOL_ENTRY = /^mcp__([a-z][a-z0-9-]{0,31})__([A-Za-z0-9_.*-]{1,64})$/;
-/** A server name: lowercase words joined by hyphens (never `__`, which separates the parts of a tool's name). */
-export const MCP_SERVER_NAME = /^[a-z][a-z0-9-]{0,31}$/;
-/** The prefix of every MCP tool's name as the model sees it. */
-export const MCP_PREFIX = 'mcp__';
 /** Tool names the providers accept: letters, digits, `_` and `-`, at most 64 (OpenAI's limit; Anthropic's is 128). */
 const MODEL_TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
-
-export function isMcpEntry(name: string): boolean {
-  return MCP_TOOL_ENTRY.test(name);
-}
-
-export function isMcpToolName(name: string): boolean {
-  return name.startsWith(MCP_PREFIX);
-}
 
 /** What the deployment's `mcp` section says that decisions need (no command, URL or variable names: those stay on the worker). */
 export interface McpSetup {
@@ -42,27 +31,6 @@ export interface McpAttachmentConfig {
   server: string;
   /** Tool names (with `*` globs) the agent may call; absent: every tool the server lists. */
   tools?: string[];
-}
-
-/** A server a run may use, with its allowlist. */
-export interface McpAttachment {
-  server: string;
-  transport: 'stdio' | 'http';
-  tools?: string[];
-}
-
-/** A server attached to the agent that this run may not use, and why (the About block says so). */
-export interface McpOff {
-  server: string;
-  /** A refusal code when the admission refused it; absent when the server is not configured here. */
-  code?: RefusalCode;
-  rule: string;
-  why: string;
-}
-
-export interface McpAdmission {
-  servers: McpAttachment[];
-  off: McpOff[];
 }
 
 /**
@@ -105,7 +73,7 @@ export function mcpAttachmentsFor(
  */
 export function admitMcp(
   setup: McpSetup | undefined,
-  person: Pick<Person, 'userId' | 'selfServe'>,
+  person: Pick<Requester, 'userId' | 'selfServe'>,
   definition: Pick<AgentDefinition, 'id' | 'tools'>,
   extra: readonly McpAttachmentConfig[] = [],
 ): McpAdmission {

@@ -1,6 +1,7 @@
 import { type AgentDefinition } from './definition';
 import { AgentsError } from './errors';
-import { describeBudget, type Profile } from './profile';
+import type { Profile } from '../workflows/contracts/profile';
+import { describeBudget } from './profile';
 import { getTool } from '../tools/registry';
 
 const CHOSEN_WORDS = {

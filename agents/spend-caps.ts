@@ -1,4 +1,5 @@
 import type { SpendConfig } from '../infra/config/spend-section';
+import type { ApplicableCap, ReserveAsk, RunSpendCap, SpendScope, SpendScopeKind, SpendVerdict } from '../workflows/contracts/spend';
 
 /**
  * Spend caps as a pure decision: which caps apply to a start (person, channel, repository,
@@ -8,54 +9,11 @@ import type { SpendConfig } from '../infra/config/spend-section';
  * (activities/spend). Days are UTC calendar days.
  */
 
-export type SpendScopeKind = 'person' | 'channel' | 'repo' | 'agent';
-
 /** `spend.reserve`'s defaults: a ship unit's round allowance (USD) and how often the ledger sweeps (seconds). */
 export const RESERVE_DEFAULTS = { unitRoundUsd: 1, sweepSeconds: 60 } as const;
 
-/** Who asks, where, on what, with which agent. */
-export interface SpendScope {
-  person: string;
-  /** The Slack channel id (a channel cap needs it). */
-  channel?: string;
-  repo?: string;
-  agent: string;
-}
-
-export interface ApplicableCap {
-  kind: SpendScopeKind;
-  id: string;
-  dailyUsd?: number;
-  runUsd?: number;
-}
-
 /** USD spent today, per kind of scope that has a daily cap (absent: not summed). */
 export type SpentToday = Partial<Record<SpendScopeKind, number>>;
-
-/** A run's money bound (the same shape as the run contract's `SpendCap`). */
-export interface RunSpendCap {
-  usd: number;
-  boundedBy: string;
-}
-
-export type SpendVerdict =
-  | { kind: 'admit'; runCap?: RunSpendCap }
-  | {
-      kind: 'refuse';
-      code: 'spend_cap';
-      /** The answer in the conversation: who spent how much against which cap, and when it resets. */
-      reply: string;
-      scope: SpendScopeKind;
-      id: string;
-      spentUsd: number;
-      capUsd: number;
-      /** When the cap resets (ms since the epoch): the next midnight UTC. */
-      resetsAt: number;
-      /** Money reserved by work in progress against this cap (absent: none). */
-      reservedUsd?: number;
-      /** What this start needed to fit (a unit's round; absent: anything above nothing). */
-      neededUsd?: number;
-    };
 
 const ORDER: SpendScopeKind[] = ['person', 'channel', 'repo', 'agent'];
 const SECTION: Record<SpendScopeKind, 'people' | 'channels' | 'repos' | 'agents'> = {
@@ -120,16 +78,6 @@ export function spendVerdict(caps: ApplicableCap[], spent: SpentToday, now: numb
 
 /** What a capped scope has committed today: spent by work that holds no reservation, and reserved by work in progress. */
 export type Committed = Partial<Record<SpendScopeKind, { spentUsd: number; reservedUsd: number }>>;
-
-/** What a start asks the ledger for. */
-export interface ReserveAsk {
-  /** A run (bounded by what it reserves) or a ship unit (a round's allowance at a time). */
-  kind: 'run' | 'unit';
-  /** Reserve at most this (a run: `spend.reserve.runUsd`). */
-  upToUsd?: number;
-  /** Admit only when this much fits under every daily cap (a unit: what it spent plus a round's allowance). */
-  atLeastUsd?: number;
-}
 
 /**
  * Refuse or admit a start against money already spent and money reserved by work in progress

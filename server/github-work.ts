@@ -1,16 +1,8 @@
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import type { RepoSettingsResult } from '../activities/github/repo-settings';
 import type { ActorGate } from '../activities/github/actor-gate';
-import {
-  getAgent,
-  githubRequirement,
-  parseDirectives,
-  roleAtLeast,
-  type AdmissionFacts,
-  type GitHubRole,
-  type Person,
-  type RefusalCode,
-} from '../agents';
+import type { RefusalCode } from '../workflows/contracts/refusals';
+import { getAgent, githubRequirement, parseDirectives, roleAtLeast, type AdmissionFacts, type GitHubRole, type Person } from '../agents';
 import { type Logger } from '../infra/logger';
 import { visibilityQuery } from '../infra/visibility';
 import {

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { createGitHubActivities, createGitHubIdentities } from '../activities/github';
-import { startLocalGitHub, type LocalGitHub } from '../infra/local-github';
+import { startLocalGitHub, type LocalGitHub } from '../emulators/local-github';
 import {
   runStatusQuery,
   steerSignal,

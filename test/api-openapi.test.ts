@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Ajv2020 from 'ajv/dist/2020';
 import { type Router } from 'express';
 import { createGitHubIdentities } from '../activities/github';
-import { startLocalGitHub, type LocalGitHub } from '../infra/local-github';
+import { startLocalGitHub, type LocalGitHub } from '../emulators/local-github';
 import { createLogger } from '../infra/logger';
 import { apiMountsFromConfig } from '../server/api/from-config';
 import { KIT_HELLO, readEvents, startApiKit, type ApiKit } from './helpers/api-kit';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type TestWorkflowEnvironment } from '@temporalio/testing';
 import { followRun, sendMessage } from '../cli/commands/ask';
-import { startLocalGitHub, type LocalGitHub } from '../infra/local-github';
+import { startLocalGitHub, type LocalGitHub } from '../emulators/local-github';
 import { mergeSignal, shipUnitWorkflowType, unitStateQuery, type RunRecord } from '../workflows/contracts';
 import { startDelayProxy, type DelayProxy } from './helpers/delay-proxy';
 import { testScripts } from './helpers/scripts';

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createGitHubIdentities } from '../activities/github';
 import { projectRoot } from '../infra/paths';
-import { startLocalGitHub, type LocalGitHub } from '../infra/local-github';
+import { startLocalGitHub, type LocalGitHub } from '../emulators/local-github';
 import type { PlanRecord } from '../workflows/contracts';
 import type { UnitRecord } from '../workflows/contracts';
 import { startRunKit, type RunKit } from './helpers/run-kit';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createGitHubIdentities } from '../activities/github';
-import { startLocalGitHub, type LocalGitHub } from '../infra/local-github';
+import { startLocalGitHub, type LocalGitHub } from '../emulators/local-github';
 import { steerSignal, stopSignal, type ShipUnitInput, type UnitRecord, type UnitState } from '../workflows/contracts';
 import { startRunKit, type RunKit } from './helpers/run-kit';
 import { runCli } from './helpers/cli';

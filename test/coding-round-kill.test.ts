@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { homeFileOfWorkspaces } from '../activities/sandbox/test-support';
 import { join } from 'node:path';
 import { type TestWorkflowEnvironment } from '@temporalio/testing';
-import { startLocalGitHub, type LocalGitHub } from '../infra/local-github';
+import { startLocalGitHub, type LocalGitHub } from '../emulators/local-github';
 import { mergeSignal, shipUnitWorkflowType, unitStateQuery, type RunRecord } from '../workflows/contracts';
 import { LOST_WORK_NOTE } from '../workflows/unit/lost-work';
 import { sharedEnvironment, uniqueTaskQueue } from './helpers/temporal';

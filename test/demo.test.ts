@@ -1,9 +1,9 @@
 import { Client, Connection } from '@temporalio/client';
-import { processesUsing } from '../infra/demo/cleanup';
-import { startDemo, type Demo, type ReadyReport } from '../infra/demo/demo';
-import { reviewThreadLines } from '../infra/demo/ready';
-import { DEMO, fullRepoName } from '../infra/demo/session';
-import { git } from '../infra/local-github/git-store';
+import { processesUsing } from '../emulators/demo/cleanup';
+import { startDemo, type Demo, type ReadyReport } from '../emulators/demo/demo';
+import { reviewThreadLines } from '../emulators/demo/ready';
+import { DEMO, fullRepoName } from '../emulators/demo/session';
+import { git } from '../emulators/local-github/git-store';
 import { testTemporalAddress, uniqueTaskQueue } from './helpers/temporal';
 import { waitUntil } from './helpers/wait';
 import { startOtlpReceiver, traceTree, type OtlpReceiver } from './helpers/otlp-receiver';

@@ -1,5 +1,5 @@
 import { createGitHubActivities, createGitHubIdentities } from '../activities/github';
-import { tryGit } from '../infra/local-github/git-store';
+import { tryGit } from '../emulators/local-github/git-store';
 import { REPO, startShipKit, type ShipKit } from './helpers/ship-kit';
 
 jest.setTimeout(180_000);

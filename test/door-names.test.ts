@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Client } from '@temporalio/client';
 import { createGitHubActivities, createGitHubIdentities } from '../activities/github';
-import { startLocalGitHub, type LocalGitHub } from '../infra/local-github';
+import { startLocalGitHub, type LocalGitHub } from '../emulators/local-github';
 import { threadStateQuery } from '../workflows/contracts';
 import { SLACK_BOT, SLACK_TEAM, startDeployment, WEBHOOK_SECRET, type Deployment } from './helpers/deployment';
 import { freePort } from './helpers/ports';

@@ -3,7 +3,7 @@ import { type Server } from 'node:http';
 import express from 'express';
 import { createGitHubActivities, createGitHubIdentities } from '../activities/github';
 import { createLogger } from '../infra/logger';
-import { branchHeads } from '../infra/local-github/git-store';
+import { branchHeads } from '../emulators/local-github/git-store';
 import { createGitHubWebhookRouter } from '../server/github-webhooks';
 import { prEventSignal, steerSignal, stopSignal, unitStateQuery } from '../workflows/contracts';
 import { freePort } from './helpers/ports';

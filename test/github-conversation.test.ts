@@ -7,7 +7,7 @@ import express from 'express';
 import { parse, stringify } from 'yaml';
 import { createGitHubActivities, createGitHubIdentities } from '../activities/github';
 import { createLogger } from '../infra/logger';
-import { startLocalGitHub, type LocalGitHub } from '../infra/local-github';
+import { startLocalGitHub, type LocalGitHub } from '../emulators/local-github';
 import { createGitHubWebhookRouter } from '../server/github-webhooks';
 import { githubDoorAdmission } from './helpers/github-admission';
 import { freePort } from './helpers/ports';

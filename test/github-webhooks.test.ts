@@ -5,7 +5,7 @@ import { type TestWorkflowEnvironment } from '@temporalio/testing';
 import express from 'express';
 import { createGitHubActivities, createGitHubIdentities } from '../activities/github';
 import { createLogger } from '../infra/logger';
-import { startLocalGitHub, type LocalGitHub } from '../infra/local-github';
+import { startLocalGitHub, type LocalGitHub } from '../emulators/local-github';
 import { createGitHubWebhookRouter } from '../server/github-webhooks';
 import { freePort } from './helpers/ports';
 import { githubDoorAdmission } from './helpers/github-admission';

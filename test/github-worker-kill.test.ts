@@ -6,7 +6,7 @@ import { stringify } from 'yaml';
 import { createGitHubActivities } from '../activities/github';
 import { localGitHubWithIdentities, READ_TOKEN, WRITE_TOKEN } from '../activities/github/test-support';
 import { followRun, sendMessage } from '../cli/commands/ask';
-import { type LocalGitHub } from '../infra/local-github';
+import { type LocalGitHub } from '../emulators/local-github';
 import { activityCounts } from './helpers/history';
 import { sharedEnvironment, uniqueTaskQueue } from './helpers/temporal';
 import { testScripts, type TestScripts } from './helpers/scripts';

@@ -7,7 +7,7 @@ import { type Client } from '@temporalio/client';
 import { type TestWorkflowEnvironment } from '@temporalio/testing';
 import { stringify } from 'yaml';
 import { followRun, sendMessage } from '../cli/commands/ask';
-import { startLocalGitHub, type LocalGitHub } from '../infra/local-github';
+import { startLocalGitHub, type LocalGitHub } from '../emulators/local-github';
 import { unitBranchName } from '../workflows/unit/branch';
 import { mergeSignal, shipUnitWorkflowType, unitStateQuery } from '../workflows/contracts';
 import { sharedEnvironment, uniqueTaskQueue } from './helpers/temporal';

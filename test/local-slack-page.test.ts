@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { renderCard } from '../activities/slack/card-blocks';
-import { startLocalSlack, type LocalSlack } from '../infra/local-slack';
+import { startLocalSlack, type LocalSlack } from '../emulators/local-slack';
 import type { RunStatus } from '../workflows/contracts';
 import { axeViolations, launchChromium, type Browser } from './helpers/browser';
 

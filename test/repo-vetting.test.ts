@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { localGitHubWithIdentities } from '../activities/github/test-support';
 import { workspaceLayout } from '../activities/sandbox/workspace-layout';
-import { type LocalGitHub } from '../infra/local-github';
+import { type LocalGitHub } from '../emulators/local-github';
 import { BOT, startSlackKit, type SlackKit } from './helpers/slack-kit';
 
 jest.setTimeout(60_000);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { type Page } from 'playwright-core';
 import { appPermissions } from '../activities/github/app-permissions';
 import { parseEnvFile } from '../infra/config';
-import { startLocalGitHub, type LocalGitHub } from '../infra/local-github';
+import { startLocalGitHub, type LocalGitHub } from '../emulators/local-github';
 import { GITHUB_WEBHOOK_EVENTS } from '../server/github-event-routing';
 import { runDoctor } from '../cli/commands/doctor';
 import { runSetupGitHub } from '../cli/setup/github';

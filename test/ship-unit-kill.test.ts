@@ -8,7 +8,7 @@ import { type WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { type TestWorkflowEnvironment } from '@temporalio/testing';
 import { stringify } from 'yaml';
-import { startLocalGitHub, type LocalGitHub } from '../infra/local-github';
+import { startLocalGitHub, type LocalGitHub } from '../emulators/local-github';
 import { checksSignal, prEventSignal, shipUnitWorkflowType, unitStateQuery, type RunRecord } from '../workflows/contracts';
 
 import { sharedEnvironment, uniqueTaskQueue } from './helpers/temporal';

@@ -3,7 +3,7 @@ import { type Server } from 'node:http';
 import express from 'express';
 import { createGitHubIdentities } from '../activities/github';
 import { createLogger } from '../infra/logger';
-import { startLocalGitHub, type LocalGitHub } from '../infra/local-github';
+import { startLocalGitHub, type LocalGitHub } from '../emulators/local-github';
 import { createGitHubWebhookRouter, runningUnitFor } from '../server/github-webhooks';
 import { checksSignal, prEventSignal, shipUnitWorkflowType, unitStateQuery } from '../workflows/contracts';
 import { freePort } from './helpers/ports';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { createGitHubActivities, createGitHubIdentities } from '../activities/github';
-import { startLocalGitHub } from '../infra/local-github';
+import { startLocalGitHub } from '../emulators/local-github';
 import { projectRoot } from '../infra/paths';
 import { SessionLinks } from '../infra/session-links';
 import { sendToThread } from '../infra/thread-client';

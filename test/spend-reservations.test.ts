@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { createGitHubIdentities } from '../activities/github';
 import { sendMessage } from '../cli/commands/ask';
-import { startLocalGitHub, type LocalGitHub } from '../infra/local-github';
+import { startLocalGitHub, type LocalGitHub } from '../emulators/local-github';
 import { resolveTemporalBinary } from '../infra/temporal-binaries';
 import {
   releaseSpendSignal,

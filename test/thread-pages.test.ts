@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { type Client } from '@temporalio/client';
 import { createGitHubActivities, createGitHubIdentities } from '../activities/github';
-import { startLocalGitHub, type LocalGitHub } from '../infra/local-github';
+import { startLocalGitHub, type LocalGitHub } from '../emulators/local-github';
 import { SessionLinks } from '../infra/session-links';
 import { JobAcceptedSchema } from '../server/api/schemas';
 import { threadStateQuery } from '../workflows/contracts';

@@ -5,7 +5,7 @@ import { createAgentSetupActivities } from '../activities/agents/agent-setup';
 import { createRunProgressActivities } from '../activities/runs/run-progress';
 import { createRunStartActivities } from '../activities/runs/run-start';
 import { workerRunStarts } from '../infra/worker';
-import type { ReplyInput } from '../activities/status/types';
+import type { ReplyInput } from '../workflows/contracts/status';
 import { defaultAgentsConfig } from '../agents/config';
 import { awaitOutcome } from '../infra/thread-client';
 import { messageSignal, threadStateQuery, threadWorkflowType, type ThreadMessage } from '../workflows/contracts';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ToolCall } from '../activities/models/types';
+import type { ToolCall } from '../workflows/contracts/model';
 import { sandboxFixture } from '../activities/sandbox/test-support';
 import { createUnitClientActivities } from '../activities/units/unit-client';
 import { builtinCatalog, getAgent, resolveProfile } from '../agents';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../infra/paths';
-import { type LocalGitHub } from '../infra/local-github';
+import { type LocalGitHub } from '../emulators/local-github';
 import { localGitHubWithIdentities, WRITE_TOKEN } from '../activities/github/test-support';
 import { type GitHubIdentities } from '../activities/github/identity';
 import { createSandboxActivities, createSandboxHost } from '../activities/sandbox';

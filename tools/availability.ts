@@ -1,3 +1,5 @@
+import type { ToolOff } from '../workflows/contracts/profile';
+
 /**
  * Which tools this deployment can actually execute. A toolset names what an agent may do;
  * a tool whose backend is not configured is taken out of the run's list (the model never
@@ -21,11 +23,6 @@ export interface ToolBackends {
 export interface ToolContext {
   machine: 'none' | 'repo-resident' | 'repo-cold';
   conversation: 'slack' | 'github' | 'api' | 'cli';
-}
-
-export interface ToolOff {
-  tool: string;
-  why: string;
 }
 
 /** Everything on: what a test or a caller without config assumes. */

@@ -5,5 +5,5 @@ export * from './registry';
 export * from './toolsets';
 export * from './availability';
 export { BASH_OUTPUT_LIMIT, BASH_TIMEOUT_DEFAULT_MS, BASH_TIMEOUT_MAX_MS } from './bash';
-export { FINDING_SEVERITIES, findingSchema, type Finding, type FindingSeverity } from './submit-review';
+export { findingSchema } from './submit-review';
 export { dispositionProblems, type DispositionInput } from './submit-dispositions';

@@ -1,10 +1,7 @@
 import type { z as Zod } from 'zod';
+import { FINDING_SEVERITIES, type Finding } from '../workflows/contracts/findings';
 import { z } from './lazy-zod';
 import { defineTool } from './tool';
-
-/** Severity belongs to each finding; the unit's gate (`review.addressSeverity`) compares against this order. */
-export const FINDING_SEVERITIES = ['blocking', 'major', 'minor', 'nit'] as const;
-export type FindingSeverity = (typeof FINDING_SEVERITIES)[number];
 
 /** One finding's schema; built on first use like every tool schema (tools/lazy-zod.ts). */
 export const findingSchema = () =>
@@ -49,7 +46,12 @@ export const findingSchema = () =>
     .strict()
     .describe('One verified defect introduced by the pull request, or one broken rule that applies to the changed code.');
 
-export type Finding = Zod.infer<ReturnType<typeof findingSchema>>;
+/**
+ * The schema's output is the contract's `Finding` (workflows/contracts/findings.ts), field for field:
+ * a field changed in one and not the other fails to compile here.
+ */
+type Equals<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+export type FindingSchemaIsTheContract<Same extends true = Equals<Zod.infer<ReturnType<typeof findingSchema>>, Finding>> = Same;
 
 export const submitReviewTool = defineTool({
   name: 'submit_review',

@@ -15,7 +15,7 @@ import {
 import type { AgentSetup } from '../activities/agents/agent-setup';
 import type { AttachActivities } from '../activities/attach';
 import type { GitHubActivities } from '../activities/github';
-import type { ModelTurnInput, ModelTurnResult } from '../activities/models/types';
+import type { ModelTurnInput, ModelTurnResult } from './contracts/model';
 import type { RunProgress } from '../activities/runs/run-progress';
 import type { RunOutcome, StartRunInput, StartRunResult } from '../activities/runs/run-start';
 import type {
@@ -28,26 +28,28 @@ import type {
   WorkspaceRef,
   WorkspaceState,
 } from '../activities/sandbox/types';
-import type {
-  EffectResult,
-  PlanCardInput,
-  ReplyInput,
-  StatusCardInput,
-  UnitThreadInput,
-  UnitThreadResult,
-} from '../activities/status/types';
-import type { UncertainWritesFound } from '../activities/units/uncertain-client';
+import type { EffectResult, PlanCardInput, ReplyInput, StatusCardInput, UnitThreadInput, UnitThreadResult } from './contracts/status';
 import type { StartPlanResult, StartUnitResult, UnitSummary } from '../activities/units/unit-client';
 import type { PlanActivities } from '../activities/plans';
 import type { CommitResult, CommitWorkspaceInput, PrepareUnitWorkspaceInput, UnitWorkspace } from '../activities/units/unit-workspace';
 import type { SkillActivities } from '../activities/skills';
 import type { InstructionsActivities } from '../activities/repo/instructions';
 import type { SpendCheckInput, SumSpendsInput } from '../activities/spend';
-import type { SpendVerdict, SpentToday } from '../agents/spend-caps';
+import type { SpendVerdict } from './contracts/spend';
+import type { SpentToday } from '../agents/spend-caps';
 import type { WebActivities } from '../activities/web';
 import type { McpCallInput, McpCallResult, McpDiscovered, McpDiscoverInput } from '../activities/mcp/types';
 import type { BoardActivities } from '../activities/board';
-import type { PlanInput, RunEnded, RunRecord, ShipUnitInput, SpendReservation, SpendReserveRequest, UnitState } from './contracts';
+import type {
+  PlanInput,
+  RunEnded,
+  RunRecord,
+  ShipUnitInput,
+  SpendReservation,
+  SpendReserveRequest,
+  UncertainWritesFound,
+  UnitState,
+} from './contracts';
 
 export type { AttachActivities, InstructionsActivities, SkillActivities, WebActivities };
 

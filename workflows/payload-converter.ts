@@ -1,28 +1,12 @@
 import { defaultPayloadConverter, type Payload, type PayloadConverter } from '@temporalio/common';
 import { decode } from '@temporalio/common/lib/encoding';
+import { UndecodablePayload } from './contracts/undecodable-payload';
 
 /**
  * What the worker's claim-check codec (infra/payloads/claim-check-codec.ts) leaves in place of a
  * reference its store cannot resolve; the payload's data says why, in words.
  */
 export const UNRESOLVED_CLAIM_CHECK_ENCODING = 'binary/switchboard-claim-check-unresolved';
-
-/**
- * A payload the workflow could not decode: an unknown `encoding` or bytes that are not the JSON
- * they claim to be, as `temporal workflow signal --input-meta encoding=…` or `--input-base64`
- * can send by mistake. Its tag keeps it from passing for a JSON object, so the input checks
- * (contracts/shape.ts) refuse or drop it like any other malformed input.
- */
-export class UndecodablePayload {
-  constructor(
-    readonly encoding: string,
-    readonly reason: string,
-  ) {}
-
-  get [Symbol.toStringTag](): string {
-    return 'UndecodablePayload';
-  }
-}
 
 /**
  * The workflow bundle's payload converter (infra/build-bundle.ts): the SDK's default, except

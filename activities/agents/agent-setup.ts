@@ -1,6 +1,7 @@
 import { type AgentsConfig, type Catalog, type CatalogProblem, type McpAttachmentConfig, type McpSetup } from '../../agents';
 import { loadCatalog } from '../../agents/custom-agents';
-import { ALL_BACKENDS, type FindingSeverity, type ToolBackends } from '../../tools';
+import type { FindingSeverity } from '../../workflows/contracts/findings';
+import { ALL_BACKENDS, type ToolBackends } from '../../tools';
 import { type Logger } from '../../infra/logger';
 import { type SandboxReadiness } from '../sandbox/isolation';
 import { hasCaps, type SpendConfig } from '../../infra/config/spend-section';

@@ -1,5 +1,5 @@
-import { startLocalSlack, type LocalSlack } from '../../infra/local-slack';
-import { type LocalGitHub } from '../../infra/local-github';
+import { startLocalSlack, type LocalSlack } from '../../emulators/local-slack';
+import { type LocalGitHub } from '../../emulators/local-github';
 import { createGitHubActivities } from '../github';
 import { localGitHubWithIdentities } from '../github/test-support';
 import { createSlackWebClient } from '../slack/slack-client';

@@ -1,5 +1,5 @@
-import { type LocalGitHub } from '../../infra/local-github';
-import { parseCollaborators } from '../../infra/local-github/seed';
+import { type LocalGitHub } from '../../emulators/local-github';
+import { parseCollaborators } from '../../emulators/local-github/seed';
 import { createActorGate } from './actor-gate';
 import { createGitHubIdentities, type GitHubIdentities } from './identity';
 import { localGitHubWithIdentities } from './test-support';

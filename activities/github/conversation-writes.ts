@@ -4,7 +4,7 @@ import { headMoved } from './pull-request-writes';
 import { splitRepo } from './repo-name';
 import { anchorComments } from './diff-anchors';
 import { httpStatusOf } from './failures';
-import type * as T from './types';
+import type * as T from '../../workflows/contracts/github';
 
 /** A comment as GitHub's review API takes it: on its line and side, and from its start line when it spans several. */
 function lineComment(comment: T.ReviewLineComment) {

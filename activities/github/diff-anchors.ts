@@ -1,4 +1,4 @@
-import type { ReviewLineComment } from './types';
+import type { ReviewLineComment } from '../../workflows/contracts/github';
 
 /**
  * Which review comments GitHub will take on the lines they name: a comment sits on a line of

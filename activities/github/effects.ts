@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { httpStatusOf, isUnknownOutcome, rateLimitDelayMs } from './failures';
-import { type EffectResult, type IdentityScope } from './types';
+import type { EffectResult, IdentityScope } from '../../workflows/contracts/github';
 
 /** The hidden marker an at-most-once write carries, so a retry can find it. */
 export function effectMarker(effectKey: string): string {

@@ -2,9 +2,7 @@ import { createAppAuth } from '@octokit/auth-app';
 import { Octokit } from '@octokit/rest';
 import { failure } from '../../workflows/contracts';
 import { tokenPermissions } from './app-permissions';
-
-/** The GitHub identity a run's profile grants. `none` has no credential at all. */
-export type IdentityScope = 'none' | 'read' | 'write';
+import type { IdentityScope } from '../../workflows/contracts/github';
 
 /** A GitHub App installation, used to mint short-lived tokens narrowed per scope. */
 export interface GitHubAppCredential {

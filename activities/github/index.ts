@@ -9,7 +9,7 @@ import { createRepositoryVetting } from './vetting';
 import { type WorkspaceGit } from '../sandbox/workspace-git';
 import { createRepoSettingsReader, type RepoSettingsReader, type RepoSettingsResult } from './repo-settings';
 import { type RepositoriesConfig } from '../../infra/config/repository-section';
-import { type FindingSeverity } from '../../tools/submit-review';
+import type { FindingSeverity } from '../../workflows/contracts/findings';
 
 export interface GitHubActivityDeps {
   identities: GitHubIdentities;
@@ -53,9 +53,8 @@ export function createGitHubActivities(deps: GitHubActivityDeps) {
 export type GitHubActivities = ReturnType<typeof createGitHubActivities>;
 
 export { createGitHubIdentities, githubIdentitiesFromEnvironment, createOctokit, APP_PERMISSIONS } from './identity';
-export type { GitHubIdentities, GitHubIdentityOptions, IdentityScope, GitHubAppCredential } from './identity';
+export type { GitHubIdentities, GitHubIdentityOptions, GitHubAppCredential } from './identity';
 export { unitBranchName } from './push-branch';
 export { effectMarker } from './effects';
-export type * from './types';
 export type { RepoSettingsResult, RepositorySettings, SettingsProblem } from './repo-settings';
 export { createRepoSettingsReader, SETTINGS_FILE } from './repo-settings';

@@ -1,7 +1,7 @@
 import { guarded, hasMarker, isRetry, refusalOrThrow, unconfirmed, withMarker } from './effects';
 import { type GitHubIdentities } from './identity';
 import { splitRepo } from './repo-name';
-import type * as T from './types';
+import type * as T from '../../workflows/contracts/github';
 
 /** How many pages of a repository's newest issues (100 each) a new issue's marker is looked for in. */
 export const ISSUE_PAGES_SEARCHED = 10;

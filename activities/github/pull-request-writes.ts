@@ -2,7 +2,7 @@ import { effectMarker, guarded, hasMarker, isRetry, withMarker } from './effects
 import { httpStatusOf } from './failures';
 import { type GitHubIdentities } from './identity';
 import { splitRepo } from './repo-name';
-import { type EffectResult, type MergePullRequestInput, type OpenPullRequestInput } from './types';
+import type { EffectResult, MergePullRequestInput, OpenPullRequestInput } from '../../workflows/contracts/github';
 
 /** Opening/updating a pull request and merging one: both guarded by GitHub itself, so both repeatable. */
 export function createPullRequestWrites(identities: GitHubIdentities) {

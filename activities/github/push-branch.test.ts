@@ -1,5 +1,5 @@
-import { type LocalGitHub } from '../../infra/local-github';
-import { branchHeads } from '../../infra/local-github/git-store';
+import { type LocalGitHub } from '../../emulators/local-github';
+import { branchHeads } from '../../emulators/local-github/git-store';
 import { requireBubblewrap, sandboxFixture } from '../sandbox/test-support';
 import { WorkspaceGit } from '../sandbox/workspace-git';
 import { createUnitWorkspaceActivities } from '../units/unit-workspace';

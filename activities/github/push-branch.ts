@@ -2,7 +2,7 @@ import { failure } from '../../workflows/contracts';
 import { parseFields, type WorkspaceGit } from '../sandbox/workspace-git';
 import { PUSH_SCRIPT, REMOTE_SHA_SCRIPT } from '../units/git-scripts';
 import { type GitHubIdentities } from './identity';
-import { type EffectResult, type PushBranchInput } from './types';
+import type { EffectResult, PushBranchInput } from '../../workflows/contracts/github';
 
 export { unitBranchName } from '../../workflows/unit/branch';
 

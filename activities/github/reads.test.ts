@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
-import { startLocalGitHub, type LocalGitHub } from '../../infra/local-github';
-import { type LocalGitHubApp } from '../../infra/local-github/app-tokens';
+import { startLocalGitHub, type LocalGitHub } from '../../emulators/local-github';
+import { type LocalGitHubApp } from '../../emulators/local-github/app-tokens';
 import { createGitHubIdentities, type GitHubIdentities } from './identity';
 import { createGitHubActivities } from './index';
 import { localGitHubWithIdentities } from './test-support';

@@ -1,7 +1,7 @@
 import { reading } from './failures';
 import { type GitHubIdentities } from './identity';
 import { splitRepo } from './repo-name';
-import type * as T from './types';
+import type * as T from '../../workflows/contracts/github';
 
 const MAX_FILE_BYTES = 1024 * 1024;
 /** The newest comments an issue's seed keeps. */

@@ -1,4 +1,4 @@
-import { startLocalGitHub, type LocalGitHub } from '../../infra/local-github';
+import { startLocalGitHub, type LocalGitHub } from '../../emulators/local-github';
 import { RepositoriesConfigSchema } from '../../infra/config/repository-section';
 import { createGitHubIdentities } from './identity';
 import { createRepoSettingsReader, mergeRepositorySettings, parseSettingsFile } from './repo-settings';

@@ -1,6 +1,6 @@
 import { parse as parseYaml, YAMLError } from 'yaml';
 import { type z } from 'zod';
-import { FINDING_SEVERITIES, type FindingSeverity } from '../../tools/submit-review';
+import { FINDING_SEVERITIES, type FindingSeverity } from '../../workflows/contracts/findings';
 import {
   REPOSITORY_SECTIONS,
   type RepositoriesConfig,

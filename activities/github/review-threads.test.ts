@@ -1,4 +1,4 @@
-import { type LocalGitHub } from '../../infra/local-github';
+import { type LocalGitHub } from '../../emulators/local-github';
 import { createGitHubActivities } from './index';
 import { createGitHubIdentities } from './identity';
 import { localGitHubWithIdentities, READ_TOKEN } from './test-support';

@@ -1,7 +1,7 @@
 import { guarded, hasMarker, isRetry, unconfirmed, withMarker } from './effects';
 import { type GitHubIdentities } from './identity';
 import { splitRepo } from './repo-name';
-import type * as T from './types';
+import type * as T from '../../workflows/contracts/github';
 
 /** Threads read per page, and pages at most, when looking for one thread of a pull request. */
 const THREADS_PER_PAGE = 100;

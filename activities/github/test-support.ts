@@ -1,4 +1,4 @@
-import { startLocalGitHub, type LocalGitHub, type LocalGitHubOptions } from '../../infra/local-github';
+import { startLocalGitHub, type LocalGitHub, type LocalGitHubOptions } from '../../emulators/local-github';
 import { createGitHubIdentities, type GitHubIdentities } from './identity';
 
 export const READ_TOKEN = 'ghp_read_token_for_tests';

@@ -1,7 +1,7 @@
 import { httpStatusOf, isUnknownOutcome, rateLimitDelayMs } from './failures';
 import { type GitHubIdentities } from './identity';
 import { splitRepo } from './repo-name';
-import { type VetRepositoryInput, type VetRepositoryResult } from './types';
+import type { VetRepositoryInput, VetRepositoryResult } from '../../workflows/contracts/github';
 
 /**
  * Vets a bare `owner/name` with exactly one `GET /repos/{owner}/{repo}` on the run's own read

@@ -1,4 +1,4 @@
-import { type LocalGitHub } from '../../infra/local-github';
+import { type LocalGitHub } from '../../emulators/local-github';
 import { type GitHubIdentities } from './identity';
 import { createGitHubActivities } from './index';
 import { localGitHubWithIdentities } from './test-support';

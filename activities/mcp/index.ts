@@ -3,7 +3,8 @@ import { currentActivityContext } from '../sandbox/activity-context';
 import { McpAnswerTooLarge } from './guarded-fetch';
 import { boundResult, renderContent } from './render';
 import { describe, MCP_MAX_MESSAGE_BYTES, McpSessions, McpUnavailable, type McpSession, type McpSessionDeps } from './sessions';
-import type { McpCallInput, McpCallResult, McpDiscovered, McpDiscoverInput, McpFailureCode, McpToolSchema } from './types';
+import type { McpToolSchema } from '../../workflows/contracts/mcp';
+import type { McpCallInput, McpCallResult, McpDiscovered, McpDiscoverInput, McpFailureCode } from './types';
 
 export * from './types';
 export { McpSessions, type McpSessionDeps } from './sessions';

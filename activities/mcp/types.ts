@@ -1,4 +1,4 @@
-import type { McpAttachment } from '../../agents/mcp';
+import type { McpAttachment, McpToolSchema } from '../../workflows/contracts/mcp';
 import type { WorkspaceRef } from '../sandbox/types';
 
 /**
@@ -16,16 +16,6 @@ export interface McpRunRef {
   machine?: string;
   identity?: 'none' | 'read' | 'write';
   repo?: string;
-}
-
-/** One tool as the model sees it, with the server and the server's own name for it. */
-export interface McpToolSchema {
-  /** `mcp__<server>__<tool>`. */
-  name: string;
-  server: string;
-  tool: string;
-  description: string;
-  inputSchema: Record<string, unknown>;
 }
 
 export interface McpDiscoverInput extends McpRunRef {

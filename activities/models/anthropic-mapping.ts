@@ -1,6 +1,6 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { planBreakpoints } from './cache-breakpoints';
-import { type ChatMessage, type ModelTurnInput, type ModelTurnResult, type ToolCall } from './types';
+import type { ChatMessage, ModelTurnInput, ModelTurnResult, ToolCall } from '../../workflows/contracts/model';
 
 type MessageParam = Anthropic.MessageParam;
 type ContentBlock = Anthropic.ContentBlockParam;

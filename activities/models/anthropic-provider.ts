@@ -2,7 +2,7 @@ import { readSecret } from '../../infra/config/secrets';
 import { type CallContext } from './activity-context';
 import { fromAnthropicMessage, toAnthropicRequest } from './anthropic-mapping';
 import { missingKeyFailure, toActivityFailure, type ProviderLabel } from './provider-errors';
-import { type ModelTurnInput, type ModelTurnResult } from './types';
+import type { ModelTurnInput, ModelTurnResult } from '../../workflows/contracts/model';
 
 export const DEFAULT_ANTHROPIC_BASE_URL = 'https://api.anthropic.com';
 

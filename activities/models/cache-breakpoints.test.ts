@@ -1,6 +1,6 @@
 import { MAX_BREAKPOINTS, planBreakpoints } from './cache-breakpoints';
 import { toAnthropicRequest } from './anthropic-mapping';
-import type { ChatMessage } from './types';
+import type { ChatMessage } from '../../workflows/contracts/model';
 import { sampleInput } from './test-support';
 
 type Marked = { cache_control?: { type: string; ttl?: string } };

@@ -1,4 +1,4 @@
-import type { CacheHint, TurnPurpose } from './types';
+import type { CacheHint, TurnPurpose } from '../../workflows/contracts/model';
 
 /** The Messages API accepts at most four `cache_control` breakpoints in a request. */
 export const MAX_BREAKPOINTS = 4;

@@ -1,5 +1,5 @@
 import { type ModelsConfig } from '../../infra/config/models-section';
-import { type ModelActivityDeps } from './index';
+import { type ModelActivityDeps } from './model-deps';
 
 /** The model activities' deps from the `models` config section (keys stay in the environment). */
 export function modelDepsFromConfig(

@@ -1,52 +1,16 @@
 import { SpanKind } from '@opentelemetry/api';
 import { inSpan } from '../tracing';
-import type { CacheMultipliers, ModelPrice } from '../../infra/config/prices-section';
-import { type Logger } from '../../infra/logger';
+import { type ModelActivityDeps } from './model-deps';
 import { currentCallContext, withHeartbeat } from './activity-context';
 import { anthropicTurn } from './anthropic-provider';
 import { parseModelId } from './model-id';
 import { openaiTurn } from './openai-provider';
 import { turnPrice } from './prices';
 import { scriptedTurn } from './scripted-provider';
-import { type ModelTurnInput, type ModelTurnResult } from './types';
+import type { ModelTurnInput, ModelTurnResult } from '../../workflows/contracts/model';
 
-export * from './types';
 export { parseModelId, type ModelId, type ProviderName } from './model-id';
-
-/** What the model activities need; everything has a default except where scripts live. */
-export interface ModelActivityDeps {
-  /** Where relative `scripted:<path>` files are found (the project root or the config's directory). */
-  baseDir: string;
-  /**
-   * The only directories scripted files are read from, by name: `scripted:<name>/<file>`
-   * (absolute, or relative to `baseDir`; default `{ examples: 'examples' }`). A test adds
-   * its own temp directory here.
-   */
-  scriptedDirs?: Readonly<Record<string, string>>;
-  /** Where API keys are read from, lazily, per call (default `process.env`). */
-  env?: NodeJS.ProcessEnv;
-  /** Anthropic API base URL (default https://api.anthropic.com). */
-  anthropicBaseUrl?: string;
-  /** OpenAI-compatible base URL including `/v1` (default https://api.openai.com/v1). */
-  openaiBaseUrl?: string;
-  /** Used when a turn's `model` is empty. */
-  defaultModel?: string;
-  /** `max_completion_tokens` (default) or `max_tokens` for servers that only know the old name. */
-  openaiMaxTokensField?: 'max_completion_tokens' | 'max_tokens';
-  /** Send `reasoning_effort` to OpenAI-compatible servers (default false: non-reasoning models reject it). */
-  openaiReasoningEffort?: boolean;
-  /** Send a per-run `prompt_cache_key` to OpenAI-compatible servers (default true). */
-  openaiPromptCacheKey?: boolean;
-  /** Per-request timeout of the API providers (default 10 minutes). */
-  requestTimeoutMs?: number;
-  /** How often a long call heartbeats (default 5 s); keep it under the activity's heartbeat timeout. */
-  heartbeatIntervalMs?: number;
-  logger?: Logger;
-  /** `prices.models`: USD per million tokens by model id or `prefix*` (none: turns carry no cost). */
-  prices?: Readonly<Record<string, ModelPrice>>;
-  /** `prices.cache`: per provider, cache kinds as multiples of the input price (over the providers' published rules). */
-  cacheMultipliers?: Readonly<Record<string, CacheMultipliers>>;
-}
+export type { ModelActivityDeps } from './model-deps';
 
 export const DEFAULT_MODEL = 'scripted:examples/hello.yaml';
 export const DEFAULT_SCRIPTED_DIRS: Readonly<Record<string, string>> = { examples: 'examples' };

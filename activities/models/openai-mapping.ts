@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type OpenAI from 'openai';
-import { type ChatMessage, type ModelTurnInput, type ModelTurnResult, type ToolCall } from './types';
+import type { ChatMessage, ModelTurnInput, ModelTurnResult, ToolCall } from '../../workflows/contracts/model';
 
 type ChatParam = OpenAI.Chat.ChatCompletionMessageParam;
 

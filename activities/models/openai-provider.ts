@@ -4,7 +4,7 @@ import { readSecret } from '../../infra/config/secrets';
 import { type CallContext } from './activity-context';
 import { fromOpenAICompletion, toOpenAIRequest, type OpenAIRequestOptions } from './openai-mapping';
 import { missingKeyFailure, toActivityFailure, type ProviderLabel } from './provider-errors';
-import { type ModelTurnInput, type ModelTurnResult } from './types';
+import type { ModelTurnInput, ModelTurnResult } from '../../workflows/contracts/model';
 
 export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
 

@@ -1,5 +1,5 @@
 import { DEFAULT_CACHE_MULTIPLIERS, type CacheMultipliers, type ModelPrice } from '../../infra/config/prices-section';
-import type { TokenUsage } from './types';
+import type { TokenUsage } from '../../workflows/contracts/model';
 
 /** The price table the model activity prices turns by (`prices.models` and `prices.cache`). */
 export interface PriceTable {

@@ -5,7 +5,7 @@ import { CancelledFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { createModelActivities } from './index';
 import { failureOf } from './test-support';
-import { type ChatMessage, type ModelTurnInput, type ModelTurnResult } from './types';
+import type { ChatMessage, ModelTurnInput, ModelTurnResult } from '../../workflows/contracts/model';
 
 const repoRoot = resolve(__dirname, '../..');
 

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { throwIfCancelled, type CallContext } from './activity-context';
 import { loadScript, resolveScriptPath, type ScriptAlternative, type ScriptCondition, type ScriptTurn } from './scripted-script';
 import { lastToolResult, renderTemplate, renderValue, viewConversation, type ScriptView } from './scripted-template';
-import { type ChatMessage, type ModelTurnInput, type ModelTurnResult, type TokenUsage } from './types';
+import type { ChatMessage, ModelTurnInput, ModelTurnResult, TokenUsage } from '../../workflows/contracts/model';
 
 export interface ScriptedProviderOptions {
   baseDir: string;

@@ -1,4 +1,4 @@
-import { type ChatMessage, type ToolResult } from './types';
+import type { ChatMessage, ToolResult } from '../../workflows/contracts/model';
 
 /** `{{name}}` or `{{name:argument}}`. */
 export const TEMPLATE_PATTERN = /\{\{\s*([A-Za-z]+(?::[^}]*)?)\s*\}\}/g;

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { type ModelTurnInput } from './types';
+import type { ModelTurnInput } from '../../workflows/contracts/model';
 
 /** A representative turn: a request, one tool round trip, then a steer. */
 export function sampleInput(model: string, overrides: Partial<ModelTurnInput> = {}): ModelTurnInput {

@@ -1,4 +1,4 @@
-import { startLocalGitHub, type LocalGitHub } from '../../infra/local-github';
+import { startLocalGitHub, type LocalGitHub } from '../../emulators/local-github';
 import { createGitHubIdentities } from '../github/identity';
 import { requireBubblewrap, sandboxFixture } from '../sandbox/test-support';
 import { boundInstructions, createInstructionsActivities, findInstructionFiles, MAX_INSTRUCTIONS_TOTAL } from './instructions';

@@ -1,4 +1,4 @@
-import { type IsolationCheck } from './isolation';
+import { type IsolationCheck } from './isolation-check';
 import { describeLimits, type SandboxLimits } from './limits';
 import { REFUSED_SYSCALLS } from './seccomp';
 import { SANDBOX_INSIDE_UID, type UidRange } from './sandbox-uids';

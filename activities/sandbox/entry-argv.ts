@@ -2,7 +2,7 @@ import { joinCgroupsArgv } from './cgroups';
 import { HELPER_PROGRAM, SANDBOX_PYTHON } from './helper/program';
 import { rlimits, type SandboxLimits } from './limits';
 import { SANDBOX_INSIDE_UID } from './sandbox-uids';
-import { type SandboxTarget } from './sandbox-host';
+import { type SandboxTarget } from './sandbox-target';
 
 /**
  * A call's command dies with the worker that runs it (its deadline and reaping die with the

@@ -12,32 +12,17 @@ import { imagesSupported } from './workspace-disk';
 import { SANDBOX_VIEW } from './workspace-layout';
 import { HOLDER_FDS } from './holder';
 import { type SandboxBounds } from './bounds';
+import { type IsolationCheck } from './isolation-check';
+
+export type { IsolationCheck, IsolationMode } from './isolation-check';
 
 const run = promisify(execFile);
-
-/** How commands are confined: `bwrap` (namespaces) or `none` (unisolated, only by explicit configuration). */
-export type IsolationMode = 'bwrap' | 'none';
 
 /**
  * What the configuration asks for. `bwrap` is the default and fails closed; the other value
  * is spelled so that nobody picks it by accident: commands then run on the host.
  */
 export type IsolationSetting = 'bwrap' | 'unisolated-unsafe';
-
-export interface IsolationCheck {
-  mode: IsolationMode;
-  /** Why bubblewrap cannot be used here, when it cannot. */
-  reason?: string;
-  /** Whether setpriv is here to tie a call's command to the worker's life. */
-  setpriv: boolean;
-  /** Isolated: the architecture the seccomp filter is built for. */
-  seccomp?: string;
-  /** Isolated: where per-workspace cgroups go (`version: 'none'` without the controllers). */
-  cgroups?: CgroupLayout;
-  /** Isolated: whether workspace disks can be loop-mounted images (else folders, with no total bound). */
-  diskImages?: boolean;
-  diskImagesReason?: string;
-}
 
 /** Whether shell and file tools may run, as `/healthz`, `switchboard doctor` and run refusals report it. */
 export interface SandboxReadiness {

@@ -35,22 +35,13 @@ import {
   type WorkspaceLayout,
 } from './workspace-layout';
 import { type WorkspaceRef } from './types';
+import { type SandboxTarget } from './sandbox-target';
+
+export type { SandboxTarget } from './sandbox-target';
 
 /** What the sandbox logs through; the project's pino logger fits. */
 export interface SandboxLogger extends DoorLogger {
   error(details: object, message: string): void;
-}
-
-/** What it takes to run a program in a workspace's sandbox (no door: a program that needs none). */
-export interface SandboxTarget {
-  layout: WorkspaceLayout;
-  isolation: IsolationCheck;
-  holder?: HolderRecord;
-  /** Isolated: the workspace's own host uid, and its cgroups when the host has the controllers. */
-  uid?: number;
-  cgroup?: WorkspaceCgroup;
-  /** The folders the file tools may reach, as the helper (inside the sandbox, or on the host unisolated) names them. */
-  roots: { work: string; tmp: string };
 }
 
 /** A workspace ready for a call: its sandbox running and its network door open. */

@@ -1,14 +1,14 @@
 import { type Logger } from '../../infra/logger';
 import { createConsoleStatusActivities } from '../status/console-status';
 import { createGitHubStatusActivities, type GitHubStatusDeps } from '../status/github-status';
-import {
-  type EffectResult,
-  type PlanCardInput,
-  type ReplyInput,
-  type StatusCardInput,
-  type UnitThreadInput,
-  type UnitThreadResult,
-} from '../status/types';
+import type {
+  EffectResult,
+  PlanCardInput,
+  ReplyInput,
+  StatusCardInput,
+  UnitThreadInput,
+  UnitThreadResult,
+} from '../../workflows/contracts/status';
 import { createSlackStatusActivities, type SlackStatusDeps } from './status-activities';
 
 export { createSlackStatusActivities, type SlackStatusDeps } from './status-activities';

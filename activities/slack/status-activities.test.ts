@@ -1,5 +1,5 @@
 import { createLogger } from '../../infra/logger';
-import { startLocalSlack, type LocalSlack } from '../../infra/local-slack';
+import { startLocalSlack, type LocalSlack } from '../../emulators/local-slack';
 import type { RunStatus } from '../../workflows/contracts';
 import { createSlackStatusActivities } from './status-activities';
 import { createSlackWebClient } from './slack-client';

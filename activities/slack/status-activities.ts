@@ -1,12 +1,12 @@
 import { type Logger } from '../../infra/logger';
-import {
-  type EffectResult,
-  type PlanCardInput,
-  type ReplyInput,
-  type StatusCardInput,
-  type UnitThreadInput,
-  type UnitThreadResult,
-} from '../status/types';
+import type {
+  EffectResult,
+  PlanCardInput,
+  ReplyInput,
+  StatusCardInput,
+  UnitThreadInput,
+  UnitThreadResult,
+} from '../../workflows/contracts/status';
 import { CARD_EVENT_TYPE, PLAN_CARD_EVENT_TYPE, renderCard, REPLY_EVENT_TYPE, UNIT_THREAD_EVENT_TYPE } from './card-blocks';
 import { MarkedPoster, markerKey } from './marked-messages';
 import { formatForSlack, splitForSlack } from './reply-format';

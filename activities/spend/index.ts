@@ -1,16 +1,6 @@
 import { WithStartWorkflowOperation, WorkflowNotFoundError, type Client } from '@temporalio/client';
-import {
-  RESERVE_DEFAULTS,
-  applicableCaps,
-  channelThreadPrefix,
-  spendDay,
-  spendVerdict,
-  type ApplicableCap,
-  type SpendScope,
-  type SpendScopeKind,
-  type SpendVerdict,
-  type SpentToday,
-} from '../../agents/spend-caps';
+import type { ApplicableCap, SpendScope, SpendScopeKind, SpendVerdict } from '../../workflows/contracts/spend';
+import { RESERVE_DEFAULTS, applicableCaps, channelThreadPrefix, spendDay, spendVerdict, type SpentToday } from '../../agents/spend-caps';
 import type { SpendConfig } from '../../infra/config/spend-section';
 import { readSpends, runsQuery, type RunSpend, type SpendMemo } from '../../infra/run-spends';
 import { visibilityQuery } from '../../infra/visibility';

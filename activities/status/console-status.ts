@@ -1,5 +1,5 @@
 import { type Logger } from '../../infra/logger';
-import { type EffectResult, type PlanCardInput, type ReplyInput, type StatusCardInput } from './types';
+import type { EffectResult, PlanCardInput, ReplyInput, StatusCardInput } from '../../workflows/contracts/status';
 
 export interface ConsoleStatusDeps {
   logger: Logger;

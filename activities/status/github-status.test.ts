@@ -2,7 +2,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { createGitHubActivities } from '../github';
 import { localGitHubWithIdentities, READ_TOKEN, WRITE_TOKEN } from '../github/test-support';
 import { createGitHubIdentities } from '../github/identity';
-import { type LocalGitHub } from '../../infra/local-github';
+import { type LocalGitHub } from '../../emulators/local-github';
 import { createLogger } from '../../infra/logger';
 import type { RunStatus } from '../../workflows/contracts';
 import { createGitHubStatusActivities } from './github-status';

@@ -4,7 +4,7 @@ import { type GitHubIdentities } from '../github/identity';
 import { splitRepo } from '../github/repo-name';
 import { type Logger } from '../../infra/logger';
 import { renderGitHubCard, splitForGitHub } from './github-card';
-import { type EffectResult, type PlanCardInput, type ReplyInput, type StatusCardInput } from './types';
+import type { EffectResult, PlanCardInput, ReplyInput, StatusCardInput } from '../../workflows/contracts/status';
 
 export interface GitHubStatusDeps {
   identities: GitHubIdentities;

@@ -1,20 +1,13 @@
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import {
+  resendKey,
   type resendWorkflowType,
   uncertainWritesQuery,
   type ResendDecision,
   type ResendRecord,
   type UncertainWrite,
+  type UncertainWritesFound,
 } from '../../workflows/contracts';
-import { resendKey } from '../../workflows/effects/uncertain-writes';
-
-/** Where a workflow's unconfirmed writes are listed, and whether it can still take the `resend` update. */
-export interface UncertainWritesFound {
-  /** The workflow that lists them: a run's answer is delivered, and listed, by its thread. */
-  workflowId: string;
-  running: boolean;
-  writes: UncertainWrite[];
-}
 
 /**
  * The workflow that delivers a run's writes to people: a top-level run's answer is posted by

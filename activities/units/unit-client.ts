@@ -12,7 +12,8 @@ import {
   type UnitState,
 } from '../../workflows/contracts';
 import { staticDetails } from '../../workflows/details';
-import { applicableCaps, RESERVE_DEFAULTS, type SpendVerdict } from '../../agents/spend-caps';
+import type { SpendVerdict } from '../../workflows/contracts/spend';
+import { applicableCaps, RESERVE_DEFAULTS } from '../../agents/spend-caps';
 import type { SpendConfig } from '../../infra/config/spend-section';
 import type { SpendReservation, SpendReserveRequest } from '../../workflows/contracts';
 import { unitSummary } from '../../workflows/unit/unit-id';

@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { parse } from 'yaml';
 import { slackBotEvents, slackBotScopes } from '../../activities/slack/app-needs';
 import { loadConfig, parseEnvFile } from '../../infra/config';
-import { startLocalSlack, type LocalSlack } from '../../infra/local-slack';
+import { startLocalSlack, type LocalSlack } from '../../emulators/local-slack';
 import { runDoctor } from '../commands/doctor';
 import { checkSlack } from './slack-check';
 import { runSetupSlack, runSetupSlackSecrets } from './slack';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FINDING_SEVERITIES } from '../../tools/submit-review';
+import { FINDING_SEVERITIES } from '../../workflows/contracts/findings';
 import { REPOSITORY_PATTERN } from '../../tools/github-fields';
 import { BoardSettingsSchema } from './board-section';
 import { McpAttachmentSchema } from './mcp-section';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FINDING_SEVERITIES } from '../../tools/submit-review';
+import { FINDING_SEVERITIES } from '../../workflows/contracts/findings';
 
 /** The review gate: findings at or above this severity must be addressed before a PR is ready. */
 export const ReviewConfigSchema = z

@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { type SpendScope, type SpendVerdict } from '../../agents/spend-caps';
+import type { SpendScope, SpendVerdict } from '../../workflows/contracts/spend';
 import {
   type Client,
   isGrpcServiceError,
@@ -7,11 +7,11 @@ import {
   type WorkflowExecutionDescription,
   type WorkflowHandle,
 } from '@temporalio/client';
+import { refusalKind } from '../../workflows/contracts/refusals';
 import {
   admitStart,
   namesRefusal,
   parseDirectives,
-  refusalKind,
   usableAgents,
   type AdmissionFacts,
   type AdmissionRefusal,

@@ -1,5 +1,5 @@
 import { type Door } from './door';
-import { type RouteContext } from './routes';
+import { type RouteContext } from './route-context';
 
 /** A comment line this often keeps proxies from closing a quiet stream. */
 export const KEEP_ALIVE_MS = 15_000;

@@ -1,9 +1,8 @@
-import { type Request, type Response } from 'express';
 import { type z } from 'zod';
-import { type Caller } from '../../infra/api-tokens';
 import { type ApiErrorCode } from '../../infra/errors';
-import { type Door, type PostOptions } from './door';
+import { type Door } from './door';
 import { streamJobEvents } from './events';
+import { type RouteContext } from './route-context';
 import {
   AgentListSchema,
   JobAcceptedSchema,
@@ -28,17 +27,7 @@ import {
 } from './schemas';
 import { PlanAcceptedSchema, PlanIdParams, PlanListSchema, PlanRequestSchema, PlanSchema } from './plan-schemas';
 
-export interface RouteContext {
-  caller: Caller;
-  // Validated by the route's schemas before the handler runs.
-  params: Record<string, string>;
-  query: Record<string, unknown>;
-  body: never;
-  /** `Idempotency-Key` and `Prefer: wait=<s>`, for routes that take them. */
-  post: PostOptions;
-  req: Request;
-  res: Response;
-}
+export type { RouteContext } from './route-context';
 
 /**
  * One operation of the API: the schemas that validate it (and document it), its success

@@ -6,7 +6,7 @@ import { createGitHubIdentities } from '../../activities/github';
 import { registeredRepoCache } from '../../activities/sandbox/repo-cache/repo-cache';
 import { type BashInput } from '../../activities/sandbox/types';
 import { type UnitWorkspace } from '../../activities/units/unit-workspace';
-import { startLocalGitHub, type LocalGitHub } from '../../infra/local-github';
+import { startLocalGitHub, type LocalGitHub } from '../../emulators/local-github';
 import { shipUnitWorkflowType, stopSignal } from '../../workflows/contracts';
 import { activityResults } from '../helpers/history';
 import { startRunKit, type RunKit } from '../helpers/run-kit';

@@ -9,8 +9,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { stringify } from 'yaml';
 import { hashToken, newToken } from '../../infra/api-tokens';
-import { type LocalGitHub } from '../../infra/local-github';
-import { startLocalSlack, type LocalSlack } from '../../infra/local-slack';
+import { type LocalGitHub } from '../../emulators/local-github';
+import { startLocalSlack, type LocalSlack } from '../../emulators/local-slack';
 import { projectRoot } from '../../infra/paths';
 import { runCli, type CliResult } from './cli';
 import { asNobody, nobodyRuntime, type NobodyRuntime } from './other-user';

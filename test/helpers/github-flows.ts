@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { type Client } from '@temporalio/client';
-import { startLocalGitHub, type LocalGitHub } from '../../infra/local-github';
-import { startLocalCi, type LocalCi } from '../../infra/local-github/ci';
-import type { IssueState } from '../../infra/local-github/state';
+import { startLocalGitHub, type LocalGitHub } from '../../emulators/local-github';
+import { startLocalCi, type LocalCi } from '../../emulators/local-github/ci';
+import type { IssueState } from '../../emulators/local-github/state';
 import { startDeployment, WEBHOOK_SECRET, type Deployment } from './deployment';
 import { freePort } from './ports';
 import { sharedEnvironment } from './temporal';

@@ -3,7 +3,7 @@ import { type TestWorkflowEnvironment } from '@temporalio/testing';
 import { type ShipSettings } from '../../activities/agents/agent-setup';
 import { type AgentsConfigInput } from '../../agents';
 import { createGitHubIdentities } from '../../activities/github';
-import { startLocalGitHub, type LocalGitHub } from '../../infra/local-github';
+import { startLocalGitHub, type LocalGitHub } from '../../emulators/local-github';
 import { shipUnitWorkflowType, type ShipUnitInput, type ShipUnitWorkflow } from '../../workflows/contracts';
 import { startRunKit, type RunKit, type RunKitOptions } from './run-kit';
 

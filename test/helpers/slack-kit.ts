@@ -14,7 +14,7 @@ import { createSlackWebClient } from '../../activities/slack';
 import { defaultAgentsConfig, type AgentsConfigInput } from '../../agents/config';
 import { SlackConfigSchema } from '../../infra/config/slack-section';
 import { createLogger } from '../../infra/logger';
-import { startLocalSlack, type LocalMessage, type LocalSlack } from '../../infra/local-slack';
+import { startLocalSlack, type LocalMessage, type LocalSlack } from '../../emulators/local-slack';
 import { createServerApp } from '../../server/app';
 import { createSlackFrontEnd, type SlackFrontEnd } from '../../server/slack';
 import { threadStateQuery, type RunRecord, type ThreadState } from '../../workflows/contracts';

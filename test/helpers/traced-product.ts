@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { stringify } from 'yaml';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startLocalSlack, type LocalMessage, type LocalSlack } from '../../infra/local-slack';
+import { startLocalSlack, type LocalMessage, type LocalSlack } from '../../emulators/local-slack';
 import { startOtlpReceiver, type OtlpReceiver } from './otlp-receiver';
 import { freePort } from './ports';
 import { spawnSwitchboard, type SwitchboardProcess } from './switchboard-process';

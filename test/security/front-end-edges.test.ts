@@ -3,7 +3,7 @@ import { type Server } from 'node:http';
 import { Writable } from 'node:stream';
 import { type Client, WorkflowNotFoundError } from '@temporalio/client';
 import { createLogger } from '../../infra/logger';
-import { startLocalGitHub, type LocalGitHub } from '../../infra/local-github';
+import { startLocalGitHub, type LocalGitHub } from '../../emulators/local-github';
 import { createServerApp } from '../../server/app';
 import { createGitHubWebhookRouter } from '../../server/github-webhooks';
 import { githubDoorAdmission } from '../helpers/github-admission';

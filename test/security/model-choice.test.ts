@@ -7,7 +7,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { stringify } from 'yaml';
 import { createGitHubActivities, createGitHubIdentities } from '../../activities/github';
 import { createLogger } from '../../infra/logger';
-import { startLocalGitHub, type LocalGitHub } from '../../infra/local-github';
+import { startLocalGitHub, type LocalGitHub } from '../../emulators/local-github';
 import { createServerApp } from '../../server/app';
 import { createGitHubWebhookRouter } from '../../server/github-webhooks';
 import { githubDoorAdmission } from '../helpers/github-admission';

@@ -1,6 +1,6 @@
 import type { AgentSetup } from '../../activities/agents/agent-setup';
 import { DEFAULT_SHIP_SETTINGS } from '../../activities/agents/agent-setup';
-import type { ReplyInput } from '../../activities/status/types';
+import type { ReplyInput } from '../contracts/status';
 import { boardPolicy, builtinCatalog } from '../../agents';
 import { defaultAgentsConfig } from '../../agents/config';
 import type { BoardSettingsInput } from '../../infra/config/board-section';

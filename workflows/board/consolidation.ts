@@ -1,6 +1,6 @@
 import type { AgentSetup } from '../../activities/agents/agent-setup';
 import type { RepoSettingsResult } from '../../activities/github';
-import type { EffectResult, ReplyInput } from '../../activities/status/types';
+import type { EffectResult, ReplyInput } from '../contracts/status';
 import {
   admitBoard,
   admitStart,

@@ -5,7 +5,27 @@
  * continue-as-new in `UnitCarry.findings`; a coding run of the unit gets the open ones
  * (`RunInput.findings`) and answers them with `submit_dispositions`.
  */
-import type { FindingSeverity } from '../../tools/submit-review';
+
+/** Severity belongs to each finding; the unit's gate (`review.addressSeverity`) compares against this order. */
+export const FINDING_SEVERITIES = ['blocking', 'major', 'minor', 'nit'] as const;
+export type FindingSeverity = (typeof FINDING_SEVERITIES)[number];
+
+/** One defect a review found, as `submit_review` takes it (tools/submit-review.ts checks its schema against this). */
+export interface Finding {
+  severity: FindingSeverity;
+  path: string;
+  /** In the PR head version (the last line of several); with side LEFT, in the base version. */
+  line: number;
+  side?: 'RIGHT' | 'LEFT';
+  /** The first line, when the finding spans lines startLine..line. */
+  startLine?: number;
+  title: string;
+  /** The failure scenario, or the explicit rule the change violates. */
+  scenario: string;
+  impact: string;
+  /** A drop-in replacement of the head version's lines, posted as a suggestion. */
+  suggestion?: string;
+}
 
 /** How a coding run answered one finding. */
 export const DISPOSITION_KINDS = ['fixed', 'declined', 'question'] as const;

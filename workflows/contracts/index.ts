@@ -5,6 +5,11 @@
  * message or workflow name as a string (lint enforces it). Wire names and JSON shapes are
  * what operators type into the `temporal` CLI: changing one breaks them and recorded
  * histories (docs/versioning.md).
+ *
+ * This folder is the floor: it imports nothing from the rest of the project. The activities'
+ * own contracts that the workflows share (model.ts, github.ts, status.ts, mcp.ts, profile.ts,
+ * refusals.ts, undecodable-payload.ts) are imported by their paths, not from here: GitHub's and
+ * the status card's `EffectResult`, and GitHub's and the admission's `RefusalCode`, share names.
  */
 export * from './board';
 export * from './common';
@@ -14,6 +19,7 @@ export * from './plan';
 export * from './pushes';
 export * from './resend';
 export * from './run';
+export * from './run-status';
 export * from './spend';
 export * from './thread';
 export * from './unit';

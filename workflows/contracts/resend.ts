@@ -7,14 +7,8 @@
  * a new effect key and records who decided and when.
  */
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type {
-  CreateIssueInput,
-  OpenPullRequestInput,
-  PostCommentInput,
-  PostReviewInput,
-  ReplyToReviewCommentInput,
-} from '../../activities/github/types';
-import type { ReplyInput, StatusCardInput } from '../../activities/status/types';
+import type { CreateIssueInput, OpenPullRequestInput, PostCommentInput, PostReviewInput, ReplyToReviewCommentInput } from './github';
+import type { ReplyInput, StatusCardInput } from './status';
 import { nonBlank, object, optional, text, type Shape } from './shape';
 import { workflowType } from './workflow-type';
 
@@ -82,6 +76,20 @@ export interface ResendRecord {
   workflowId: string;
   write: UncertainWrite;
   decision: ResendDecision;
+}
+
+/** The effect key a resend is sent under: `<key>/resend-1`, and `<key>/resend-2` for a resend of that one. */
+export function resendKey(effectKey: string): string {
+  const earlier = /^(.*)\/resend-(\d+)$/.exec(effectKey);
+  return earlier ? `${earlier[1]}/resend-${Number(earlier[2]) + 1}` : `${effectKey}/resend-1`;
+}
+
+/** Where a workflow's unconfirmed writes are listed, and whether it can still take the `resend` update. */
+export interface UncertainWritesFound {
+  /** The workflow that lists them: a run's answer is delivered, and listed, by its thread. */
+  workflowId: string;
+  running: boolean;
+  writes: UncertainWrite[];
 }
 
 /** Resends one unconfirmed write of a running unit, thread or plan; refused for a confirmed or unknown key (`resend_refused`). */

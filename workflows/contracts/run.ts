@@ -4,25 +4,15 @@
  * these without pulling in workflow code.
  */
 import { defineQuery } from '@temporalio/workflow';
-import type { ChatMessage, ToolCall, TurnPurpose } from '../../activities/models/types';
-import type { Profile } from '../../agents/profile';
+import type { ChatMessage, ToolCall, TurnPurpose } from './model';
+import type { Profile } from './profile';
 import type { ReplyTarget, Requester, SteerInput } from './common';
 import type { UncertainWrite } from './resend';
 import type { EarlierReview } from './unit';
 import type { FindingRef } from './findings';
-import type { McpToolSchema } from '../../activities/mcp/types';
+import type { McpToolSchema } from './mcp';
+import type { RunCost, RunOutcome, RunStatus, SetupOutcome, SpendCap, StatusStep, TokenTotals } from './run-status';
 import { workflowType } from './workflow-type';
-
-/** Tokens by kind, summed over a run's turns (cache reads and writes apart from fresh input). */
-export interface TokenTotals {
-  input: number;
-  output: number;
-  cacheRead: number;
-  /** Cache writes at either lifetime. */
-  cacheWrite: number;
-  /** The part of `cacheWrite` written with the 1-hour lifetime (absent: none). */
-  cacheWrite1h?: number;
-}
 
 /** One model turn's usage and, where the model has a price, its cost. */
 export interface TurnUsage {
@@ -38,20 +28,6 @@ export interface TurnUsage {
   costWithoutCacheUsd?: number;
   /** Absent for a step of the run; `compaction` and `summary` turns are counted too (not against the turn guard, for a compaction). */
   purpose?: TurnPurpose;
-}
-
-/** What a run spent: priced turns and searches in USD; models without a price are named. */
-export interface RunCost {
-  usd: number;
-  /** Paid searches among the tool calls, and what they cost (included in `usd`). */
-  searches: number;
-  searchUsd: number;
-  /** Models that answered turns but have no entry in `prices.models` (their turns add nothing to `usd`). */
-  unpriced: string[];
-  /** What `usd` would have been with no prompt cache (every input token at the input price); absent before it was kept. */
-  withoutCacheUsd?: number;
-  /** Calls of MCP servers' tools (absent: none); per server in the record's `mcp`. */
-  mcpCalls?: number;
 }
 
 /** One MCP server's use in a run. */
@@ -75,13 +51,6 @@ export interface McpRunTools {
   usage: Record<string, McpServerUsage>;
 }
 
-/** A money bound on one run (like its time budget): the smallest cap that applies, and what set it. */
-export interface SpendCap {
-  usd: number;
-  /** In words: `the $2.00 per-run cap of agent explore`, `what is left of person U1's $5.00 daily cap`. */
-  boundedBy: string;
-}
-
 /**
  * How the router picked a run's agent when the message did not name one: the rule (or the
  * classifier) and why, in words, shown on the run's card; a classifier's turn is counted in the
@@ -95,10 +64,6 @@ export interface RunRouting {
   /** The classifier's model turn, when one was asked (its tokens and cost). */
   usage?: TurnUsage;
 }
-
-/** `spend`: a money cap (per run, or what was left of a daily cap when it started) ended it. */
-export const RUN_OUTCOMES = ['completed', 'stopped', 'budget', 'turns', 'tokens', 'spend', 'failed'] as const;
-export type RunOutcome = (typeof RUN_OUTCOMES)[number];
 
 export interface RunInput {
   threadId: string;
@@ -226,12 +191,6 @@ export interface RunCarry {
   reminded?: number;
 }
 
-/** One step of the checklist a run keeps with `update_status`. */
-export interface StatusStep {
-  title: string;
-  state: 'pending' | 'running' | 'done' | 'failed' | 'skipped';
-}
-
 /** What a run brought from its repository before its first turn (run/repo-context.ts). */
 export interface RepoContext {
   repo: string;
@@ -239,20 +198,6 @@ export interface RepoContext {
   instructions?: { files: string[]; source: 'checkout' | 'github'; block: string; skipped?: string[] };
   /** The setup commands of the repository's settings, run in the checkout's sandbox (absent: none, or no checkout). */
   setup?: SetupOutcome;
-}
-
-/** How the repository's setup went before the first turn. */
-export interface SetupOutcome {
-  /**
-   * `cached`: done before in this workspace with the same commands and lockfiles, so not run again;
-   * `restored`: not run, its results from an earlier run with the same key copied in from the worker host's cache.
-   */
-  state: 'running' | 'ran' | 'cached' | 'restored' | 'failed' | 'timed_out';
-  commands: number;
-  exitCode?: number;
-  durationMs?: number;
-  /** The end of its output (bounded). */
-  output?: string;
 }
 
 /** What a direct review or coding run works on and what it delivered (run/direct-work.ts). */
@@ -295,45 +240,6 @@ export interface ChildRecord {
   outcome?: RunOutcome;
   startedAt: number;
   endedAt?: number;
-}
-
-export type RunPhase = 'starting' | 'thinking' | 'tools' | 'waiting' | 'summarising' | 'finished';
-
-/** The `status` query's answer. */
-export interface RunStatus {
-  runId: string;
-  agent: string;
-  model: string;
-  phase: RunPhase;
-  turns: number;
-  turnGuard: number;
-  tokens: TokenTotals;
-  cost: RunCost;
-  elapsedMs: number;
-  budget: { minutes: number; boundedBy: string; description: string };
-  lastTool?: string;
-  statusText?: string;
-  outcome?: RunOutcome;
-  /** For a bound: which one, in words (the card says it). */
-  endedBy?: string;
-  /** Input tokens served from the prompt cache, over all input tokens (0 to 1). */
-  cacheShare?: number;
-  /** The run's money bound, when a spend cap applies. */
-  spendCap?: SpendCap;
-  /** The repository instruction files the run loaded (the card names them). */
-  instructions?: string[];
-  /** The repository's setup before the first turn, with the end of its output. */
-  setup?: SetupOutcome;
-  /** Where the run's answer goes when it is not the conversation's next message: its unit's report, or the run that delegated to it. */
-  answersTo?: 'unit' | 'parent' | 'review';
-  /** Who stopped the run and why, when it was stopped (a card says who, as the surface names people). */
-  stop?: { by?: string; reason?: string };
-  /** How the router picked the agent, for the card (absent: named, sticky, or a child). */
-  routing?: { agent: string; reason: string; note?: string };
-  /** The team board the run read into its system prompt, and how many of its kept entries (the card names it). */
-  board?: { id: string; entries: number };
-  /** The checklist `update_status` last set, as the cards and the session page show it (absent: none). */
-  steps?: StatusStep[];
 }
 
 /** The run's result: what happened, and which bound ended it. */

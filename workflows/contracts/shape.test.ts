@@ -1,4 +1,4 @@
-import { UndecodablePayload } from '../payload-converter';
+import { UndecodablePayload } from './undecodable-payload';
 import {
   MAX_STEER_CHARS,
   MESSAGE_INPUTS,

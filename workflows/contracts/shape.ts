@@ -143,7 +143,7 @@ function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
   if (ArrayBuffer.isView(value)) return 'bytes';
-  // workflows/payload-converter.ts: what a payload the workflow could not decode arrives as.
+  // undecodable-payload.ts: what a payload the workflow could not decode arrives as (known by its tag).
   if (Object.prototype.toString.call(value) === '[object UndecodablePayload]') {
     const { encoding, reason } = value as { encoding: string; reason: string };
     return `a payload that could not be decoded: encoding ${encoding}, ${reason}`;

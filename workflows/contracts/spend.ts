@@ -7,9 +7,64 @@
  * from Temporal as before (the runs' records and `status`); docs/models.md "Reservations".
  */
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { ApplicableCap, ReserveAsk, SpendScope, SpendVerdict } from '../../agents/spend-caps';
 import { decimal, listOf, nonBlank, object, oneOf, optional, text, type Fields, type Shape } from './shape';
 import { workflowType } from './workflow-type';
+
+// What the spend caps decide with (agents/spend-caps.ts makes the decisions): the scope of a
+// start, the caps that apply to it, a start's ask and the verdict.
+
+export type SpendScopeKind = 'person' | 'channel' | 'repo' | 'agent';
+
+/** Who asks, where, on what, with which agent. */
+export interface SpendScope {
+  person: string;
+  /** The Slack channel id (a channel cap needs it). */
+  channel?: string;
+  repo?: string;
+  agent: string;
+}
+
+export interface ApplicableCap {
+  kind: SpendScopeKind;
+  id: string;
+  dailyUsd?: number;
+  runUsd?: number;
+}
+
+/** A run's money bound (the same shape as the run contract's `SpendCap`). */
+export interface RunSpendCap {
+  usd: number;
+  boundedBy: string;
+}
+
+export type SpendVerdict =
+  | { kind: 'admit'; runCap?: RunSpendCap }
+  | {
+      kind: 'refuse';
+      code: 'spend_cap';
+      /** The answer in the conversation: who spent how much against which cap, and when it resets. */
+      reply: string;
+      scope: SpendScopeKind;
+      id: string;
+      spentUsd: number;
+      capUsd: number;
+      /** When the cap resets (ms since the epoch): the next midnight UTC. */
+      resetsAt: number;
+      /** Money reserved by work in progress against this cap (absent: none). */
+      reservedUsd?: number;
+      /** What this start needed to fit (a unit's round; absent: anything above nothing). */
+      neededUsd?: number;
+    };
+
+/** What a start asks the ledger for. */
+export interface ReserveAsk {
+  /** A run (bounded by what it reserves) or a ship unit (a round's allowance at a time). */
+  kind: 'run' | 'unit';
+  /** Reserve at most this (a run: `spend.reserve.runUsd`). */
+  upToUsd?: number;
+  /** Admit only when this much fits under every daily cap (a unit: what it spent plus a round's allowance). */
+  atLeastUsd?: number;
+}
 
 /** The ledger of a deployment: one per task queue, so deployments sharing a namespace keep their own. */
 export function spendLedgerId(taskQueue: string): string {

@@ -7,7 +7,8 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { REPLY_TARGET_SHAPE, REQUESTER_SHAPE, type ReplyTarget, type Requester } from './common';
 import { boolean, decimal, integer, listOf, nonBlank, object, oneOf, optional, text, type Shape } from './shape';
 import type { UncertainWrite } from './resend';
-import { RUN_OUTCOMES, type RunOutcome, type RunRecord } from './run';
+import type { RunRecord } from './run';
+import { RUN_OUTCOMES, type RunOutcome } from './run-status';
 import type { EarlierReview } from './unit';
 import type { PlanUnitSpec } from './plan';
 import { workflowType } from './workflow-type';
@@ -107,7 +108,7 @@ export interface MessageOutcome {
   reply?: string;
   /**
    * Why a message was refused (or its steer was not sent), as a stable code from the admission's one list
-   * (agents/refusals.ts): an access code, `model_not_allowed`, `actor_permission`, `not_requester`, `request_missing`,
+   * (contracts/refusals.ts): an access code, `model_not_allowed`, `actor_permission`, `not_requester`, `request_missing`,
    * `repo_missing`, `needs_pull_request`, `sandbox_unavailable`, the repository vet's `repo_not_visible` /
    * `repo_unverified`, a spend cap's code, or `message_invalid` (a malformed message queued before messages were checked whole).
    */

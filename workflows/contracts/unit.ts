@@ -4,11 +4,10 @@
  * The webhook router, the CLI and the orchestrator's tools import these.
  */
 import { defineQuery, defineSignal } from '@temporalio/workflow';
-import type { Finding, FindingSeverity } from '../../tools/submit-review';
 import type { ReplyTarget, Requester } from './common';
 import { integer, nonBlank, nullable, object, oneOf, optional, text, type Shape } from './shape';
 import type { UncertainWrite } from './resend';
-import type { Handoff, TrackedFinding } from './findings';
+import type { Finding, FindingSeverity, Handoff, TrackedFinding } from './findings';
 import { workflowType } from './workflow-type';
 
 export const UNIT_PHASES = ['coding', 'review', 'findings', 'checks', 'continuation', 'idle', 'settle'] as const;

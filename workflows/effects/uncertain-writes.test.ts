@@ -1,6 +1,6 @@
-import type { EffectResult } from '../../activities/github/types';
-import type { UncertainWrite } from '../contracts';
-import { resendKey, UncertainWrites, type UncertainActivities } from './uncertain-writes';
+import type { EffectResult } from '../contracts/github';
+import { resendKey, type UncertainWrite } from '../contracts';
+import { UncertainWrites, type UncertainActivities } from './uncertain-writes';
 
 /** Fake writes: each key answers as told (default confirmed); every call is logged. */
 function fakes(answers: Record<string, EffectResult['status']>) {

@@ -1,10 +1,11 @@
-import type { EffectResult as GitHubResult } from '../../activities/github/types';
-import type { EffectResult as DeliveryResult } from '../../activities/status/types';
+import type { EffectResult as GitHubResult } from '../contracts/github';
+import type { EffectResult as DeliveryResult } from '../contracts/status';
 import type { GitHubWriteActivities, StatusActivities } from '../activity-proxies';
 import {
   failure,
   problemWith,
   RESEND_INPUT_SHAPE,
+  resendKey,
   type ReplyTarget,
   type ResendDecision,
   type ResendInput,
@@ -191,12 +192,6 @@ const KINDS = {
   statusCard: 'card',
   replyToReviewComment: 'comment',
 } as const;
-
-/** `<key>/resend-1`, and `<key>/resend-2` for a resend of that one. */
-export function resendKey(effectKey: string): string {
-  const earlier = /^(.*)\/resend-(\d+)$/.exec(effectKey);
-  return earlier ? `${earlier[1]}/resend-${Number(earlier[2]) + 1}` : `${effectKey}/resend-1`;
-}
 
 function withKey(call: UncertainCall, effectKey: string): UncertainCall {
   return { ...call, input: { ...call.input, effectKey } } as UncertainCall;

@@ -1,4 +1,4 @@
-import type { ChatMessage, ToolCall } from '../../activities/models/types';
+import type { ChatMessage, ToolCall } from '../contracts/model';
 import { cacheHint, chooseCacheTtl, latestCalls, LONG_STEP_MS } from './cache-plan';
 import { OLD_RESULT_MAX_CHARS, stablePrefixLength } from './context-window';
 

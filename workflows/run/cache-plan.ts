@@ -1,4 +1,4 @@
-import type { CacheHint, ChatMessage, ToolCall } from '../../activities/models/types';
+import type { CacheHint, ChatMessage, ToolCall } from '../contracts/model';
 import { stablePrefixLength } from './context-window';
 
 /**

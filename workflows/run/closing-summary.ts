@@ -1,5 +1,5 @@
 import { ActivityFailure } from '@temporalio/common';
-import type { ModelTurnResult } from '../../activities/models/types';
+import type { ModelTurnResult } from '../contracts/model';
 import type { ModelActivities } from '../activity-proxies';
 import type { WorkflowClock } from './run-control';
 import type { RunState } from './run-state';

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../../activities/models/types';
+import type { ChatMessage } from '../contracts/model';
 import { commandReport, PASSED_LINE_MAX } from './command-report';
 
 const ran = (command: string, content: string, isError: boolean): ChatMessage[] => [

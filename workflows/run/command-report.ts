@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../../activities/models/types';
+import type { ChatMessage } from '../contracts/model';
 
 /** The longest one-line report of a command that passed. */
 export const PASSED_LINE_MAX = 200;

@@ -1,4 +1,4 @@
-import type { ChatMessage } from '../../activities/models/types';
+import type { ChatMessage } from '../contracts/model';
 import { canCompact, compactMessages, cutOlderResults, estimateTokens, OLD_RESULT_MAX_CHARS } from './context-window';
 
 const call = (k: number): ChatMessage => ({

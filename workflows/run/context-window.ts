@@ -1,4 +1,4 @@
-import type { ChatMessage, ToolResult } from '../../activities/models/types';
+import type { ChatMessage, ToolResult } from '../contracts/model';
 
 /**
  * Keeps what the model receives inside its context window, whatever the run does: older

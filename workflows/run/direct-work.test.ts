@@ -1,6 +1,6 @@
 import { DEFAULT_SHIP_SETTINGS } from '../../activities/agents/agent-setup';
-import type { PullDetail } from '../../activities/github/types';
-import type { ToolCall } from '../../activities/models/types';
+import type { PullDetail } from '../contracts/github';
+import type { ToolCall } from '../contracts/model';
 import { builtinCatalog, getAgent, resolveProfile } from '../../agents';
 import { defaultAgentsConfig } from '../../agents/config';
 import type { ReplyTarget, RunInput } from '../contracts';

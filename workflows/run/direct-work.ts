@@ -1,13 +1,13 @@
 import { isCancellation } from '@temporalio/workflow';
 import type { GitHubActivities } from '../../activities/github';
-import type { ToolCall, ToolResult } from '../../activities/models/types';
+import type { ToolCall, ToolResult } from '../contracts/model';
 import type { ToolInput } from '../../tools';
 import type { GitHubWriteActivities, SetupActivities, UnitWorkspaceActivities } from '../activity-proxies';
 import { DEFAULT_BRANCH_PREFIX, type DirectWorkState, type RunInput } from '../contracts';
 import { applyGate, validateSubmission } from '../unit/review-gate';
 import { renderReview, reviewComments } from '../unit/review-render';
 import { earlierReviewRequest, fixesIssue, reviewRequest, workspaceNotice } from '../unit/unit-prompts';
-import { failureMessage, fail, ok } from './executors/context';
+import { failureMessage, fail, ok } from './executors/tool-result';
 import type { RunState } from './run-state';
 
 /** The activities a direct review or coding run calls (the proxies in the workflow; fakes in tests). */

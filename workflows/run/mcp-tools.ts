@@ -1,11 +1,11 @@
 import { isCancellation } from '@temporalio/workflow';
 import type { McpCallInput, McpDiscovered, McpRunRef } from '../../activities/mcp/types';
-import type { ToolCall, ToolResult } from '../../activities/models/types';
+import type { ToolCall, ToolResult } from '../contracts/model';
 import type { WorkspaceRef } from '../../activities/sandbox/types';
-import type { McpAttachment } from '../../agents/mcp';
+import type { McpAttachment } from '../contracts/mcp';
 import type { McpActivities } from '../activity-proxies';
 import type { McpRunTools } from '../contracts';
-import { errorMessage, fail, ok } from './executors/context';
+import { errorMessage, fail, ok } from './executors/tool-result';
 import type { RunState } from './run-state';
 
 /**

@@ -1,5 +1,5 @@
 import { ActivityFailure, RetryState } from '@temporalio/common';
-import type { ModelTurnInput, ModelTurnResult, ToolCall } from '../../activities/models/types';
+import type { ModelTurnInput, ModelTurnResult, ToolCall } from '../contracts/model';
 import { builtinCatalog, getAgent, resolveProfile } from '../../agents';
 import { defaultAgentsConfig } from '../../agents/config';
 import type { RunCarry, RunInput } from '../contracts';

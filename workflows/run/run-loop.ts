@@ -1,5 +1,5 @@
 import { rootCause } from '@temporalio/common';
-import type { ChatMessage, ModelTool, ModelTurnResult, ToolCall, ToolResult, TurnPurpose } from '../../activities/models/types';
+import type { ChatMessage, ModelTool, ModelTurnResult, ToolCall, ToolResult, TurnPurpose } from '../contracts/model';
 import { modelToolSchemas, type ModelToolSchema } from '../../tools';
 import { taskDescription } from '../../tools/task';
 import type { ModelActivities } from '../activity-proxies';

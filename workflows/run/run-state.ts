@@ -1,4 +1,4 @@
-import type { ChatMessage, ModelTurnResult, ToolResult, TurnPurpose } from '../../activities/models/types';
+import type { ChatMessage, ModelTurnResult, ToolResult, TurnPurpose } from '../contracts/model';
 import {
   canCompact,
   compactMessages,

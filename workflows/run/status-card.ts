@@ -1,5 +1,5 @@
 import { isCancellation } from '@temporalio/workflow';
-import type { EffectResult, StatusCardInput } from '../../activities/status/types';
+import type { EffectResult, StatusCardInput } from '../contracts/status';
 import type { ReplyTarget } from '../contracts';
 import type { StatusActivities } from '../activity-proxies';
 import type { WorkflowClock } from './run-control';

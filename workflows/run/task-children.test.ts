@@ -1,5 +1,5 @@
 import { DEFAULT_SHIP_SETTINGS, type AgentSetup } from '../../activities/agents/agent-setup';
-import type { VetRepositoryInput, VetRepositoryResult } from '../../activities/github/types';
+import type { VetRepositoryInput, VetRepositoryResult } from '../contracts/github';
 import { builtinCatalog, getAgent, resolveProfile } from '../../agents';
 import { defaultAgentsConfig } from '../../agents/config';
 import type { RunInput, RunRecord } from '../contracts';

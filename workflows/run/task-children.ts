@@ -1,7 +1,8 @@
-import type { ToolCall, ToolResult } from '../../activities/models/types';
-import type { VetRepositoryInput, VetRepositoryResult } from '../../activities/github/types';
+import type { ToolCall, ToolResult } from '../contracts/model';
+import type { VetRepositoryInput, VetRepositoryResult } from '../contracts/github';
+import type { Profile } from '../contracts/profile';
+import type { McpAdmission } from '../contracts/mcp';
 import {
-  type McpAdmission,
   admitStart,
   buildSystemPrompt,
   definitionOf,
@@ -12,7 +13,6 @@ import {
   resolveRoleProfile,
   resolveTaskTarget,
   type Person,
-  type Profile,
 } from '../../agents';
 import type { ToolInput } from '../../tools';
 import type { SetupActivities } from '../activity-proxies';
@@ -79,6 +79,21 @@ export interface TaskChildrenDeps {
   patched(id: string): boolean;
 }
 
+type AgentSetup = Awaited<ReturnType<SetupActivities['loadAgentSetup']>>;
+
+/** A child the admission let start: what it runs and the profile it runs with. */
+interface Admitted {
+  target: Extract<ReturnType<typeof resolveTaskTarget>, { ok: true }>;
+  childProfile: Profile;
+}
+
+/** Where the child stands among the run's tasks, and the catalog its system prompt is built from. */
+interface Launch {
+  index: number;
+  depth: number;
+  catalog: AgentSetup['catalog'];
+}
+
 interface Background {
   call: string;
   result?: RunRecord;
@@ -111,32 +126,38 @@ export class TaskChildren {
   }
 
   async start(call: ToolCall, args: ToolInput<'task'>): Promise<ToolResult> {
-    const { runId, state, clock } = this.deps;
-    const { input } = state;
-    const { profile } = input;
+    const { state } = this.deps;
     // Numbered before any await, so concurrent calls of one turn are numbered in call order.
     state.taskCounter += 1;
     const index = state.taskCounter;
-    const depth = (input.parent?.depth ?? 0) + 1;
+    const depth = (state.input.parent?.depth ?? 0) + 1;
     if (depth > MAX_TASK_DEPTH) return toolError(call, `Delegation is limited to ${MAX_TASK_DEPTH} levels; do this part yourself.`);
     const setup = await this.deps.setup.loadAgentSetup();
-    const { catalog } = setup;
-    const target = resolveTaskTarget(catalog, args.agent_type, profile, setup.config);
-    if (!target.ok) return toolError(call, target.message);
+    const admitted = await this.admitChild(setup, args, depth);
+    if (typeof admitted === 'string') return toolError(call, admitted);
+    return this.launch(call, args, { index, depth, catalog: setup.catalog, ...admitted });
+  }
+
+  /**
+   * The child's target and profile, or why it may not start. A child is admitted like any
+   * request, as the person the run is for: the chosen model (the model writes what chat asked
+   * for), and for an agent child the access rules, a GitHub actor's role and the sandbox
+   * (agents/admission.ts). The caller's self-serve flag and token grant follow it into the runs
+   * it delegates to.
+   */
+  private async admitChild(setup: AgentSetup, args: ToolInput<'task'>, depth: number): Promise<Admitted | string> {
+    const { state, clock } = this.deps;
+    const { input } = state;
+    const { profile } = input;
+    const target = resolveTaskTarget(setup.catalog, args.agent_type, profile, setup.config);
+    if (!target.ok) return target.message;
     // A complementary role's point is another model family than this run's: a chosen model must be one.
     if (target.definition.complementary && typeof args.model === 'string' && modelFamily(args.model) === modelFamily(profile.model.value))
-      return toolError(
-        call,
-        `${target.definition.id} runs on a model of another family than this run's ${profile.model.value}; ${args.model} is not one.`,
-      );
-    // A child is admitted like any request, as the person the run is for: the chosen model (the
-    // model writes what chat asked for), and for an agent child the access rules, a GitHub
-    // actor's role and the sandbox (agents/admission.ts). The caller's self-serve flag and token
-    // grant follow it into the runs it delegates to.
+      return `${target.definition.id} runs on a model of another family than this run's ${profile.model.value}; ${args.model} is not one.`;
     const person = personOfRun(input);
     if (typeof args.model === 'string') {
       const refused = modelCheck(setup, { person, agent: target.definition.id, model: args.model }, target.definition);
-      if (refused) return toolError(call, refused.message);
+      if (refused) return refused.message;
     }
     // The MCP servers the admission grants an agent child here (the deployment's attachments for the repository included).
     let admittedMcp: McpAdmission | undefined;
@@ -148,7 +169,7 @@ export class TaskChildren {
         ...(profile.repo ? { repo: profile.repo.value } : {}),
         skip,
       });
-      if (!allowed.ok) return toolError(call, allowed.message);
+      if (!allowed.ok) return allowed.message;
       admittedMcp = allowed.mcp;
     }
     const ownSession = target.kind === 'agent' && this.deps.patched(AGENT_CHILD_OWN_SESSION);
@@ -168,8 +189,16 @@ export class TaskChildren {
       : resolveRoleProfile({ role: target.definition, ...bounds, depth });
     if (ownSession) {
       const refused = await this.admit(childProfile);
-      if (refused) return toolError(call, refused);
+      if (refused) return refused;
     }
+    return { target, childProfile };
+  }
+
+  /** Starts the admitted child run and either follows it in the background or waits for it. */
+  private async launch(call: ToolCall, args: ToolInput<'task'>, child: Admitted & Launch): Promise<ToolResult> {
+    const { runId, state, clock } = this.deps;
+    const { input } = state;
+    const { index, depth, target, childProfile } = child;
     const { name } = args;
     const workflowId = `${runId}/task-${index}-${name}`;
     const mode = args.mode ?? 'background';
@@ -185,11 +214,11 @@ export class TaskChildren {
     };
     state.children.push(record);
     state.children.sort((a, b) => a.index - b.index);
-    let child: ChildRun;
+    let run: ChildRun;
     try {
       // A role child works in this run's workspace: on the host that holds it.
       const workspaceHost = target.kind === 'role' ? await this.deps.workspaceHost?.() : undefined;
-      child = await this.deps.startRun(
+      run = await this.deps.startRun(
         workflowId,
         {
           // The request first: it is what the Web UI's input view shows at the top.
@@ -197,7 +226,7 @@ export class TaskChildren {
           requester: input.requester,
           threadId: input.threadId,
           profile: childProfile,
-          system: buildSystemPrompt(target.definition, childProfile, { parent: definitionOf(catalog, profile) }),
+          system: buildSystemPrompt(target.definition, childProfile, { parent: definitionOf(child.catalog, input.profile) }),
           context: inherits ? this.conversationForChild() : [],
           replyTarget: { kind: 'api' },
           parent: { workflowId: runId, depth },
@@ -212,32 +241,36 @@ export class TaskChildren {
       Object.assign(record, { outcome: 'failed', endedAt: clock.now() });
       throw error;
     }
-    if (mode === 'background') {
-      const entry: Background = { call: call.id, done: false };
-      this.background.set(workflowId, entry);
-      child
-        .result()
-        .then(
-          (result) => {
-            entry.result = result;
-            adoptUncertain(state, result);
-          },
-          () => undefined,
-        )
-        .finally(() => {
-          entry.done = true;
-          Object.assign(record, { outcome: entry.result?.outcome ?? 'failed', endedAt: clock.now() });
-        });
-      return {
-        callId: call.id,
-        name: call.name,
-        content: `Started ${childProfile.agent} task "${name}" in the background (job id ${workflowId}). Its answer arrives in this conversation when it finishes, or call wait_for_job with that job id.`,
-      };
-    }
-    const result = await child.result();
+    if (mode === 'background') return this.follow(call, name, run, record);
+    const result = await run.result();
     adoptUncertain(state, result);
     Object.assign(record, { outcome: result.outcome, endedAt: clock.now() });
     return { callId: call.id, name: call.name, content: describeChild(name, result), isError: result.outcome !== 'completed' };
+  }
+
+  /** A background child: its answer joins the conversation when it ends (collect) or a wait_for_job takes it. */
+  private follow(call: ToolCall, name: string, run: ChildRun, record: ChildRecord): ToolResult {
+    const { state, clock } = this.deps;
+    const entry: Background = { call: call.id, done: false };
+    this.background.set(record.workflowId, entry);
+    run
+      .result()
+      .then(
+        (result) => {
+          entry.result = result;
+          adoptUncertain(state, result);
+        },
+        () => undefined,
+      )
+      .finally(() => {
+        entry.done = true;
+        Object.assign(record, { outcome: entry.result?.outcome ?? 'failed', endedAt: clock.now() });
+      });
+    return {
+      callId: call.id,
+      name: call.name,
+      content: `Started ${record.agent} task "${name}" in the background (job id ${record.workflowId}). Its answer arrives in this conversation when it finishes, or call wait_for_job with that job id.`,
+    };
   }
 
   /**

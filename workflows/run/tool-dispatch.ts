@@ -1,7 +1,7 @@
-import type { ToolCall, ToolResult } from '../../activities/models/types';
+import type { ToolCall, ToolResult } from '../contracts/model';
 import { getTool, parseToolInput, type ToolName } from '../../tools';
 import { EXECUTORS, type ToolContext, type ToolExecutor } from './executors';
-import { fail } from './executors/context';
+import { fail } from './executors/tool-result';
 import { traceTool } from '../tracing';
 
 /**

@@ -1,4 +1,5 @@
-import { reserveVerdict, spendDay, type ApplicableCap, type Committed, type SpendScopeKind } from '../../agents/spend-caps';
+import type { ApplicableCap, SpendScopeKind } from '../contracts/spend';
+import { reserveVerdict, spendDay, type Committed } from '../../agents/spend-caps';
 import type { SpendHold, SpendLedgerState, SpendRelease, SpendReservation, SpendReserveRequest, SpendSettled } from '../contracts';
 
 /** How long a holder that released is counted at what it said it spent: visibility lists its runs well before. */

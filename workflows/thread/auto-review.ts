@@ -1,4 +1,4 @@
-import type { Finding } from '../../tools';
+import type { Finding } from '../contracts/findings';
 import type { AutoReview, ReplyTarget, RunInput, RunRecord, ThreadMessage, ThreadReviews } from '../contracts';
 import { earlierReview } from '../unit/review-render';
 

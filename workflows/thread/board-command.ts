@@ -1,5 +1,5 @@
 import type { AgentSetup } from '../../activities/agents/agent-setup';
-import type { EffectResult, ReplyInput } from '../../activities/status/types';
+import type { EffectResult, ReplyInput } from '../contracts/status';
 import {
   admitBoard,
   admitStart,

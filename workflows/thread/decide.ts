@@ -1,4 +1,5 @@
 import type { AgentSetup } from '../../activities/agents/agent-setup';
+import type { Profile } from '../contracts/profile';
 import {
   admitStart,
   buildSystemPrompt,
@@ -13,7 +14,6 @@ import {
   type ClassifierAnswer,
   type Conversation,
   type Person,
-  type Profile,
   type RouteDecision,
   type SlashCommand,
   type StartRequest,

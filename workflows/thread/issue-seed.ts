@@ -1,4 +1,4 @@
-import type { IssueThread } from '../../activities/github/types';
+import type { IssueThread } from '../contracts/github';
 import type { ThreadMessage } from '../contracts';
 
 /**

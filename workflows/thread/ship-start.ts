@@ -1,4 +1,4 @@
-import type { Profile } from '../../agents';
+import type { Profile } from '../contracts/profile';
 import type { ReplyTarget, ShipUnitInput, ThreadMessage } from '../contracts';
 import { pullRequestUnitId, taskUnitId } from '../unit/unit-id';
 

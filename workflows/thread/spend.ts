@@ -1,7 +1,8 @@
 import { isCancellation, patched } from '@temporalio/workflow';
 import type { AgentSetup } from '../../activities/agents/agent-setup';
 import type { SpendCheckInput } from '../../activities/spend';
-import { applicableCaps, spendVerdict, type SpendScope, type SpendVerdict } from '../../agents/spend-caps';
+import type { SpendScope, SpendVerdict } from '../contracts/spend';
+import { applicableCaps, spendVerdict } from '../../agents/spend-caps';
 import { spendCheck, spendLedger } from '../activity-proxies';
 import type { SpendCap, ThreadMessage } from '../contracts';
 import type { Decision } from './decide';

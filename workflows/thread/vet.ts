@@ -1,5 +1,5 @@
-import type { VetRepositoryInput, VetRepositoryResult } from '../../activities/github/types';
-import type { Profile } from '../../agents';
+import type { VetRepositoryInput, VetRepositoryResult } from '../contracts/github';
+import type { Profile } from '../contracts/profile';
 import type { Decision } from './decide';
 
 /**

@@ -12,6 +12,28 @@ export const EXACT_PR_BRANCH = 'exact-pr-unit-pushes-to-the-pr-branch';
 /** A round that only asked questions (and pushed nothing) waits for the answers in idle, not for another review of the same head. */
 export const WAITS_FOR_ANSWERS = 'unit-waits-for-its-answers';
 
+/** A round that ended early, with what the unit does next (an outcome ends it; undefined goes on). */
+class End {
+  constructor(readonly outcome: UnitOutcome | undefined | Promise<UnitOutcome | undefined>) {}
+}
+
+/** The checkout a round works in, and whether it works on a person's own PR. */
+interface Checkout {
+  ws: Awaited<ReturnType<Unit['activities']['workspace']['prepareUnitWorkspace']>>;
+  host: string | undefined;
+  onPersonsPr: boolean;
+  expectedRemoteSha: string | undefined;
+}
+
+/** What the coding run left: its record, and its handoff if it handed off. */
+interface Ran {
+  record: NonNullable<Awaited<ReturnType<Unit['runChild']>>>;
+  answering: boolean;
+  handoff: ReturnType<typeof handoffOf>;
+}
+
+type Commit = Awaited<ReturnType<Unit['activities']['workspace']['commitWorkspace']>>;
+
 /**
  * A coding round: the change (or the fixes) made by a coding run on the unit's branch,
  * committed, pushed, and the PR opened or updated. Out of rounds or budget ends the unit.
@@ -21,24 +43,39 @@ export class CodingRound {
 
   async run(): Promise<UnitOutcome | undefined> {
     const { unit } = this;
-    const { carry: c, settings, activities, unitId, repo, input } = unit;
-    const { ship } = settings;
-    if (roundsUsed(unit) >= ship.maxRounds + 1) return 'out_of_rounds';
+    const { carry: c, settings } = unit;
+    if (roundsUsed(unit) >= settings.ship.maxRounds + 1) return 'out_of_rounds';
     if (c.runMinutes >= settings.budgetMinutes) return 'budget';
     // Under a daily spend cap the round is reserved before anything of it is spent.
     const unfunded = await unit.spend?.fundRound();
     if (unfunded) return unit.endWith('spend', unfunded);
+    const checkout = await this.checkout();
+    if (checkout instanceof End) return checkout.outcome;
+    const ran = await this.code(checkout);
+    if (ran instanceof End) return ran.outcome;
+    const commit = await this.land(checkout, ran);
+    if (commit instanceof End) return commit.outcome;
+    return this.publish(checkout, ran, commit);
+  }
+
+  /** The PR's branch (on a person's PR) and the unit's checkout of it; may the unit push there? */
+  private async checkout(): Promise<Checkout | End> {
+    const { unit } = this;
+    const { carry: c, settings, activities, unitId, repo, input } = unit;
+    const { ship } = settings;
     // An exact-PR unit (`unit:<repo>#<n>`) works on the PR's own branch, never a fork of it.
     const onPersonsPr = Boolean(input.pullRequest && c.pullRequest === input.pullRequest && unit.ports.patched(EXACT_PR_BRANCH));
     let expectedRemoteSha: string | undefined;
     if (onPersonsPr) {
       const pr = await activities.github.githubPullGet({ repo, number: c.pullRequest!, identity: 'read', includeDiff: false });
-      if (pr.merged) return 'merged';
-      if (pr.state === 'closed') return 'closed';
+      if (pr.merged) return new End('merged');
+      if (pr.state === 'closed') return new End('closed');
       if (pr.headRepo?.toLowerCase() !== repo.toLowerCase())
-        return unit.failWith(
-          `pull request #${c.pullRequest}'s branch ${pr.headRef} is in ${pr.headRepo ?? 'a deleted fork'}, not ${repo}; ` +
-            `Switchboard pushes only to branches of ${repo}, so it made no change (open the PR from a branch of ${repo}, or ask for a new PR)`,
+        return new End(
+          unit.failWith(
+            `pull request #${c.pullRequest}'s branch ${pr.headRef} is in ${pr.headRepo ?? 'a deleted fork'}, not ${repo}; ` +
+              `Switchboard pushes only to branches of ${repo}, so it made no change (open the PR from a branch of ${repo}, or ask for a new PR)`,
+          ),
         );
       c.branch = pr.headRef;
       c.base = pr.baseRef;
@@ -67,10 +104,19 @@ export class CodingRound {
         dryRun: true,
       });
       if (probe.status !== 'confirmed')
-        return unit.failWith(
-          `Switchboard may not push to ${c.branch}, the branch of pull request #${c.pullRequest} (${probe.reason ?? probe.code ?? probe.status}); it made no change`,
+        return new End(
+          unit.failWith(
+            `Switchboard may not push to ${c.branch}, the branch of pull request #${c.pullRequest} (${probe.reason ?? probe.code ?? probe.status}); it made no change`,
+          ),
         );
     }
+    return { ws, host, onPersonsPr, expectedRemoteSha };
+  }
+
+  /** The coding run, asked to make the change or answer the open findings; a lost or cut run reruns the round. */
+  private async code({ ws, host }: Checkout): Promise<Ran | End> {
+    const { unit } = this;
+    const { carry: c, settings, unitId, repo } = unit;
     // The round answers the open findings by id (issue 33), and goes on from a handoff a person answered.
     const answering = unit.answersFindings();
     if (answering && c.handoff) {
@@ -91,19 +137,28 @@ export class CodingRound {
       ...(tracked.length ? { findings: unit.findings.refs() } : {}),
     });
     c.round += 1;
-    if (unit.inbox.stopped || unit.inbox.terminal) return undefined;
+    if (unit.inbox.stopped || unit.inbox.terminal) return new End(undefined);
     // A run that handed off said what it could not finish: its round is not lost work.
     const handoff = answering ? handoffOf(record?.submissions.submit_handoff) : undefined;
     // A run that failed or was cut lost its round's work: the round runs again (a few times a unit).
     if (!handoff && (!record || record.outcome !== 'completed'))
-      return lostRoundOr(
-        unit,
-        lostWork(record),
-        `the coding run ended ${record?.outcome ?? 'without a record'}${record?.endedBy ? ` (${record.endedBy})` : ''}`,
+      return new End(
+        lostRoundOr(
+          unit,
+          lostWork(record),
+          `the coding run ended ${record?.outcome ?? 'without a record'}${record?.endedBy ? ` (${record.endedBy})` : ''}`,
+        ),
       );
     // The run lost the checkout with its host (it was told, and worked on elsewhere): the round's changes are gone.
-    if (!record) return unit.failWith('the coding run ended without a record');
-    if (host && (record.workspaceLosses ?? 0) > 0) return loseRound(unit, unitId);
+    if (!record) return new End(unit.failWith('the coding run ended without a record'));
+    if (host && (record.workspaceLosses ?? 0) > 0) return new End(loseRound(unit, unitId));
+    return { record, answering, handoff };
+  }
+
+  /** The round's change committed and pushed (a host lost on the way costs the round). */
+  private async land({ ws, host, onPersonsPr, expectedRemoteSha }: Checkout, { record, handoff }: Ran): Promise<Commit | End> {
+    const { unit } = this;
+    const { carry: c, activities, unitId, repo } = unit;
     const onHost = host ? activities.onHost!(host) : undefined;
     let commit;
     try {
@@ -113,7 +168,7 @@ export class CodingRound {
         since: ws.headSha,
       });
     } catch (error) {
-      if (host && hostGone(error)) return loseRound(unit, unitId);
+      if (host && hostGone(error)) return new End(loseRound(unit, unitId));
       throw error;
     }
     // A round lost after its push landed (its host gone at the push's answer): the branch already
@@ -122,8 +177,8 @@ export class CodingRound {
     if (!commit.changed && !pushedBefore) {
       // No change because a command was lost with its worker: the round runs again, never fails the unit.
       const lost = handoff ? undefined : lostWork(record);
-      if (lost && rerunRound(unit, lost)) return undefined;
-      if (!c.pullRequest) return handoff ? handOff(unit, handoff) : unit.failWith('the coding run made no change');
+      if (lost && rerunRound(unit, lost)) return new End(undefined);
+      if (!c.pullRequest) return new End(handoff ? handOff(unit, handoff) : unit.failWith('the coding run made no change'));
     }
     if (pushedBefore) c.headSha = commit.headSha;
     if (commit.changed) {
@@ -140,17 +195,26 @@ export class CodingRound {
           ...(onPersonsPr ? { expectedRemoteSha: expectedRemoteSha ?? ws.headSha, pullRequest: c.pullRequest } : {}),
         });
       } catch (error) {
-        if (host && hostGone(error)) return loseRound(unit, unitId);
+        if (host && hostGone(error)) return new End(loseRound(unit, unitId));
         throw error;
       }
       if (push.status !== 'confirmed')
-        return unit.failWith(
-          onPersonsPr
-            ? `the push to ${c.branch}, the branch of pull request #${c.pullRequest}, was ${push.status}: ${push.reason ?? push.code ?? ''}`
-            : `the push was ${push.status}: ${push.reason ?? push.code ?? ''}`,
+        return new End(
+          unit.failWith(
+            onPersonsPr
+              ? `the push to ${c.branch}, the branch of pull request #${c.pullRequest}, was ${push.status}: ${push.reason ?? push.code ?? ''}`
+              : `the push was ${push.status}: ${push.reason ?? push.code ?? ''}`,
+          ),
         );
       c.headSha = commit.headSha;
     }
+    return commit;
+  }
+
+  /** The PR opened or updated, each finding answered on its thread, and the phase the unit goes to. */
+  private async publish({ onPersonsPr }: Checkout, { record, answering, handoff }: Ran, commit: Commit): Promise<UnitOutcome | undefined> {
+    const { unit } = this;
+    const { carry: c, activities, unitId, repo, input } = unit;
     // The work is done once it is pushed (a checkout lost before that keeps it for the next round).
     c.work = [];
     const description = record.submissions.submit_description as { title?: string; body?: string } | undefined;
@@ -160,7 +224,7 @@ export class CodingRound {
         repo,
         identity: 'write',
         head: c.branch,
-        base: c.base,
+        base: c.base!, // set from the checkout (`ws.base`) at the start of the round
         effectKey: `${unitId}/pr/${c.pullRequest ? c.round : 'open'}`,
         title: description?.title ?? firstLine(input.request ?? `Switchboard change ${unitId}`),
         body: fixesIssue(description?.body ?? `${input.request ?? ''}\n\nOpened by Switchboard unit ${unitId}.`, input.issue),

@@ -1,4 +1,4 @@
-import type { EffectResult } from '../../activities/github/types';
+import type { EffectResult } from '../contracts/github';
 import type { DeclineReason, TrackedFinding } from '../contracts';
 import type { ReviewExchange } from './findings-ledger';
 import { trackedPlace } from './findings-ledger';

@@ -1,4 +1,4 @@
-import type { Finding } from '../../tools';
+import type { Finding } from '../contracts/findings';
 import type { Disposition, FindingRef, TrackedFinding, UnitCarry } from '../contracts';
 import type { Submission } from './review-gate';
 import { findingPlace } from './review-render';

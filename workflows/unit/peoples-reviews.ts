@@ -1,4 +1,4 @@
-import type { PullActivity } from '../../activities/github/types';
+import type { PullActivity } from '../contracts/github';
 import type { Unit } from './unit';
 
 /** A review a person submitted on the PR (from the `prEvent` signal). */

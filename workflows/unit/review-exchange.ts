@@ -1,4 +1,4 @@
-import type { Finding } from '../../tools';
+import type { Finding } from '../contracts/findings';
 import type { EarlierReview, TrackedFinding } from '../contracts';
 import { FindingReplies } from './finding-replies';
 import type { Submission } from './review-gate';

@@ -1,4 +1,5 @@
-import { FINDING_SEVERITIES, getTool, parseToolInput, type Finding, type FindingSeverity } from '../../tools';
+import { FINDING_SEVERITIES, type Finding, type FindingSeverity } from '../contracts/findings';
+import { getTool, parseToolInput } from '../../tools';
 import type { ReviewSummary } from '../contracts';
 
 export interface Submission {

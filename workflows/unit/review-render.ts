@@ -1,5 +1,5 @@
-import type { ReviewLineComment } from '../../activities/github/types';
-import type { Finding, FindingSeverity } from '../../tools';
+import type { ReviewLineComment } from '../contracts/github';
+import type { Finding, FindingSeverity } from '../contracts/findings';
 import type { EarlierReview, ReviewSummary } from '../contracts';
 import type { Submission } from './review-gate';
 

@@ -24,6 +24,31 @@ export function alreadyReviewed(c: Pick<UnitCarry, 'lastReview' | 'reviewedShas'
 /** A review run whose submission is invalid is asked again this many times. */
 export const REVIEW_RETRIES = 1;
 
+/** A round that ended early, with what the unit does next (an outcome ends it; undefined goes on). */
+class End {
+  constructor(readonly outcome: UnitOutcome | undefined) {}
+}
+
+type PullHead = Awaited<ReturnType<Unit['activities']['github']['githubPullGet']>>;
+type ShownFindings = ReturnType<Unit['findings']['awaitingReview']>;
+type Submission = Extract<ReturnType<typeof validateSubmission>, { ok: true }>['submission'];
+
+/** A valid review, with the gate and the earlier review it was asked against. */
+interface Reviewed {
+  gate: Parameters<typeof applyGate>[1];
+  earlier: ReturnType<typeof shownAsEarlier> | UnitCarry['earlier'];
+  declined: number[];
+  submission: Submission;
+}
+
+/** What posting a review needs: the head reviewed, the findings it was shown, and the review. */
+interface Posting extends Reviewed {
+  pr: PullHead;
+  shown: ShownFindings;
+  answering: boolean;
+  again: boolean;
+}
+
 /**
  * A review of the PR head by a read-scoped review run. The submission is validated and gated;
  * the review is posted only to the commit reviewed, and only while it is still the head.
@@ -34,8 +59,7 @@ export class ReviewRound {
 
   async run(): Promise<UnitOutcome | undefined> {
     const { unit } = this;
-    const { carry: c, settings, activities, unitId, repo } = unit;
-    const { ship } = settings;
+    const { carry: c, settings, activities, repo } = unit;
     if (c.runMinutes >= settings.budgetMinutes) return 'budget';
     // A unit that starts at review (an exact PR) reserves its first round here.
     const unfunded = await unit.spend?.fundFirstRound();
@@ -59,6 +83,19 @@ export class ReviewRound {
       unit.enter('checks');
       return undefined;
     }
+    const reviewed = await this.review(pr, shown);
+    if (reviewed instanceof End) return reviewed.outcome;
+    return this.post({ pr, shown, answering, again, ...reviewed });
+  }
+
+  /**
+   * A review run on a read checkout of the head, asked again once if its submission is invalid
+   * (and again for a run lost with its work).
+   */
+  private async review(pr: PullHead, shown: ShownFindings): Promise<Reviewed | End> {
+    const { unit } = this;
+    const { carry: c, settings, activities, unitId, repo } = unit;
+    const { ship } = settings;
     const reviewKey = `${unitId}/review`;
     const ws = await activities.workspace.prepareUnitWorkspace({
       workspaceKey: reviewKey,
@@ -98,7 +135,7 @@ export class ReviewRound {
         host,
         pr.files.map((file) => file.path),
       );
-      if (unit.inbox.stopped || unit.inbox.terminal) return undefined;
+      if (unit.inbox.stopped || unit.inbox.terminal) return new End(undefined);
       validated = validateSubmission(record?.submissions.submit_review, earlier?.findings.length ?? 0, declined);
       if (validated.ok) break;
       // A run that ended without its result (failed, cut, lost) is run again; the retry is for invalid submissions.
@@ -106,15 +143,22 @@ export class ReviewRound {
       if (lost && rerunReview(unit, lost)) attempt -= 1;
       else problem = validated.problem;
     }
-    if (!validated.ok) return unit.failWith(`the review run did not submit a valid review: ${validated.problem}`);
-    const { summary, addressed } = applyGate(validated.submission, gate, pr.headSha);
+    if (!validated.ok) return new End(unit.failWith(`the review run did not submit a valid review: ${validated.problem}`));
+    return { gate, earlier, declined, submission: validated.submission };
+  }
+
+  /** The gated review posted to the commit reviewed while it is still the head, and the phase that follows. */
+  private async post({ pr, shown, answering, again, gate, earlier, declined, submission }: Posting): Promise<UnitOutcome | undefined> {
+    const { unit } = this;
+    const { carry: c, activities, unitId, repo } = unit;
+    const { summary, addressed } = applyGate(submission, gate, pr.headSha);
     // Declines the review keeps open count at the gate with its new findings.
-    const kept = keptOpen(validated.submission, shown);
+    const kept = keptOpen(submission, shown);
     if (kept > 0) Object.assign(summary, { verdict: 'request_changes', addressed: summary.addressed + kept });
     // Each new finding at the gate is tracked under an id its line comment carries, to find its thread.
     const ids = answering ? unit.findings.nextIds(addressed.length) : [];
     const tags = new Map<number, string>();
-    validated.submission.findings.forEach((finding, index) => {
+    submission.findings.forEach((finding, index) => {
       if (answering && atOrAbove(finding.severity, gate)) tags.set(index, ids[tags.size]);
     });
     const current = await activities.github.githubPullGet({ repo, number: c.pullRequest!, identity: 'read' });
@@ -128,11 +172,11 @@ export class ReviewRound {
       number: c.pullRequest!,
       commitSha: pr.headSha,
       event: 'COMMENT',
-      body: renderReview(validated.submission, summary, gate, {
+      body: renderReview(submission, summary, gate, {
         ...(earlier ? { earlier } : {}),
         declined: declined.map((number) => ({ number, id: shown[number - 1].id, title: shown[number - 1].title })),
       }),
-      comments: reviewComments(validated.submission, tags),
+      comments: reviewComments(submission, tags),
       // A second review of the same head has a key of its own (the first one's marker is on GitHub already).
       effectKey: again ? `${unitId}/review/${pr.headSha}/${c.reviews + 1}` : `${unitId}/review/${pr.headSha}`,
     });
@@ -141,11 +185,11 @@ export class ReviewRound {
     if (posted.id) c.postedReviews.push(posted.id);
     if (posted.status !== 'refused') {
       c.reviewedShas = [...(c.reviewedShas ?? []), pr.headSha].slice(-REVIEWED_SHAS_KEPT);
-      c.earlier = earlierReview(pr.headSha, validated.submission.findings);
+      c.earlier = earlierReview(pr.headSha, submission.findings);
     }
     c.lastReview = { ...summary, posted: posted.status };
     if (answering) {
-      const open = await recordExchange(unit, { id: posted.id, commitSha: pr.headSha }, validated.submission, shown, addressed);
+      const open = await recordExchange(unit, { id: posted.id, commitSha: pr.headSha }, submission, shown, addressed);
       if (open > 0) unit.enter('findings');
       else {
         c.checks = { state: 'waiting', headSha: pr.headSha, polls: 0 };

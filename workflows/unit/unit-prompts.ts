@@ -1,4 +1,4 @@
-import type { Finding } from '../../tools';
+import type { Finding } from '../contracts/findings';
 import type { EarlierReview, Handoff, TrackedFinding, UncertainWrite, UnitOutcome, UnitRecord, WorkItem } from '../contracts';
 import { findingPlace } from './review-render';
 import { describeWrite } from '../effects/uncertain-writes';

@@ -1,4 +1,5 @@
-import { applicableCaps, RESERVE_DEFAULTS, type ApplicableCap } from '../../agents/spend-caps';
+import type { ApplicableCap } from '../contracts/spend';
+import { applicableCaps, RESERVE_DEFAULTS } from '../../agents/spend-caps';
 import type { SpendRelease, SpendReservation, SpendReserveRequest } from '../contracts';
 import type { Unit, UnitMoney } from './unit';
 

@@ -1,5 +1,5 @@
 import { DEFAULT_SHIP_SETTINGS } from '../../activities/agents/agent-setup';
-import type { CommitChecks, EffectResult, PullActivity, PullDetail } from '../../activities/github/types';
+import type { CommitChecks, EffectResult, PullActivity, PullDetail } from '../contracts/github';
 import type { PlanUnitProgress, RunRecord, UnitCarry, UnitPhase } from '../contracts';
 import { TimeoutFailure, TimeoutType } from '@temporalio/common';
 import { CallLog, FakeClock } from '../test-support';

@@ -1,7 +1,7 @@
 import type { ShipSettings } from '../../activities/agents/agent-setup';
 import type { SpendConfig } from '../../infra/config/spend-section';
 import type { GitHubActivities, RepoSettingsResult } from '../../activities/github';
-import type { Profile } from '../../agents';
+import type { Profile } from '../contracts/profile';
 import type { GitHubWriteActivities, HostBoundActivities, StatusActivities, UnitWorkspaceActivities } from '../activity-proxies';
 import {
   OPEN_FINDINGS_SHOWN,

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { type LocalGitHub } from '../../../infra/local-github';
-import { branchHeads } from '../../../infra/local-github/git-store';
+import { type LocalGitHub } from '../../../emulators/local-github';
+import { branchHeads } from '../../../emulators/local-github/git-store';
 import { createPushPolicy } from '../../github/push-policy';
 import { createRepoSettingsReader } from '../../github/repo-settings';
 import { localGitHubWithIdentities, READ_TOKEN, WRITE_TOKEN } from '../../github/test-support';

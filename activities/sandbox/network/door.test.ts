@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { networkInterfaces } from 'node:os';
-import { startLocalGitHub, type LocalGitHub } from '../../../infra/local-github';
+import { startLocalGitHub, type LocalGitHub } from '../../../emulators/local-github';
 import { startFakeInternet, type FakeInternet } from '../../../test/helpers/fake-internet';
 import { type BashInput } from '../types';
 import { requireBubblewrap, sandboxFixture } from '../test-support';

@@ -1,6 +1,6 @@
 import { chownSync, lstatSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type LocalGitHub } from '../../../infra/local-github';
+import { type LocalGitHub } from '../../../emulators/local-github';
 import { localGitHubWithIdentities } from '../../github/test-support';
 import { type GitHubIdentities } from '../../github/identity';
 import { createUnitWorkspaceActivities } from '../../units/unit-workspace';

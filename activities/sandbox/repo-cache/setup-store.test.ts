@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type LocalGitHub } from '../../../infra/local-github';
+import { type LocalGitHub } from '../../../emulators/local-github';
 import { SETUP_RESTORED, setupScript } from '../../../agents/repo-setup';
 import { localGitHubWithIdentities } from '../../github/test-support';
 import { type GitHubIdentities } from '../../github/identity';

@@ -1,5 +1,5 @@
 import { msToNumber } from '@temporalio/common/lib/time';
-import type { ModelTurnResult, ToolCall } from '../../../activities/models/types';
+import type { ModelTurnResult, ToolCall } from '../../../workflows/contracts/model';
 import { POLICIES } from '../../../workflows/activity-proxies';
 import {
   steerSignal,

@@ -1,4 +1,4 @@
-import type { ReplyInput } from '../../../activities/status/types';
+import type { ReplyInput } from '../../../workflows/contracts/status';
 import type { StartUnitResult } from '../../../activities/units/unit-client';
 import type { RunOutcome, StartRunResult } from '../../../activities/runs/run-start';
 import {

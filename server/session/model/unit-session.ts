@@ -1,7 +1,7 @@
 import type { AgentSetup } from '../../../activities/agents/agent-setup';
-import type { CommitChecks, EffectResult, PullDetail } from '../../../activities/github/types';
+import type { CommitChecks, EffectResult, PullDetail } from '../../../workflows/contracts/github';
 import type { CommitResult } from '../../../activities/units/unit-workspace';
-import type { Finding } from '../../../tools/submit-review';
+import type { Finding } from '../../../workflows/contracts/findings';
 import {
   checksSignal,
   mergeSignal,

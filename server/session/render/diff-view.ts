@@ -1,4 +1,4 @@
-import type { PullDetail } from '../../../activities/github/types';
+import type { PullDetail } from '../../../workflows/contracts/github';
 import { clip, esc, plural } from './html';
 import type { Block, RenderContext } from './parts';
 

@@ -1,5 +1,6 @@
 import { isCancellation } from '@temporalio/workflow';
-import { errorMessage, fail, ok, type ToolExecutor } from './context';
+import { errorMessage, fail, ok } from './tool-result';
+import { type ToolExecutor } from './context';
 
 /** attach_file: posts a workspace file to the run's conversation, at most once per call (its effect key). */
 export const attachFile: ToolExecutor<'attach_file'> = async (ctx, call, input) => {

@@ -1,5 +1,6 @@
 import type { BoardChange } from '../../contracts';
-import { fail, failureMessage, ok, type ToolExecutor } from './context';
+import { fail, failureMessage, ok } from './tool-result';
+import { type ToolExecutor } from './context';
 
 /**
  * `context_board`: a rem-agent run's change to the board it consolidates for, sent as the board's

@@ -1,4 +1,4 @@
-import type { ToolCall, ToolResult } from '../../../activities/models/types';
+import type { ToolCall, ToolResult } from '../../contracts/model';
 import type { WorkspaceRef } from '../../../activities/sandbox/types';
 import type { ToolInput, ToolName } from '../../../tools';
 import type {
@@ -73,24 +73,3 @@ export type ToolExecutor<Name extends ToolName> = (ctx: ToolContext, call: ToolC
 
 /** One executor per tool the registry knows: the compiler refuses a map that misses one. */
 export type ExecutorMap = { readonly [Name in ToolName]: ToolExecutor<Name> };
-
-export function ok(call: ToolCall, content: string): ToolResult {
-  return { callId: call.id, name: call.name, content };
-}
-
-export function fail(call: ToolCall, content: string): ToolResult {
-  return { callId: call.id, name: call.name, content, isError: true };
-}
-
-/** The message of an activity failure as the model should read it (the cause's, when there is one). */
-export function failureMessage(error: unknown): string {
-  const failure = error as { message?: string; cause?: { message?: string; type?: string } };
-  const cause = failure.cause;
-  return cause?.message ? `${cause.type ? `${cause.type}: ` : ''}${cause.message}` : (failure.message ?? String(error));
-}
-
-/** The cause's message of an activity failure, else its own. */
-export function errorMessage(error: unknown): string {
-  const failure = error as { message?: string; cause?: { message?: string } };
-  return failure.cause?.message ?? failure.message ?? String(error);
-}

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ToolCall } from '../../../activities/models/types';
+import type { ToolCall } from '../../contracts/model';
 import { builtinCatalog, getAgent, resolveProfile } from '../../../agents';
 import { defaultAgentsConfig, type AgentsConfigInput } from '../../../agents/config';
 import { DEFAULT_SHIP_SETTINGS } from '../../../activities/agents/agent-setup';

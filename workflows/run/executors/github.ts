@@ -1,7 +1,8 @@
-import type { ToolCall, ToolResult } from '../../../activities/models/types';
-import type { EffectResult } from '../../../activities/github';
+import type { ToolCall, ToolResult } from '../../contracts/model';
+import type { EffectResult } from '../../contracts/github';
 import type { ToolName } from '../../../tools';
-import { fail, failureMessage, ok, type ToolContext, type ToolExecutor } from './context';
+import { fail, failureMessage, ok } from './tool-result';
+import { type ToolContext, type ToolExecutor } from './context';
 
 /** Characters of a GitHub answer shown to the model. */
 export const GITHUB_RESULT_LIMIT = 30_000;

@@ -1,6 +1,7 @@
-import type { ToolCall, ToolResult } from '../../../activities/models/types';
+import type { ToolCall, ToolResult } from '../../contracts/model';
 import type { ToolInput } from '../../../tools';
-import { fail, ok, type ToolContext, type ToolExecutor } from './context';
+import { fail, ok } from './tool-result';
+import { type ToolContext, type ToolExecutor } from './context';
 
 export const DEFAULT_JOB_POLL_SECONDS = 60;
 

@@ -1,6 +1,7 @@
 import { dispositionProblems } from '../../../tools';
 import { planProblems } from '../../plan/plan-graph';
-import { fail, ok, type ToolExecutor } from './context';
+import { fail, ok } from './tool-result';
+import { type ToolExecutor } from './context';
 
 /** Workflow-native tools: the card's line and checklist, the structured results a unit reads, delegation. */
 export const updateStatus: ToolExecutor<'update_status'> = async (ctx, call, input) => {

@@ -1,7 +1,8 @@
 import { isCancellation } from '@temporalio/workflow';
-import type { ToolCall, ToolResult } from '../../../activities/models/types';
+import type { ToolCall, ToolResult } from '../../contracts/model';
 import type { ListSkillsResult, UseSkillResult } from '../../../activities/skills';
-import { errorMessage, fail, ok, type ToolContext, type ToolExecutor } from './context';
+import { errorMessage, fail, ok } from './tool-result';
+import { type ToolContext, type ToolExecutor } from './context';
 
 /**
  * list_skills and use_skill. The run's own workspace counts (none for a run on no machine):

@@ -1,10 +1,11 @@
-import type { ToolCall, ToolResult } from '../../../activities/models/types';
+import type { ToolCall, ToolResult } from '../../contracts/model';
 import { admitStart, authorize, unitToolsRefusal } from '../../../agents';
 import { steerSignal, stopSignal, type UnitState } from '../../contracts';
 import { conversationOf } from '../../thread/decide';
 import { personOfRun } from '../task-children';
 import { pullRequestUnitId, taskUnitId } from '../../unit/unit-id';
-import { errorMessage, fail, ok, type ToolContext, type ToolExecutor } from './context';
+import { errorMessage, fail, ok } from './tool-result';
+import { type ToolContext, type ToolExecutor } from './context';
 
 /**
  * The `patched()` id of the unit tools asking the admission: only in the person's own private

@@ -1,7 +1,8 @@
 import { isCancellation } from '@temporalio/workflow';
-import type { ToolCall, ToolResult } from '../../../activities/models/types';
+import type { ToolCall, ToolResult } from '../../contracts/model';
 import type { WebFetchResult, WebSearchResult } from '../../../activities/web';
-import { errorMessage, fail, ok, type ToolExecutor } from './context';
+import { errorMessage, fail, ok } from './tool-result';
+import { type ToolExecutor } from './context';
 
 /** web_fetch and web_search: every failure (a refused address, a provider error) is data for the model. */
 export const webFetch: ToolExecutor<'web_fetch'> = async (ctx, call, input) => {

@@ -1,8 +1,9 @@
 import { isCancellation } from '@temporalio/workflow';
-import type { ToolCall, ToolResult } from '../../../activities/models/types';
+import type { ToolCall, ToolResult } from '../../contracts/model';
 import { describeBash, describeFile, findFilesCommand, grepCommand, HONEST_LISTINGS, listDirectoryCommand } from '../tool-text';
 import type { OwnedRefs } from '../../contracts';
-import { errorMessage, fail, ok, type ToolContext, type ToolExecutor } from './context';
+import { errorMessage, fail, ok } from './tool-result';
+import { type ToolContext, type ToolExecutor } from './context';
 
 /** How a shell command's result begins when its worker was lost mid-command (a unit reads it: the round's work may be gone). */
 export const LOST_COMMAND = 'The command did not report a result';

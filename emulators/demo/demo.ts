@@ -4,17 +4,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { slackThreadId } from '../../server/slack/event-routing';
-import { startDevServer, type DevServer } from '../dev-server';
+import { startDevServer, type DevServer } from '../../infra/dev-server';
 import { startLocalGitHub, type LocalGitHub } from '../local-github';
 import { startLocalCi, type LocalCi } from '../local-github/ci';
 import { filesFromFolder } from '../local-github/seed';
 import { startLocalSlack, type LocalSlack } from '../local-slack';
-import { projectRoot } from '../paths';
-import { resolveTemporalBinary } from '../temporal-binaries';
+import { projectRoot } from '../../infra/paths';
+import { resolveTemporalBinary } from '../../infra/temporal-binaries';
 import { stopUnits, waitUntilNoneUse } from './cleanup';
 import { followThread, webUiLinks, type FollowedWorkflow } from './follow';
-import { CODEC_PATH } from '../codec-endpoint';
-import { SessionLinks } from '../session-links';
+import { CODEC_PATH } from '../../infra/codec-endpoint';
+import { SessionLinks } from '../../infra/session-links';
 import { writeDemoConfig } from './config-file';
 import { portFor } from './ports';
 import { spawnProduct, waitHealthy, type ProductProcess } from './product';
@@ -73,7 +73,7 @@ export interface Demo {
   ready(timeoutMs?: number): Promise<ReadyReport>;
   /**
    * The second story, once the first PR is ready: Ana merges it, files an issue and assigns it to
-   * the bot; resolves when the issue's unit reports its PR ready on the issue (infra/demo/issue-story.ts).
+   * the bot; resolves when the issue's unit reports its PR ready on the issue (emulators/demo/issue-story.ts).
    */
   issueStory(firstPullRequest: number, timeoutMs?: number): Promise<IssueStoryReport>;
   /** Stops the unit (so its workspaces are released), then Switchboard, the local services and Temporal; removes the temp folder. */

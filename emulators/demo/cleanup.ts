@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type Client } from '@temporalio/client';
 import { stopSignal } from '../../workflows/contracts';
-import { visibilityQuery } from '../visibility';
+import { visibilityQuery } from '../../infra/visibility';
 
 /**
  * Sends `stop` to the conversation's running units and waits (bounded) for each to settle:

@@ -4,7 +4,7 @@ import { startLocalCi } from './ci';
 import { filesFromFolder, parseCollaborators } from './seed';
 
 /**
- * The local GitHub on its own: `node dist/infra/local-github/main.js`. It accepts the same
+ * The local GitHub on its own: `node dist/emulators/local-github/main.js`. It accepts the same
  * GITHUB_READ_TOKEN and GITHUB_WRITE_TOKEN as Switchboard, signs webhooks with
  * GITHUB_WEBHOOK_SECRET and delivers them to LOCAL_GITHUB_WEBHOOK_URL (default
  * http://127.0.0.1:3000/webhooks/github). LOCAL_GITHUB_REPOS seeds repositories from folders

@@ -1,4 +1,5 @@
-import type { ReplyTarget, RunStatus } from '../../workflows/contracts';
+import type { ReplyTarget } from './common';
+import type { RunStatus } from './run-status';
 
 /** One state of a run's status card; `final` marks the last update, with the answer. */
 export interface StatusCardInput {

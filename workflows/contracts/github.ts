@@ -2,9 +2,8 @@
  * The contract of the GitHub activities. Workflows import these types only.
  * Every input names the identity whose credential the call uses.
  */
-import { type IdentityScope } from './identity';
-
-export type { IdentityScope };
+/** The GitHub identity a run's profile grants. `none` has no credential at all. */
+export type IdentityScope = 'none' | 'read' | 'write';
 
 /** `owner/name`. */
 export type RepoName = string;

@@ -1,7 +1,7 @@
 import { type Client } from '@temporalio/client';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Agent, SwitchboardKind } from '../../workflows/search-attributes';
-import { visibilityQuery } from '../visibility';
+import { visibilityQuery } from '../../infra/visibility';
 
 /** One workflow of the demo's conversation, as the Web UI lists it. */
 export interface FollowedWorkflow {

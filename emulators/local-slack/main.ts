@@ -1,7 +1,7 @@
 import { startLocalSlack } from '.';
 
 /**
- * The offline demo's Slack: `node dist/infra/local-slack/main.js`. Uses the same
+ * The offline demo's Slack: `node dist/emulators/local-slack/main.js`. Uses the same
  * SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET as Switchboard and delivers events to
  * LOCAL_SLACK_EVENTS_URL (default http://127.0.0.1:3000/slack/events).
  */
