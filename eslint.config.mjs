@@ -190,7 +190,7 @@ export default tseslint.config(
   },
   {
     // The worlds unit tests drive the unit's phases in: test support beside the code, not workflow code.
-    files: ['workflows/unit/unit-test-world.ts'],
+    files: ['workflows/**/*-test-world.ts'],
     rules: { 'max-lines-per-function': 'off' },
   },
 );

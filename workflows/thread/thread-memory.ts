@@ -1,5 +1,5 @@
 import type { AgentSetup } from '../../activities/agents/agent-setup';
-import type { ChatMessage } from '../../activities/models/types';
+import type { ChatMessage } from '../contracts/model';
 import type { MessageOutcome, PlanDraft, SavedExchange, StopInput, ThreadCarry, ThreadMessage, UncertainWrite } from '../contracts';
 import { ReviewMemory } from './auto-review';
 

@@ -1,7 +1,7 @@
 import { DEFAULT_SHIP_SETTINGS, type AgentSetup } from '../../activities/agents/agent-setup';
 import type { RepoSettingsResult } from '../../activities/github';
-import type { IssueThread, VetRepositoryResult } from '../../activities/github/types';
-import type { EffectResult } from '../../activities/status/types';
+import type { IssueThread, VetRepositoryResult } from '../contracts/github';
+import type { EffectResult } from '../contracts/status';
 import { builtinCatalog } from '../../agents';
 import { defaultAgentsConfig } from '../../agents/config';
 import type { ReplyTarget, RunRecord, ThreadCarry, ThreadInput, ThreadMessage, UncertainWrite } from '../contracts';
