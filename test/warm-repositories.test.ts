@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { registeredRepoCache } from '../activities/sandbox/repo-cache/repo-cache';
-import { type BashResult } from '../activities/sandbox/types';
+import { type BashResult } from '../workflows/contracts/sandbox';
 import { type UnitWorkspace } from '../activities/units/unit-workspace';
 import { runStatusQuery, stopSignal, unitStateQuery, type RunRecord } from '../workflows/contracts';
 import { activityResults } from './helpers/history';

@@ -27,7 +27,7 @@ import type {
   WorkspaceInput,
   WorkspaceRef,
   WorkspaceState,
-} from '../activities/sandbox/types';
+} from './contracts/sandbox';
 import type { EffectResult, PlanCardInput, ReplyInput, StatusCardInput, UnitThreadInput, UnitThreadResult } from './contracts/status';
 import type { StartPlanResult, StartUnitResult, UnitSummary } from '../activities/units/unit-client';
 import type { PlanActivities } from '../activities/plans';
@@ -38,7 +38,7 @@ import type { SpendCheckInput, SumSpendsInput } from '../activities/spend';
 import type { SpendVerdict } from './contracts/spend';
 import type { SpentToday } from '../agents/spend-caps';
 import type { WebActivities } from '../activities/web';
-import type { McpCallInput, McpCallResult, McpDiscovered, McpDiscoverInput } from '../activities/mcp/types';
+import type { McpCallInput, McpCallResult, McpDiscovered, McpDiscoverInput } from './contracts/mcp-calls';
 import type { BoardActivities } from '../activities/board';
 import type {
   PlanInput,

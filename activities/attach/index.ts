@@ -3,7 +3,7 @@ import { createConversationWrites } from '../github/conversation-writes';
 import { type GitHubIdentities } from '../github/identity';
 import { type SlackWebClient } from '../slack/slack-client';
 import { type SandboxHost } from '../sandbox/sandbox-host';
-import { type WorkspaceRef } from '../sandbox/types';
+import { type WorkspaceRef } from '../../workflows/contracts/sandbox';
 import { SandboxUnavailable, workspaceFilesFor } from '../sandbox';
 import type { ReplyTarget } from '../../workflows/contracts';
 import { uploadToSlackThread } from './slack-upload';

@@ -4,9 +4,9 @@ import { McpAnswerTooLarge } from './guarded-fetch';
 import { boundResult, renderContent } from './render';
 import { describe, MCP_MAX_MESSAGE_BYTES, McpSessions, McpUnavailable, type McpSession, type McpSessionDeps } from './sessions';
 import type { McpToolSchema } from '../../workflows/contracts/mcp';
-import type { McpCallInput, McpCallResult, McpDiscovered, McpDiscoverInput, McpFailureCode } from './types';
+import type { McpCallInput, McpCallResult, McpDiscovered, McpDiscoverInput, McpFailureCode } from '../../workflows/contracts/mcp-calls';
 
-export * from './types';
+export * from '../../workflows/contracts/mcp-calls';
 export { McpSessions, type McpSessionDeps } from './sessions';
 
 /** Tools one server may show a run; the rest are named in the discovery's problems. */

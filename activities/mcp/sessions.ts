@@ -9,7 +9,7 @@ import { SandboxUnavailable, type SandboxHost } from '../sandbox/sandbox-host';
 import { currentActivityContext } from '../sandbox/activity-context';
 import { markUsed } from '../sandbox/workspace-layout';
 import { guardedFetch, type McpResolver } from './guarded-fetch';
-import type { McpRunRef } from './types';
+import type { McpRunRef } from '../../workflows/contracts/mcp-calls';
 
 /** Bytes of one message a server may send (a stdio line, an HTTP body): past it the session ends as `too_large`. */
 export const MCP_MAX_MESSAGE_BYTES = 8 * 1024 * 1024;

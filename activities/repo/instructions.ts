@@ -4,7 +4,7 @@ import { type GitHubIdentities } from '../github/identity';
 import { splitRepo } from '../github/repo-name';
 import { SandboxUnavailable, workspaceFilesFor } from '../sandbox';
 import { type SandboxHost } from '../sandbox/sandbox-host';
-import { type WorkspaceRef } from '../sandbox/types';
+import { type WorkspaceRef } from '../../workflows/contracts/sandbox';
 
 /** The files a repository tells agents how to work in it with, after the nearest AGENTS.md files. */
 export const INSTRUCTION_FILES = ['AGENTS.md', 'CLAUDE.md', '.github/copilot-instructions.md', '.switchboard/instructions.md'] as const;

@@ -1,7 +1,7 @@
 import { runHelper, type HelperAnswer } from './helper/run-helper';
 import { HOST_ENV } from './host-exec';
 import { type SandboxHost, type SandboxTarget } from './sandbox-host';
-import { type FileResult, type JobStatus } from './types';
+import { type FileResult, type JobStatus } from '../../workflows/contracts/sandbox';
 import { locate, type PathRefusal } from './workspace-paths';
 
 export interface FileLimits {

@@ -30,9 +30,9 @@ import {
   type WorkspaceRef,
   type WorkspaceState,
   type WriteFileInput,
-} from './types';
+} from '../../workflows/contracts/sandbox';
 
-export * from './types';
+export * from '../../workflows/contracts/sandbox';
 export { DETACH_RECIPE } from './hints';
 export { type SandboxLogger } from './sandbox-host';
 export { detectIsolation, ISOLATION_FIX, readinessOf, type IsolationSetting, type SandboxReadiness } from './isolation';

@@ -34,7 +34,7 @@ import {
   workspaceLayout,
   type WorkspaceLayout,
 } from './workspace-layout';
-import { type WorkspaceRef } from './types';
+import { type WorkspaceRef } from '../../workflows/contracts/sandbox';
 import { type SandboxTarget } from './sandbox-target';
 
 export type { SandboxTarget } from './sandbox-target';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type WorkspaceRef } from './types';
+import { type WorkspaceRef } from '../../workflows/contracts/sandbox';
 
 /**
  * Where the sandboxed command sees each part of its workspace when bubblewrap isolates it.

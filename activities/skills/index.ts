@@ -2,7 +2,7 @@ import { readFile, realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SandboxUnavailable, workspaceFilesFor, type WorkspaceFiles } from '../sandbox';
 import { type SandboxHost } from '../sandbox/sandbox-host';
-import { type WorkspaceRef } from '../sandbox/types';
+import { type WorkspaceRef } from '../../workflows/contracts/sandbox';
 import { SANDBOX_VIEW } from '../sandbox/workspace-layout';
 import { MAX_SKILL_BYTES, parseSkillFile, SKILL_FILE, skillFiles, subfolders, type SkillFolder, type SkillProblem } from './skill-files';
 

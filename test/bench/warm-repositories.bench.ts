@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { createGitHubIdentities } from '../../activities/github';
 import { registeredRepoCache } from '../../activities/sandbox/repo-cache/repo-cache';
-import { type BashInput } from '../../activities/sandbox/types';
+import { type BashInput } from '../../workflows/contracts/sandbox';
 import { type UnitWorkspace } from '../../activities/units/unit-workspace';
 import { startLocalGitHub, type LocalGitHub } from '../../emulators/local-github';
 import { shipUnitWorkflowType, stopSignal } from '../../workflows/contracts';

@@ -1,4 +1,4 @@
-import type { McpCallInput, McpDiscoverInput } from '../../activities/mcp/types';
+import type { McpCallInput, McpDiscoverInput } from '../contracts/mcp-calls';
 import { builtinCatalog, getAgent, resolveProfile } from '../../agents';
 import { defaultAgentsConfig } from '../../agents/config';
 import type { McpActivities } from '../activity-proxies';

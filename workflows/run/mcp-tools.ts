@@ -1,7 +1,7 @@
 import { isCancellation } from '@temporalio/workflow';
-import type { McpCallInput, McpDiscovered, McpRunRef } from '../../activities/mcp/types';
+import type { McpCallInput, McpDiscovered, McpRunRef } from '../contracts/mcp-calls';
 import type { ToolCall, ToolResult } from '../contracts/model';
-import type { WorkspaceRef } from '../../activities/sandbox/types';
+import type { WorkspaceRef } from '../contracts/sandbox';
 import type { McpAttachment } from '../contracts/mcp';
 import type { McpActivities } from '../activity-proxies';
 import type { McpRunTools } from '../contracts';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RepoSettingsResult } from '../../activities/github';
-import type { BashResult } from '../../activities/sandbox/types';
+import type { BashResult } from '../contracts/sandbox';
 import { builtinCatalog, getAgent, resolveProfile } from '../../agents';
 import { defaultAgentsConfig } from '../../agents/config';
 import type { RunInput } from '../contracts';

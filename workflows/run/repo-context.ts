@@ -1,7 +1,7 @@
 import { isCancellation } from '@temporalio/workflow';
 import type { GitHubActivities, RepoSettingsResult } from '../../activities/github';
 import type { LoadedInstructions } from '../../activities/repo/instructions';
-import type { WorkspaceRef } from '../../activities/sandbox/types';
+import type { WorkspaceRef } from '../contracts/sandbox';
 import type { InstructionsActivities, SandboxActivities } from '../activity-proxies';
 import type { RepoContext, SetupOutcome } from '../contracts';
 import type { RunState } from './run-state';

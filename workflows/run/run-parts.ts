@@ -1,4 +1,4 @@
-import type { WorkspaceRef } from '../../activities/sandbox/types';
+import type { WorkspaceRef } from '../contracts/sandbox';
 import type * as Proxies from '../activity-proxies';
 import type { GitHubWriteActivities } from '../activity-proxies';
 import type { RunCarry, RunInput, RunRecord } from '../contracts';

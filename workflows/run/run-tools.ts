@@ -1,4 +1,4 @@
-import type { WorkspaceRef } from '../../activities/sandbox/types';
+import type { WorkspaceRef } from '../contracts/sandbox';
 import type { ExecutorActivities, ToolContext } from './executors';
 import type { McpTools } from './mcp-tools';
 import type { WorkflowClock } from './run-control';

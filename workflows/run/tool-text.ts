@@ -1,4 +1,4 @@
-import type { BashResult, FileResult } from '../../activities/sandbox/types';
+import type { BashResult, FileResult } from '../contracts/sandbox';
 import type { ToolInput } from '../../tools';
 
 /** Quotes a value for a POSIX shell: the model's text is data, never syntax. */

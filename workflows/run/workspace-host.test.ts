@@ -1,5 +1,5 @@
 import { TimeoutFailure, TimeoutType } from '@temporalio/common';
-import type { BashInput, BashResult } from '../../activities/sandbox/types';
+import type { BashInput, BashResult } from '../contracts/sandbox';
 import { WorkspaceHost, type HostedActivities } from './workspace-host';
 
 const workspace = { key: 'thread:t', network: false };

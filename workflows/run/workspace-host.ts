@@ -1,5 +1,5 @@
 import { isCancellation } from '@temporalio/workflow';
-import type { WorkspaceRef } from '../../activities/sandbox/types';
+import type { WorkspaceRef } from '../contracts/sandbox';
 import type { InstructionsActivities, McpActivities, SandboxActivities, WorkspacePrepareActivities } from '../activity-proxies';
 import { failure } from '../contracts';
 import type { ExecutorActivities } from './executors/context';

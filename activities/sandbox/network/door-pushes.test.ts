@@ -5,7 +5,7 @@ import { createPushPolicy } from '../../github/push-policy';
 import { createRepoSettingsReader } from '../../github/repo-settings';
 import { localGitHubWithIdentities, READ_TOKEN, WRITE_TOKEN } from '../../github/test-support';
 import { type GitHubIdentities } from '../../github/identity';
-import { type BashInput } from '../types';
+import { type BashInput } from '../../../workflows/contracts/sandbox';
 import { requireBubblewrap, sandboxFixture } from '../test-support';
 import { DEFAULT_PUSH_RULES } from './push-rules';
 

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import { networkInterfaces } from 'node:os';
 import { startLocalGitHub, type LocalGitHub } from '../../../emulators/local-github';
 import { startFakeInternet, type FakeInternet } from '../../../test/helpers/fake-internet';
-import { type BashInput } from '../types';
+import { type BashInput } from '../../../workflows/contracts/sandbox';
 import { requireBubblewrap, sandboxFixture } from '../test-support';
 
 /** A non-loopback address of this host (its LAN side), where a service on 0.0.0.0 answers. */

@@ -9,7 +9,7 @@ import { localGitHubWithIdentities } from '../../github/test-support';
 import { type GitHubIdentities } from '../../github/identity';
 import { createUnitWorkspaceActivities, type PrepareUnitWorkspaceInput } from '../../units/unit-workspace';
 import { requireBubblewrap, sandboxFixture, waitUntil } from '../test-support';
-import { type BashInput } from '../types';
+import { type BashInput } from '../../../workflows/contracts/sandbox';
 import { WorkspaceGit } from '../workspace-git';
 import { readMeta, writeMeta } from './cache-store';
 import { RepoCache } from './repo-cache';

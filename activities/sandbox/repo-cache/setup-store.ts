@@ -7,7 +7,7 @@ import { currentActivityContext } from '../activity-context';
 import { commandEnvironment } from '../command-environment';
 import { runCaptured } from '../helper/run-helper';
 import { type PreparedWorkspace, type SandboxHost } from '../sandbox-host';
-import { type BashResult } from '../types';
+import { type BashResult } from '../../../workflows/contracts/sandbox';
 import { wasUsed } from '../workspace-layout';
 import { CONSUMER_STATE_FILE, TRUSTED_CHECKOUT_FILE } from './cache-layout';
 import { type RepoCache } from './repo-cache';

@@ -1,5 +1,5 @@
 import { terminalText } from './terminal-text';
-import type { BashResult, FileResult, JobStatus } from '../../../activities/sandbox/types';
+import type { BashResult, FileResult, JobStatus } from '../../../workflows/contracts/sandbox';
 import { isUnreadable } from '../../../infra/history/events';
 import type { CallView } from '../model/run-session';
 import type { ActivityView, ChildView } from '../model/trace';

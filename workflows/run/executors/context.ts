@@ -1,5 +1,5 @@
 import type { ToolCall, ToolResult } from '../../contracts/model';
-import type { WorkspaceRef } from '../../../activities/sandbox/types';
+import type { WorkspaceRef } from '../../contracts/sandbox';
 import type { ToolInput, ToolName } from '../../../tools';
 import type {
   AttachActivities,

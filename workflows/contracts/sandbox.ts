@@ -1,4 +1,4 @@
-import type { OwnedRefs } from '../../workflows/contracts/pushes';
+import type { OwnedRefs } from './pushes';
 
 /**
  * The contract of the sandbox activities (`bash`, `readFile`, `writeFile`, `jobStatus`,

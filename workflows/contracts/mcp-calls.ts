@@ -1,5 +1,5 @@
-import type { McpAttachment, McpToolSchema } from '../../workflows/contracts/mcp';
-import type { WorkspaceRef } from '../sandbox/types';
+import type { McpAttachment, McpToolSchema } from './mcp';
+import type { WorkspaceRef } from './sandbox';
 
 /**
  * The contract of the MCP activities (discover a server's tools, call one, close a run's
