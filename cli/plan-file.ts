@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { parsePlanFile, type PlanFile } from '../activities/plans/plan-document';
+import { parsePlanFile } from '../activities/plans/plan-document';
+import type { PlanFile } from '../workflows/contracts/plan-file';
 
-export { graphProblems, parsePlanFile, type PlanFile } from '../activities/plans/plan-document';
+export { graphProblems, parsePlanFile } from '../activities/plans/plan-document';
+export type { PlanFile } from '../workflows/contracts/plan-file';
 
 /** Reads a plan file from disk; problems are prefixed with the file name. */
 export function readPlanFile(path: string): { plan: PlanFile } | { problems: string[] } {

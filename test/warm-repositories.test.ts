@@ -3,7 +3,7 @@ import { readdirSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { registeredRepoCache } from '../activities/sandbox/repo-cache/repo-cache';
 import { type BashResult } from '../workflows/contracts/sandbox';
-import { type UnitWorkspace } from '../activities/units/unit-workspace';
+import type { UnitWorkspace } from '../workflows/contracts/unit-workspace';
 import { runStatusQuery, stopSignal, unitStateQuery, type RunRecord } from '../workflows/contracts';
 import { activityResults } from './helpers/history';
 import { REPO, startShipKit, type ShipKit } from './helpers/ship-kit';

@@ -16,8 +16,8 @@ import type { AgentSetup } from '../activities/agents/agent-setup';
 import type { AttachActivities } from '../activities/attach';
 import type { GitHubActivities } from '../activities/github';
 import type { ModelTurnInput, ModelTurnResult } from './contracts/model';
-import type { RunProgress } from '../activities/runs/run-progress';
-import type { RunOutcome, StartRunInput, StartRunResult } from '../activities/runs/run-start';
+import type { RunProgress } from './contracts/run-progress';
+import type { RunOutcome, StartRunInput, StartRunResult } from './contracts/run-start';
 import type {
   BashInput,
   BashResult,
@@ -29,9 +29,9 @@ import type {
   WorkspaceState,
 } from './contracts/sandbox';
 import type { EffectResult, PlanCardInput, ReplyInput, StatusCardInput, UnitThreadInput, UnitThreadResult } from './contracts/status';
-import type { StartPlanResult, StartUnitResult, UnitSummary } from '../activities/units/unit-client';
+import type { StartPlanResult, StartUnitResult, UnitSummary } from './contracts/unit-client';
 import type { PlanActivities } from '../activities/plans';
-import type { CommitResult, CommitWorkspaceInput, PrepareUnitWorkspaceInput, UnitWorkspace } from '../activities/units/unit-workspace';
+import type { CommitResult, CommitWorkspaceInput, PrepareUnitWorkspaceInput, UnitWorkspace } from './contracts/unit-workspace';
 import type { SkillActivities } from '../activities/skills';
 import type { InstructionsActivities } from '../activities/repo/instructions';
 import type { SpendCheckInput, SumSpendsInput } from '../activities/spend';

@@ -1,4 +1,5 @@
-import { parsePlanFile, type PlanFile } from './plan-document';
+import { parsePlanFile } from './plan-document';
+import type { PlanFile } from '../../workflows/contracts/plan-file';
 
 /**
  * A plan asked for in chat, read the way the CLI reads a plan file (activities/plans/plan-document.ts): the

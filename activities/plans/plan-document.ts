@@ -3,19 +3,11 @@ import { z } from 'zod';
 import { isRepositoryName } from '../../tools/github-fields';
 import { topologicalOrder } from '../../workflows/plan/plan-graph';
 import type { PlanUnitSpec } from '../../workflows/contracts';
+import type { PlanFile } from '../../workflows/contracts/plan-file';
 
 // A plan document, as the CLI reads it from a file, a chat door from a message after `plan`, and
 // the HTTP API and MCP from a JSON body: one schema and one set of checks, each problem naming its
 // key. It loads zod and yaml, which workflow code must not: the thread has it read by an activity.
-
-/** A plan as written in `plan.yaml` (see docs/ship.md, "Starting a plan"). */
-export interface PlanFile {
-  name: string;
-  repo?: string;
-  mergeAuthority?: boolean;
-  model?: string;
-  units: PlanUnitSpec[];
-}
 
 const slug = /^[a-z0-9][a-z0-9-]{0,39}$/;
 

@@ -5,6 +5,7 @@ import { splitRepo } from '../github/repo-name';
 import { SandboxUnavailable, workspaceFilesFor } from '../sandbox';
 import { type SandboxHost } from '../sandbox/sandbox-host';
 import { type WorkspaceRef } from '../../workflows/contracts/sandbox';
+import type { InstructionsInput, LoadedInstructions } from '../../workflows/contracts/instructions';
 
 /** The files a repository tells agents how to work in it with, after the nearest AGENTS.md files. */
 export const INSTRUCTION_FILES = ['AGENTS.md', 'CLAUDE.md', '.github/copilot-instructions.md', '.switchboard/instructions.md'] as const;
@@ -15,27 +16,6 @@ export const MAX_INSTRUCTIONS_TOTAL = 32_000;
 const MAX_NEAR_FOLDERS = 8;
 /** A file larger than this is not read at all (the head of a huge file is no instruction). */
 const MAX_FILE_BYTES = 256 * 1024;
-
-export interface InstructionsInput {
-  repo: string;
-  /** The run's workspace when it holds the repository's checkout: the files are read inside its sandbox. */
-  workspace?: WorkspaceRef;
-  /** Without a checkout, the commit or branch read through the contents API (default: the default branch). */
-  ref?: string;
-  /** The paths in play (a PR's files, paths the request names): the AGENTS.md nearest to each comes first. */
-  paths?: string[];
-  /** Without paths, a pull request whose changed files are the paths in play (read with the read identity). */
-  pullRequest?: number;
-}
-
-export interface LoadedInstructions {
-  /** Where they were read: inside the checkout's sandbox, or from GitHub. */
-  source: 'checkout' | 'github';
-  /** The files loaded, in prompt order, each bounded (`cut` when it was). */
-  files: Array<{ path: string; text: string; chars: number; cut?: boolean }>;
-  /** Files found but left out, and why (over the limits). */
-  skipped: Array<{ path: string; why: string }>;
-}
 
 /**
  * The candidate files in prompt order: for each path in play, the AGENTS.md of its nearest

@@ -1,14 +1,7 @@
 import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { RunRecord } from '../../workflows/contracts';
 import { currentCallContext, withHeartbeat } from '../models/activity-context';
-
-/** What a thread learns about its current run while it waits for it. */
-export interface RunProgress {
-  /** Whether the run's execution is still open (a closed one is about to resolve the thread's wait). */
-  open: boolean;
-  /** How often the run's pending workflow task has been tried (0: none pending, or it completes). */
-  workflowTaskAttempts: number;
-}
+import type { RunProgress } from '../../workflows/contracts/run-progress';
 
 /**
  * `runProgress`: describes a run for its thread, which cannot see from workflow code that

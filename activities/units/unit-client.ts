@@ -17,6 +17,7 @@ import { applicableCaps, RESERVE_DEFAULTS } from '../../agents/spend-caps';
 import type { SpendConfig } from '../../infra/config/spend-section';
 import type { SpendReservation, SpendReserveRequest } from '../../workflows/contracts';
 import { unitSummary } from '../../workflows/unit/unit-id';
+import type { StartPlanResult, StartUnitResult, UnitSummary } from '../../workflows/contracts/unit-client';
 
 export interface UnitClientDeps {
   client: Client;
@@ -34,35 +35,6 @@ export interface UnitClientDeps {
    * daily cap reserves its first round before it starts, and is refused when the caps cannot fund it.
    */
   spend?: { config: SpendConfig; reserve(request: SpendReserveRequest): Promise<SpendReservation> };
-}
-
-export interface StartUnitResult {
-  unitId: string;
-  /** `started`, `steered` when the unit already existed (one unit per PR), `refused` with the missing settings or the spend cap. */
-  status: 'started' | 'steered' | 'refused';
-  reason?: string;
-  /** Why it was refused: settings a unit needs are missing, or the daily spend caps cannot fund its first round. */
-  code?: 'settings_missing' | 'spend_cap';
-  /** A spend-cap refusal's amounts: spent and reserved today, the cap, what the round needed, when it resets (ISO). */
-  spend?: { scope: string; id: string; spentUsd: number; reservedUsd: number; capUsd: number; neededUsd?: number; resetsAt: string };
-}
-
-export interface StartPlanResult {
-  planId: string;
-  /** `started`, or `running` when a plan with this id runs already (it is not started twice). */
-  status: 'started' | 'running';
-}
-
-export interface UnitSummary {
-  unitId: string;
-  status: string;
-  repo?: string;
-  pullRequest?: number;
-  phase?: string;
-  outcome?: string;
-  /** When it started (ISO), and how long ago in minutes when listed: fleet_status's "age". */
-  startedAt?: string;
-  ageMinutes?: number;
 }
 
 /** One listed execution as `fleet_status` shows it: its id, status, repository, PR, phase, outcome and age. */

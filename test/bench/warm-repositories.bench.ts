@@ -5,7 +5,7 @@ import { Context } from '@temporalio/activity';
 import { createGitHubIdentities } from '../../activities/github';
 import { registeredRepoCache } from '../../activities/sandbox/repo-cache/repo-cache';
 import { type BashInput } from '../../workflows/contracts/sandbox';
-import { type UnitWorkspace } from '../../activities/units/unit-workspace';
+import type { UnitWorkspace } from '../../workflows/contracts/unit-workspace';
 import { startLocalGitHub, type LocalGitHub } from '../../emulators/local-github';
 import { shipUnitWorkflowType, stopSignal } from '../../workflows/contracts';
 import { activityResults } from '../helpers/history';

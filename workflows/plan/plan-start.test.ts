@@ -1,5 +1,5 @@
 import type { PlanInput, PlanUnitState, ShipUnitInput } from '../contracts';
-import type { StartUnitResult } from '../../activities/units/unit-client';
+import type { StartUnitResult } from '../contracts/unit-client';
 import { planCard } from './plan-card';
 import { NOT_FUNDED, PlanUnitStarter } from './plan-start';
 import { takeUnitUpdate } from './plan-updates';

@@ -1,6 +1,6 @@
 import { isCancellation } from '@temporalio/workflow';
 import type { GitHubActivities, RepoSettingsResult } from '../../activities/github';
-import type { LoadedInstructions } from '../../activities/repo/instructions';
+import type { LoadedInstructions } from '../contracts/instructions';
 import type { WorkspaceRef } from '../contracts/sandbox';
 import type { InstructionsActivities, SandboxActivities } from '../activity-proxies';
 import type { RepoContext, SetupOutcome } from '../contracts';

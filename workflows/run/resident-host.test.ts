@@ -1,5 +1,5 @@
 import { TimeoutFailure, TimeoutType } from '@temporalio/common';
-import type { PrepareUnitWorkspaceInput, UnitWorkspace } from '../../activities/units/unit-workspace';
+import type { PrepareUnitWorkspaceInput, UnitWorkspace } from '../contracts/unit-workspace';
 import { preferCacheHost, RESIDENT_PREFERS_CACHE_HOST } from './resident-host';
 
 const timedOut = (type: TimeoutType) =>

@@ -1,5 +1,5 @@
 import { isCancellation } from '@temporalio/workflow';
-import type { PrepareUnitWorkspaceInput, UnitWorkspace } from '../../activities/units/unit-workspace';
+import type { PrepareUnitWorkspaceInput, UnitWorkspace } from '../contracts/unit-workspace';
 import type { ResidentQueueActivities, UnitWorkspaceActivities } from '../activity-proxies';
 import { hostGone } from './host-loss';
 

@@ -1,5 +1,5 @@
 import { CancellationScope, ChildWorkflowFailure, condition, patched, sleep, TerminatedFailure } from '@temporalio/workflow';
-import type { RunOutcome } from '../../activities/runs/run-start';
+import type { RunOutcome } from '../contracts/run-start';
 import { runProgress } from '../activity-proxies';
 import type { RunRecord, ThreadInput } from '../contracts';
 import { endedOf, type EndedRun, type RunEnds } from './run-ends';

@@ -4,7 +4,7 @@ import { admitStart } from '../../agents';
 import type { PlanAsk } from '../../agents/plan-message';
 import { plans, units, type StatusActivities } from '../activity-proxies';
 import type { MessageOutcome, PlanDraft, ReplyTarget, RunRecord, ThreadMessage } from '../contracts';
-import type { PlanFile } from '../../activities/plans/plan-document';
+import type { PlanFile } from '../contracts/plan-file';
 import { conversationOf, personOf } from './decide';
 
 /**

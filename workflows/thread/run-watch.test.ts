@@ -1,4 +1,4 @@
-import type { RunProgress } from '../../activities/runs/run-progress';
+import type { RunProgress } from '../contracts/run-progress';
 import { RUN_WATCH_EVERY_MS, RUN_WATCH_FIRST_MS, stuckRunNotice, watchForStuck, watchRun } from './run-watch';
 
 /** Plays `looks` in order, then never answers again; resolves the watch's sleeps at once and records them. */

@@ -1,4 +1,4 @@
-import type { RunProgress } from '../../activities/runs/run-progress';
+import type { RunProgress } from '../contracts/run-progress';
 
 /** The first look at a run the thread waits for, then the interval between looks. */
 export const RUN_WATCH_FIRST_MS = 60_000;

@@ -1,4 +1,4 @@
-import type { UnitWorkspace } from '../../activities/units/unit-workspace';
+import type { UnitWorkspace } from '../contracts/unit-workspace';
 import { hostGone } from '../run/host-loss';
 import type { Unit } from './unit';
 

@@ -1,6 +1,6 @@
 import type { ReplyInput } from '../../../workflows/contracts/status';
-import type { StartUnitResult } from '../../../activities/units/unit-client';
-import type { RunOutcome, StartRunResult } from '../../../activities/runs/run-start';
+import type { StartUnitResult } from '../../../workflows/contracts/unit-client';
+import type { RunOutcome, StartRunResult } from '../../../workflows/contracts/run-start';
 import {
   agentRunWorkflowType,
   messageSignal,

@@ -1,6 +1,6 @@
 import type { AgentSetup } from '../../../activities/agents/agent-setup';
 import type { CommitChecks, EffectResult, PullDetail } from '../../../workflows/contracts/github';
-import type { CommitResult } from '../../../activities/units/unit-workspace';
+import type { CommitResult } from '../../../workflows/contracts/unit-workspace';
 import type { Finding } from '../../../workflows/contracts/findings';
 import {
   checksSignal,
