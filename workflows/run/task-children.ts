@@ -85,6 +85,8 @@ type AgentSetup = Awaited<ReturnType<SetupActivities['loadAgentSetup']>>;
 interface Admitted {
   target: Extract<ReturnType<typeof resolveTaskTarget>, { ok: true }>;
   childProfile: Profile;
+  /** An agent child in a session of its own, vetted before it starts. */
+  ownSession: boolean;
 }
 
 /** Where the child stands among the run's tasks, and the catalog its system prompt is built from. */
@@ -125,17 +127,43 @@ export class TaskChildren {
     return [...this.background.values()].some((entry) => entry.done);
   }
 
+  // The awaits stay in this one method, in the order they always had: a tool call of one turn
+  // runs beside the others, and an async helper between them would add a microtask and could
+  // reorder the commands of two calls resumed in the same activation (replay would then fail).
   async start(call: ToolCall, args: ToolInput<'task'>): Promise<ToolResult> {
-    const { state } = this.deps;
+    const { state, clock } = this.deps;
     // Numbered before any await, so concurrent calls of one turn are numbered in call order.
     state.taskCounter += 1;
     const index = state.taskCounter;
     const depth = (state.input.parent?.depth ?? 0) + 1;
     if (depth > MAX_TASK_DEPTH) return toolError(call, `Delegation is limited to ${MAX_TASK_DEPTH} levels; do this part yourself.`);
     const setup = await this.deps.setup.loadAgentSetup();
-    const admitted = await this.admitChild(setup, args, depth);
+    const admitted = this.admitChild(setup, args, depth);
     if (typeof admitted === 'string') return toolError(call, admitted);
-    return this.launch(call, args, { index, depth, catalog: setup.catalog, ...admitted });
+    if (admitted.ownSession) {
+      const refused = await this.admit(admitted.childProfile);
+      if (refused) return toolError(call, refused);
+    }
+    const child = { index, depth, catalog: setup.catalog, ...admitted };
+    const record = this.recordChild(args, child);
+    let run: ChildRun;
+    try {
+      // A role child works in this run's workspace: on the host that holds it.
+      const workspaceHost = child.target.kind === 'role' ? await this.deps.workspaceHost?.() : undefined;
+      run = await this.deps.startRun(
+        record.workflowId,
+        this.childInput(args, child, workspaceHost),
+        `${record.agent} task "${args.name}"${args.description ? ` (${args.description.slice(0, 80)})` : ''} for ${this.deps.runId}`,
+      );
+    } catch (error) {
+      Object.assign(record, { outcome: 'failed', endedAt: clock.now() });
+      throw error;
+    }
+    if (record.mode === 'background') return this.follow(call, args.name, run, record);
+    const result = await run.result();
+    adoptUncertain(state, result);
+    Object.assign(record, { outcome: result.outcome, endedAt: clock.now() });
+    return { callId: call.id, name: call.name, content: describeChild(args.name, result), isError: result.outcome !== 'completed' };
   }
 
   /**
@@ -143,9 +171,9 @@ export class TaskChildren {
    * request, as the person the run is for: the chosen model (the model writes what chat asked
    * for), and for an agent child the access rules, a GitHub actor's role and the sandbox
    * (agents/admission.ts). The caller's self-serve flag and token grant follow it into the runs
-   * it delegates to.
+   * it delegates to. An agent child in a session of its own is vetted next (`admit`).
    */
-  private async admitChild(setup: AgentSetup, args: ToolInput<'task'>, depth: number): Promise<Admitted | string> {
+  private admitChild(setup: AgentSetup, args: ToolInput<'task'>, depth: number): Admitted | string {
     const { state, clock } = this.deps;
     const { input } = state;
     const { profile } = input;
@@ -187,65 +215,47 @@ export class TaskChildren {
           ...(admittedMcp ? { mcp: admittedMcp } : {}),
         })
       : resolveRoleProfile({ role: target.definition, ...bounds, depth });
-    if (ownSession) {
-      const refused = await this.admit(childProfile);
-      if (refused) return refused;
-    }
-    return { target, childProfile };
+    return { target, childProfile, ownSession };
   }
 
-  /** Starts the admitted child run and either follows it in the background or waits for it. */
-  private async launch(call: ToolCall, args: ToolInput<'task'>, child: Admitted & Launch): Promise<ToolResult> {
+  /** The child's line in the run's record, listed in index order. */
+  private recordChild(args: ToolInput<'task'>, child: Admitted & Launch): ChildRecord {
     const { runId, state, clock } = this.deps;
-    const { input } = state;
-    const { index, depth, target, childProfile } = child;
-    const { name } = args;
-    const workflowId = `${runId}/task-${index}-${name}`;
-    const mode = args.mode ?? 'background';
-    const inherits = target.definition.conversation === 'inherited';
     const record: ChildRecord = {
-      index,
-      workflowId,
-      agent: childProfile.agent,
-      name,
+      index: child.index,
+      workflowId: `${runId}/task-${child.index}-${args.name}`,
+      agent: child.childProfile.agent,
+      name: args.name,
       ...(args.description ? { description: args.description } : {}),
-      mode,
+      mode: args.mode ?? 'background',
       startedAt: clock.now(),
     };
     state.children.push(record);
     state.children.sort((a, b) => a.index - b.index);
-    let run: ChildRun;
-    try {
-      // A role child works in this run's workspace: on the host that holds it.
-      const workspaceHost = target.kind === 'role' ? await this.deps.workspaceHost?.() : undefined;
-      run = await this.deps.startRun(
-        workflowId,
-        {
-          // The request first: it is what the Web UI's input view shows at the top.
-          request: args.prompt,
-          requester: input.requester,
-          threadId: input.threadId,
-          profile: childProfile,
-          system: buildSystemPrompt(target.definition, childProfile, { parent: definitionOf(child.catalog, input.profile) }),
-          context: inherits ? this.conversationForChild() : [],
-          replyTarget: { kind: 'api' },
-          parent: { workflowId: runId, depth },
-          ...(target.kind === 'role' ? { workspaceKey: this.deps.workspaceKey } : {}),
-          ...(workspaceHost ? { workspaceHost } : {}),
-          // A capped run's task is bounded by what is left of its cap when it starts.
-          ...(input.spendCap ? { spendCap: childSpendCap(input.spendCap, state.cost.usd, runId) } : {}),
-        },
-        `${childProfile.agent} task "${name}"${args.description ? ` (${args.description.slice(0, 80)})` : ''} for ${runId}`,
-      );
-    } catch (error) {
-      Object.assign(record, { outcome: 'failed', endedAt: clock.now() });
-      throw error;
-    }
-    if (mode === 'background') return this.follow(call, name, run, record);
-    const result = await run.result();
-    adoptUncertain(state, result);
-    Object.assign(record, { outcome: result.outcome, endedAt: clock.now() });
-    return { callId: call.id, name: call.name, content: describeChild(name, result), isError: result.outcome !== 'completed' };
+    return record;
+  }
+
+  /** The child run's input, built when it starts (what it inherits is read then). */
+  private childInput(args: ToolInput<'task'>, child: Admitted & Launch, workspaceHost: string | undefined): RunInput {
+    const { runId, state } = this.deps;
+    const { input } = state;
+    const { target, childProfile } = child;
+    const inherits = target.definition.conversation === 'inherited';
+    return {
+      // The request first: it is what the Web UI's input view shows at the top.
+      request: args.prompt,
+      requester: input.requester,
+      threadId: input.threadId,
+      profile: childProfile,
+      system: buildSystemPrompt(target.definition, childProfile, { parent: definitionOf(child.catalog, input.profile) }),
+      context: inherits ? this.conversationForChild() : [],
+      replyTarget: { kind: 'api' },
+      parent: { workflowId: runId, depth: child.depth },
+      ...(target.kind === 'role' ? { workspaceKey: this.deps.workspaceKey } : {}),
+      ...(workspaceHost ? { workspaceHost } : {}),
+      // A capped run's task is bounded by what is left of its cap when it starts.
+      ...(input.spendCap ? { spendCap: childSpendCap(input.spendCap, state.cost.usd, runId) } : {}),
+    };
   }
 
   /** A background child: its answer joins the conversation when it ends (collect) or a wait_for_job takes it. */
