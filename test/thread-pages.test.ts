@@ -62,18 +62,24 @@ afterAll(async () => {
   await github?.close();
 });
 
-/** The thread has started `runs` runs and none is running: it waits, and its last event is a workflow task's. */
+/**
+ * The thread has started `runs` runs, none is running, and nothing of the last one is still under
+ * way (its answer is delivered after the run is let go): it waits, and its last event is a
+ * workflow task's.
+ */
 async function idle(threadId: string, runs: number): Promise<number> {
+  const handle = client.workflow.getHandle(threadId);
   await waitUntil(
-    async () =>
-      client.workflow
-        .getHandle(threadId)
-        .query(threadStateQuery)
-        .catch(() => undefined),
-    (state) => state !== undefined && state.runCount >= runs && state.currentRunId === undefined,
+    async () => {
+      const state = await handle.query(threadStateQuery).catch(() => undefined);
+      if (!state || state.runCount < runs || state.currentRunId !== undefined) return false;
+      const { raw } = await handle.describe();
+      return (raw.pendingActivities ?? []).length === 0 && !raw.pendingWorkflowTask;
+    },
+    (still) => still,
     120_000,
   );
-  const description = await client.workflow.getHandle(threadId).describe();
+  const description = await handle.describe();
   return description.historyLength;
 }
 
