@@ -2,6 +2,9 @@
  * Fakes for driving workflow parts (phase classes, the run loop, executors) in unit tests
  * without a Temporal server. Test-only: nothing in a workflow imports it.
  */
+import { builtinCatalog, getAgent, resolveProfile } from '../agents';
+import { defaultAgentsConfig } from '../agents/config';
+import type { RunInput } from './contracts';
 import type { WorkflowClock } from './run/run-control';
 
 /**
@@ -52,4 +55,19 @@ export class CallLog {
       return answer(input);
     };
   }
+}
+
+/** A CLI request to the built-in `explore` agent with the default config: the run the run's parts are tested on. */
+export function exploreRunInput(overrides: Partial<RunInput> = {}): RunInput {
+  const profile = resolveProfile({ agent: getAgent(builtinCatalog(), 'explore')!, config: defaultAgentsConfig(), directives: {} });
+  return {
+    threadId: 't',
+    profile,
+    system: 's',
+    request: 'why?',
+    requester: { id: 'ada', surface: 'cli' },
+    context: [],
+    replyTarget: { kind: 'cli' },
+    ...overrides,
+  };
 }

@@ -1,23 +1,8 @@
+import { exploreRunInput } from '../test-support';
 import { CancelledFailure } from '@temporalio/common';
-import { builtinCatalog, getAgent, resolveProfile } from '../../agents';
-import { defaultAgentsConfig } from '../../agents/config';
-import type { RunInput } from '../contracts';
 import { DEADLINE_SPARES_AFTER_DEADLINE_WORK, InFlight, type CancellableScope } from './in-flight';
 import { RunControl } from './run-control';
 import { RunState } from './run-state';
-
-function input(): RunInput {
-  const profile = resolveProfile({ agent: getAgent(builtinCatalog(), 'explore')!, config: defaultAgentsConfig(), directives: {} });
-  return {
-    threadId: 't',
-    profile,
-    system: 's',
-    request: 'why?',
-    requester: { id: 'ada', surface: 'cli' },
-    context: [],
-    replyTarget: { kind: 'cli' },
-  };
-}
 
 /** A scope as Temporal's behaves for the run: cancelling it fails the work in it with a cancellation. */
 class FakeScope implements CancellableScope {
@@ -53,7 +38,7 @@ function pending<T>(): { work: () => Promise<T>; started: () => boolean; end: (v
 
 function setup(options: { patched?: boolean } = {}) {
   let now = 0;
-  const state = new RunState(input(), now);
+  const state = new RunState(exploreRunInput(), now);
   const control = new RunControl(state, () => now);
   const scopes: FakeScope[] = [];
   const asked: string[] = [];

@@ -1,25 +1,10 @@
-import { builtinCatalog, getAgent, resolveProfile } from '../../agents';
-import { defaultAgentsConfig } from '../../agents/config';
-import type { RunInput } from '../contracts';
+import { exploreRunInput } from '../test-support';
 import { RunControl } from './run-control';
 import { RunHandlers } from './run-handlers';
 import { RunState } from './run-state';
 
-function input(): RunInput {
-  const profile = resolveProfile({ agent: getAgent(builtinCatalog(), 'explore')!, config: defaultAgentsConfig(), directives: {} });
-  return {
-    threadId: 't',
-    profile,
-    system: 's',
-    request: 'why?',
-    requester: { id: 'ada', surface: 'cli' },
-    context: [],
-    replyTarget: { kind: 'cli' },
-  };
-}
-
 function setup() {
-  const state = new RunState(input(), 1_000);
+  const state = new RunState(exploreRunInput(), 1_000);
   const control = new RunControl(state, () => 61_000);
   const touched: number[] = [];
   let cancelled = 0;

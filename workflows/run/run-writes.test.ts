@@ -1,23 +1,7 @@
-import { builtinCatalog, getAgent, resolveProfile } from '../../agents';
-import { defaultAgentsConfig } from '../../agents/config';
 import type { GitHubWriteActivities } from '../activity-proxies';
-import type { RunInput } from '../contracts';
-import { CallLog, FakeClock } from '../test-support';
+import { CallLog, FakeClock, exploreRunInput } from '../test-support';
 import { RunState } from './run-state';
 import { listingWorkflow, RUN_LISTS_UNCERTAIN_WRITES, RunWrites } from './run-writes';
-
-function input(): RunInput {
-  const profile = resolveProfile({ agent: getAgent(builtinCatalog(), 'explore')!, config: defaultAgentsConfig(), directives: {} });
-  return {
-    threadId: 'thread:slack:C1:1.2',
-    profile,
-    system: 's',
-    request: 'why?',
-    requester: { id: 'ada', surface: 'slack' },
-    context: [],
-    replyTarget: { kind: 'cli' },
-  };
-}
 
 /** The run's writes over fakes: every GitHub write and the card answer `answer`; `marker` is what the history says of the patch. */
 function setup(options: { marker: boolean; answer: 'confirmed' | 'unconfirmed'; runId?: string }) {
@@ -28,7 +12,7 @@ function setup(options: { marker: boolean; answer: 'confirmed' | 'unconfirmed'; 
     postComment: log.fn('postComment', answer),
     updateIssue: log.fn('updateIssue', answer),
   } as unknown as GitHubWriteActivities;
-  const state = new RunState(input(), 0);
+  const state = new RunState(exploreRunInput({ threadId: 'thread:slack:C1:1.2', requester: { id: 'ada', surface: 'slack' } }), 0);
   const writes = new RunWrites({
     runId: options.runId ?? 'run:thread:slack:C1:1.2:1',
     input: state.input,
